@@ -1,0 +1,67 @@
+"""The slow loop's contract: a window of experience in, a diagnosis and at most
+one prescription out.
+
+A `Reflector` reads a `ReflectionContext` (the window's episodes, per-policy
+statistics, memory patterns, side information the agent never sees, the last
+three reflections) and returns a `Reflection`: first a diagnosis (what went
+wrong and why, a regime label, a confidence), then optionally an insight for
+the agent's prompt and a new retrieval policy. The session turns those into
+`Proposal`s that wait in the approval queue; nothing a reflector says takes
+effect until it is approved (by a person or a standing rule).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Protocol
+
+from .memory import MemoryStore
+from .policies import PolicySpec
+
+
+@dataclass
+class ReflectionContext:
+    episode: int                      # the last completed episode
+    window: list[dict[str, Any]]      # history records of the slow window just completed
+    trailing: list[dict[str, Any]]    # a longer trailing window (the gate's), newest last
+    history: list[dict[str, Any]]     # every record so far (read-only)
+    pool: list[PolicySpec]
+    posteriors: list[dict[str, Any]]  # arm, alpha, beta, mean, pulls
+    memory: MemoryStore
+    side_info: dict[str, Any]
+    previous: list["Reflection"]      # the last three reflections, oldest first
+    scenario: Any                     # the Scenario, for counterfactual replay
+
+
+@dataclass
+class Reflection:
+    episode: int
+    trigger: str                  # which rule fired ("paper gate", "diagnose", "llm")
+    diagnosis: str                # what went wrong and why
+    insight: str = ""             # what the agent should be told ("" = nothing to inject)
+    regime_label: str = ""
+    confidence: float = 0.0
+    evidence: dict[str, Any] = field(default_factory=dict)
+    policy: dict[str, Any] | None = None   # a proposed PolicySpec as a dict
+    rationale: str = ""           # why that policy, citing the evidence
+    source: str = "offline"       # backend that produced it; "fallback" marks an LLM failure
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "Reflection":
+        return cls(**d)
+
+
+class Reflector(Protocol):
+    name: str
+
+    def should_reflect(self, ctx: ReflectionContext) -> bool:
+        """Whether this slow window is worth a reflection at all (the gate)."""
+
+    def reflect(self, ctx: ReflectionContext) -> Reflection | None: ...
+
+    def state_dict(self) -> dict[str, Any]: ...
+
+    def load_state_dict(self, state: dict[str, Any]) -> None: ...

@@ -1,0 +1,164 @@
+"""What a scenario supplies to the engine: the contract between the method and a world.
+
+A scenario is built from a seed (and scenario options) and is deterministic
+from it. The session owns all learning state (bandit, memory, pool, history);
+the scenario owns the world: the stream, the agent that acts on an episode,
+the outcome score, what is written to memory, what distillation finds, what
+the reflector may propose. A scenario's own mutable state (a portfolio's
+weights, say) goes through `state_dict` / `load_state_dict` so a session
+resumes exactly.
+
+Draw order matters for exact reproduction: the session draws the selector's
+samples from its generator first, then calls `act`, which may draw from the
+same generator (the synthetic scenario draws its Bernoulli reward there).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+import numpy as np
+
+from .memory import Hit, MemoryEntry, MemoryStore, Pattern
+from .policies import PolicySpec
+
+if TYPE_CHECKING:
+    from .reflection import Reflector
+
+
+@dataclass
+class Query:
+    """What the agent (and memory) sees of an episode. `metadata` is what
+    retrieval matches and filters on; `truth` holds what only scoring, the
+    oracle and analysis may read (the regime, a gold label)."""
+
+    episode: int
+    text: str
+    metadata: dict[str, Any] = field(default_factory=dict)
+    truth: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class AgentContext:
+    """Everything the agent is given besides the query."""
+
+    policy: PolicySpec
+    hits: list[Hit]
+    rules: list[MemoryEntry]
+    insight: dict[str, Any] | None
+    memory: MemoryStore
+    rng: np.random.Generator
+
+
+@dataclass
+class Outcome:
+    """The result of one episode.
+
+    `score` is the outcome score s in [-1, 1]; `reward` the bandit reward in
+    [0, 1] (by default (s + 1) / 2). `action` and `result` are one-line texts
+    for the episode log. `correct` is set where the task has a right answer.
+    `info` carries scenario-specific numbers (portfolio return, weights...).
+    """
+
+    score: float
+    reward: float
+    action: str
+    result: str
+    correct: bool | None = None
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+class Scenario(Protocol):
+    name: str
+    seed: int
+    n_episodes: int
+    regime_names: list[str]          # e.g. ["R0", "R1", "R2", "R3"]; [] if the scenario has none
+    initial_pool: list[PolicySpec]   # the arms at episode 0, in arm order
+    match_bonuses: dict[str, float]  # metadata key -> relevance bonus
+    defaults: dict[str, Any]         # session defaults this scenario needs (warmup, slow_window, splits...)
+
+    def session_seed(self) -> int | list[int]:
+        """Seed material of the session's generator."""
+
+    def query(self, t: int) -> Query: ...
+
+    def regime(self, t: int) -> int | None:
+        """The true regime index of episode t (analysis and display only)."""
+
+    def act(self, query: Query, ctx: AgentContext) -> Outcome: ...
+
+    def episodic_entry(self, query: Query, outcome: Outcome, policy: str) -> tuple[str, dict[str, Any], float] | None:
+        """(content, metadata, quality) to write after the episode, or None."""
+
+    def distill(self, memory: MemoryStore, episode: int) -> list[Pattern]:
+        """Readable patterns found in the episodic tier now."""
+
+    def applicable_rules(self, query: Query, memory: MemoryStore) -> list[MemoryEntry]:
+        """Procedural rules that bear on this query (given to the agent)."""
+
+    def rule_held(self, rule: MemoryEntry, query: Query, outcome: Outcome) -> bool | None:
+        """Whether an applicable rule's advice was right this time (None: cannot tell)."""
+
+    def similarity(self, query: dict[str, Any], tier: str, episodes: np.ndarray) -> np.ndarray:
+        """Similarity to the query, in [0, 1], of the entries of `tier` written at
+        `episodes`, for policies ordered by similarity."""
+
+    def oracle_arm(self, t: int, pool: list[PolicySpec]) -> PolicySpec:
+        """The best arm for episode t with hindsight (may be outside the pool)."""
+
+    def make_reflector(self, options: dict[str, Any]) -> "Reflector | None": ...
+
+    def side_info(self, start: int, end: int) -> dict[str, Any]:
+        """Information about episodes [start, end) the agent never sees (for reflection)."""
+
+    def state_dict(self) -> dict[str, Any]: ...
+
+    def load_state_dict(self, state: dict[str, Any]) -> None: ...
+
+    def summary(self, history: list[dict[str, Any]]) -> dict[str, Any]:
+        """Scenario-specific results of a finished run (added to the CLI JSON)."""
+
+
+class ScenarioBase:
+    """Sensible defaults so a scenario implements only what it has."""
+
+    regime_names: list[str] = []
+    match_bonuses: dict[str, float] = {}
+    defaults: dict[str, Any] = {}
+
+    def session_seed(self) -> int | list[int]:
+        return self.seed  # type: ignore[attr-defined]
+
+    def regime(self, t: int) -> int | None:
+        return None
+
+    def episodic_entry(self, query, outcome, policy):
+        return None
+
+    def distill(self, memory, episode):
+        return []
+
+    def applicable_rules(self, query, memory):
+        return []
+
+    def rule_held(self, rule, query, outcome):
+        return outcome.reward >= 0.5
+
+    def similarity(self, query, tier, episodes):
+        return np.zeros(len(episodes))
+
+    def make_reflector(self, options):
+        return None
+
+    def side_info(self, start, end):
+        return {}
+
+    def state_dict(self):
+        return {}
+
+    def load_state_dict(self, state):
+        pass
+
+    def summary(self, history):
+        return {}
