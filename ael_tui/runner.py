@@ -1,0 +1,146 @@
+"""`ael-lab run`: the same engine as the lab, headless, for batch runs and sweeps."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from engine.errors import AELError
+from engine.persistence import load_session, save_session, write_json_atomic
+from engine.results import finite, run_result, summarise
+from engine.session import Session, SessionConfig
+from scenarios import make_scenario, scenario_class
+
+from .cli import parse_seeds
+
+PROGRESS_MIN_EPISODES = 2000  # show a progress bar when a command runs at least this many
+
+
+def _selectors(text: str, cls) -> list[str]:
+    if text.strip() == "all":
+        return list(cls.all_selectors)
+    from engine.bandits import parse_selector
+
+    names = [s.strip() for s in text.split(",") if s.strip()]
+    if not names:
+        raise AELError("--selector: give at least one selector")
+    for name in names:
+        if not name.startswith("baseline:"):
+            parse_selector(name)  # refuses an unknown selector before anything runs
+    return names
+
+
+def _reflector_options(args: argparse.Namespace) -> dict[str, Any]:
+    opts: dict[str, Any] = {}
+    if args.trigger is not None:
+        if args.trigger not in ("diagnose", "paper"):
+            raise AELError(f"--trigger: {args.trigger!r} is not diagnose or paper")
+        opts["trigger"] = args.trigger
+    if args.reflect_every is not None:
+        if args.reflect_every < 1:
+            raise AELError("--reflect-every: must be a positive number of episodes")
+        opts["cadence"] = args.reflect_every
+    if args.reflect_window is not None:
+        if args.reflect_window < 1:
+            raise AELError("--reflect-window: must be a positive number of episodes")
+        opts["window"] = args.reflect_window
+    if args.reflect_threshold is not None:
+        if not 0 <= args.reflect_threshold <= 1:
+            raise AELError("--reflect-threshold: must be between 0 and 1")
+        opts["threshold"] = args.reflect_threshold
+    return opts
+
+
+def _scenario_options(args: argparse.Namespace) -> dict[str, Any]:
+    opts: dict[str, Any] = {}
+    if args.data is not None:
+        if args.scenario != "portfolio":
+            raise AELError("--data applies only to the portfolio scenario")
+        opts["data"] = args.data
+    return opts
+
+
+def _check_outputs(args: argparse.Namespace, n_runs: int) -> None:
+    if args.save and n_runs != 1:
+        raise AELError("--save needs exactly one run (one seed and one selector)")
+    if args.episodes is not None and args.episodes < 1:
+        raise AELError("--episodes: must be a positive number")
+    if args.until is not None and args.until < 0:
+        raise AELError("--until: must be an episode number (0 or more)")
+    if args.warmup is not None and args.warmup < 0:
+        raise AELError("--warmup: must be 0 or more")
+
+
+def run_command(args: argparse.Namespace) -> int:
+    cls = scenario_class(args.scenario)
+    if args.resume:
+        session = load_session(args.resume, make_scenario)
+        if session.config.scenario != args.scenario:
+            raise AELError(f"{args.resume} is a {session.config.scenario} session, not {args.scenario}")
+        _check_outputs(args, 1)
+        sessions = [session]
+        seeds = [session.config.seed]
+    else:
+        seeds = parse_seeds(args.seeds)
+        selectors = _selectors(args.selector, cls)
+        _check_outputs(args, len(seeds) * len(selectors))
+        reflector_options = _reflector_options(args)
+        scenario_options = _scenario_options(args)
+        sessions = []
+        for selector in selectors:
+            for seed in seeds:
+                config = SessionConfig(
+                    scenario=args.scenario, seed=seed, selector=selector, approval=args.approve,
+                    episodes=args.episodes, warmup=args.warmup, split=args.split,
+                    prior=args.prior or (1.0, 1.0), slow_window=reflector_options.get("cadence"),
+                    scenario_options=scenario_options, reflector_options=reflector_options,
+                )
+                sessions.append(config)
+    runs = _execute(sessions, args)
+    document = finite({"scenario": args.scenario, "seeds": seeds, "runs": runs, "summary": summarise(runs)})
+    if args.json_path:
+        try:
+            write_json_atomic(args.json_path, document)
+        except OSError as err:
+            raise AELError(f"cannot write {args.json_path}: {err.strerror or err}") from err
+    if not args.quiet:
+        from .report import print_table
+
+        print_table(document, cls)
+    return 0
+
+
+def _execute(items: list, args: argparse.Namespace) -> list[dict[str, Any]]:
+    """Run each session (a SessionConfig, or a loaded Session) to --until or the end."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    console = Console(stderr=True)
+    runs: list[dict[str, Any]] = []
+    scenarios: dict[tuple, Any] = {}
+    sessions: list[Session] = []
+    for item in items:
+        if isinstance(item, Session):
+            sessions.append(item)
+            continue
+        key = (item.seed, repr(sorted(item.scenario_options.items())))
+        # a scenario holds no run state unless it says so, so runs on one seed share its stream
+        scenario = scenarios.get(key) if getattr(scenario_class(item.scenario), "shareable", False) else None
+        if scenario is None:
+            scenario = scenarios[key] = make_scenario(item.scenario, item.seed, item.scenario_options)
+        sessions.append(Session(item, scenario))
+    total = sum(s.n_episodes - s.t for s in sessions)
+    show = not args.quiet and console.is_terminal and total >= PROGRESS_MIN_EPISODES
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=console, disable=not show, transient=True) as progress:
+        task = progress.add_task("episodes", total=total)
+        for s in sessions:
+            progress.update(task, description=f"{s.config.selector} seed {s.config.seed}")
+            before = s.t
+            s.run(until=args.until)
+            progress.advance(task, s.t - before)
+            if args.save:
+                save_session(s, args.save)
+            runs.append(run_result(s))
+    return runs

@@ -1,0 +1,118 @@
+"""Human-in-the-loop: proposals wait in a queue until a decision is made, and
+every decision, automatic ones included, goes to an append-only audit log.
+
+What is approved is the exact normalised object that will be used (an edited
+policy is validated by `PolicySpec.from_dict` and stored as its normalised
+dict), never the text before it was rewritten.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from .errors import AELError
+
+KINDS = ("insight", "arm")
+DECISIONS = ("approve", "edit", "reject")
+STANDING = ("approve", "reject")
+
+
+@dataclass
+class Proposal:
+    id: int
+    kind: str                      # "insight" or "arm"
+    episode: int                   # the last completed episode when it was made
+    payload: dict[str, Any]        # insight: {insight, regime_label, confidence}; arm: a policy dict
+    reflection: int                # index into the session's reflections
+    rationale: str = ""
+    evidence: dict[str, Any] = field(default_factory=dict)
+    status: str = "pending"        # pending, approved, edited, rejected
+    code: bool = False             # a Python-code policy: never approved by a standing rule unless allowed
+
+
+@dataclass
+class AuditEntry:
+    seq: int
+    episode: int
+    proposal_id: int
+    kind: str
+    decision: str                  # approve, edit, reject, drop
+    who: str                       # "human", "rule:auto-approve", "rule:always-approve-arm", "engine"
+    proposed: dict[str, Any]
+    accepted: dict[str, Any] | None
+    reason: str = ""
+    at: str = ""                   # wall-clock time (ISO, UTC); never part of results
+
+
+def now_iso() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
+
+
+@dataclass
+class ApprovalQueue:
+    mode: str = "auto"                                   # auto, reject, manual
+    standing: dict[str, str] = field(default_factory=dict)  # kind -> approve/reject
+    allow_code_auto: bool = False
+    proposals: list[Proposal] = field(default_factory=list)
+    audit: list[AuditEntry] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.mode not in ("auto", "reject", "manual"):
+            raise AELError(f"unknown approval mode {self.mode!r} (expected auto, reject or manual)")
+
+    @property
+    def pending(self) -> list[Proposal]:
+        return [p for p in self.proposals if p.status == "pending"]
+
+    def get(self, pid: int) -> Proposal:
+        for p in self.proposals:
+            if p.id == pid:
+                return p
+        raise AELError(f"no proposal #{pid}")
+
+    def automatic_decision(self, p: Proposal) -> tuple[str, str] | None:
+        """(decision, who) if a rule decides this proposal, else None (a person must)."""
+        if p.code and not self.allow_code_auto:
+            return None
+        rule = self.standing.get(p.kind)
+        if rule:
+            return rule, f"rule:always-{rule}-{p.kind}"
+        if self.mode == "auto":
+            return "approve", "rule:auto-approve"
+        if self.mode == "reject":
+            return "reject", "rule:auto-reject"
+        return None
+
+    def record(self, p: Proposal, decision: str, who: str, accepted: dict[str, Any] | None,
+               reason: str, episode: int) -> AuditEntry:
+        entry = AuditEntry(
+            seq=len(self.audit), episode=episode, proposal_id=p.id, kind=p.kind, decision=decision,
+            who=who, proposed=p.payload, accepted=accepted, reason=reason, at=now_iso(),
+        )
+        self.audit.append(entry)
+        return entry
+
+    def set_standing(self, kind: str, rule: str | None) -> None:
+        if kind not in KINDS:
+            raise AELError(f"unknown proposal kind {kind!r} (expected {', '.join(KINDS)})")
+        if rule is None:
+            self.standing.pop(kind, None)
+        elif rule in STANDING:
+            self.standing[kind] = rule
+        else:
+            raise AELError(f"unknown standing rule {rule!r} (expected approve or reject)")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "mode": self.mode, "standing": dict(self.standing), "allow_code_auto": self.allow_code_auto,
+            "proposals": [asdict(p) for p in self.proposals], "audit": [asdict(a) for a in self.audit],
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "ApprovalQueue":
+        return cls(
+            mode=d["mode"], standing=dict(d["standing"]), allow_code_auto=bool(d["allow_code_auto"]),
+            proposals=[Proposal(**p) for p in d["proposals"]], audit=[AuditEntry(**a) for a in d["audit"]],
+        )

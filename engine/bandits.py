@@ -1,0 +1,225 @@
+"""The fast loop: selectors that pick an arm (a retrieval policy) per episode.
+
+Arms are named and the pool grows at run time (`add_arm`). Every draw comes
+from the generator passed in, which is the session's own; a selector's state
+(counts, posteriors) is plain data saved with the session. `frozen` stops
+learning, not choosing: a frozen Thompson sampler still samples its fixed
+posteriors, as the paper's test phase does.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from .errors import AELError
+
+
+@dataclass
+class Arm:
+    name: str
+    alpha: float = 1.0
+    beta: float = 1.0
+    pulls: int = 0
+    reward_sum: float = 0.0
+    added_at: int = 0
+    last_sample: float | None = None
+
+    @property
+    def mean(self) -> float:
+        """Posterior mean α / (α + β)."""
+        return self.alpha / (self.alpha + self.beta)
+
+    @property
+    def empirical_mean(self) -> float:
+        return self.reward_sum / self.pulls if self.pulls else 0.0
+
+    def interval(self, mass: float = 0.9) -> tuple[float, float]:
+        """Equal-tailed credible interval of Beta(α, β), by a normal approximation
+        clipped to [0, 1] (exact enough for display; no scipy dependency)."""
+        a, b = self.alpha, self.beta
+        var = a * b / ((a + b) ** 2 * (a + b + 1))
+        z = {0.9: 1.6449, 0.95: 1.96}.get(mass, 1.6449)
+        half = z * math.sqrt(var)
+        return max(0.0, self.mean - half), min(1.0, self.mean + half)
+
+
+@dataclass
+class Selector:
+    """Base: a pool of arms, updates, freezing. Subclasses define `choose`."""
+
+    arms: list[Arm] = field(default_factory=list)
+    frozen: bool = False
+    t: int = 0  # choices made so far
+    kind: str = "base"
+
+    def names(self) -> list[str]:
+        return [a.name for a in self.arms]
+
+    def add_arm(self, name: str, prior: tuple[float, float] = (1.0, 1.0), episode: int = 0) -> Arm:
+        if name in self.names():
+            raise AELError(f"an arm named {name!r} is already in the pool")
+        arm = Arm(name, float(prior[0]), float(prior[1]), added_at=episode)
+        self.arms.append(arm)
+        return arm
+
+    def index(self, name: str) -> int:
+        for i, a in enumerate(self.arms):
+            if a.name == name:
+                return i
+        raise AELError(f"no arm named {name!r} in the pool ({', '.join(self.names())})")
+
+    def select(self, rng: np.random.Generator, oracle: Callable[[], str] | None = None) -> int:
+        i = self.choose(rng, oracle)
+        self.t += 1
+        return i
+
+    def choose(self, rng: np.random.Generator, oracle: Callable[[], str] | None) -> int:
+        raise NotImplementedError
+
+    def update(self, i: int, reward: float) -> None:
+        """Credit arm i with a reward in [0, 1]: α += r, β += 1 − r; no-op when frozen."""
+        if self.frozen:
+            return
+        arm = self.arms[i]
+        arm.alpha += reward
+        arm.beta += 1.0 - reward
+        arm.pulls += 1
+        arm.reward_sum += reward
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {k: v for k, v in asdict(self).items() if k != "arms"}
+        d["arms"] = [asdict(a) for a in self.arms]
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "Selector":
+        kind = d["kind"]
+        if kind not in SELECTOR_KINDS:
+            raise AELError(f"unknown selector kind {kind!r} in session file")
+        sel = SELECTOR_KINDS[kind]()
+        for k, v in d.items():
+            if k != "arms":
+                setattr(sel, k, v)
+        sel.arms = [Arm(**a) for a in d["arms"]]
+        return sel
+
+
+@dataclass
+class ThompsonSampling(Selector):
+    """One Beta(α, β) draw per arm in pool order; the first maximum wins."""
+
+    kind: str = "ts"
+
+    def choose(self, rng, oracle):
+        best, best_i = -1.0, 0
+        for i, arm in enumerate(self.arms):
+            x = float(rng.beta(arm.alpha, arm.beta))
+            arm.last_sample = x
+            if x > best:
+                best, best_i = x, i
+        return best_i
+
+
+@dataclass
+class UCB1(Selector):
+    """Play each arm once in pool order, then argmax mean + sqrt(2 ln t / n),
+    t = choices made so far (the 0-based episode when every episode chooses)."""
+
+    kind: str = "ucb1"
+
+    def choose(self, rng, oracle):
+        for i, arm in enumerate(self.arms):
+            if arm.pulls == 0:
+                return i
+        log_t = math.log(max(self.t, 1))
+        scores = [a.empirical_mean + math.sqrt(2 * log_t / a.pulls) for a in self.arms]
+        return int(np.argmax(scores))
+
+
+@dataclass
+class EpsilonGreedy(Selector):
+    """With probability ε a uniform arm, else the best empirical mean (unplayed
+    arms count as 0; ties to the lowest index). One `random()` draw per
+    choice, plus one `integers()` draw when exploring."""
+
+    kind: str = "egreedy"
+    epsilon: float = 0.1
+
+    def choose(self, rng, oracle):
+        if rng.random() < self.epsilon:
+            return int(rng.integers(len(self.arms)))
+        return int(np.argmax([a.empirical_mean for a in self.arms]))
+
+
+@dataclass
+class RoundRobin(Selector):
+    """Arm t mod (pool size)."""
+
+    kind: str = "rr"
+
+    def choose(self, rng, oracle):
+        return self.t % len(self.arms)
+
+
+@dataclass
+class FixedPolicy(Selector):
+    """Always the named arm."""
+
+    kind: str = "fixed"
+    arm_name: str = ""
+
+    def choose(self, rng, oracle):
+        return self.index(self.arm_name)
+
+
+@dataclass
+class Oracle(Selector):
+    """Hindsight: the scenario names the best arm of this episode, which may be
+    outside the pool (the synthetic hidden arm); it is added on first use."""
+
+    kind: str = "oracle"
+
+    def choose(self, rng, oracle):
+        if oracle is None:
+            raise AELError("the oracle selector needs a scenario that knows the best arm")
+        name = oracle()
+        if name not in self.names():
+            self.add_arm(name, episode=self.t)
+        return self.index(name)
+
+
+SELECTOR_KINDS: dict[str, type[Selector]] = {
+    "ts": ThompsonSampling, "ucb1": UCB1, "egreedy": EpsilonGreedy, "rr": RoundRobin,
+    "fixed": FixedPolicy, "oracle": Oracle,
+}
+
+SELECTOR_HELP = "rr, ucb1, egreedy, ts, ts+reflection, oracle or fixed:POLICY"
+
+
+def parse_selector(spec: str) -> tuple[str, bool, str | None]:
+    """'ts+reflection' -> ('ts', True, None); 'fixed:none' -> ('fixed', False, 'none')."""
+    spec = spec.strip()
+    if spec.startswith("fixed:"):
+        name = spec.split(":", 1)[1]
+        if not name:
+            raise AELError("selector 'fixed:' needs a policy name, e.g. fixed:none")
+        return "fixed", False, name
+    reflect = spec.endswith("+reflection")
+    kind = spec[: -len("+reflection")] if reflect else spec
+    if kind not in SELECTOR_KINDS or kind == "fixed":
+        raise AELError(f"unknown selector {spec!r} (expected {SELECTOR_HELP})")
+    return kind, reflect, None
+
+
+def make_selector(kind: str, arms: list[str], prior: tuple[float, float], fixed: str | None = None) -> Selector:
+    sel = SELECTOR_KINDS[kind]()
+    for name in arms:
+        sel.add_arm(name, prior)
+    if kind == "fixed":
+        sel.arm_name = fixed or ""
+        sel.index(sel.arm_name)  # refuses an unknown policy now, not mid-run
+    return sel

@@ -1,0 +1,95 @@
+"""From finished sessions to the numbers of the paper's tables.
+
+`run_result` summarises one (selector, seed) run: mean reward per true regime
+and overall (for classification scenarios the reward is 1 when correct, so
+these are accuracies), the reward stream's Sharpe (mean / population std, no
+annualisation, as the paper's synthetic table), and the injections.
+`summarise` aggregates runs per selector across seeds: means, and the
+overall's sample standard deviation (ddof = 1; null for a single seed).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .session import Session
+
+
+def reward_sharpe(rewards: np.ndarray) -> float:
+    """mean / std of a per-episode reward stream; std with ddof 0; 0 if constant."""
+    sd = float(rewards.std())
+    return float(rewards.mean() / sd) if sd > 0 else 0.0
+
+
+def run_result(session: Session) -> dict[str, Any]:
+    scenario = session.scenario
+    rewards = np.array([h["reward"] for h in session.history], dtype=float)
+    regimes: dict[str, float] = {}
+    for i, name in enumerate(scenario.regime_names):
+        mask = np.array([h["regime"] == i for h in session.history], dtype=bool)
+        if mask.any():
+            regimes[name] = float(rewards[mask].mean())
+    result: dict[str, Any] = {
+        "selector": session.config.selector,
+        "seed": session.config.seed,
+        "episodes": len(session.history),
+        "regimes": regimes,
+        "overall": float(rewards.mean()) if len(rewards) else 0.0,
+        "sharpe": reward_sharpe(rewards) if len(rewards) else 0.0,
+        "injections": [{"episode": i["episode"], "arm": i["arm"]} for i in session.injections],
+        "reflections": len(session.reflections),
+        "memory": session.memory.counts(),
+    }
+    result.update(scenario.summary(session.history))
+    return result
+
+
+def _mean(values: list[float]) -> float:
+    return float(np.mean(values)) if values else 0.0
+
+
+def _sd(values: list[float]) -> float | None:
+    return float(np.std(values, ddof=1)) if len(values) > 1 else None
+
+
+def summarise(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    selectors: list[str] = []
+    for r in runs:
+        if r["selector"] not in selectors:
+            selectors.append(r["selector"])
+    out = []
+    for sel in selectors:
+        rs = [r for r in runs if r["selector"] == sel]
+        regime_names = list(rs[0]["regimes"])
+        overall = [r["overall"] for r in rs]
+        row: dict[str, Any] = {
+            "selector": sel,
+            "seeds": [r["seed"] for r in rs],
+            "regimes": {g: _mean([r["regimes"][g] for r in rs if g in r["regimes"]]) for g in regime_names},
+            "overall_mean": _mean(overall),
+            "overall_std": _sd(overall),
+            "sharpe_mean": _mean([r["sharpe"] for r in rs]),
+            "injection_episodes": [r["injections"][0]["episode"] if r["injections"] else None for r in rs],
+        }
+        if "phases" in rs[0]:
+            test = [r["phases"]["test"] for r in rs if r["phases"].get("test")]
+            if test:
+                keys = [k for k, v in test[0].items() if isinstance(v, (int, float)) and not isinstance(v, bool)]
+                row["test_mean"] = {k: _mean([t[k] for t in test]) for k in keys}
+                row["test_std"] = {k: _sd([t[k] for t in test]) for k in keys}
+        out.append(row)
+    return out
+
+
+def finite(x: Any) -> Any:
+    """JSON has no NaN or infinity: map them to null, recursively."""
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    if isinstance(x, dict):
+        return {k: finite(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [finite(v) for v in x]
+    return x

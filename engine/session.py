@@ -1,0 +1,409 @@
+"""The lab loop: one session = one scenario, one seed, one selector, run episode by episode.
+
+A session owns everything that learns (the generator, the selector, the policy
+pool, memory, reflections, the approval queue) and the history. One episode:
+
+  query → selector picks a policy → memory retrieves under it → the agent acts
+  (with the insight and the procedural rules) → the outcome is scored → the
+  selector learns (unless frozen) → the episode is written to memory →
+  every `distill_every` episodes distillation → at a slow-window boundary
+  corroboration/promotion, then reflection, whose proposals wait for decisions.
+
+Phases: warm-up (the first `warmup` episodes play the first arm with no draw,
+as the reference does, and write nothing to memory), then train, val, test;
+learning (bandit, memory, reflection) is frozen in test while the selector
+keeps sampling. In manual approval mode a pending proposal blocks stepping.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable
+
+from . import events as ev
+from .approvals import ApprovalQueue, Proposal
+from .bandits import Selector, make_selector, parse_selector
+from .errors import AELError
+from .memory import MemoryStore
+from .policies import PolicySpec
+from .reflection import Reflection, ReflectionContext, Reflector
+from .rng import make_rng, restore_rng, rng_state
+from .scenario import AgentContext, Scenario
+
+PHASES = ("warmup", "train", "val", "test")
+
+
+@dataclass
+class SessionConfig:
+    scenario: str
+    seed: int = 42
+    selector: str = "ts+reflection"
+    approval: str = "auto"                 # auto | reject | manual
+    episodes: int | None = None            # stop early (None = the whole stream)
+    warmup: int | None = None              # None = the scenario's default
+    slow_window: int | None = None         # None = the scenario's default
+    split: tuple[float, float] | None = None  # train, val fractions of the post-warm-up stream
+    prior: tuple[float, float] = (1.0, 1.0)   # Beta prior of every arm, initial and injected
+    distill_every: int = 10
+    scenario_options: dict[str, Any] = field(default_factory=dict)
+    reflector_options: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["prior"] = list(self.prior)
+        d["split"] = list(self.split) if self.split else None
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "SessionConfig":
+        d = dict(d)
+        d["prior"] = tuple(d["prior"])
+        d["split"] = tuple(d["split"]) if d.get("split") else None
+        return cls(**d)
+
+
+class Session:
+    def __init__(self, config: SessionConfig, scenario: Scenario):
+        self.config = config
+        self.scenario = scenario
+        defaults = scenario.defaults
+        self.n_episodes = min(config.episodes or scenario.n_episodes, scenario.n_episodes)
+        self.warmup = defaults.get("warmup", 15) if config.warmup is None else config.warmup
+        self.slow_window = config.slow_window or defaults.get("slow_window", 10)
+        self.phase_ends = self._phase_ends(defaults)
+        kind, self.reflection_on, fixed = parse_selector(config.selector)
+        self.pool: dict[str, PolicySpec] = {p.name: p for p in scenario.initial_pool}
+        self.selector: Selector = make_selector(kind, list(self.pool), config.prior, fixed)
+        self.rng = make_rng(scenario.session_seed())
+        self.memory = MemoryStore(scenario.match_bonuses, cap_per_tier=defaults.get("memory_cap", 500))
+        self.reflector: Reflector | None = (
+            scenario.make_reflector(config.reflector_options) if self.reflection_on else None)
+        self.queue = ApprovalQueue(mode=config.approval)
+        self.t = 0
+        self.history: list[dict[str, Any]] = []
+        self.reflections: list[Reflection] = []
+        self.insight: dict[str, Any] | None = None
+        self.injections: list[dict[str, Any]] = []
+        self.last_hits: list[str] = []
+        self._listeners: list[Callable[[ev.Event], None]] = []
+        self._patterns_at = -1
+        self._patterns: list = []
+
+    # ------------------------------------------------------------ phases
+    def _phase_ends(self, defaults: dict[str, Any]) -> dict[str, int]:
+        """Last episode (exclusive) of each phase. A scenario may fix the split by
+        episode counts (`defaults["phases"]`); `config.split` gives fractions."""
+        n, w = self.n_episodes, self.warmup
+        if self.config.split is not None:
+            tr, va = self.config.split
+            if not (0 < tr <= 1 and 0 <= va <= 1 and tr + va <= 1):
+                raise AELError("--split: give train,val fractions in (0,1] that sum to at most 1")
+            body = n - w
+            train_end = w + round(tr * body)
+            val_end = w + round((tr + va) * body)
+        elif "phases" in defaults:
+            ph = defaults["phases"]
+            train_end = min(n, ph["train"])
+            val_end = min(n, ph["train"] + ph["val"])
+        else:
+            train_end = val_end = n
+        return {"warmup": min(w, n), "train": max(train_end, min(w, n)), "val": max(val_end, train_end), "test": n}
+
+    def phase_of(self, t: int) -> str:
+        for name in PHASES:
+            if t < self.phase_ends[name]:
+                return name
+        return "test"
+
+    @property
+    def phase(self) -> str:
+        return self.phase_of(min(self.t, self.n_episodes - 1))
+
+    @property
+    def frozen(self) -> bool:
+        return self.selector.frozen
+
+    @property
+    def done(self) -> bool:
+        return self.t >= self.n_episodes
+
+    # ------------------------------------------------------------ events
+    def subscribe(self, listener: Callable[[ev.Event], None]) -> None:
+        self._listeners.append(listener)
+
+    def _emit(self, out: list[ev.Event], event: ev.Event) -> None:
+        out.append(event)
+        for listener in self._listeners:
+            listener(event)
+
+    # ---------------------------------------------------------- stepping
+    @property
+    def blocked_reason(self) -> str | None:
+        if self.done:
+            return f"the run is finished ({self.n_episodes} episodes)"
+        pending = self.queue.pending
+        if pending:
+            p = pending[0]
+            what = "a new arm" if p.kind == "arm" else "an insight"
+            return (f"proposal #{p.id} ({what}) is waiting for a decision: approve, edit or reject it "
+                    "before stepping on")
+        return None
+
+    def step(self) -> list[ev.Event]:
+        """Run one episode. Refused (AELError) while a decision is pending or when finished."""
+        reason = self.blocked_reason
+        if reason:
+            raise AELError(f"cannot step: {reason}")
+        out: list[ev.Event] = []
+        t = self.t
+        phase = self.phase_of(t)
+        if phase == "test" and not self.selector.frozen:
+            self.selector.frozen = self.memory.frozen = True
+            self._emit(out, ev.PhaseChanged(t, "test", True))
+        elif t > 0 and phase != self.phase_of(t - 1):
+            self._emit(out, ev.PhaseChanged(t, phase, False))
+        scenario = self.scenario
+        self.memory.episode = t
+        query = scenario.query(t)
+        if phase == "warmup":
+            arm_i = self.selector.index("none") if "none" in self.pool else 0
+            self.selector.t += 1  # a forced pull makes no draw, but it is a choice
+        else:
+            arm_i = self.selector.select(self.rng, lambda: self._oracle_name(t))
+        arm = self.selector.arms[arm_i]
+        policy = self.pool[arm.name]
+        qdict = {**query.metadata, "_episode": t}
+        if phase == "warmup":
+            hits, rules, insight = [], [], None
+        else:
+            hits = self.memory.retrieve(policy, qdict, scenario.similarity)
+            if not hits and policy.fallback and policy.fallback in self.pool:
+                hits = self.memory.retrieve(self.pool[policy.fallback], qdict, scenario.similarity)
+            rules = scenario.applicable_rules(query, self.memory)
+            insight = self.insight
+        ctx = AgentContext(policy=policy, hits=hits, rules=rules, insight=insight, memory=self.memory, rng=self.rng)
+        outcome = scenario.act(query, ctx)
+        self.selector.update(arm_i, outcome.reward)
+        if not self.memory.frozen:
+            self.memory.mark_used(hits, outcome.reward >= 0.5)
+            for rule in rules:
+                held = scenario.rule_held(rule, query, outcome)
+                if held is not None:
+                    gone = self.memory.record_rule_use(rule.id, held)
+                    if gone is not None:
+                        self._emit(out, ev.RulePruned(t, gone.id, gone.content, self.memory.pruned[-1]["reason"]))
+            if phase != "warmup":
+                written = scenario.episodic_entry(query, outcome, arm.name)
+                if written is not None:
+                    self.memory.write("episodic", *written)
+        self.last_hits = [h.entry.id for h in hits]
+        record = {
+            "episode": t, "phase": phase, "regime": scenario.regime(t), "policy": arm.name,
+            "reward": outcome.reward, "score": outcome.score, "correct": outcome.correct,
+            "action": outcome.action, "result": outcome.result, "hits": len(hits),
+            "insight": insight is not None, **({"info": outcome.info} if outcome.info else {}),
+        }
+        self.history.append(record)
+        self.t = t + 1
+        self._emit(out, ev.EpisodeDone(t, record))
+        if not self.memory.frozen and phase != "warmup":
+            self._slow_loop(t, out)
+        if self.done:
+            self._emit(out, ev.RunFinished(t))
+        return out
+
+    def _oracle_name(self, t: int) -> str:
+        spec = self.scenario.oracle_arm(t, list(self.pool.values()))
+        self.pool.setdefault(spec.name, spec)
+        return spec.name
+
+    # --------------------------------------------------------- slow loop
+    def _distill(self, t: int) -> list:
+        if self._patterns_at != t:
+            self._patterns = self.scenario.distill(self.memory, t)
+            self._patterns_at = t
+        return self._patterns
+
+    def _slow_loop(self, t: int, out: list[ev.Event]) -> None:
+        done = t + 1 - self.warmup  # episodes completed since warm-up
+        if done % self.config.distill_every == 0:
+            patterns = self._distill(t)
+            new = sum(self.memory.upsert_pattern(p)[1] for p in patterns)
+            self._emit(out, ev.Distilled(t, len(patterns), new))
+        if (t + 1) % self.slow_window != 0:
+            return
+        window_index = (t + 1) // self.slow_window
+        for rule in self.memory.corroborate(self._distill(t), window_index):
+            self._emit(out, ev.RulePromoted(t, rule.id, rule.content))
+        if self.reflector is None:
+            return
+        ctx = self._reflection_context(t)
+        if not self.reflector.should_reflect(ctx):
+            return
+        refl = self.reflector.reflect(ctx)
+        if refl is None:
+            return
+        self.reflections.append(refl)
+        index = len(self.reflections) - 1
+        self._emit(out, ev.Reflected(t, index, refl.trigger, refl.diagnosis))
+        if refl.insight:
+            payload = {"insight": refl.insight, "regime_label": refl.regime_label,
+                       "confidence": refl.confidence}
+            self._propose("insight", payload, index, refl.diagnosis, refl.evidence, out)
+        if refl.policy is not None:
+            try:
+                spec = PolicySpec.from_dict(refl.policy, set(self.pool))
+                if spec.name in self.pool:
+                    raise AELError(f"policy field 'name': {spec.name!r} is already in the pool")
+            except AELError as err:
+                p = self._new_proposal("arm", refl.policy, index, refl.rationale, refl.evidence)
+                p.status = "rejected"
+                self.queue.record(p, "drop", "engine", None, str(err), t)
+                return
+            self._propose("arm", spec.to_dict(), index, refl.rationale, refl.evidence, out)
+
+    def _reflection_context(self, t: int) -> ReflectionContext:
+        trailing_n = max(self.slow_window, int(self.config.reflector_options.get("window", 0) or 0), 120)
+        posteriors = [
+            {"arm": a.name, "alpha": a.alpha, "beta": a.beta, "mean": a.mean, "pulls": a.pulls}
+            for a in self.selector.arms
+        ]
+        start = max(0, t + 1 - self.slow_window)
+        return ReflectionContext(
+            episode=t, window=self.history[start:], trailing=self.history[-trailing_n:],
+            history=self.history, pool=list(self.pool.values()), posteriors=posteriors,
+            memory=self.memory, side_info=self.scenario.side_info(start, t + 1),
+            previous=self.reflections[-3:], scenario=self.scenario,
+        )
+
+    def _new_proposal(self, kind: str, payload: dict[str, Any], reflection: int, rationale: str,
+                      evidence: dict[str, Any]) -> Proposal:
+        p = Proposal(id=len(self.queue.proposals) + 1, kind=kind, episode=self.t - 1, payload=payload,
+                     reflection=reflection, rationale=rationale, evidence=evidence)
+        self.queue.proposals.append(p)
+        return p
+
+    def _propose(self, kind: str, payload: dict[str, Any], reflection: int, rationale: str,
+                 evidence: dict[str, Any], out: list[ev.Event]) -> None:
+        p = self._new_proposal(kind, payload, reflection, rationale, evidence)
+        self._emit(out, ev.ProposalQueued(self.t - 1, p.id, kind))
+        auto = self.queue.automatic_decision(p)
+        if auto is not None:
+            decision, who = auto
+            self._apply(p, decision, None, "standing rule" if who.startswith("rule:always") else
+                        f"approval mode {self.queue.mode}", who, out)
+
+    # --------------------------------------------------------- decisions
+    def decide(self, pid: int, decision: str, edited: dict[str, Any] | None = None, reason: str = "",
+               who: str = "human") -> list[ev.Event]:
+        """Approve, edit (with the edited object) or reject a pending proposal."""
+        p = self.queue.get(pid)
+        if p.status != "pending":
+            raise AELError(f"proposal #{pid} was already decided ({p.status})")
+        if decision not in ("approve", "edit", "reject"):
+            raise AELError(f"unknown decision {decision!r} (expected approve, edit or reject)")
+        out: list[ev.Event] = []
+        self._apply(p, decision, edited, reason, who, out)
+        return out
+
+    def validate_edit(self, p: Proposal, edited: dict[str, Any]) -> dict[str, Any]:
+        """The normalised object an edit would accept; AELError naming the bad field."""
+        if p.kind == "arm":
+            spec = PolicySpec.from_dict(edited, set(self.pool))
+            if spec.name in self.pool:
+                raise AELError(f"policy field 'name': {spec.name!r} is already in the pool")
+            return spec.to_dict()
+        text = edited.get("insight") if isinstance(edited, dict) else None
+        if not isinstance(text, str) or not text.strip():
+            raise AELError("insight field 'insight': must be a non-empty text")
+        conf = edited.get("confidence", p.payload.get("confidence", 0.0))
+        if isinstance(conf, bool) or not isinstance(conf, (int, float)) or not 0 <= conf <= 1:
+            raise AELError("insight field 'confidence': must be a number between 0 and 1")
+        label = edited.get("regime_label", p.payload.get("regime_label", ""))
+        if not isinstance(label, str):
+            raise AELError("insight field 'regime_label': must be a text")
+        extra = set(edited) - {"insight", "confidence", "regime_label"}
+        if extra:
+            raise AELError(f"insight field {sorted(extra)[0]!r}: unknown field")
+        return {"insight": text.strip(), "regime_label": label, "confidence": float(conf)}
+
+    def _apply(self, p: Proposal, decision: str, edited: dict[str, Any] | None, reason: str, who: str,
+               out: list[ev.Event]) -> None:
+        t = self.t - 1
+        if decision == "reject":
+            p.status = "rejected"
+            self.queue.record(p, "reject", who, None, reason, t)
+            self._emit(out, ev.Decided(t, p.id, "reject", who))
+            return
+        accepted = self.validate_edit(p, edited) if decision == "edit" else p.payload
+        if decision == "edit" and edited is None:
+            raise AELError("an edit needs the edited object")
+        p.status = "edited" if decision == "edit" else "approved"
+        self.queue.record(p, decision, who, accepted, reason, t)
+        self._emit(out, ev.Decided(t, p.id, decision, who))
+        if p.kind == "arm":
+            spec = PolicySpec.from_dict(accepted, set(self.pool))
+            self.pool[spec.name] = spec
+            self.selector.add_arm(spec.name, self.config.prior, episode=self.t)
+            self.injections.append({"episode": self.t, "arm": spec.name, "proposal": p.id})
+            self._emit(out, ev.ArmAdded(t, spec.name, who))
+        else:
+            self.insight = {**accepted, "episode": self.t}
+            self._emit(out, ev.InsightApplied(t, accepted["insight"], accepted["regime_label"],
+                                              accepted["confidence"]))
+
+    # --------------------------------------------------------------- run
+    def run(self, until: int | None = None, should_stop: Callable[[], bool] | None = None,
+            stop_on: Callable[[list[ev.Event]], bool] | None = None) -> list[ev.Event]:
+        """Step until episode `until` (exclusive), the end, a pending decision,
+        `should_stop()` or `stop_on(events of the last step)`."""
+        end = self.n_episodes if until is None else min(until, self.n_episodes)
+        out: list[ev.Event] = []
+        while self.t < end and self.blocked_reason is None:
+            if should_stop is not None and should_stop():
+                break
+            step_events = self.step()
+            out.extend(step_events)
+            if stop_on is not None and stop_on(step_events):
+                break
+        return out
+
+    # ------------------------------------------------------- persistence
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "config": self.config.to_dict(),
+            "t": self.t,
+            "rng": rng_state(self.rng),
+            "selector": self.selector.to_dict(),
+            "pool": [p.to_dict() for p in self.pool.values()],
+            "memory": self.memory.to_dict(),
+            "queue": self.queue.to_dict(),
+            "history": self.history,
+            "reflections": [r.to_dict() for r in self.reflections],
+            "insight": self.insight,
+            "injections": self.injections,
+            "last_hits": self.last_hits,
+            "reflector": self.reflector.state_dict() if self.reflector else None,
+            "scenario_state": self.scenario.state_dict(),
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any], scenario_factory: Callable[[str, int, dict], Scenario]) -> "Session":
+        config = SessionConfig.from_dict(d["config"])
+        scenario = scenario_factory(config.scenario, config.seed, config.scenario_options)
+        s = cls(config, scenario)
+        s.t = int(d["t"])
+        s.rng = restore_rng(d["rng"])
+        s.selector = Selector.from_dict(d["selector"])
+        s.pool = {p["name"]: PolicySpec.from_dict(p) for p in d["pool"]}
+        s.memory.load_dict(d["memory"])
+        s.queue = ApprovalQueue.from_dict(d["queue"])
+        s.history = list(d["history"])
+        s.reflections = [Reflection.from_dict(r) for r in d["reflections"]]
+        s.insight = d["insight"]
+        s.injections = list(d["injections"])
+        s.last_hits = list(d["last_hits"])
+        if s.reflector is not None and d.get("reflector") is not None:
+            s.reflector.load_state_dict(d["reflector"])
+        scenario.load_state_dict(d["scenario_state"])
+        return s

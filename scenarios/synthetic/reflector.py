@@ -1,0 +1,72 @@
+"""Reflection for the synthetic bandit: the paper's rule, and a diagnosing one.
+
+`paper` (the spec's rule, and the default): after every slow window of 13
+episodes, if the hidden arm is not in the pool and the trailing-25 mean
+reward is below 0.42, propose the hidden arm. It is a gate, not a diagnosis:
+the trailing mean is usually below 0.42 at the very first check, so it tends
+to inject at episode 13, long before the hidden arm pays. The reflection
+says so, with the numbers, so the lab shows when and why it fired.
+
+`diagnose`: the gate, and then evidence that the pool is failing rather than
+unlucky: the best arm of the trailing window (by posterior mean, with at least
+8 pulls) must have fallen below the threshold too, i.e. even the arm the
+bandit trusts no longer pays.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.reflection import Reflection, ReflectionContext
+
+from .world import HIDDEN_ARM
+
+
+class SyntheticReflector:
+    def __init__(self, trigger: str = "paper", window: int = 25, threshold: float = 0.42):
+        self.name = f"synthetic-{trigger}"
+        self.trigger = trigger
+        self.window = window
+        self.threshold = threshold
+
+    def _trailing_mean(self, ctx: ReflectionContext) -> float:
+        rewards = [r["reward"] for r in ctx.history[-self.window:]]
+        return sum(rewards) / len(rewards) if rewards else 0.0
+
+    def should_reflect(self, ctx: ReflectionContext) -> bool:
+        if any(p.name == HIDDEN_ARM for p in ctx.pool):
+            return False
+        return self._trailing_mean(ctx) < self.threshold
+
+    def reflect(self, ctx: ReflectionContext) -> Reflection | None:
+        mean = self._trailing_mean(ctx)
+        n = min(self.window, len(ctx.history))
+        evidence: dict[str, Any] = {"trailing_mean": round(mean, 4), "trailing_n": n,
+                                    "threshold": self.threshold}
+        diagnosis = (f"trailing-{n} mean reward {mean:.3f} < {self.threshold}: "
+                     "the pool looks like it is underperforming")
+        if self.trigger == "diagnose":
+            trusted = [p for p in ctx.posteriors if p["pulls"] >= 8]
+            if not trusted:
+                return None
+            best = max(trusted, key=lambda p: p["mean"])
+            evidence["best_arm"] = best["arm"]
+            evidence["best_mean"] = round(best["mean"], 4)
+            if best["mean"] >= self.threshold:
+                return None
+            diagnosis += (f"; even the most trusted arm {best['arm']} has posterior mean "
+                          f"{best['mean']:.3f} after {best['pulls']} pulls")
+        else:
+            diagnosis += " (paper rule: a gate on the trailing mean, not a diagnosis)"
+        return Reflection(
+            episode=ctx.episode, trigger=self.trigger, diagnosis=diagnosis,
+            regime_label="pool underperforming", confidence=0.5, evidence=evidence,
+            policy={"name": HIDDEN_ARM, "description": "The hidden arm, proposed by reflection."},
+            rationale=f"{diagnosis}; propose the arm outside the pool",
+        )
+
+    def state_dict(self) -> dict[str, Any]:
+        return {}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        pass
