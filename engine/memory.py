@@ -227,10 +227,11 @@ class MemoryStore:
         for key, bonus in self.match_bonuses.items():
             if key not in query:
                 continue
+            col = tier.column(key)  # interns the tier's values first, so the lookup below can hit
             qcode = self._intern.get(key, {}).get(_hashable(query[key]), _UNSEEN)
             if qcode == _UNSEEN:
                 continue
-            match += bonus * (tier.column(key) == qcode)
+            match += bonus * (col == qcode)
         delta = np.maximum(self.episode - tier.episode[:n], 0)
         return (match * (0.5 + 0.5 * tier.quality[:n]) * (0.3 + 0.7 * np.exp(-0.01 * delta))
                 * TIER_BOOST[tier_name])
@@ -252,8 +253,9 @@ class MemoryStore:
             keep = np.ones(n, dtype=bool)
             for f in spec.filters:
                 value = query.get(f.key) if f.equals == "query" else f.equals
+                col = tier.column(f.key)
                 code = _UNSEEN if value is None else self._intern.get(f.key, {}).get(_hashable(value), _UNSEEN)
-                keep &= tier.column(f.key) == code
+                keep &= col == code
             idx = np.flatnonzero(keep)
             if spec.window is not None and len(idx) > spec.window:
                 idx = idx[-spec.window:]  # entries are in write order, so the newest are last

@@ -12,7 +12,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
-# The caller's offline answer for one call: (messages, schema) -> a JSON object.
+# The caller's offline answer for one call: (messages, schema) -> a JSON object,
+# given the caller's own messages (without the schema instruction).
 Fallback = Callable[[list[dict[str, Any]], dict[str, Any]], Any]
 
 
@@ -23,7 +24,8 @@ class LLMRequest:
     `key()` is what identifies the request in a cassette: everything that
     shapes the answer, and nothing secret. `purpose` labels the call for
     accounting and error messages but does not change the answer, so it is
-    not part of the key; `fallback` is the caller's code, not data.
+    not part of the key; `fallback` (the caller's offline answer, bound to its
+    arguments) is code, not data.
     """
 
     provider: str
@@ -33,7 +35,7 @@ class LLMRequest:
     temperature: float
     max_tokens: int
     purpose: str = ""
-    fallback: Fallback | None = field(default=None, compare=False, repr=False)
+    fallback: Callable[[], Any] | None = field(default=None, compare=False, repr=False)
 
     def key(self) -> dict[str, Any]:
         return {

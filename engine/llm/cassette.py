@@ -1,0 +1,155 @@
+"""Record and replay LLM calls, for demos and tests that need no network.
+
+A cassette is one JSON file mapping a request's stable hash
+(`LLMRequest.hash`) to the request (provider, model, messages, schema,
+temperature, max_tokens: never a key or a header) and the outcomes it got,
+in order: replies, and errors such as a 429, so a replay retries and falls
+back exactly as the recorded run did. Replaying the n-th identical request
+gives the n-th recorded outcome (the last one once they run out).
+
+Recording and replaying are provider wrappers, so they work for every
+provider; `Cassette.wrap` picks the right one for the cassette's mode.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+from ..errors import AELError
+from .request import LLMRequest, Provider, ProviderError, Reply
+
+CASSETTE_KIND = "ael-llm-cassette"
+CASSETTE_VERSION = 1
+
+
+class Cassette:
+    """The recorded calls of one run, in `record` or `replay` mode.
+
+    Share one cassette between all clients of a session: they then write
+    (or read) the same file.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], mode: str,
+                 entries: dict[str, dict[str, Any]] | None = None) -> None:
+        if mode not in ("record", "replay"):
+            raise ValueError(f"cassette mode {mode!r}: expected 'record' or 'replay'")
+        self.path = Path(path)
+        self.mode = mode
+        self._entries: dict[str, dict[str, Any]] = entries or {}
+        self._cursor: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    @classmethod
+    def record(cls, path: str | os.PathLike[str]) -> "Cassette":
+        """A fresh cassette; the file is (re)written at the first recorded call."""
+        return cls(path, "record")
+
+    @classmethod
+    def replay(cls, path: str | os.PathLike[str]) -> "Cassette":
+        """Load a recorded cassette; raises `AELError` if it is missing or not one."""
+        p = Path(path)
+        try:
+            data = json.loads(p.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise AELError(f"llm replay: no cassette at {p}; record one with --record {p}") from None
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise AELError(f"llm replay: cannot read {p}: {exc}") from None
+        if not isinstance(data, dict) or data.get("kind") != CASSETTE_KIND or not isinstance(data.get("entries"), dict):
+            raise AELError(f"llm replay: {p} is not an LLM cassette")
+        if not isinstance(data.get("version"), int) or data["version"] > CASSETTE_VERSION:
+            raise AELError(f"llm replay: {p} has cassette version {data.get('version')!r}; "
+                           f"this program reads up to {CASSETTE_VERSION}")
+        return cls(p, "replay", data["entries"])
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def wrap(self, provider: Provider) -> Provider:
+        """The provider that records through `provider`, or replays instead of it."""
+        if self.mode == "record":
+            return RecordingProvider(provider, self)
+        return ReplayProvider(provider.name, self)
+
+    def add(self, request: LLMRequest, outcome: dict[str, Any]) -> None:
+        """Append one outcome ({"reply": ...} or {"error": ...}) and save atomically."""
+        digest = request.hash()
+        with self._lock:
+            entry = self._entries.setdefault(
+                digest, {"purpose": request.purpose, "request": request.key(), "outcomes": []})
+            entry["outcomes"].append(outcome)
+            self._save()
+
+    def next_outcome(self, request: LLMRequest) -> dict[str, Any]:
+        """The outcome to replay for `request`; `AELError` when it was never recorded."""
+        digest = request.hash()
+        with self._lock:
+            entry = self._entries.get(digest)
+            if entry is None or not entry.get("outcomes"):
+                raise AELError(
+                    f"llm replay: {self.path.name} holds no answer for purpose {request.purpose!r} "
+                    f"(request {digest}, {request.provider}/{request.model}); "
+                    "the prompt or settings changed since recording; record again with --record")
+            i = self._cursor.get(digest, 0)
+            self._cursor[digest] = i + 1
+            outcomes = entry["outcomes"]
+            return outcomes[min(i, len(outcomes) - 1)]
+
+    def _save(self) -> None:
+        data = {"kind": CASSETTE_KIND, "version": CASSETTE_VERSION, "entries": self._entries}
+        write_json_atomic(self.path, data)
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    """Write JSON so a crash leaves the old file or the new one, never half of one:
+    a temp file in the same folder, fsync, then os.replace."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(data, f, indent=1, sort_keys=True)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+class RecordingProvider:
+    """Sends through the wrapped provider and records every outcome."""
+
+    def __init__(self, inner: Provider, cassette: Cassette) -> None:
+        self.inner = inner
+        self.cassette = cassette
+        self.name = inner.name
+        self.live = inner.live
+
+    def send(self, request: LLMRequest) -> Reply:
+        try:
+            reply = self.inner.send(request)
+        except ProviderError as exc:
+            self.cassette.add(request, {"error": exc.to_dict()})
+            raise
+        self.cassette.add(request, {"reply": reply.to_dict()})
+        return reply
+
+
+class ReplayProvider:
+    """Answers from a cassette and never touches the network."""
+
+    live = False
+
+    def __init__(self, name: str, cassette: Cassette) -> None:
+        self.name = name
+        self.cassette = cassette
+
+    def send(self, request: LLMRequest) -> Reply:
+        outcome = self.cassette.next_outcome(request)
+        if "error" in outcome:
+            raise ProviderError.from_dict(outcome["error"])
+        return Reply.from_dict(outcome["reply"])

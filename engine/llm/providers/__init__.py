@@ -1,0 +1,48 @@
+"""Providers: one small class per way of reaching a model.
+
+SDKs are imported inside the provider classes, so importing the engine (or
+running offline) never loads them.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Mapping
+
+from ..request import LLMRequest, Provider, Reply
+from ..settings import LLMSettings
+from .offline import OfflineProvider
+
+
+def make_provider(settings: LLMSettings, env: Mapping[str, str]) -> Provider:
+    """Build the provider the settings name; raises `ProviderError` (not
+    retryable) when it cannot be used, e.g. for want of a key."""
+    if settings.provider == "anthropic":
+        from .anthropic_sdk import AnthropicProvider
+        return AnthropicProvider(settings, env)
+    if settings.provider == "gemini":
+        from .gemini_sdk import GeminiProvider
+        return GeminiProvider(settings, env)
+    if settings.provider == "openai-compatible":
+        from .openai_http import OpenAICompatibleProvider
+        return OpenAICompatibleProvider(settings, env)
+    return OfflineProvider()
+
+
+class LazyProvider:
+    """Builds the real provider at its first use, so a client can exist (and
+    replay, or fall back) without SDKs, keys or network. A provider that cannot
+    be built (no key) fails each call with the same `ProviderError`."""
+
+    def __init__(self, name: str, live: bool, factory: Callable[[], Provider]) -> None:
+        self.name = name
+        self.live = live
+        self._factory = factory
+        self._provider: Provider | None = None
+
+    def send(self, request: LLMRequest) -> Reply:
+        if self._provider is None:
+            self._provider = self._factory()
+        return self._provider.send(request)
+
+
+__all__ = ["LazyProvider", "OfflineProvider", "make_provider"]

@@ -1,0 +1,67 @@
+"""Any server that speaks OpenAI's chat completions (OpenAI, vLLM, llama.cpp, Ollama…),
+over plain HTTP with the httpx the SDKs already bring."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from ..request import LLMRequest, ProviderError, Reply
+from ..settings import LLMSettings
+from ._common import connect_error, http_module, one_line, status_error, timeout_error
+
+
+class OpenAICompatibleProvider:
+    """POST {base}/v1/chat/completions with `response_format: json_object`.
+
+    The key is optional (local servers need none); the URL is not: from the
+    settings or AEL_OPENAI_BASE_URL."""
+
+    name = "openai-compatible"
+    live = True
+
+    def __init__(self, settings: LLMSettings, env: Mapping[str, str]) -> None:
+        base = settings.base_url or env.get("AEL_OPENAI_BASE_URL", "")
+        if not base:
+            raise ProviderError(f"{self.name}: no server URL; set AEL_OPENAI_BASE_URL or --llm-base-url",
+                                retryable=False)
+        base = base.rstrip("/")
+        self._url = base + ("/chat/completions" if base.endswith("/v1") else "/v1/chat/completions")
+        key = settings.api_key or env.get("OPENAI_API_KEY", "")
+        self._headers = {"Authorization": f"Bearer {key}"} if key else {}
+        self._timeout_s = settings.timeout_s
+        self._http = http_module()
+        self._client = self._http.Client(timeout=settings.timeout_s)
+
+    def send(self, request: LLMRequest) -> Reply:
+        body = {
+            "model": request.model,
+            "messages": [dict(m) for m in request.messages],
+            "temperature": request.temperature,
+            "max_tokens": request.max_tokens,
+            "response_format": {"type": "json_object"},
+        }
+        http = self._http
+        try:
+            response = self._client.post(self._url, json=body, headers=self._headers)
+        except http.TimeoutException:
+            raise timeout_error(self.name, self._timeout_s) from None
+        except http.TransportError:
+            raise connect_error(self.name, self._url) from None
+        if response.status_code != 200:
+            raise status_error(self.name, response.status_code, response.headers, _error_detail(response))
+        try:
+            data = response.json()
+            text = data["choices"][0]["message"]["content"] or ""
+        except (ValueError, KeyError, IndexError, TypeError):
+            raise ProviderError(f"{self.name}: unreadable response body", retryable=False) from None
+        usage = data.get("usage") or {}
+        return Reply(str(text), int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0),
+                     str(data.get("model") or request.model))
+
+
+def _error_detail(response: Any) -> str:
+    try:
+        error = response.json().get("error", {})
+        return one_line(error.get("message", "") if isinstance(error, dict) else error)
+    except (ValueError, AttributeError):
+        return one_line(response.text)
