@@ -14,6 +14,27 @@ def _num(value: float | None) -> str:
     return "–" if value is None else f"{value:.3f}"
 
 
+def _console() -> Console:
+    """The terminal's width, or a comfortable 120 columns when output is piped."""
+    console = Console()
+    return console if console.is_terminal else Console(width=120)
+
+
+def _injected(episodes: list[int | None]) -> str:
+    """All injection episodes for a few seeds; the commonest and the range for many."""
+    hits = [e for e in episodes if e is not None]
+    if not hits:
+        return "–"
+    distinct = sorted(set(hits))
+    if len(distinct) <= 3:
+        text = ", ".join(map(str, distinct))
+    else:
+        mode = max(distinct, key=hits.count)
+        text = f"{mode} mostly, {distinct[0]}–{distinct[-1]}"
+    missing = len(episodes) - len(hits)
+    return text + (f" ({missing} none)" if missing else "")
+
+
 def print_table(document: dict[str, Any], scenario_cls) -> None:
     paper = getattr(scenario_cls, "paper_table", {})
     summary = document["summary"]
@@ -30,12 +51,12 @@ def print_table(document: dict[str, Any], scenario_cls) -> None:
     table.add_column("injected at", justify="right")
     for row in summary:
         sd = row["overall_std"]
-        injected = sorted({e for e in row["injection_episodes"] if e is not None})
+        injected = _injected(row["injection_episodes"])
         table.add_row(
             row["selector"], *[_num(row["regimes"].get(g)) for g in regimes],
             f"{row['overall_mean']:.3f}" + (f"±{sd:.3f}" if sd is not None else ""),
             f"{row['sharpe_mean']:.2f}",
-            (", ".join(map(str, injected[:5])) + (" …" if len(injected) > 5 else "")) or "–",
+            injected,
         )
         ref = paper.get(row["selector"])
         if ref:
@@ -44,7 +65,7 @@ def print_table(document: dict[str, Any], scenario_cls) -> None:
                 "  paper", *[_num(ref.get(g)) if g in ref else "" for g in regimes], overall,
                 f"{ref['sharpe']:.2f}" if "sharpe" in ref else "", str(ref.get("injected", "")), style="dim",
             )
-    Console().print(table)
+    _console().print(table)
     if "test_mean" in summary[0]:
         _print_test_table(summary)
 
@@ -65,4 +86,4 @@ def _print_test_table(summary: list[dict[str, Any]]) -> None:
             sd = s.get(k)
             cells.append(f"{m[k]:.2f}" + (f" ± {sd:.2f}" if sd is not None else ""))
         table.add_row(row["selector"], *cells)
-    Console().print(table)
+    _console().print(table)

@@ -1,0 +1,46 @@
+"""`make bench`: every benchmark, one table, targets beside the measurements.
+
+Timings are medians or totals of wall-clock `perf_counter` on this machine;
+"engine time" counts only `Session.run` / store calls, not process start-up
+or imports. Targets live here, never as timed assertions in tests.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import platform
+import sys
+import time
+from pathlib import Path
+
+SUITES = ["bench.engine", "bench.support", "bench.portfolio", "bench.tui"]
+
+
+def main(argv: list[str]) -> int:
+    only = argv[1:] or None
+    rows = []
+    for name in SUITES:
+        if only and not any(o in name for o in only):
+            continue
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as err:
+            if err.name and err.name.startswith(name):
+                continue  # that suite does not exist yet
+            raise
+        for row in module.run():
+            rows.append(row)
+            target = row.get("target")
+            ok = "   " if target is None else ("ok " if row["value"] <= target else "MISS")
+            goal = "(for comparison)" if target is None else f"(target < {target} {row['unit']})"
+            print(f"{ok} {row['name']:<62} {row['value']:>10.3f} {row['unit']:<4} {goal}", flush=True)
+    out = Path(__file__).with_name("results.json")
+    out.write_text(json.dumps({"machine": f"{platform.machine()} {platform.python_version()}",
+                               "when": time.strftime("%Y-%m-%d"), "rows": rows}, indent=1) + "\n")
+    print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv))
