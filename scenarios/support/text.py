@@ -25,6 +25,7 @@ from .stream import tickets
 _TOKEN = re.compile(r"[a-z0-9_]+")
 
 
+@lru_cache(maxsize=16384)  # distillation re-reads the same few thousand texts every window
 def tokens(text: str) -> frozenset[str]:
     """The token set of a ticket text."""
     return frozenset(

@@ -1,0 +1,190 @@
+"""The offline reflector of the support stream (spec §6): gate, diagnose, prescribe.
+
+Two triggers:
+- `diagnose` (default, our resolution of the paper's contradiction, spec §0):
+  every `cadence` episodes, while nothing has been proposed yet,
+  1. gate: the accuracy over the trailing `window` episodes (t−window+1..t)
+     must be below `threshold`;
+  2. diagnose: F = the failures among the last `cadence` episodes (the slow
+     window just completed). Replay the candidate `route_aware` on them and
+     count the failures it gets right while all 5 initial policies get them
+     wrong;
+  3. prescribe `route_aware` only if that count is ≥ 5 and ≥ 0.25·|F|.
+  Without a prescription the reflection still carries its diagnosis.
+- `paper` (paper-literal): the gate alone prescribes `route_aware`.
+
+At most one proposal ever, and never a policy already in the pool (compared
+by behaviour, so a renamed copy counts). Checks happen when
+(episode + 1) % cadence == 0, whether the session asks every episode or at
+its slow-window boundaries (then its slow window should divide the cadence).
+
+History records need the keys "episode" and "correct" (or "reward", correct
+meaning reward ≥ 0.5); they are read from `ctx.history`, so the session's own
+window lengths do not matter.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.errors import AELError
+from engine.memory import Pattern
+from engine.policies import PolicySpec
+from engine.reflection import Reflection, ReflectionContext
+
+from .policies import INITIAL_POOL, ROUTE_AWARE, behaviour_key
+
+TRIGGERS = ("diagnose", "paper")
+MIN_FIXED = 5
+MIN_FIXED_SHARE = 0.25
+
+
+@dataclass
+class SupportReflector:
+    """Diagnose-before-prescribe reflection for the support stream."""
+
+    trigger: str = "diagnose"
+    cadence: int = 40
+    window: int = 120
+    threshold: float = 0.58
+    candidate: dict[str, Any] = field(default_factory=ROUTE_AWARE.to_dict)
+    proposed_at: int | None = None  # the episode of the one proposal, once made
+    name: str = "support-offline"
+
+    def __post_init__(self) -> None:
+        if self.trigger not in TRIGGERS:
+            raise AELError(f"reflector trigger {self.trigger!r}: expected one of {', '.join(TRIGGERS)}")
+        if not isinstance(self.cadence, int) or self.cadence < 1:
+            raise AELError(f"reflect_every: must be a positive integer, got {self.cadence!r}")
+        if not isinstance(self.window, int) or self.window < 1:
+            raise AELError(f"reflect_window: must be a positive integer, got {self.window!r}")
+        if not 0.0 <= float(self.threshold) <= 1.0:
+            raise AELError(f"reflect_threshold: must be between 0 and 1, got {self.threshold!r}")
+        self.threshold = float(self.threshold)
+
+    @classmethod
+    def from_options(cls, options: dict[str, Any]) -> "SupportReflector":
+        """Read reflect_trigger / reflect_every / reflect_window / reflect_threshold
+        (other keys belong to the session and are ignored)."""
+        return cls(
+            trigger=options.get("reflect_trigger", "diagnose"),
+            cadence=options.get("reflect_every", 40),
+            window=options.get("reflect_window", 120),
+            threshold=options.get("reflect_threshold", 0.58),
+        )
+
+    # ------------------------------------------------------------------ gate
+    def _candidate_in_pool(self, ctx: ReflectionContext) -> bool:
+        key = behaviour_key(PolicySpec.from_dict(self.candidate))
+        return any(p.name == self.candidate["name"] or behaviour_key(p) == key for p in ctx.pool)
+
+    def trailing_accuracy(self, ctx: ReflectionContext) -> float:
+        recs = [r for r in ctx.history if ctx.episode - self.window < r["episode"] <= ctx.episode]
+        return sum(_correct(r) for r in recs) / len(recs) if recs else 1.0
+
+    def should_reflect(self, ctx: ReflectionContext) -> bool:
+        if self.proposed_at is not None or (ctx.episode + 1) % self.cadence != 0:
+            return False
+        if self._candidate_in_pool(ctx):
+            return False
+        return self.trailing_accuracy(ctx) < self.threshold
+
+    # -------------------------------------------------------------- reflect
+    def reflect(self, ctx: ReflectionContext) -> Reflection | None:
+        if not self.should_reflect(ctx):
+            return None
+        t = ctx.episode
+        acc = self.trailing_accuracy(ctx)
+        start = t - self.cadence + 1
+        failures = sorted(r["episode"] for r in ctx.history if start <= r["episode"] <= t and not _correct(r))
+        candidate = PolicySpec.from_dict(self.candidate)
+        cand_ok = ctx.scenario.counterfactual(candidate, failures)
+        init_ok = [ctx.scenario.counterfactual(p, failures) for p in INITIAL_POOL]
+        fixed = [u for i, u in enumerate(failures) if cand_ok[i] and not any(ok[i] for ok in init_ok)]
+        n_f, n_fixed = len(failures), len(fixed)
+        supported = n_fixed >= MIN_FIXED and n_fixed >= MIN_FIXED_SHARE * n_f
+        pattern = _fixed_pattern(ctx, fixed)
+        evidence = {
+            "trailing_accuracy": round(acc, 4), "trailing_window": [max(0, t - self.window + 1), t],
+            "threshold": self.threshold, "slow_window": [start, t], "failures": n_f,
+            "candidate": candidate.name, "candidate_fixes": n_fixed,
+            "fixed_episodes": fixed, "pattern": pattern.content if pattern else "",
+        }
+        gate = f"accuracy {acc:.3f} over episodes {max(0, t - self.window + 1)}–{t} is below {self.threshold:.2f}"
+        counts = (f"of the {n_f} failures in episodes {start}–{t}, {candidate.name} would have fixed "
+                  f"{n_fixed} that all 5 initial policies miss")
+        prescribe = supported or self.trigger == "paper"
+        if not prescribe:
+            return Reflection(
+                episode=t, trigger=self.trigger,
+                diagnosis=f"{gate.capitalize()}, but {counts} (a prescription needs ≥ {MIN_FIXED} and ≥ "
+                          f"{MIN_FIXED_SHARE:.0%} of the failures), so {candidate.name} is not proposed: "
+                          "these failures are not ones endpoint-aware retrieval would fix.",
+                confidence=round(1 - n_fixed / n_f, 3) if n_f else 1.0, evidence=evidence,
+            )
+        self.proposed_at = t + 1
+        support = f" Supporting pattern: {pattern.content}." if pattern else ""
+        semantic = _strongest_endpoint_pattern(ctx)
+        if semantic:
+            support += f" Memory agrees: {semantic}."
+        return Reflection(
+            episode=t, trigger=self.trigger,
+            diagnosis=(f"{gate.capitalize()}; {counts}. The failing tickets' text is shared across "
+                       "routes while their endpoint tells the route: retrieval must condition on the endpoint."
+                       if supported else f"{gate.capitalize()} (paper gate: no diagnosis required; {counts})."),
+            insight="When the text is ambiguous, route by the endpoint: recent tickets on the same "
+                    "endpoint with similar text share one route.",
+            regime_label="route-aware regression" if supported else "",
+            confidence=round(n_fixed / n_f, 3) if n_f else 0.0,
+            evidence=evidence, policy=candidate.to_dict(),
+            rationale=(f"{counts[0].upper()}{counts[1:]} ({n_fixed} ≥ {MIN_FIXED} and "
+                       f"{n_fixed / max(n_f, 1):.2f} ≥ {MIN_FIXED_SHARE} of the failures).{support}"
+                       if supported else f"Paper gate: {gate}.{support}"),
+        )
+
+    # ---------------------------------------------------------- persistence
+    def state_dict(self) -> dict[str, Any]:
+        return {"trigger": self.trigger, "cadence": self.cadence, "window": self.window,
+                "threshold": self.threshold, "candidate": dict(self.candidate), "proposed_at": self.proposed_at}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        for key in ("trigger", "cadence", "window", "threshold", "candidate", "proposed_at"):
+            if key in state:
+                setattr(self, key, state[key])
+        self.__post_init__()
+
+
+def _correct(record: dict[str, Any]) -> bool:
+    c = record.get("correct")
+    return bool(c) if c is not None else float(record.get("reward", 0.0)) >= 0.5
+
+
+def _fixed_pattern(ctx: ReflectionContext, fixed: list[int]) -> Pattern | None:
+    """The endpoint most of the fixed failures share, and how often its route is the gold one.
+    Reads only what the agent saw (endpoint) and gold routes revealed after each episode."""
+    if not fixed:
+        return None
+    by_endpoint: dict[str, Counter[str]] = defaultdict(Counter)
+    for u in fixed:
+        q = ctx.scenario.query(u)
+        by_endpoint[q.metadata["endpoint"]][q.truth["gold_route"]] += 1
+    endpoint = max(sorted(by_endpoint), key=lambda e: sum(by_endpoint[e].values()))
+    route, count = by_endpoint[endpoint].most_common(1)[0]
+    n = sum(by_endpoint[endpoint].values())
+    others = len(by_endpoint) - 1
+    more = f" (and {others} more endpoints alike)" if others else ""
+    return Pattern(key=f"endpoint:{endpoint}", direction=route, support=n, strength=count / n,
+                   content=f"endpoint {endpoint} → {route} in {count} of {n} fixed failures{more}",
+                   metadata={"kind": "endpoint", "endpoint": endpoint})
+
+
+def _strongest_endpoint_pattern(ctx: ReflectionContext) -> str:
+    best = None
+    for e in ctx.memory.entries("semantic"):
+        if e.metadata.get("kind") == "endpoint":
+            key = (e.metadata.get("strength", 0.0), e.metadata.get("support", 0))
+            if best is None or key > best[0]:
+                best = (key, e.content)
+    return best[1] if best else ""

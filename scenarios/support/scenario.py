@@ -1,0 +1,225 @@
+"""The support-ticket routing scenario (spec `support-stream.md`) behind the engine's
+`Scenario` protocol.
+
+What the agent sees of ticket t is its text and endpoint (`Query.metadata`
+holds the endpoint, which filters match on); the regime, gold route and
+has_route_signal are in `Query.truth`, for scoring, the oracle and analysis
+only. After each episode the ticket is written to episodic memory with its
+gold route, whatever policy was played (spec §5).
+
+`act` is a table lookup: every policy sees the same memory, so its answer is
+a pure function of (seed, policy, t), computed once per seed through the real
+retrieval path (`table.py`). It falls back to live retrieval on the session's
+memory for a policy the table does not hold (an edited one), and whenever the
+session's memory is not the spec's (fewer than t episodic entries, e.g. a
+smaller memory cap), so the answer is always what that memory gives.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import numpy as np
+
+from engine.errors import AELError
+from engine.memory import MemoryEntry, MemoryStore, Pattern
+from engine.policies import PolicySpec
+from engine.scenario import AgentContext, Outcome, Query, ScenarioBase
+
+from . import patterns
+from .bank import N_EPISODES, REGIME_NAMES, ROUTES
+from .policies import ALL_POLICIES, INITIAL_POOL, ROUTE_AWARE, behaviour_key, episodic_record, route_live
+from .reflector import SupportReflector
+from .stream import regime_of, tickets
+from .table import EPISODIC_QUALITY, PredictionTable, compute_predictions, prediction_table, similarity_for
+from .text import stream_similarity
+
+DEFAULTS: dict[str, Any] = {
+    "warmup": 0,
+    "slow_window": 40,          # = the reflection cadence of the paper
+    # The spec's policies see the whole history (full_detailed reads the last 200,
+    # compressed and class_balanced search all earlier tickets), so memory keeps all
+    # 1,200 tickets instead of the engine's default cap of 500 per tier.
+    "memory_cap": N_EPISODES,
+    # The spec evaluates all 1,200 episodes online; it has no train/val/test split,
+    # so every episode is a (learning) train episode.
+    "phases": {"train": N_EPISODES, "val": 0, "test": 0},
+    "reflect_every": 40,
+    "reflect_window": 120,
+    "reflect_threshold": 0.58,
+}
+
+SELECTORS: list[str] = [
+    *(f"fixed:{p.name}" for p in INITIAL_POOL), "ucb1", "ts", "ts+reflection", "oracle",
+]
+
+_OPTIONS = ("n_episodes",)
+
+
+class SupportScenario(ScenarioBase):
+    """Route 1,200 support tickets to one of 8 routes with a retrieval-policy bandit."""
+
+    name = "support"
+    regime_names = list(REGIME_NAMES)
+    match_bonuses = {"endpoint": 1.0}  # what `relevance`-ordered (edited) policies match on
+    all_selectors = SELECTORS
+
+    def __init__(self, seed: int, **options: Any):
+        unknown = sorted(set(options) - set(_OPTIONS))
+        if unknown:
+            raise AELError(f"support scenario: unknown option {unknown[0]!r} (allowed: {', '.join(_OPTIONS)})")
+        n = options.get("n_episodes", N_EPISODES)
+        if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= N_EPISODES:
+            raise AELError(f"support scenario: n_episodes must be an integer in 1..{N_EPISODES}, got {n!r}")
+        self.seed = int(seed)
+        self.n_episodes = n
+        self.initial_pool: list[PolicySpec] = list(INITIAL_POOL)
+        self.defaults = {**DEFAULTS, "phases": {"train": n, "val": 0, "test": 0}}
+        self._tickets = tickets(self.seed)
+        self._sim = stream_similarity(self.seed)
+        self._similarity = similarity_for(self.seed)
+        self._extra: dict[str, np.ndarray] = {}  # behaviour key -> route column of an untabled policy
+
+    @property
+    def table(self) -> PredictionTable:
+        """The seed's prediction table (computed on first use, then shared by all sessions)."""
+        return prediction_table(self.seed)
+
+    def session_seed(self) -> list[int]:
+        return [self.seed, 1]  # spec §6: the selectors' generator is default_rng([seed, 1])
+
+    # ---------------------------------------------------------------- stream
+    def ticket(self, t: int) -> dict[str, Any]:
+        return dict(self._tickets[t])
+
+    def query(self, t: int) -> Query:
+        tk = self._tickets[t]
+        return Query(
+            episode=t, text=tk["text"], metadata={"endpoint": tk["endpoint"]},
+            truth={"regime": tk["regime"], "gold_route": tk["gold_route"],
+                   "has_route_signal": tk["has_route_signal"]},
+        )
+
+    def regime(self, t: int) -> int:
+        return regime_of(t)
+
+    # ------------------------------------------------------------------- act
+    def act(self, query: Query, ctx: AgentContext) -> Outcome:
+        t = query.episode
+        col = self.table.column(ctx.policy)
+        # The table assumes the spec's memory: exactly the t earlier tickets.
+        if col is not None and ctx.memory.counts()["episodic"] == t:
+            route, source = ROUTES[int(self.table.routes[t, col])], "table"
+        else:
+            vote = route_live(ctx.policy, ctx.memory, self.query_dict(query), self._similarity,
+                              self._sim[t], hits=ctx.hits)
+            route, source = ROUTES[vote.route], "live"
+        gold = query.truth["gold_route"]
+        ok = route == gold
+        return Outcome(
+            score=1.0 if ok else -1.0, reward=1.0 if ok else 0.0,
+            action=f"route → {route}", result=f"gold {gold} {'✓' if ok else '✗'}", correct=ok,
+            info={"route": route, "gold_route": gold, "source": source},
+        )
+
+    def live_route(self, spec: PolicySpec, memory: MemoryStore, t: int) -> str:
+        """The route `spec` gives ticket t by retrieving from `memory` now (no table)."""
+        vote = route_live(spec, memory, self.query_dict(self.query(t)), self._similarity, self._sim[t])
+        return ROUTES[vote.route]
+
+    @staticmethod
+    def query_dict(query: Query) -> dict[str, Any]:
+        """What retrieval matches on: the query's metadata plus its episode as `_episode`."""
+        return {**query.metadata, "_episode": query.episode}
+
+    def similarity(self, query: dict[str, Any], tier: str, episodes: np.ndarray) -> np.ndarray:
+        """Jaccard similarity of the query ticket (`query["_episode"]`) to the tickets
+        written at `episodes`; 0 for the semantic and procedural tiers."""
+        if "_episode" not in query:
+            raise ValueError("support similarity needs the query's episode under '_episode'")
+        return self._similarity(query, tier, episodes)
+
+    def episodic_entry(self, query: Query, outcome: Outcome, policy: str) -> tuple[str, dict[str, Any], float]:
+        content, meta = episodic_record(self._tickets[query.episode])
+        return content, meta, EPISODIC_QUALITY
+
+    # ------------------------------------------------------------ hindsight
+    def correct_column(self, spec: PolicySpec) -> np.ndarray:
+        """C[:, spec]: whether `spec` routes each ticket right, with the spec's memory."""
+        col = self.table.column(spec)
+        if col is not None:
+            return self.table.correct[:, col]
+        key = behaviour_key(spec)
+        if key not in self._extra:
+            self._extra[key] = compute_predictions(self.seed, (spec,))[:, 0]
+        return self._extra[key] == self.table.gold
+
+    def counterfactual(self, spec: PolicySpec, episodes: list[int]) -> np.ndarray:
+        """Whether `spec` would have routed each of `episodes` right (replay on the spec's memory)."""
+        return self.correct_column(spec)[np.asarray(episodes, dtype=np.int64)]
+
+    def oracle_arm(self, t: int, pool: list[PolicySpec]) -> PolicySpec:
+        """The first pool arm correct at t, else route_aware if it is (spec §6: the oracle
+        is right when any of the 6 policies is), else the first arm."""
+        row = self.table.correct[t]
+        for spec in pool:
+            col = self.table.column(spec)
+            if col is not None and row[col]:
+                return spec
+        if row[self.table.column_of(ROUTE_AWARE.name)]:
+            return ROUTE_AWARE
+        return pool[0]
+
+    # ------------------------------------------------------ memory learning
+    def distill(self, memory: MemoryStore, episode: int) -> list[Pattern]:
+        return patterns.distill(memory)
+
+    def applicable_rules(self, query: Query, memory: MemoryStore) -> list[MemoryEntry]:
+        return patterns.applicable_rules(memory, query.metadata["endpoint"], query.text)
+
+    def rule_held(self, rule: MemoryEntry, query: Query, outcome: Outcome) -> bool | None:
+        direction = rule.metadata.get("direction")
+        return None if direction is None else direction == query.truth["gold_route"]
+
+    # ----------------------------------------------------------- reflection
+    def make_reflector(self, options: dict[str, Any]) -> SupportReflector:
+        return SupportReflector.from_options({**{k: self.defaults[k] for k in (
+            "reflect_every", "reflect_window", "reflect_threshold")}, **options})
+
+    def side_info(self, start: int, end: int) -> dict[str, Any]:
+        """Facts about episodes [start, end) the agent never sees: how strongly each
+        endpoint decides its route, the gold route mix, the share of tickets whose
+        text carries a route signal, and every built-in policy's accuracy there."""
+        span = self._tickets[max(0, start):min(end, self.n_episodes)]
+        if not span:
+            return {}
+        correct = self.table.correct[span[0]["episode"]:span[-1]["episode"] + 1]
+        return {
+            "episodes": [span[0]["episode"], span[-1]["episode"]],
+            "endpoint_routes": patterns.endpoint_concentration(list(span)),
+            "route_mix": dict(Counter(t["gold_route"] for t in span).most_common()),
+            "route_signal_share": round(sum(t["has_route_signal"] for t in span) / len(span), 3),
+            "policy_accuracy": {name: round(float(correct[:, j].mean()), 3)
+                                for j, name in enumerate(self.table.columns)},
+        }
+
+    # ---------------------------------------------------------- persistence
+    def state_dict(self) -> dict[str, Any]:
+        return {"seed": self.seed, "n_episodes": self.n_episodes}  # the world itself is stateless
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        if state.get("seed", self.seed) != self.seed:
+            raise AELError(f"support scenario: the saved session is for seed {state['seed']}, not {self.seed}")
+
+    def summary(self, history: list[dict[str, Any]]) -> dict[str, Any]:
+        """Accuracy per regime and overall (mean of `correct` over the episodes run),
+        and the first episode that played route_aware (None if it never did)."""
+        by_regime: dict[str, list[bool]] = {name: [] for name in self.regime_names}
+        for r in history:
+            by_regime[self.regime_names[regime_of(r["episode"])]].append(bool(r.get("correct")))
+        acc = {name: (round(sum(v) / len(v), 4) if v else None) for name, v in by_regime.items()}
+        every = [bool(r.get("correct")) for r in history]
+        acc["overall"] = round(sum(every) / len(every), 4) if every else None
+        first = next((r["episode"] for r in history if r.get("policy") == ROUTE_AWARE.name), None)
+        return {"accuracy": acc, "episodes": len(history), "first_route_aware_episode": first}
