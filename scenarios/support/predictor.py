@@ -10,6 +10,9 @@ Conventions:
 - The answer is the default route when there is no usable evidence: an empty
   support set, a best similarity of 0, or a winning share below `vote_share`.
 - Among routes tied on weight, the one of the highest-ranked neighbour wins.
+- Weights are compared with a tolerance of 1e-9: sums of Jaccard values that
+  are equal as numbers (0.5 + 0.1 vs 0.6) can differ in the last float bit,
+  while distinct Jaccard sums differ by far more (their denominators are small).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from .bank import DEFAULT_ROUTE, ROUTES
 
 K_NEIGHBOURS = 5
 DEFAULT_INDEX = ROUTES.index(DEFAULT_ROUTE)
+EPS = 1e-9
 
 
 @dataclass(frozen=True)
@@ -50,15 +54,15 @@ def vote(episodes: np.ndarray, sims: np.ndarray, routes: np.ndarray, vote_share:
     top_sims = [float(sims[i]) for i in top]
     if top_sims[0] <= 0.0:
         return Vote(DEFAULT_INDEX, False, 0.0, ())
-    # Summed in rank order, in plain floats, so equal evidence gives exactly equal weights.
     weight: dict[int, float] = {}
     for i, s in zip(top, top_sims):
         r = int(routes[i])
         weight[r] = weight.get(r, 0.0) + s
     best = max(weight.values())
-    winner = next(int(routes[i]) for i in top if weight[int(routes[i])] == best)  # highest-ranked tied
-    share = best / sum(top_sims)
+    winner = next(int(routes[i]) for i in top if weight[int(routes[i])] >= best - EPS)  # highest-ranked tied
+    total = sum(top_sims)
+    share = best / total
     neighbours = tuple(int(episodes[i]) for i in top)
-    if share < vote_share:
+    if best < vote_share * total - EPS:
         return Vote(DEFAULT_INDEX, False, share, neighbours)
     return Vote(winner, True, share, neighbours)
