@@ -10,7 +10,9 @@ CLI, the reflectors and the lab's editor, and it names the bad field.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+import json
+from dataclasses import asdict, dataclass
+from functools import cached_property
 from typing import Any
 
 from .errors import AELError
@@ -75,6 +77,14 @@ class PolicySpec:
     @property
     def retrieves_nothing(self) -> bool:
         return not self.tiers or self.k == 0 or self.format == "none"
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """A stable text key of everything that shapes retrieval (for caches):
+        two specs with the same fingerprint retrieve the same entries."""
+        d = self.to_dict()
+        d.pop("description")
+        return json.dumps(d, sort_keys=True)
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
