@@ -66,13 +66,21 @@ class SupportReflector:
 
     @classmethod
     def from_options(cls, options: dict[str, Any]) -> "SupportReflector":
-        """Read reflect_trigger / reflect_every / reflect_window / reflect_threshold
-        (other keys belong to the session and are ignored)."""
+        """Read trigger / cadence / window / threshold (the CLI's keys; the long
+        names reflect_trigger, reflect_every, reflect_window, reflect_threshold
+        are accepted too). Missing or None means the default; other keys belong
+        to the session and are ignored."""
+        def pick(short: str, long: str, default: Any) -> Any:
+            for key in (short, long):
+                if options.get(key) is not None:
+                    return options[key]
+            return default
+
         return cls(
-            trigger=options.get("reflect_trigger", "diagnose"),
-            cadence=options.get("reflect_every", 40),
-            window=options.get("reflect_window", 120),
-            threshold=options.get("reflect_threshold", 0.58),
+            trigger=pick("trigger", "reflect_trigger", "diagnose"),
+            cadence=pick("cadence", "reflect_every", 40),
+            window=pick("window", "reflect_window", 120),
+            threshold=pick("threshold", "reflect_threshold", 0.58),
         )
 
     # ------------------------------------------------------------------ gate
@@ -162,22 +170,27 @@ def _correct(record: dict[str, Any]) -> bool:
 
 
 def _fixed_pattern(ctx: ReflectionContext, fixed: list[int]) -> Pattern | None:
-    """The endpoint most of the fixed failures share, and how often its route is the gold one.
-    Reads only what the agent saw (endpoint) and gold routes revealed after each episode."""
+    """How the fixed failures' endpoints line up with their gold routes (both revealed
+    to the agent by then): the endpoint with the most fixed failures is the pattern,
+    and the content lists up to three endpoints."""
     if not fixed:
         return None
     by_endpoint: dict[str, Counter[str]] = defaultdict(Counter)
     for u in fixed:
         q = ctx.scenario.query(u)
         by_endpoint[q.metadata["endpoint"]][q.truth["gold_route"]] += 1
-    endpoint = max(sorted(by_endpoint), key=lambda e: sum(by_endpoint[e].values()))
-    route, count = by_endpoint[endpoint].most_common(1)[0]
-    n = sum(by_endpoint[endpoint].values())
-    others = len(by_endpoint) - 1
-    more = f" (and {others} more endpoints alike)" if others else ""
-    return Pattern(key=f"endpoint:{endpoint}", direction=route, support=n, strength=count / n,
-                   content=f"endpoint {endpoint} → {route} in {count} of {n} fixed failures{more}",
-                   metadata={"kind": "endpoint", "endpoint": endpoint})
+    ranked = sorted(by_endpoint, key=lambda e: (-sum(by_endpoint[e].values()), e))
+    parts = []
+    for e in ranked[:3]:
+        route, count = by_endpoint[e].most_common(1)[0]
+        parts.append(f"{e} → {route} ({count} of {sum(by_endpoint[e].values())})")
+    more = f", and {len(ranked) - 3} more endpoints" if len(ranked) > 3 else ""
+    top = ranked[0]
+    route, count = by_endpoint[top].most_common(1)[0]
+    n = sum(by_endpoint[top].values())
+    return Pattern(key=f"endpoint:{top}", direction=route, support=n, strength=count / n,
+                   content=f"endpoint → gold route on the fixed failures: {', '.join(parts)}{more}",
+                   metadata={"kind": "endpoint", "endpoint": top})
 
 
 def _strongest_endpoint_pattern(ctx: ReflectionContext) -> str:

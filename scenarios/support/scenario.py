@@ -31,7 +31,7 @@ from . import patterns
 from .bank import N_EPISODES, REGIME_NAMES, ROUTES
 from .policies import ALL_POLICIES, INITIAL_POOL, ROUTE_AWARE, behaviour_key, episodic_record, route_live
 from .reflector import SupportReflector
-from .stream import regime_of, tickets
+from .stream import generate, regime_of, tickets
 from .table import EPISODIC_QUALITY, PredictionTable, compute_predictions, prediction_table, similarity_for
 from .text import stream_similarity
 
@@ -56,6 +56,18 @@ SELECTORS: list[str] = [
 
 _OPTIONS = ("n_episodes",)
 
+# The paper's `tab:cliapi_stream` (5 seeds), by selector name.
+PAPER_TABLE: dict[str, dict[str, float]] = {
+    "fixed:none": {"R0": .134, "R1": .119, "R2": .347, "R3": .217, "overall": .204, "overall_sd": .013},
+    "fixed:compressed": {"R0": .899, "R1": .420, "R2": .475, "R3": .218, "overall": .503, "overall_sd": .009},
+    "fixed:class_balanced": {"R0": .913, "R1": .543, "R2": .528, "R3": .207, "overall": .548, "overall_sd": .010},
+    "ucb1": {"R0": .873, "R1": .465, "R2": .481, "R3": .215, "overall": .508, "overall_sd": .013},
+    "ts": {"R0": .893, "R1": .525, "R2": .519, "R3": .206, "overall": .535, "overall_sd": .009},
+    "ts+reflection": {"R0": .893, "R1": .525, "R2": .519, "R3": .863, "overall": .700, "overall_sd": .011,
+                      "injected": 920},
+    "oracle": {"R0": .922, "R1": .657, "R2": .607, "R3": .917, "overall": .776, "overall_sd": .012},
+}
+
 
 class SupportScenario(ScenarioBase):
     """Route 1,200 support tickets to one of 8 routes with a retrieval-policy bandit."""
@@ -64,6 +76,8 @@ class SupportScenario(ScenarioBase):
     regime_names = list(REGIME_NAMES)
     match_bonuses = {"endpoint": 1.0}  # what `relevance`-ordered (edited) policies match on
     all_selectors = SELECTORS
+    shareable = True  # no run state: sessions on one seed may share one instance (and its caches)
+    paper_table = PAPER_TABLE
 
     def __init__(self, seed: int, **options: Any):
         unknown = sorted(set(options) - set(_OPTIONS))
@@ -85,6 +99,11 @@ class SupportScenario(ScenarioBase):
     def table(self) -> PredictionTable:
         """The seed's prediction table (computed on first use, then shared by all sessions)."""
         return prediction_table(self.seed)
+
+    @staticmethod
+    def export_stream(seed: int) -> list[dict[str, Any]]:
+        """The tickets of `seed` in canonical key order (`ael-lab export-stream support`)."""
+        return generate(seed)
 
     def session_seed(self) -> list[int]:
         return [self.seed, 1]  # spec §6: the selectors' generator is default_rng([seed, 1])
@@ -112,8 +131,11 @@ class SupportScenario(ScenarioBase):
         if col is not None and ctx.memory.counts()["episodic"] == t:
             route, source = ROUTES[int(self.table.routes[t, col])], "table"
         else:
+            # The session substitutes the fallback's hits when a policy retrieves nothing;
+            # a gated vote must see its own (possibly empty) hits, so it retrieves again.
+            hits = ctx.hits if ctx.policy.fallback is None else None
             vote = route_live(ctx.policy, ctx.memory, self.query_dict(query), self._similarity,
-                              self._sim[t], hits=ctx.hits)
+                              self._sim[t], hits=hits)
             route, source = ROUTES[vote.route], "live"
         gold = query.truth["gold_route"]
         ok = route == gold
@@ -184,8 +206,7 @@ class SupportScenario(ScenarioBase):
 
     # ----------------------------------------------------------- reflection
     def make_reflector(self, options: dict[str, Any]) -> SupportReflector:
-        return SupportReflector.from_options({**{k: self.defaults[k] for k in (
-            "reflect_every", "reflect_window", "reflect_threshold")}, **options})
+        return SupportReflector.from_options(options)
 
     def side_info(self, start: int, end: int) -> dict[str, Any]:
         """Facts about episodes [start, end) the agent never sees: how strongly each
