@@ -1,0 +1,10 @@
+"""The paper's D-full hourly portfolio task: data sources, the 12 tools, episode
+mechanics, non-LLM baselines and the LLM prompt/parser.
+
+Modules: `data` (Market, load_market, phases), `market` (synthetic generator),
+`yahoo` (yfinance with an on-disk cache).
+"""
+
+from .data import DFULL_TICKERS, PHASES, Market, load_market, phase_of_bars, split_phases
+
+__all__ = ["DFULL_TICKERS", "Market", "PHASES", "load_market", "phase_of_bars", "split_phases"]
