@@ -1,0 +1,310 @@
+"""A fake LLM server on 127.0.0.1 that speaks just enough of three APIs for
+the real SDKs to talk to it:
+
+- Anthropic Messages: POST /v1/messages
+- Gemini generateContent: POST /{v1,v1beta}/models/{model}:generateContent
+- OpenAI chat completions: POST /v1/chat/completions
+
+Tests script what it does next (`server.script(ok(...), rate_limited(2), ...)`);
+when the script is empty it falls back to its mode: `echo` answers every
+request with an object built from the JSON schema the client embedded in its
+prompt (between <json-schema> and </json-schema>), `fail` answers 500. Every
+request is kept in `server.requests` (headers included, so a test can check
+the key was sent, and then that it appears nowhere else).
+
+By hand:  python -m tests.fake_llm_server --port 8765 --mode echo
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import threading
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Iterator
+
+from engine.llm.prompt import SCHEMA_CLOSE, SCHEMA_OPEN
+from engine.llm.schema import example_for
+
+MAX_BODY = 2_000_000
+GEMINI_PATH = re.compile(r"^/(v1|v1beta|v1alpha)/models/([^/:]+):generateContent$")
+
+
+@dataclass(frozen=True)
+class Behaviour:
+    """What the server does with one request.
+
+    kind: `ok` (answer `text` as the model's reply), `status` (an API error
+    with `status`, `headers` and, if given, `text` as its message), `hang`
+    (say nothing for `seconds`).
+    """
+
+    kind: str
+    text: str = ""
+    status: int = 200
+    headers: tuple[tuple[str, str], ...] = ()
+    seconds: float = 0.0
+
+
+def ok(data: Any) -> Behaviour:
+    """A reply whose text is `data` (a str as is, anything else as JSON)."""
+    return Behaviour("ok", data if isinstance(data, str) else json.dumps(data))
+
+
+def not_json(text: str = "Sure! Here is what I found: the regime changed.") -> Behaviour:
+    return Behaviour("ok", text)
+
+
+def schema_invalid(data: Any = None) -> Behaviour:
+    """Valid JSON that (for the tests' schemas) breaks the schema."""
+    return ok({"unexpected": "shape"} if data is None else data)
+
+
+def rate_limited(retry_after: float | str | None = 1) -> Behaviour:
+    headers = (("retry-after", str(retry_after)),) if retry_after is not None else ()
+    return Behaviour("status", status=429, headers=headers)
+
+
+def server_error(status: int = 500) -> Behaviour:
+    return Behaviour("status", status=status)
+
+
+def error(status: int, message: str = "") -> Behaviour:
+    """An API error with the given status and message (e.g. a 401 that quotes the key)."""
+    return Behaviour("status", text=message, status=status)
+
+
+def hang(seconds: float = 2.0) -> Behaviour:
+    """Keep the client waiting (bounded by the server's `max_hang_s`)."""
+    return Behaviour("hang", seconds=seconds)
+
+
+@dataclass
+class SeenRequest:
+    method: str
+    path: str
+    api: str                      # anthropic | gemini | openai | unknown
+    headers: dict[str, str]
+    body: Any
+    raw: str = field(repr=False, default="")
+
+
+class FakeLLMServer:
+    """A threaded HTTP server on 127.0.0.1 (port 0 picks a free one).
+
+    Use as a context manager; leaving it stops the server and ends any hang.
+    """
+
+    def __init__(self, mode: str = "echo", port: int = 0, max_hang_s: float = 5.0) -> None:
+        if mode not in ("echo", "fail"):
+            raise ValueError(f"mode {mode!r}: expected echo or fail")
+        self.mode = mode
+        self.max_hang_s = max_hang_s
+        self.requests: list[SeenRequest] = []
+        self.log: list[str] = []
+        self._script: deque[Behaviour] = deque()
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._count = 0
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", port), _handler_for(self))
+        self._httpd.daemon_threads = True  # a hung handler must not block shutdown
+        self._thread: threading.Thread | None = None
+
+    @property
+    def port(self) -> int:
+        return self._httpd.server_address[1]
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def script(self, *behaviours: Behaviour) -> None:
+        """Queue what the next requests get, in order."""
+        with self._lock:
+            self._script.extend(behaviours)
+
+    def pending(self) -> int:
+        with self._lock:
+            return len(self._script)
+
+    def start(self) -> "FakeLLMServer":
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.01},
+                                        name="fake-llm-server", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._httpd.shutdown()
+            self._thread.join(timeout=5)
+        self._httpd.server_close()
+
+    def __enter__(self) -> "FakeLLMServer":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- used by the handler ---------------------------------------------
+    def _note(self, seen: SeenRequest) -> None:
+        with self._lock:
+            self.requests.append(seen)
+
+    def _next(self, seen: SeenRequest) -> tuple[Behaviour, int]:
+        with self._lock:
+            self.requests.append(seen)
+            self._count += 1
+            if self._script:
+                return self._script.popleft(), self._count
+        if self.mode == "fail":
+            return server_error(500), self._count
+        return Behaviour("ok", json.dumps(_echo_answer(seen.body))), self._count
+
+
+def _echo_answer(body: Any) -> Any:
+    """An object shaped by the schema embedded in the request, if any."""
+    for text in _strings(body):
+        start = text.find(SCHEMA_OPEN)
+        end = text.find(SCHEMA_CLOSE, start + 1)
+        if start >= 0 and end > start:
+            try:
+                return example_for(json.loads(text[start + len(SCHEMA_OPEN):end]))
+            except (ValueError, KeyError, TypeError, AttributeError):
+                break
+    return {"echo": True}
+
+
+def _strings(value: Any, depth: int = 0) -> Iterator[str]:
+    if depth > 20:  # bounded: request bodies are shallow
+        return
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _strings(v, depth + 1)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _strings(v, depth + 1)
+
+
+def _handler_for(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True  # headers and body go out in two writes; no 40 ms delayed-ACK stall
+
+        def log_message(self, fmt: str, *args: Any) -> None:  # keep test output clean
+            server.log.append(fmt % args)
+
+        def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
+            length = min(int(self.headers.get("content-length") or 0), MAX_BODY)
+            raw = self.rfile.read(length).decode("utf-8", "replace")
+            try:
+                body = json.loads(raw) if raw else None
+            except ValueError:
+                body = None
+            path = self.path.split("?", 1)[0]
+            api, model = _route(path, body)
+            seen = SeenRequest("POST", self.path, api, dict(self.headers.items()), body, raw)
+            if api == "unknown":  # noted, but it does not use up a scripted behaviour
+                server._note(seen)
+                return self._send(404, {"error": {"message": f"no route {path}"}})
+            behaviour, n = server._next(seen)
+            if behaviour.kind == "hang":
+                server._stop.wait(min(behaviour.seconds, server.max_hang_s))
+                if server._stop.is_set():
+                    return
+                behaviour = Behaviour("ok", json.dumps(_echo_answer(body)))
+            if behaviour.kind == "status":
+                return self._send(behaviour.status, _error_body(api, behaviour.status, behaviour.text),
+                                  dict(behaviour.headers))
+            tokens_in, tokens_out = max(1, len(raw) // 4), max(1, len(behaviour.text) // 4)
+            self._send(200, _ok_body(api, model, behaviour.text, tokens_in, tokens_out, n))
+
+        def do_GET(self) -> None:  # noqa: N802
+            self._send(404, {"error": {"message": "only POST is spoken here"}})
+
+        def _send(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
+            data = json.dumps(payload).encode("utf-8")
+            try:
+                self.send_response(status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.send_header("request-id", "req_fake")
+                for k, v in (headers or {}).items():
+                    self.send_header(k, v)
+                self.end_headers()
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up (a timeout test); nothing to tell it
+
+    return Handler
+
+
+def _route(path: str, body: Any) -> tuple[str, str]:
+    model = body.get("model", "") if isinstance(body, dict) else ""
+    if path == "/v1/messages":
+        return "anthropic", model
+    m = GEMINI_PATH.match(path)
+    if m:
+        return "gemini", m.group(2)
+    if path in ("/v1/chat/completions", "/chat/completions"):
+        return "openai", model
+    return "unknown", model
+
+
+def _ok_body(api: str, model: str, text: str, tokens_in: int, tokens_out: int, n: int) -> dict[str, Any]:
+    if api == "anthropic":
+        return {"id": f"msg_fake_{n}", "type": "message", "role": "assistant",
+                "content": [{"type": "text", "text": text}], "model": model,
+                "stop_reason": "end_turn", "stop_sequence": None,
+                "usage": {"input_tokens": tokens_in, "output_tokens": tokens_out}}
+    if api == "gemini":
+        return {"candidates": [{"content": {"role": "model", "parts": [{"text": text}]},
+                                "finishReason": "STOP", "index": 0}],
+                "usageMetadata": {"promptTokenCount": tokens_in, "candidatesTokenCount": tokens_out,
+                                  "totalTokenCount": tokens_in + tokens_out},
+                "modelVersion": model}
+    return {"id": f"chatcmpl-fake-{n}", "object": "chat.completion", "created": 0, "model": model,
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
+                         "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": tokens_in, "completion_tokens": tokens_out,
+                      "total_tokens": tokens_in + tokens_out}}
+
+
+def _error_body(api: str, status: int, message: str = "") -> dict[str, Any]:
+    message = message or ("rate limited, slow down" if status == 429 else "the fake server failed on purpose")
+    if api == "anthropic":
+        kind = {429: "rate_limit_error", 529: "overloaded_error"}.get(status, "api_error")
+        return {"type": "error", "error": {"type": kind, "message": message}}
+    if api == "gemini":
+        kind = {429: "RESOURCE_EXHAUSTED", 503: "UNAVAILABLE"}.get(status, "INTERNAL")
+        return {"error": {"code": status, "message": message, "status": kind}}
+    return {"error": {"message": message, "type": "server_error", "code": status}}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--mode", choices=("echo", "fail"), default="echo")
+    parser.add_argument("--seconds", type=float, default=0.0,
+                        help="stop after this many seconds (default: run until Ctrl-C)")
+    args = parser.parse_args(argv)
+    server = FakeLLMServer(args.mode, args.port).start()
+    print(f"fake LLM server on {server.url} (mode {args.mode}); point a client at it with e.g.\n"
+          f"  ANTHROPIC_BASE_URL={server.url} GOOGLE_GEMINI_BASE_URL={server.url} "
+          f"AEL_OPENAI_BASE_URL={server.url}  (any non-empty key works)", flush=True)
+    try:
+        threading.Event().wait(args.seconds if args.seconds > 0 else None)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
