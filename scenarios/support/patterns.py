@@ -68,18 +68,20 @@ def endpoint_patterns(entries: list[MemoryEntry]) -> list[Pattern]:
 
 
 def token_patterns(entries: list[MemoryEntry]) -> list[Pattern]:
-    per_token: dict[str, Counter[str]] = defaultdict(Counter)
+    per_token: dict[str, dict[str, int]] = defaultdict(dict)
     for e in entries:
+        route = e.metadata["route"]
         for tok in tokens(ticket_text(e)):
-            per_token[tok][e.metadata["route"]] += 1
+            counts = per_token[tok]
+            counts[route] = counts.get(route, 0) + 1
     found = []
-    for tok, routes in per_token.items():
-        n = sum(routes.values())
-        if n < TOKEN_MIN_TICKETS:
+    for tok, counts in per_token.items():
+        n = sum(counts.values())
+        # A precision of 0.9 leaves one route a strict majority, so no tie-break is needed.
+        if n < TOKEN_MIN_TICKETS or max(counts.values()) < TOKEN_MIN_PRECISION * n:
             continue
-        route, count = _majority(list(routes.elements()))
-        if count / n >= TOKEN_MIN_PRECISION:
-            found.append((n, tok, route, count))
+        route = max(counts, key=counts.__getitem__)
+        found.append((n, tok, route, counts[route]))
     found.sort(key=lambda x: (-x[0], x[1]))
     return [
         Pattern(

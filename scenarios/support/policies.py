@@ -25,6 +25,8 @@ fallback is what marks a gated vote (an explicit `vote_k` field would be cleaner
 
 from __future__ import annotations
 
+import json
+from functools import lru_cache
 from typing import Any, Callable
 
 import numpy as np
@@ -65,11 +67,11 @@ _ROUTE_INDEX = {r: i for i, r in enumerate(ROUTES)}
 Similarity = Callable[[dict[str, Any], str, np.ndarray], np.ndarray]
 
 
+@lru_cache(maxsize=1024)  # specs are frozen (hashable); act asks once per episode
 def behaviour_key(spec: PolicySpec) -> str:
     """What a policy does, as canonical JSON: its fields minus name and description,
-    which do not change a prediction (a renamed copy of route_aware predicts alike)."""
-    import json
-
+    which do not change a prediction (a renamed copy of route_aware predicts alike;
+    the engine's `PolicySpec.fingerprint` keeps the name, so it is not used here)."""
     d = spec.to_dict()
     d.pop("name")
     d.pop("description")

@@ -7,9 +7,10 @@ path — a `MemoryStore` filled one ticket at a time, `MemoryStore.retrieve`
 under each `PolicySpec`, then the router — and cached, so the scenario's `act`
 is a lookup, and the fixed-policy, oracle and replay analyses read `C[t, p]`.
 
-Cost: about 0.5 s per seed on the reference machine, most of it inside
-`MemoryStore.retrieve` (its per-group selection is a Python loop over every
-candidate; see the module tests for the timing budget).
+Cost: about 0.6 s per seed on the development machine (plus 0.05 s for the
+similarity matrix), nearly all of it inside `MemoryStore.retrieve`: its
+per-group selection (class_balanced) is a Python loop over every candidate,
+and a recency policy returning 200 entries materialises 200 `Hit`s per call.
 """
 
 from __future__ import annotations
