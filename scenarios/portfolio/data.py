@@ -95,6 +95,17 @@ class Market:
     regime_names: tuple[str, ...] = ()
     _next_returns: np.ndarray | None = field(default=None, repr=False, compare=False)
 
+    def __post_init__(self) -> None:
+        # One memory layout for every source: numpy's reductions sum in a layout-dependent
+        # order, and a tool's value at a bar must be the same whatever built the arrays.
+        for name in ("open", "high", "low", "close", "volume"):
+            setattr(self, name, np.ascontiguousarray(getattr(self, name), dtype=float))
+        shape = self.close.shape
+        if shape != (len(self.timestamps), len(self.tickers)) or any(
+                getattr(self, a).shape != shape for a in ("open", "high", "low", "volume")):
+            raise ValueError(f"price arrays must be (n_bars, n_tickers) = "
+                             f"({len(self.timestamps)}, {len(self.tickers)}), got {shape}")
+
     @property
     def n_bars(self) -> int:
         return int(self.close.shape[0])
