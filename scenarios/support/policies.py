@@ -52,8 +52,8 @@ CLASS_BALANCED = PolicySpec("class_balanced", EPISODIC, 3, order="similarity", p
 ROUTE_AWARE = PolicySpec(
     "route_aware", EPISODIC, 10, order="similarity", filters=(Filter("endpoint"),), window=10,
     min_score=0.2, vote_share=0.67, fallback="compressed",
-    description="The last 10 tickets on the same endpoint with similarity >= 0.2, voted with share "
-                "0.67; when that vote is not confident, exactly compressed.",
+    description="The last 10 tickets on the same endpoint with similarity >= 0.2, all voting with "
+                "share 0.67; when that vote is not confident, exactly compressed.",
 )
 
 # Arm order of the initial pool (spec §6: UCB1 plays arms 0..4 in this order).
@@ -67,11 +67,22 @@ _ROUTE_INDEX = {r: i for i, r in enumerate(ROUTES)}
 Similarity = Callable[[dict[str, Any], str, np.ndarray], np.ndarray]
 
 
-@lru_cache(maxsize=1024)  # specs are frozen (hashable); act asks once per episode
 def behaviour_key(spec: PolicySpec) -> str:
     """What a policy does, as canonical JSON: its fields minus name and description,
     which do not change a prediction (a renamed copy of route_aware predicts alike;
     the engine's `PolicySpec.fingerprint` keeps the name, so it is not used here)."""
+    try:
+        return _cached_key(spec)
+    except TypeError:  # a spec built by hand with a list inside is not hashable
+        return _key(spec)
+
+
+@lru_cache(maxsize=1024)  # validated specs are frozen and hashable; act asks once per episode
+def _cached_key(spec: PolicySpec) -> str:
+    return _key(spec)
+
+
+def _key(spec: PolicySpec) -> str:
     d = spec.to_dict()
     d.pop("name")
     d.pop("description")
