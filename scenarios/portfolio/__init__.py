@@ -1,12 +1,18 @@
 """The paper's D-full hourly portfolio task: data sources, the 12 tools, episode
-mechanics, non-LLM baselines and the LLM prompt/parser.
+mechanics, and non-LLM baselines.
 
 Modules: `data` (Market, load_market, phases), `market` (synthetic generator),
-`yahoo` (yfinance with an on-disk cache), `tools` (ToolBox).
+`yahoo` (yfinance with an on-disk cache), `tools` (ToolBox), `episode`
+(weights, returns, outcome score, bandit reward), `baselines`.
 """
 
+from .baselines import BASELINES, evaluate_baselines, simulate_baseline
 from .data import DFULL_TICKERS, PHASES, Market, load_market, phase_of_bars, split_phases
+from .episode import PortfolioState, bandit_reward, outcome_score, return_regime, step_portfolio
 from .tools import TOOL_NAMES, ToolBox
 
-__all__ = ["DFULL_TICKERS", "Market", "PHASES", "TOOL_NAMES", "ToolBox", "load_market", "phase_of_bars",
-           "split_phases"]
+__all__ = [
+    "BASELINES", "DFULL_TICKERS", "Market", "PHASES", "PortfolioState", "TOOL_NAMES",
+    "ToolBox", "bandit_reward", "evaluate_baselines", "load_market", "outcome_score",
+    "phase_of_bars", "return_regime", "simulate_baseline", "split_phases", "step_portfolio",
+]
