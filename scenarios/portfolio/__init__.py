@@ -1,18 +1,19 @@
 """The paper's D-full hourly portfolio task: data sources, the 12 tools, episode
-mechanics, and non-LLM baselines.
+mechanics, non-LLM baselines and the LLM prompt/parser.
 
 Modules: `data` (Market, load_market, phases), `market` (synthetic generator),
 `yahoo` (yfinance with an on-disk cache), `tools` (ToolBox), `episode`
-(weights, returns, outcome score, bandit reward), `baselines`.
+(weights, returns, outcome score, bandit reward), `baselines`, `prompt`.
 """
 
 from .baselines import BASELINES, evaluate_baselines, simulate_baseline
 from .data import DFULL_TICKERS, PHASES, Market, load_market, phase_of_bars, split_phases
 from .episode import PortfolioState, bandit_reward, outcome_score, return_regime, step_portfolio
+from .prompt import PromptContext, build_prompt, parse_weights
 from .tools import TOOL_NAMES, ToolBox
 
 __all__ = [
-    "BASELINES", "DFULL_TICKERS", "Market", "PHASES", "PortfolioState", "TOOL_NAMES",
-    "ToolBox", "bandit_reward", "evaluate_baselines", "load_market", "outcome_score",
-    "phase_of_bars", "return_regime", "simulate_baseline", "split_phases", "step_portfolio",
+    "BASELINES", "DFULL_TICKERS", "Market", "PHASES", "PortfolioState", "PromptContext", "TOOL_NAMES",
+    "ToolBox", "bandit_reward", "build_prompt", "evaluate_baselines", "load_market", "outcome_score",
+    "parse_weights", "phase_of_bars", "return_regime", "simulate_baseline", "split_phases", "step_portfolio",
 ]
