@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Any, Sequence
 
@@ -144,8 +145,13 @@ def export_stream(args: argparse.Namespace) -> int:
     exporter = getattr(cls, "export_stream", None)
     if exporter is None:
         raise AELError(f"the {args.scenario} scenario has no stream to export")
-    for row in exporter(args.seed):
-        sys.stdout.write(json.dumps(row) + "\n")
+    try:
+        for row in exporter(args.seed):
+            sys.stdout.write(json.dumps(row) + "\n")
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # the reader (say `head`) has had enough: stop quietly, as Unix tools do
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 

@@ -244,7 +244,7 @@ class MemoryStore:
         for the few that are returned."""
         if spec.retrieves_nothing:
             return []
-        scores, episodes, tiers, rows = [], [], [], []
+        scores, episodes, tiers, rows, groups = [], [], [], [], []
         for tier_pos, tier_name in enumerate(spec.tiers):
             tier = self.tiers[tier_name]
             n = len(tier)
@@ -276,6 +276,8 @@ class MemoryStore:
             episodes.append(tier.episode[idx[ok]])
             rows.append(idx[ok])
             tiers.append(np.full(int(ok.sum()), tier_pos))
+            if spec.per_group:
+                groups.append(tier.column(spec.per_group)[idx[ok]])
         if not scores:
             return []
         score = np.concatenate(scores)
@@ -285,15 +287,15 @@ class MemoryStore:
         # lexsort: last key is primary. Best score, then newest episode, then latest write.
         order = np.lexsort((-row, -episode, -score))
         if spec.per_group:
-            taken: dict[Any, int] = {}
-            chosen = []
-            for j in order:
-                e = self.tiers[spec.tiers[tier_pos[j]]].entries[row[j]]
-                g = _hashable(e.metadata.get(spec.per_group))
-                if taken.get(g, 0) < spec.k:
-                    taken[g] = taken.get(g, 0) + 1
-                    chosen.append(j)
-            top = chosen
+            # rank within each group without a Python loop: group codes in ranked order,
+            # a stable sort by group, then each entry's position inside its group
+            group = np.concatenate(groups)[order]
+            by_group = np.argsort(group, kind="stable")
+            sorted_groups = group[by_group]
+            starts = np.flatnonzero(np.r_[True, sorted_groups[1:] != sorted_groups[:-1]])
+            rank = np.empty(len(group), dtype=np.int64)
+            rank[by_group] = np.arange(len(group)) - np.repeat(starts, np.diff(np.r_[starts, len(group)]))
+            top = list(order[rank < spec.k])
         else:
             top = list(order[: spec.k])
         hits = [Hit(self.tiers[spec.tiers[tier_pos[j]]].entries[row[j]], float(score[j])) for j in top]

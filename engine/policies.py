@@ -23,7 +23,7 @@ FORMATS = ("none", "full", "sliding_window", "ranked_truncate")
 MAX_K = 500
 _FIELDS = (
     "name", "tiers", "k", "order", "filters", "window", "per_group", "min_score",
-    "format", "keep_first", "keep_last", "token_budget", "vote_share", "fallback",
+    "format", "keep_first", "keep_last", "token_budget", "vote_share", "vote_k", "fallback",
     "description",
 )
 
@@ -55,6 +55,8 @@ class PolicySpec:
       always kept) or `none`.
     - `vote_share`: the share of evidence weight an answer needs before an
       agent that votes over the retrieved entries acts on it.
+    - `vote_k`: how many of the retrieved entries such a vote weighs (None: the
+      agent's own default, e.g. the support router's 5 nearest).
     - `fallback`: the name of a policy to use when this one yields no usable evidence.
     """
 
@@ -71,6 +73,7 @@ class PolicySpec:
     keep_last: int = 3
     token_budget: int | None = None
     vote_share: float = 0.5
+    vote_k: int | None = None
     fallback: str | None = None
     description: str = ""
 
@@ -80,9 +83,10 @@ class PolicySpec:
 
     @cached_property
     def fingerprint(self) -> str:
-        """A stable text key of everything that shapes retrieval (for caches):
-        two specs with the same fingerprint retrieve the same entries."""
+        """A stable text key of what the policy does (for caches): every field but
+        its name and description, so a renamed copy shares the key."""
         d = self.to_dict()
+        d.pop("name")
         d.pop("description")
         return json.dumps(d, sort_keys=True)
 
@@ -146,6 +150,9 @@ class PolicySpec:
         if fmt == "ranked_truncate" and token_budget is None:
             raise AELError("policy field 'token_budget': required when format is ranked_truncate")
         vote_share = _float(raw, "vote_share", 0.5, 0.0, 1.0)
+        vote_k = raw.get("vote_k")
+        if vote_k is not None:
+            vote_k = _int(raw, "vote_k", None, 1, MAX_K)
         fallback = raw.get("fallback")
         if fallback is not None:
             if not isinstance(fallback, str) or fallback == name:
@@ -158,7 +165,7 @@ class PolicySpec:
         return cls(
             name=name, tiers=tuple(tiers), k=k, order=order, filters=tuple(filters), window=window,
             per_group=per_group, min_score=min_score, format=fmt, keep_first=keep_first,
-            keep_last=keep_last, token_budget=token_budget, vote_share=vote_share,
+            keep_last=keep_last, token_budget=token_budget, vote_share=vote_share, vote_k=vote_k,
             fallback=fallback, description=description,
         )
 

@@ -41,7 +41,9 @@ class Query:
 
 @dataclass
 class AgentContext:
-    """Everything the agent is given besides the query."""
+    """Everything the agent is given besides the query. `hits_from` names the
+    policy whose retrieval produced `hits`: the chosen one, or its fallback
+    when the chosen one retrieved nothing."""
 
     policy: PolicySpec
     hits: list[Hit]
@@ -49,6 +51,7 @@ class AgentContext:
     insight: dict[str, Any] | None
     memory: MemoryStore
     rng: np.random.Generator
+    hits_from: str = ""
 
 
 @dataclass

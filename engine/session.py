@@ -173,15 +173,18 @@ class Session:
         arm = self.selector.arms[arm_i]
         policy = self.pool[arm.name]
         qdict = {**query.metadata, "_episode": t}
+        hits_from = policy.name
         if phase == "warmup":
             hits, rules, insight = [], [], None
         else:
             hits = self.memory.retrieve(policy, qdict, scenario.similarity)
             if not hits and policy.fallback and policy.fallback in self.pool:
+                hits_from = policy.fallback
                 hits = self.memory.retrieve(self.pool[policy.fallback], qdict, scenario.similarity)
             rules = scenario.applicable_rules(query, self.memory)
             insight = self.insight
-        ctx = AgentContext(policy=policy, hits=hits, rules=rules, insight=insight, memory=self.memory, rng=self.rng)
+        ctx = AgentContext(policy=policy, hits=hits, rules=rules, insight=insight, memory=self.memory,
+                           rng=self.rng, hits_from=hits_from)
         outcome = scenario.act(query, ctx)
         self.selector.update(arm_i, outcome.reward)
         if not self.memory.frozen:

@@ -17,16 +17,12 @@ episode t is a pure function of (seed, spec, t). Parameters follow the paper's
 
 The router then votes with the 5 nearest of the support set (see `predictor`).
 One exception, from the spec's wording for route_aware ("if any remain, vote
-over them"): a policy with a `fallback` is a confidence-gated vote, and that
-vote is over *everything* it retrieved (up to route_aware's 10), not the 5
-nearest. `PolicySpec` has no field for the vote's size, so the presence of a
-fallback is what marks a gated vote (an explicit `vote_k` field would be cleaner).
+over them"): its vote weighs everything it retrieved (`vote_k=10`), not the
+5 nearest.
 """
 
 from __future__ import annotations
 
-import json
-from functools import lru_cache
 from typing import Any, Callable
 
 import numpy as np
@@ -51,7 +47,7 @@ CLASS_BALANCED = PolicySpec("class_balanced", EPISODIC, 3, order="similarity", p
                             description="The 3 most similar tickets of each route seen so far.")
 ROUTE_AWARE = PolicySpec(
     "route_aware", EPISODIC, 10, order="similarity", filters=(Filter("endpoint"),), window=10,
-    min_score=0.2, vote_share=0.67, fallback="compressed",
+    min_score=0.2, vote_share=0.67, vote_k=10, fallback="compressed",
     description="The last 10 tickets on the same endpoint with similarity >= 0.2, all voting with "
                 "share 0.67; when that vote is not confident, exactly compressed.",
 )
@@ -68,31 +64,15 @@ Similarity = Callable[[dict[str, Any], str, np.ndarray], np.ndarray]
 
 
 def behaviour_key(spec: PolicySpec) -> str:
-    """What a policy does, as canonical JSON: its fields minus name and description,
-    which do not change a prediction (a renamed copy of route_aware predicts alike;
-    the engine's `PolicySpec.fingerprint` keeps the name, so it is not used here)."""
-    try:
-        return _cached_key(spec)
-    except TypeError:  # a spec built by hand with a list inside is not hashable
-        return _key(spec)
-
-
-@lru_cache(maxsize=1024)  # validated specs are frozen and hashable; act asks once per episode
-def _cached_key(spec: PolicySpec) -> str:
-    return _key(spec)
-
-
-def _key(spec: PolicySpec) -> str:
-    d = spec.to_dict()
-    d.pop("name")
-    d.pop("description")
-    return json.dumps(d, sort_keys=True)
+    """What a policy does: every field but its name and description (a renamed
+    copy of route_aware predicts alike), i.e. the engine's cached fingerprint."""
+    return spec.fingerprint
 
 
 def vote_size(spec: PolicySpec, n_hits: int) -> int:
-    """How many of the retrieved tickets vote: all of them for a gated vote (a policy
-    with a fallback), else the router's k = 5 nearest."""
-    return max(n_hits, 1) if spec.fallback else K_NEIGHBOURS
+    """How many of the retrieved tickets vote: the policy's `vote_k` (route_aware's
+    gated vote weighs all of its up to 10), else the router's k = 5 nearest."""
+    return spec.vote_k if spec.vote_k is not None else K_NEIGHBOURS
 
 
 def vote_on_hits(hits: list[Hit], sim_row: np.ndarray, vote_share: float, k: int = K_NEIGHBOURS) -> Vote:

@@ -131,9 +131,9 @@ class SupportScenario(ScenarioBase):
         if col is not None and ctx.memory.counts()["episodic"] == t:
             route, source = ROUTES[int(self.table.routes[t, col])], "table"
         else:
-            # The session substitutes the fallback's hits when a policy retrieves nothing;
-            # a gated vote must see its own (possibly empty) hits, so it retrieves again.
-            hits = ctx.hits if ctx.policy.fallback is None else None
+            # A gated vote must see its own (possibly empty) hits, not the fallback's
+            # that the session substitutes when the policy retrieved nothing.
+            hits = ctx.hits if ctx.hits_from == ctx.policy.name else None
             vote = route_live(ctx.policy, ctx.memory, self.query_dict(query), self._similarity,
                               self._sim[t], hits=hits)
             route, source = ROUTES[vote.route], "live"
