@@ -43,7 +43,6 @@ serialise as JSON. Static outputs are shared objects: do not mutate them.
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -336,9 +335,11 @@ class ToolBox:
             opt = self._static["options"][j]
             if opt:
                 chain = _nearest_chain(opt.data) or {}
-                ivs = [s.get("avg_iv") for s in (chain.get("calls_summary") or {}, chain.get("puts_summary") or {})]
+                sides = (chain.get("calls_summary") or {}, chain.get("puts_summary") or {})
+                ivs = [side.get("avg_iv") for side in sides]
                 ivs = [v for v in ivs if isinstance(v, (int, float))]
-                self._opt_out.append({"ticker": t, **opt.data, "nearest_put_call_ratio": _f(chain.get("put_call_ratio")),
+                self._opt_out.append({"ticker": t, **opt.data,
+                                      "nearest_put_call_ratio": _f(chain.get("put_call_ratio")),
                                       "nearest_avg_iv": _f(np.mean(ivs)) if ivs else None, **stamp(opt)})
             else:
                 self._opt_out.append(None)
@@ -389,12 +390,14 @@ class ToolBox:
             sc["get_options_data"] = 100 * _clip(
                 (0.85 - self._const([o and o["nearest_put_call_ratio"] for o in self._opt_out])) / 0.5)
             av["get_earnings_data"] = ok["earnings"]
-            sc["get_earnings_data"] = 100 * _clip(self._const([e and e["net_income_growth"] for e in self._earn_out]) / 0.2)
+            growth_q = self._const([e and e["net_income_growth"] for e in self._earn_out])
+            sc["get_earnings_data"] = 100 * _clip(growth_q / 0.2)
             rec_mean = self._const([a and _num(a, "recommendation_mean") for a in self._analyst_base])
             target = self._const([a and _num(a, "target_mean_price") for a in self._analyst_base])
             self.analyst_upside = target / self.market.close - 1.0       # bar price: changes by bar
             av["get_analyst_data"] = ok["analyst"]
-            sc["get_analyst_data"] = _mean_parts([50 * _clip((3 - rec_mean) / 2), 50 * _clip(self.analyst_upside / 0.3)])
+            sc["get_analyst_data"] = _mean_parts([50 * _clip((3 - rec_mean) / 2),
+                                                  50 * _clip(self.analyst_upside / 0.3)])
 
         for name in TOOL_NAMES[:-1]:
             enabled = name in self.tools
@@ -467,6 +470,7 @@ class ToolBox:
         p, c = self.p, float(self.p.close[i, j])
         rsi = _f(p.rsi[i, j])
         up, low, mid = _f(p.bb_up[i, j]), _f(p.bb_low[i, j]), _f(p.bb_mid[i, j])
+        band = (c - low) / (up - low) if up is not None and low is not None and up > low else None
         macd, sig = float(p.macd[i, j]), float(p.macd_signal[i, j])
         sma50, sma200 = _f(p.sma50[i, j]), _f(p.sma200[i, j])
         hi, lo = float(p.hi[i, j]), float(p.lo[i, j])
@@ -480,10 +484,11 @@ class ToolBox:
             "macd": {"macd": macd, "signal": sig, "histogram": macd - sig,
                      "trend": "BULLISH" if macd > sig else "BEARISH"},
             "bollinger": {"upper": up, "middle": mid, "lower": low,
-                          "position": (c - low) / (up - low) if up is not None and low is not None and up > low else None},
+                          "position": band},
             "moving_averages": {"sma_50": sma50, "sma_200": sma200, "above_50": sma50 is not None and c > sma50,
                                 "above_200": sma200 is not None and c > sma200},
-            "support_resistance": {"52w_high": hi, "52w_low": lo, "pct_from_high": c / hi - 1, "pct_from_low": c / lo - 1},
+            "support_resistance": {"52w_high": hi, "52w_low": lo,
+                                   "pct_from_high": c / hi - 1, "pct_from_low": c / lo - 1},
             "technical_score": score, "technical_outlook": outlook,
         }
 
