@@ -295,10 +295,14 @@ class MemoryStore:
             starts = np.flatnonzero(np.r_[True, sorted_groups[1:] != sorted_groups[:-1]])
             rank = np.empty(len(group), dtype=np.int64)
             rank[by_group] = np.arange(len(group)) - np.repeat(starts, np.diff(np.r_[starts, len(group)]))
-            top = list(order[rank < spec.k])
+            top = order[rank < spec.k]
         else:
-            top = list(order[: spec.k])
-        hits = [Hit(self.tiers[spec.tiers[tier_pos[j]]].entries[row[j]], float(score[j])) for j in top]
+            top = order[: spec.k]
+        top = np.asarray(top, dtype=np.int64)
+        lists = [self.tiers[name].entries for name in spec.tiers]
+        # plain Python ints and floats: indexing numpy scalars one by one is the slow part here
+        hits = [Hit(lists[p][r], s) for p, r, s in
+                zip(tier_pos[top].tolist(), row[top].tolist(), score[top].tolist())]
         if spec.format == "sliding_window" and len(hits) > spec.keep_first + spec.keep_last:
             hits = hits[: spec.keep_first] + (hits[-spec.keep_last:] if spec.keep_last else [])
         elif spec.format == "ranked_truncate":
