@@ -94,6 +94,7 @@ class SupportScenario(ScenarioBase):
         self._sim = stream_similarity(self.seed)
         self._similarity = similarity_for(self.seed)
         self._extra: dict[str, np.ndarray] = {}  # behaviour key -> route column of an untabled policy
+        self._distilled: dict[tuple[int, int], list[Pattern]] = {}  # (first, last) episode -> patterns
 
     @property
     def table(self) -> PredictionTable:
@@ -195,7 +196,22 @@ class SupportScenario(ScenarioBase):
 
     # ------------------------------------------------------ memory learning
     def distill(self, memory: MemoryStore, episode: int) -> list[Pattern]:
-        return patterns.distill(memory)
+        """Patterns in the episodic tier. When the tier is one unbroken run of this
+        stream's tickets (the usual case: one ticket written per episode, none
+        evicted), its content is fixed by (first, last) episode, so the result is
+        shared by every session on this seed instead of recomputed by each."""
+        entries = memory.tiers["episodic"].entries
+        if not entries:
+            return []
+        first, last = entries[0].episode, entries[-1].episode
+        if len(entries) != last - first + 1 or any(
+                e.content != episodic_record(self._tickets[e.episode])[0] for e in (entries[0], entries[-1])):
+            return patterns.distill(memory)
+        key = (first, last)
+        found = self._distilled.get(key)
+        if found is None:
+            found = self._distilled[key] = patterns.distill(memory)
+        return found
 
     def applicable_rules(self, query: Query, memory: MemoryStore) -> list[MemoryEntry]:
         return patterns.applicable_rules(memory, query.metadata["endpoint"], query.text)
