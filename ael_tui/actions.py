@@ -1,0 +1,103 @@
+"""The one registry of named actions.
+
+Every key the lab answers to is declared here once: a stable id (what a
+keymap file remaps), the default key, the Textual action it runs, a short
+footer label and a sentence for tooltips and the command palette. Screens
+build their `BINDINGS` from it (`bindings_for(scope)`), the command palette
+lists it (`commands.py`), and `config.py` checks keymap files against it, so
+a new feature adds its actions here and gets all three.
+
+Scopes: `app` (everywhere), `start` (start screen), `lab` (lab screen),
+`approval` (the decision dialog), `editor` (the proposal editor).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.binding import Binding
+
+
+@dataclass(frozen=True)
+class NamedAction:
+    id: str           # stable binding id, e.g. "lab.step" (what keys.json remaps)
+    scope: str        # app, start, lab, approval, editor, ...
+    key: str          # default key(s), comma separated, Textual key names
+    action: str       # the Textual action run in the scope's namespace
+    label: str        # footer label
+    help: str         # tooltip and command-palette help
+    show: bool = True
+    palette: bool = True    # offered in the command palette
+    priority: bool = False
+    key_display: str | None = None
+
+
+ACTIONS: tuple[NamedAction, ...] = (
+    # ---------------------------------------------------------------- app
+    NamedAction("app.quit", "app", "ctrl+q", "quit", "Quit", "Quit AEL Lab", priority=True),
+    # -------------------------------------------------------------- start
+    NamedAction("start.new", "start", "ctrl+n", "start_session", "Start",
+                "Start a new session with the settings in the form"),
+    NamedAction("start.open", "start", "ctrl+o", "open_selected", "Open save",
+                "Open the highlighted saved session (or the path typed below the list)"),
+    NamedAction("start.rescan", "start", "f5", "rescan", "Rescan saves", "Read the saves folder again"),
+    # ---------------------------------------------------------------- lab
+    NamedAction("lab.step", "lab", "space", "step", "Step", "Run one episode", key_display="space"),
+    NamedAction("lab.window", "lab", "w", "run_window", "Window",
+                "Run one slow window (to the next reflection check)"),
+    NamedAction("lab.reflection", "lab", "r", "run_reflection", "Reflect",
+                "Run until the reflector reflects (or a decision is needed)"),
+    NamedAction("lab.phase", "lab", "g", "run_phase", "Phase", "Run to the end of the current phase"),
+    NamedAction("lab.pause", "lab", "p,escape", "pause", "Pause", "Pause the run now (p or Escape)", key_display="p"),
+    NamedAction("lab.faster", "lab", "plus,equals_sign", "faster", "Fast",
+                "Shorten the delay between episodes", key_display="+"),
+    NamedAction("lab.slower", "lab", "minus", "slower", "Slow",
+                "Lengthen the delay between episodes", key_display="-"),
+    NamedAction("lab.decide", "lab", "d", "decide", "Decide",
+                "Open the pending proposal: approve, edit or reject it"),
+    NamedAction("lab.audit", "lab", "a", "audit", "Audit", "Every decision so far, with its author and reason"),
+    NamedAction("lab.reflections", "lab", "R", "reflections", "History",
+                "Every reflection of this run, newest first", key_display="R"),
+    NamedAction("lab.filter", "lab", "slash", "focus_filter", "Filter",
+                "Filter the memory entries of the current tier", key_display="/"),
+    NamedAction("lab.tier", "lab", "m", "next_tier", "Tier", "Show the next memory tier"),
+    NamedAction("lab.settings", "lab", "o", "settings", "Options", "Autosave and speed settings"),
+    NamedAction("lab.save", "lab", "ctrl+s", "save", "Save", "Save this session to a file"),
+    NamedAction("lab.load", "lab", "ctrl+o", "load", "Load", "Load a saved session (this one stays if it fails)"),
+    NamedAction("lab.new", "lab", "ctrl+n", "new_session", "New", "Back to the start screen for a new session"),
+    # ------------------------------------------------------- approval dialog
+    NamedAction("approval.approve", "approval", "y", "approve", "Approve", "Approve the proposal as it stands"),
+    NamedAction("approval.edit", "approval", "e", "edit", "Edit", "Edit the proposal's JSON, validated live"),
+    NamedAction("approval.reject", "approval", "n", "reject", "Reject", "Reject the proposal (a reason is optional)"),
+    NamedAction("approval.always", "approval", "A", "always", "Always approve",
+                "Approve this one and every later proposal of the same kind", key_display="A"),
+    NamedAction("approval.later", "approval", "escape", "later", "Later",
+                "Close; the proposal stays pending and stepping stays blocked"),
+    # ------------------------------------------------------------- editor
+    NamedAction("editor.accept", "editor", "ctrl+s", "accept", "Accept edit",
+                "Accept the edited object (only when it is valid)"),
+    NamedAction("editor.reset", "editor", "ctrl+r", "reset", "Reset", "Put the proposal's original JSON back"),
+    NamedAction("editor.cancel", "editor", "escape", "cancel", "Back", "Leave the editor without deciding"),
+    # ------------------------------------------------------- small dialogs
+    NamedAction("confirm.yes", "confirm", "y", "answer(True)", "Yes", "Confirm"),
+    NamedAction("confirm.no", "confirm", "n,escape", "answer(False)", "No", "Cancel", key_display="n/esc"),
+    NamedAction("prompt.cancel", "prompt", "escape", "cancel", "Cancel", "Close without an answer"),
+    NamedAction("settings.cancel", "settings", "escape", "cancel", "Cancel", "Close, changing nothing"),
+    NamedAction("load.cancel", "load", "escape", "cancel", "Cancel", "Close, loading nothing"),
+    NamedAction("view.close", "view", "escape,q", "close", "Close", "Close this view", key_display="esc"),
+)
+
+BY_ID: dict[str, NamedAction] = {a.id: a for a in ACTIONS}
+
+
+def actions_for(scope: str) -> list[NamedAction]:
+    return [a for a in ACTIONS if a.scope == scope]
+
+
+def bindings_for(scope: str) -> list[Binding]:
+    """Textual bindings of a scope, each with its id and tooltip, for `BINDINGS`."""
+    return [
+        Binding(a.key, a.action, a.label, show=a.show, key_display=a.key_display, priority=a.priority,
+                tooltip=a.help, id=a.id)
+        for a in actions_for(scope)
+    ]

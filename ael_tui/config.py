@@ -1,0 +1,83 @@
+"""What the lab reads from outside: the keymap file and the run settings.
+
+The keymap is a JSON object mapping binding ids (see `actions.py`) to keys,
+e.g. `{"lab.step": "n", "lab.pause": "p,escape"}`. It is read from
+`$AEL_LAB_KEYS` if set, else `$XDG_CONFIG_HOME/ael-lab/keys.json` (by default
+`~/.config/ael-lab/keys.json`). A missing file is no keymap; a bad one is
+reported (one line each) and the parts that make sense are still used.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .actions import BY_ID
+
+KEYS_ENV = "AEL_LAB_KEYS"
+SAVES_ENV = "AEL_LAB_SAVES"
+
+# Delay between episodes while running, in seconds; "+" moves left, "-" right.
+DELAYS: tuple[float, ...] = (0.0, 0.005, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0)
+DEFAULT_DELAY = 0.05
+
+
+def keys_path() -> Path:
+    env = os.environ.get(KEYS_ENV)
+    if env:
+        return Path(env).expanduser()
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "ael-lab" / "keys.json"
+
+
+def load_keymap(path: Path | None = None) -> tuple[dict[str, str], list[str]]:
+    """(keymap, problems): the usable id -> key entries, and one line per problem."""
+    path = keys_path() if path is None else path
+    if not path.exists():
+        return {}, []
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as err:
+        return {}, [f"{path}: cannot read it ({err}); default keys used"]
+    except json.JSONDecodeError as err:
+        return {}, [f"{path}: not valid JSON ({err.msg} at line {err.lineno}); default keys used"]
+    if not isinstance(raw, dict):
+        return {}, [f"{path}: expected an object mapping binding ids to keys; default keys used"]
+    keymap: dict[str, str] = {}
+    problems: list[str] = []
+    for binding_id, keys in raw.items():
+        if binding_id not in BY_ID:
+            problems.append(f"{path}: no binding with id {binding_id!r} (ignored)")
+            continue
+        if isinstance(keys, list) and keys and all(isinstance(k, str) and k.strip() for k in keys):
+            keys = ",".join(k.strip() for k in keys)
+        if not isinstance(keys, str) or not keys.strip():
+            problems.append(f"{path}: {binding_id!r} needs a key such as \"n\" or \"ctrl+n\" (ignored)")
+            continue
+        keymap[binding_id] = ",".join(k.strip() for k in keys.split(",") if k.strip())
+    return keymap, problems
+
+
+def default_saves_dir() -> Path:
+    return Path(os.environ.get(SAVES_ENV) or "saves")
+
+
+@dataclass
+class LabSettings:
+    """Settings of the running lab (not saved with a session)."""
+
+    delay: float = DEFAULT_DELAY
+    autosave_every: int = 0          # episodes; 0 = off
+    saves_dir: Path = field(default_factory=default_saves_dir)
+
+    def faster(self) -> float:
+        slower = [d for d in DELAYS if d < self.delay]
+        self.delay = slower[-1] if slower else DELAYS[0]
+        return self.delay
+
+    def slower(self) -> float:
+        longer = [d for d in DELAYS if d > self.delay]
+        self.delay = longer[0] if longer else DELAYS[-1]
+        return self.delay
