@@ -1,0 +1,130 @@
+"""The AEL Lab application: screens, the keymap, and opening sessions.
+
+`run_app(args)` is what `ael-lab`, `ael-lab lab …` and `ael-lab open FILE`
+call. A session named on the command line is built (or loaded) before the
+interface starts, so a bad flag or file is one line on stderr and exit 2,
+like every other command.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from textual import work
+from textual.app import App
+from textual.screen import ModalScreen
+
+from engine.errors import AELError
+from engine.session import Session, SessionConfig
+
+from .actions import bindings_for
+from .commands import LabCommands
+from .config import LabSettings, load_keymap
+from .host import SessionHost
+from .screens.lab import LabScreen
+from .screens.start import StartScreen
+from .sessions import NewSession, build_session, open_session
+
+
+class AelLab(App):
+    CSS_PATH = "app.tcss"
+    TITLE = "AEL Lab"
+    BINDINGS = bindings_for("app")
+    COMMANDS = App.COMMANDS | {LabCommands}
+
+    def __init__(self, session: Session | None = None, *, path: Path | None = None,
+                 settings: LabSettings | None = None, keymap_path: Path | None = None,
+                 cursor_blink: bool = True, show_times: bool = True) -> None:
+        """`cursor_blink` and `show_times` exist for tests and screenshots: no blinking
+        cursor and no wall-clock times on screen make every picture the same."""
+        super().__init__()
+        self.initial_session = session
+        self.initial_path = path
+        self.settings = settings or LabSettings()
+        self.keymap_path = keymap_path
+        self.cursor_blink_enabled = cursor_blink
+        self.show_times = show_times
+
+    def on_mount(self) -> None:
+        keymap, problems = load_keymap(self.keymap_path)
+        if keymap:
+            self.set_keymap(keymap)
+        for problem in problems:
+            self.notify(problem, severity="warning", title="Keymap", timeout=10)
+        if self.initial_session is not None:
+            self.push_screen(LabScreen(SessionHost(self.initial_session, self.settings, self.initial_path)))
+        else:
+            self.push_screen(StartScreen())
+
+    # ---------------------------------------------------------------- screens
+    @property
+    def lab(self) -> LabScreen | None:
+        for screen in reversed(self.screen_stack):
+            if isinstance(screen, LabScreen):
+                return screen
+        return None
+
+    def _replace_top(self, screen) -> None:
+        while isinstance(self.screen, ModalScreen):
+            self.pop_screen()
+        if len(self.screen_stack) > 1:
+            self.switch_screen(screen)
+        else:
+            self.push_screen(screen)
+
+    def show_lab(self, session: Session, path: Path | None = None) -> None:
+        self._replace_top(LabScreen(SessionHost(session, self.settings, path)))
+
+    def show_start(self, config: SessionConfig | None = None) -> None:
+        defaults = None
+        if config is not None:
+            defaults = NewSession(config.scenario, config.seed, config.selector,
+                                  config.approval if config.approval in ("manual", "auto") else "manual")
+        self._replace_top(StartScreen(defaults))
+
+    # -------------------------------------------------------------- sessions
+    def start_new_session(self, spec: NewSession) -> None:
+        self.notify(f"Building {spec.scenario}, seed {spec.seed}…", timeout=2)
+        self._build(spec)
+
+    @work(thread=True, exclusive=True, group="session-io", exit_on_error=False)
+    def _build(self, spec: NewSession) -> None:
+        try:
+            session = build_session(spec)
+        except AELError as err:
+            self.call_from_thread(self.notify, str(err), severity="error", title="Cannot start")
+            return
+        self.call_from_thread(self.show_lab, session, None)
+
+    def open_saved_session(self, path: Path) -> None:
+        """Load in a thread; on failure the notification says why and nothing else changes."""
+        self._load(path)
+
+    @work(thread=True, exclusive=True, group="session-io", exit_on_error=False)
+    def _load(self, path: Path) -> None:
+        try:
+            session = open_session(path)
+        except AELError as err:
+            self.call_from_thread(self.notify, str(err), severity="error", title="Not loaded", timeout=10)
+            return
+        self.call_from_thread(self._loaded, session, path)
+
+    def _loaded(self, session: Session, path: Path) -> None:
+        self.show_lab(session, path)
+        self.notify(f"Loaded {path} at episode {session.t}.", title="Loaded")
+
+
+def run_app(args: argparse.Namespace | None = None) -> int:
+    """Open the lab for `ael-lab` (start screen), `ael-lab lab …` or `ael-lab open FILE`."""
+    command = getattr(args, "command", None)
+    session: Session | None = None
+    path: Path | None = None
+    if command == "lab":
+        session = build_session(NewSession(scenario=args.scenario, seed=args.seed, selector=args.selector,
+                                           approval=args.approve, data=getattr(args, "data", None)))
+    elif command == "open":
+        path = Path(args.file)
+        session = open_session(path)
+    AelLab(session, path=path).run()
+    return 0

@@ -1,0 +1,1 @@
+"""The lab's screens and dialogs, one module each."""

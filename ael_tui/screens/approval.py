@@ -1,0 +1,149 @@
+"""The decision dialog: what a reflection proposes, the evidence behind it, and
+approve (y) / edit (e) / reject (n) / always approve this kind (A) / later (Esc).
+
+The dialog reads nothing from the session itself: the lab hands it a
+`ProposalContext` (the proposal, its reflection, the window's numbers) and a
+`validate` callable (the session's `validate_edit` for this proposal), and
+gets back a `Decision`, or None for "later".
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Footer, Static
+
+from engine.approvals import Proposal
+from engine.reflection import Reflection
+
+from ..actions import bindings_for
+from ..widgets.reflection import evidence_text
+from .dialogs import PromptScreen
+from .editor import EditProposalScreen
+
+KIND_NAMES = {"arm": "a new arm", "insight": "an insight"}
+
+
+@dataclass
+class Decision:
+    action: str                          # approve, edit, reject, always
+    edited: dict[str, Any] | None = None  # the normalised object, for an edit
+    reason: str = ""
+
+
+@dataclass
+class ProposalContext:
+    proposal: Proposal
+    reflection: Reflection | None
+    window: dict[str, Any] = field(default_factory=dict)
+    pending_count: int = 1
+
+
+def window_table(window: dict[str, Any]) -> Table:
+    table = Table(box=None, padding=(0, 2), show_edge=False, header_style="bold dim")
+    for col in ("policy", "pulls", "mean reward", "posterior mean"):
+        table.add_column(col, justify="left" if col == "policy" else "right")
+    for row in window.get("per_policy", []):
+        post = row.get("posterior")
+        table.add_row(row["policy"], str(row["pulls"]), f"{row['mean']:.2f}", "—" if post is None else f"{post:.3f}")
+    return table
+
+
+class ApprovalScreen(ModalScreen[Decision | None]):
+    BINDINGS = bindings_for("approval")
+
+    def __init__(self, ctx: ProposalContext, validate: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
+        super().__init__(classes="dialog-screen")
+        self.ctx = ctx
+        self.validate = validate
+
+    @property
+    def proposal(self) -> Proposal:
+        return self.ctx.proposal
+
+    def compose(self) -> ComposeResult:
+        p, r = self.ctx.proposal, self.ctx.reflection
+        kind = KIND_NAMES.get(p.kind, p.kind)
+        with Vertical(id="approval", classes="dialog big-dialog") as box:
+            box.border_title = f"Proposal #{p.id}: {kind}, after episode {p.episode}"
+            if self.ctx.pending_count > 1:
+                box.border_subtitle = f"{self.ctx.pending_count} proposals pending"
+            with VerticalScroll(id="approval-body"):
+                yield Static(self._diagnosis(p, r), id="approval-diagnosis")
+                yield Static(self._window(), id="approval-window")
+                yield Static(window_table(self.ctx.window), id="approval-window-table")
+                if p.evidence:
+                    yield Static(Text.assemble(("Evidence\n", "bold"), evidence_text(p.evidence, limit=12)),
+                                 id="approval-evidence")
+                if p.rationale:
+                    yield Static(Text.assemble(("Rationale\n", "bold"), p.rationale), id="approval-rationale")
+                yield Static(Text.assemble(("Proposed, exactly as it would be used\n", "bold"),
+                                           json.dumps(p.payload, indent=2, ensure_ascii=False)),
+                             id="approval-payload")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Approve (y)", id="approve", variant="success")
+                yield Button("Edit (e)", id="edit", variant="primary")
+                yield Button("Reject (n)", id="reject", variant="error")
+                yield Button(f"Always approve {p.kind}s (A)", id="always", variant="warning")
+                yield Button("Later (esc)", id="later")
+        yield Footer()
+
+    def _diagnosis(self, p: Proposal, r: Reflection | None) -> Text:
+        if r is None:
+            return Text("No reflection recorded for this proposal.", style="dim")
+        return Text.assemble(
+            ("Diagnosis", "bold"), f"  (reflection #{p.reflection + 1}, trigger {r.trigger}, {r.source})\n",
+            r.diagnosis, "\n",
+            ("Regime: ", "bold"), (r.regime_label or "—", "magenta"), f" · confidence {r.confidence:.2f}",
+        )
+
+    def _window(self) -> Text:
+        w = self.ctx.window
+        if not w or not w.get("n"):
+            return Text("")
+        lo, hi = w["episodes"]
+        parts = [("The window", "bold"), f": episodes {lo}–{hi} ({w['n']}), mean reward {w['mean_reward']:.3f}"]
+        if w.get("accuracy") is not None:
+            parts.append(f", accuracy {w['accuracy']:.3f}")
+        return Text.assemble(*parts)
+
+    def on_mount(self) -> None:
+        self.query_one("#later", Button).focus()  # the safe default: nothing changes
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.run_action(event.button.id or "later")
+
+    # ----------------------------------------------------------------- actions
+    def action_approve(self) -> None:
+        self.dismiss(Decision("approve"))
+
+    def action_always(self) -> None:
+        self.dismiss(Decision("always"))
+
+    def action_later(self) -> None:
+        self.dismiss(None)
+
+    def action_reject(self) -> None:
+        def done(reason: str | None) -> None:
+            if reason is not None:
+                self.dismiss(Decision("reject", reason=reason.strip()))
+
+        self.app.push_screen(PromptScreen(f"Reject proposal #{self.proposal.id}", placeholder="reason (optional)",
+                                          hint="Enter rejects; Esc goes back to the proposal.", ok="Reject",
+                                          input_id="reject-reason"), done)
+
+    def action_edit(self) -> None:
+        def done(result: tuple[dict[str, Any], str] | None) -> None:
+            if result is not None:
+                normalised, reason = result
+                self.dismiss(Decision("edit", edited=normalised, reason=reason))
+
+        self.app.push_screen(EditProposalScreen(self.proposal, self.validate), done)

@@ -1,0 +1,1 @@
+"""The lab's panels, one module per panel."""

@@ -1,0 +1,53 @@
+"""The status line: where the run is and what it is doing."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widget import Widget
+
+from ..views import Status
+
+
+def _speed(delay: float) -> str:
+    if delay <= 0:
+        return "full speed"
+    per_s = 1.0 / delay
+    return f"{per_s:.0f} ep/s" if per_s >= 1 else f"{delay:.1f} s/ep"
+
+
+class StatusBar(Widget):
+    """Two lines: the session and the run. Its size never depends on its text, so an
+    update repaints these two lines only (no layout pass over the whole screen)."""
+
+    _text: Text = Text()
+
+    def render(self) -> Text:
+        return self._text
+
+    def show(self, s: Status, running: str | None, delay: float, autosave_every: int) -> None:
+        sep = ("  │  ", "dim")
+        line1 = Text.assemble(
+            (f" {s.scenario}", "bold"), f" · seed {s.seed}", sep,
+            "episode ", (f"{s.t}/{s.n}", "bold"), " · ", (s.phase, "bold cyan"),
+            *((" · ", ("❄ frozen for test", "bold blue")) if s.frozen else ()),
+            sep, "true regime ", (s.regime or "—", "bold"),
+            sep, "reflector: ",
+            ((f"{s.belief[0]} ({s.belief[1]:.2f})", "bold magenta") if s.belief else ("—", "dim")),
+        )
+        standing = ", ".join(f"always {v} {k}" for k, v in sorted(s.standing.items()))
+        state = (("▶ running " + running, "bold green") if running else
+                 ("■ finished", "bold") if s.done else ("⏸ paused", "yellow"))
+        line2 = Text.assemble(
+            (f" {s.selector}", "bold"), " · approval ", (s.approval, "bold"),
+            *((" · ", (standing, "italic")) if standing else ()),
+            " · ", ((f"⚠ {s.pending} pending", "bold black on yellow") if s.pending else ("0 pending", "dim")),
+            sep, f"{s.backend} ${s.cost:.2f}",
+            sep, state, " · ", _speed(delay),
+            sep, f"autosave every {autosave_every}" if autosave_every else "autosave off",
+        )
+        both = Text("\n").join([line1, line2])
+        both.no_wrap = True
+        both.overflow = "ellipsis"
+        if both != self._text:
+            self._text = both
+            self.refresh()
