@@ -321,7 +321,8 @@ def smoke_test(source: str, entries: list[dict[str, Any]], query: dict[str, Any]
         done = subprocess.run([sys.executable, "-I", "-S", "-X", "utf8", "-c", _CHILD], input=payload,
                               capture_output=True, text=True, timeout=time_limit_s, env={})
     except subprocess.TimeoutExpired:
-        raise CodePolicyError(f"{refused} did not finish within {time_limit_s:g} s (an endless or huge loop?)") from None
+        raise CodePolicyError(
+            f"{refused} did not finish within {time_limit_s:g} s (an endless or huge loop?)") from None
     lines = done.stdout.strip().splitlines()
     try:
         verdict = json.loads(lines[-1]) if lines else None

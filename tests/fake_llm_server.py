@@ -39,7 +39,8 @@ class Behaviour:
 
     kind: `ok` (answer `text` as the model's reply), `status` (an API error
     with `status`, `headers` and, if given, `text` as its message), `hang`
-    (say nothing for `seconds`).
+    (say nothing for `seconds`). `cut` marks an `ok` reply as stopped at
+    max_tokens.
     """
 
     kind: str
@@ -47,6 +48,7 @@ class Behaviour:
     status: int = 200
     headers: tuple[tuple[str, str], ...] = ()
     seconds: float = 0.0
+    cut: bool = False
 
 
 def ok(data: Any) -> Behaviour:
@@ -61,6 +63,11 @@ def not_json(text: str = "Sure! Here is what I found: the regime changed.") -> B
 def schema_invalid(data: Any = None) -> Behaviour:
     """Valid JSON that (for the tests' schemas) breaks the schema."""
     return ok({"unexpected": "shape"} if data is None else data)
+
+
+def cut_off(text: str = '{"regime": "sto') -> Behaviour:
+    """A reply that stopped at max_tokens, mid-JSON."""
+    return Behaviour("ok", text, cut=True)
 
 
 def rate_limited(retry_after: float | str | None = 1) -> Behaviour:
@@ -222,7 +229,7 @@ def _handler_for(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
                 return self._send(behaviour.status, _error_body(api, behaviour.status, behaviour.text),
                                   dict(behaviour.headers))
             tokens_in, tokens_out = max(1, len(raw) // 4), max(1, len(behaviour.text) // 4)
-            self._send(200, _ok_body(api, model, behaviour.text, tokens_in, tokens_out, n))
+            self._send(200, _ok_body(api, model, behaviour.text, tokens_in, tokens_out, n, behaviour.cut))
 
         def do_GET(self) -> None:  # noqa: N802
             self._send(404, {"error": {"message": "only POST is spoken here"}})
@@ -256,21 +263,22 @@ def _route(path: str, body: Any) -> tuple[str, str]:
     return "unknown", model
 
 
-def _ok_body(api: str, model: str, text: str, tokens_in: int, tokens_out: int, n: int) -> dict[str, Any]:
+def _ok_body(api: str, model: str, text: str, tokens_in: int, tokens_out: int, n: int,
+             cut: bool = False) -> dict[str, Any]:
     if api == "anthropic":
         return {"id": f"msg_fake_{n}", "type": "message", "role": "assistant",
                 "content": [{"type": "text", "text": text}], "model": model,
-                "stop_reason": "end_turn", "stop_sequence": None,
+                "stop_reason": "max_tokens" if cut else "end_turn", "stop_sequence": None,
                 "usage": {"input_tokens": tokens_in, "output_tokens": tokens_out}}
     if api == "gemini":
         return {"candidates": [{"content": {"role": "model", "parts": [{"text": text}]},
-                                "finishReason": "STOP", "index": 0}],
+                                "finishReason": "MAX_TOKENS" if cut else "STOP", "index": 0}],
                 "usageMetadata": {"promptTokenCount": tokens_in, "candidatesTokenCount": tokens_out,
                                   "totalTokenCount": tokens_in + tokens_out},
                 "modelVersion": model}
     return {"id": f"chatcmpl-fake-{n}", "object": "chat.completion", "created": 0, "model": model,
             "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
-                         "finish_reason": "stop"}],
+                         "finish_reason": "length" if cut else "stop"}],
             "usage": {"prompt_tokens": tokens_in, "completion_tokens": tokens_out,
                       "total_tokens": tokens_in + tokens_out}}
 

@@ -12,7 +12,7 @@ import pytest
 from engine.errors import AELError
 from engine.llm import Cassette, LLMClient, LLMSettings, UsageLedger
 
-from tests.fake_llm_server import FakeLLMServer, ok, rate_limited, schema_invalid, server_error
+from tests.fake_llm_server import FakeLLMServer, error, ok, rate_limited, schema_invalid, server_error
 
 KEY = "sk-ant-cassette-KEY-24680"
 SCHEMA = {"type": "object", "properties": {"insight": {"type": "string"},
@@ -103,6 +103,16 @@ def test_the_cassette_holds_requests_and_replies_but_no_key(server, tmp_path):
     assert [list(o) for o in entry["outcomes"]] == [["error"], ["reply"]]  # the 429, then the answer
 
 
+def test_a_server_that_quotes_the_key_does_not_get_it_into_the_cassette(server, tmp_path):
+    path = tmp_path / "calls.json"
+    server.script(error(401, f"key {KEY} is not valid"))
+    client = LLMClient(LLMSettings(provider="anthropic", error_policy="fallback"), cassette=Cassette.record(path),
+                       env={"ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": server.url})
+    result = client.complete_json(ask(1), SCHEMA, purpose="reflect", fallback=offline_answer)
+    assert result.fallback and "HTTP 401" in result.reason
+    assert KEY not in path.read_text() and KEY not in result.reason
+
+
 def test_recording_leaves_no_temp_files_behind(server, tmp_path):
     record_session(server, tmp_path / "calls.json")
     assert sorted(os.listdir(tmp_path)) == ["calls.json"]
@@ -190,3 +200,21 @@ def test_identical_requests_replay_their_outcomes_in_order(server, tmp_path):
     player = LLMClient(LLMSettings(provider="anthropic"), cassette=Cassette.replay(path), env={})
     answers = [player.complete_json(ask(1), SCHEMA, purpose="reflect").data["insight"] for _ in range(3)]
     assert answers == ["first", "second", "second"]  # then the last one, once they run out
+
+
+def test_a_throttled_cassette_writes_on_flush(tmp_path):
+    path = tmp_path / "calls.json"
+    with Cassette.record(path, save_every_s=3600) as cassette:
+        client = LLMClient(LLMSettings(provider="offline"), cassette=cassette)
+        for n in range(3):
+            client.complete_json(ask(n), SCHEMA, purpose="agent", fallback=offline_answer)
+        assert len(json.loads(path.read_text())["entries"]) == 1  # only the first call was written
+    assert len(json.loads(path.read_text())["entries"]) == 3
+
+
+def test_an_unwritable_cassette_is_a_clear_error(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    client = LLMClient(LLMSettings(provider="offline"), cassette=Cassette.record(blocker / "calls.json"))
+    with pytest.raises(AELError, match="llm record: cannot write"):
+        client.complete_json(ask(1), SCHEMA, purpose="agent", fallback=offline_answer)

@@ -10,7 +10,7 @@ import pytest
 from engine.errors import AELError
 from engine.llm import LLMClient, LLMSettings
 
-from tests.fake_llm_server import (FakeLLMServer, error, hang, not_json, ok, rate_limited,
+from tests.fake_llm_server import (FakeLLMServer, cut_off, error, hang, not_json, ok, rate_limited,
                                    schema_invalid, server_error)
 
 PROVIDERS = ("anthropic", "gemini", "openai-compatible")
@@ -176,6 +176,13 @@ def test_a_schema_error_is_quoted_by_path(server):
     assert "$.confidence: 3 is above the maximum 1" in follow_up
 
 
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_a_reply_cut_off_at_max_tokens_says_so(provider, server):
+    server.script(cut_off(), cut_off())
+    with pytest.raises(AELError, match="cut off at max_tokens=64"):
+        client_for(provider, server, max_tokens=64).complete_json(MESSAGES, SCHEMA, purpose="reflect")
+
+
 def test_a_fenced_json_reply_is_accepted_without_a_retry(server):
     server.script(ok("```json\n" + json.dumps(GOOD) + "\n```"))
     result = client_for("anthropic", server).complete_json(MESSAGES, SCHEMA, purpose="reflect")
@@ -197,9 +204,9 @@ def test_schema_invalid_twice_falls_back_under_the_fallback_policy(provider, ser
 def test_schema_invalid_twice_raises_under_the_raise_policy(server):
     server.script(schema_invalid(), schema_invalid())
     client = client_for("gemini", server, error_policy="raise")
-    with pytest.raises(AELError, match=r"'reflect' failed .*broke the schema twice"):
+    with pytest.raises(AELError, match=r"'reflect' failed .*rejected twice, last: \$: missing required field"):
         client.complete_json(MESSAGES, SCHEMA, purpose="reflect", fallback=offline_answer)
-    assert client.ledger.records[-1].reason.startswith("the reply broke the schema twice")
+    assert client.ledger.records[-1].reason.startswith("the reply was rejected twice")
 
 
 def test_the_fallback_policy_without_a_fallback_still_raises(server):

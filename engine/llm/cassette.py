@@ -17,8 +17,9 @@ import json
 import os
 import tempfile
 import threading
+import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from ..errors import AELError
 from .request import LLMRequest, Provider, ProviderError, Reply
@@ -31,23 +32,43 @@ class Cassette:
     """The recorded calls of one run, in `record` or `replay` mode.
 
     Share one cassette between all clients of a session: they then write
-    (or read) the same file.
+    (or read) the same file. A recording cassette rewrites its file after
+    every call by default; with `save_every_s` it writes at most that often
+    (a long run then does not rewrite a growing file thousands of times),
+    and `flush()` / leaving a `with` block writes what is left.
     """
 
     def __init__(self, path: str | os.PathLike[str], mode: str,
-                 entries: dict[str, dict[str, Any]] | None = None) -> None:
+                 entries: dict[str, dict[str, Any]] | None = None, *, save_every_s: float = 0.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         if mode not in ("record", "replay"):
             raise ValueError(f"cassette mode {mode!r}: expected 'record' or 'replay'")
         self.path = Path(path)
         self.mode = mode
+        self.save_every_s = save_every_s
+        self._clock = clock
         self._entries: dict[str, dict[str, Any]] = entries or {}
         self._cursor: dict[str, int] = {}
         self._lock = threading.Lock()
+        self._dirty = False
+        self._saved_at = float("-inf")
 
     @classmethod
-    def record(cls, path: str | os.PathLike[str]) -> "Cassette":
-        """A fresh cassette; the file is (re)written at the first recorded call."""
-        return cls(path, "record")
+    def record(cls, path: str | os.PathLike[str], *, save_every_s: float = 0.0) -> "Cassette":
+        """A fresh cassette; the file is (re)written from the first recorded call on."""
+        return cls(path, "record", save_every_s=save_every_s)
+
+    def __enter__(self) -> "Cassette":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.flush()
+
+    def flush(self) -> None:
+        """Write what was recorded since the last write (nothing to do when replaying)."""
+        with self._lock:
+            if self._dirty:
+                self._save()
 
     @classmethod
     def replay(cls, path: str | os.PathLike[str]) -> "Cassette":
@@ -82,7 +103,9 @@ class Cassette:
             entry = self._entries.setdefault(
                 digest, {"purpose": request.purpose, "request": request.key(), "outcomes": []})
             entry["outcomes"].append(outcome)
-            self._save()
+            self._dirty = True
+            if self._clock() - self._saved_at >= self.save_every_s:
+                self._save()
 
     def next_outcome(self, request: LLMRequest) -> dict[str, Any]:
         """The outcome to replay for `request`; `AELError` when it was never recorded."""
@@ -101,7 +124,12 @@ class Cassette:
 
     def _save(self) -> None:
         data = {"kind": CASSETTE_KIND, "version": CASSETTE_VERSION, "entries": self._entries}
-        write_json_atomic(self.path, data)
+        try:
+            write_json_atomic(self.path, data)
+        except OSError as exc:
+            raise AELError(f"llm record: cannot write {self.path}: {exc.strerror or exc}") from None
+        self._dirty = False
+        self._saved_at = self._clock()
 
 
 def write_json_atomic(path: Path, data: Any) -> None:

@@ -108,13 +108,15 @@ class LLMClient:
                 validate(data, schema)
             except ValueError as exc:  # SchemaError is a ValueError too
                 problem = str(exc)
+                if reply.truncated:
+                    problem += f" (the reply was cut off at max_tokens={self.settings.max_tokens})"
                 sent = [*sent, {"role": "assistant", "content": reply.text},
                         {"role": "user", "content": correction(problem)}]
                 continue
             return self._finish(LLMResult(data, self.provider.name, spent.model, spent.input_tokens,
                                           spent.output_tokens, spent.cost_usd, self._clock() - start,
                                           spent.attempts, False, "", purpose, first_hash))
-        reason = f"the reply broke the schema twice, last: {problem}"
+        reason = f"the reply was rejected twice, last: {problem}"
         return self._fail(reason, purpose, original, schema, fallback, spent, start, first_hash)
 
     def _send(self, request: LLMRequest, spent: _Spent) -> Reply:

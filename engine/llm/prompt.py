@@ -22,6 +22,8 @@ def check_messages(messages: Any) -> list[dict[str, str]]:
     for i, m in enumerate(messages):
         if not isinstance(m, dict) or m.get("role") not in ROLES or not isinstance(m.get("content"), str):
             raise ValueError(f"messages[{i}]: needs role in {ROLES} and string content")
+    if all(m["role"] == "system" for m in messages):
+        raise ValueError("messages: at least one user message is needed besides the system prompt")
     return [{"role": m["role"], "content": m["content"]} for m in messages]
 
 

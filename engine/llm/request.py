@@ -55,21 +55,22 @@ class LLMRequest:
 
 @dataclass(frozen=True)
 class Reply:
-    """A provider's answer before parsing."""
+    """A provider's answer before parsing; `truncated` when it hit max_tokens."""
 
     text: str
     input_tokens: int = 0
     output_tokens: int = 0
     model: str = ""
+    truncated: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {"text": self.text, "input_tokens": self.input_tokens,
-                "output_tokens": self.output_tokens, "model": self.model}
+                "output_tokens": self.output_tokens, "model": self.model, "truncated": self.truncated}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "Reply":
         return cls(str(d["text"]), int(d.get("input_tokens", 0)), int(d.get("output_tokens", 0)),
-                   str(d.get("model", "")))
+                   str(d.get("model", "")), bool(d.get("truncated", False)))
 
 
 class ProviderError(Exception):

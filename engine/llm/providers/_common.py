@@ -48,8 +48,11 @@ def one_line(text: Any, limit: int = 200) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-def status_error(provider: str, status: int, headers: Any, detail: Any = "") -> ProviderError:
-    """The ProviderError for an HTTP error status, with advice for the common ones."""
+def status_error(provider: str, status: int, headers: Any, detail: Any = "", secret: str = "") -> ProviderError:
+    """The ProviderError for an HTTP error status, with advice for the common ones.
+
+    `detail` is the server's own message; some servers quote the key they
+    refused, so `secret` is cut out of it here, before anything records it."""
     advice = {
         401: "the API key was refused; check it",
         403: "the API key may not use this model or endpoint",
@@ -58,6 +61,7 @@ def status_error(provider: str, status: int, headers: Any, detail: Any = "") -> 
     }.get(status, "server error" if status >= 500 else "request refused")
     text = f"{provider}: HTTP {status} ({advice})"
     if detail:
+        detail = str(detail).replace(secret, "[redacted]") if secret else str(detail)
         text += f": {one_line(detail)}"
     return ProviderError(text, retryable=is_retryable_status(status),
                          retry_after=retry_after_seconds(headers), status=status)

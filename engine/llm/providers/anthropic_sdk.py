@@ -30,6 +30,7 @@ class AnthropicProvider:
 
         self._sdk = anthropic
         self._timeout_s = settings.timeout_s
+        self._key = key
         self._url = settings.base_url or env.get("ANTHROPIC_BASE_URL") or DEFAULT_URL
         self._client = anthropic.Anthropic(
             api_key=key, base_url=self._url, timeout=settings.timeout_s, max_retries=0,
@@ -51,10 +52,11 @@ class AnthropicProvider:
             raise connect_error(self.name, self._url) from None
         except sdk.APIStatusError as exc:
             raise status_error(self.name, exc.status_code, exc.response.headers,
-                               getattr(exc, "api_message", "") or "") from None
+                               getattr(exc, "api_message", "") or "", self._key) from None
         except sdk.APIError as exc:  # e.g. a response the SDK could not read
             raise ProviderError(f"{self.name}: unreadable response ({type(exc).__name__})",
                                 retryable=False) from None
         text = "".join(block.text for block in message.content if getattr(block, "type", "") == "text")
         usage = message.usage
-        return Reply(text, int(usage.input_tokens or 0), int(usage.output_tokens or 0), str(message.model))
+        return Reply(text, int(usage.input_tokens or 0), int(usage.output_tokens or 0), str(message.model),
+                     truncated=message.stop_reason == "max_tokens")

@@ -32,6 +32,7 @@ class GeminiProvider:
         self._types = types
         self._timeout_s = settings.timeout_s
         self._temperature = settings.temperature
+        self._key = key
         self._url = settings.base_url or env.get("GOOGLE_GEMINI_BASE_URL") or DEFAULT_URL
         options = types.HttpOptions(base_url=self._url, timeout=max(1, int(settings.timeout_s * 1000)))
         # vertexai=False: never let GOOGLE_GENAI_USE_VERTEXAI in the environment
@@ -56,7 +57,8 @@ class GeminiProvider:
             response = self._client.models.generate_content(model=request.model, contents=contents, config=config)
         except self._errors.APIError as exc:
             headers = getattr(getattr(exc, "response", None), "headers", None)
-            raise status_error(self.name, int(exc.code or 0), headers, exc.message or exc.status or "") from None
+            raise status_error(self.name, int(exc.code or 0), headers, exc.message or exc.status or "",
+                               self._key) from None
         except timeout_classes():
             raise timeout_error(self.name, self._timeout_s) from None
         except transport_classes():
@@ -67,7 +69,8 @@ class GeminiProvider:
         usage = response.usage_metadata
         return Reply(_text(response), _count(usage, "prompt_token_count"),
                      _count(usage, "candidates_token_count") + _count(usage, "thoughts_token_count"),
-                     str(getattr(response, "model_version", None) or request.model))
+                     str(getattr(response, "model_version", None) or request.model),
+                     truncated=_finish_reason(response) == "MAX_TOKENS")
 
 
 def _text(response: Any) -> str:
@@ -79,6 +82,12 @@ def _text(response: Any) -> str:
                 parts.append(part.text)
         break  # the first candidate only
     return "".join(parts)
+
+
+def _finish_reason(response: Any) -> str:
+    candidates = response.candidates or []
+    reason = getattr(candidates[0], "finish_reason", None) if candidates else None
+    return str(getattr(reason, "value", reason) or "")
 
 
 def _count(usage: Any, name: str) -> int:

@@ -27,6 +27,7 @@ class OpenAICompatibleProvider:
         base = base.rstrip("/")
         self._url = base + ("/chat/completions" if base.endswith("/v1") else "/v1/chat/completions")
         key = settings.api_key or env.get("OPENAI_API_KEY", "")
+        self._key = key
         self._headers = {"Authorization": f"Bearer {key}"} if key else {}
         self._timeout_s = settings.timeout_s
         self._http = http_module()
@@ -48,15 +49,17 @@ class OpenAICompatibleProvider:
         except http.TransportError:
             raise connect_error(self.name, self._url) from None
         if response.status_code != 200:
-            raise status_error(self.name, response.status_code, response.headers, _error_detail(response))
+            raise status_error(self.name, response.status_code, response.headers, _error_detail(response),
+                               self._key)
         try:
             data = response.json()
-            text = data["choices"][0]["message"]["content"] or ""
+            choice = data["choices"][0]
+            text = choice["message"]["content"] or ""
         except (ValueError, KeyError, IndexError, TypeError):
             raise ProviderError(f"{self.name}: unreadable response body", retryable=False) from None
         usage = data.get("usage") or {}
         return Reply(str(text), int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0),
-                     str(data.get("model") or request.model))
+                     str(data.get("model") or request.model), truncated=choice.get("finish_reason") == "length")
 
 
 def _error_detail(response: Any) -> str:
