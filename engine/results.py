@@ -15,30 +15,22 @@ from typing import Any
 
 import numpy as np
 
+from .metrics import mean_by_regime, sharpe
 from .session import Session
-
-
-def reward_sharpe(rewards: np.ndarray) -> float:
-    """mean / std of a per-episode reward stream; std with ddof 0; 0 if constant."""
-    sd = float(rewards.std())
-    return float(rewards.mean() / sd) if sd > 0 else 0.0
 
 
 def run_result(session: Session) -> dict[str, Any]:
     scenario = session.scenario
     rewards = np.array([h["reward"] for h in session.history], dtype=float)
-    regimes: dict[str, float] = {}
-    for i, name in enumerate(scenario.regime_names):
-        mask = np.array([h["regime"] == i for h in session.history], dtype=bool)
-        if mask.any():
-            regimes[name] = float(rewards[mask].mean())
+    by_index = mean_by_regime(rewards, [h["regime"] for h in session.history])
+    regimes = {name: float(by_index[i]) for i, name in enumerate(scenario.regime_names) if i in by_index}
     result: dict[str, Any] = {
         "selector": session.config.selector,
         "seed": session.config.seed,
         "episodes": len(session.history),
         "regimes": regimes,
         "overall": float(rewards.mean()) if len(rewards) else 0.0,
-        "sharpe": reward_sharpe(rewards) if len(rewards) else 0.0,
+        "sharpe": sharpe(rewards),
         "injections": [{"episode": i["episode"], "arm": i["arm"]} for i in session.injections],
         "reflections": len(session.reflections),
         "memory": session.memory.counts(),

@@ -266,7 +266,8 @@ class Session:
             self._propose("arm", spec.to_dict(), index, refl.rationale, refl.evidence, out)
 
     def _reflection_context(self, t: int) -> ReflectionContext:
-        trailing_n = max(self.slow_window, int(self.config.reflector_options.get("window", 0) or 0), 120)
+        # the gate's trailing window (the paper's 120 unless configured); reflectors may read more from history
+        trailing_n = int(self.config.reflector_options.get("window") or 120)
         posteriors = [
             {"arm": a.name, "alpha": a.alpha, "beta": a.beta, "mean": a.mean, "pulls": a.pulls}
             for a in self.selector.arms
