@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from engine.errors import AELError
-from engine.llm import LLMClient, LLMSettings
+from engine.llm import LLMClient, LLMSettings, provider_status
 
 SCHEMA = {"type": "object", "properties": {"route": {"type": "string", "enum": ["billing", "tech"]}},
           "required": ["route"]}
@@ -85,8 +85,18 @@ def test_importing_the_engine_and_running_offline_loads_no_sdk():
         "c = llm.LLMClient(llm.LLMSettings(provider='offline'))\n"
         "c.complete_json([{'role': 'user', 'content': 'x'}], {'type': 'object'}, purpose='p',"
         " fallback=lambda m, s: {})\n"
-        "loaded = [m for m in sys.modules if m.split('.')[0] in ('anthropic', 'google', 'httpx', 'httpx2')]\n"
+        "llm.provider_status({})\n"
+        "sdks = ('anthropic', 'google.genai', 'google.auth', 'httpx', 'httpx2')\n"
+        "loaded = [m for m in sys.modules if m in sdks or m.startswith(tuple(s + '.' for s in sdks))]\n"
         "assert not loaded, loaded\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
     assert done.returncode == 0, done.stderr
+
+
+def test_provider_status_says_what_is_missing_without_importing_sdks():
+    status = {s.provider: s for s in provider_status({"GOOGLE_API_KEY": "g-123456"})}
+    assert status["offline"].usable
+    assert status["gemini"].usable and status["gemini"].model == "gemini-2.5-flash-lite"
+    assert not status["anthropic"].usable and status["anthropic"].why == "set ANTHROPIC_API_KEY"
+    assert status["openai-compatible"].why == "set AEL_OPENAI_BASE_URL and AEL_OPENAI_MODEL"

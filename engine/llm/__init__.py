@@ -9,6 +9,7 @@ lazily; `Cassette.record(path)` / `Cassette.replay(path)` passed as
 estimated cost of every call.
 """
 
+from .availability import ProviderStatus, provider_status
 from .cassette import Cassette, write_json_atomic
 from .client import LLMClient
 from .ledger import Totals, UsageLedger, UsageRecord
@@ -19,7 +20,7 @@ from .settings import DEFAULT_MODELS, DEFAULT_PRICES, ERROR_POLICIES, PROVIDERS,
 
 __all__ = [
     "Cassette", "DEFAULT_MODELS", "DEFAULT_PRICES", "ERROR_POLICIES", "Fallback", "LLMClient",
-    "LLMRequest", "LLMResult", "LLMSettings", "PROVIDERS", "Provider", "ProviderError", "Reply",
+    "LLMRequest", "LLMResult", "LLMSettings", "PROVIDERS", "Provider", "ProviderError", "ProviderStatus", "Reply",
     "SchemaError", "Totals", "UsageLedger", "UsageRecord", "check_schema", "example_for",
-    "validate", "write_json_atomic",
+    "provider_status", "validate", "write_json_atomic",
 ]
