@@ -16,7 +16,7 @@ import argparse
 import json
 import os
 import sys
-from typing import Any, Sequence
+from typing import Sequence
 
 from engine.errors import AELError
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 from engine.errors import AELError
-from engine.persistence import load_session, save_session, write_json_atomic
+from engine.atomic import write_json_atomic
+from engine.persistence import load_session, save_session
 from engine.results import finite, run_result, summarise
 from engine.session import Session, SessionConfig
 from scenarios import make_scenario, scenario_class

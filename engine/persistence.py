@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any, Callable
 
 from .approvals import now_iso
+from .atomic import write_json_atomic
 from .errors import AELError
 from .session import Session
 
@@ -25,38 +25,6 @@ FORMAT = "ael-lab-session"
 SCHEMA_VERSION = 1
 # version -> function upgrading a document of that version to version + 1
 MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
-
-
-def write_json_atomic(path: str | os.PathLike, document: Any) -> None:
-    """Serialise first, then temp file + fsync + rename: the target is either the
-    old file or the complete new one."""
-    path = Path(path)
-    text = json.dumps(document, separators=(",", ":"), allow_nan=False)
-    folder = path.parent if str(path.parent) else Path(".")
-    if not folder.is_dir():
-        raise AELError(f"cannot save to {path}: folder {folder} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    try:
-        umask = os.umask(0)
-        os.umask(umask)
-        os.fchmod(fd, 0o666 & ~umask)  # mkstemp makes 0600; a save is an ordinary file
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    try:  # make the rename itself durable
-        dfd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
-    except OSError:
-        pass
 
 
 def save_session(session: Session, path: str | os.PathLike) -> None:

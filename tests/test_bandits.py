@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.bandits import Selector, UCB1, make_selector, parse_selector
+from engine.bandits import Selector, make_selector, parse_selector
 from engine.errors import AELError
 
 

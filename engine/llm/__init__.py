@@ -10,7 +10,7 @@ estimated cost of every call.
 """
 
 from .availability import ProviderStatus, provider_status
-from .cassette import Cassette, write_json_atomic
+from .cassette import Cassette
 from .client import LLMClient
 from .ledger import Totals, UsageLedger, UsageRecord
 from .request import Fallback, LLMRequest, Provider, ProviderError, Reply
@@ -22,5 +22,5 @@ __all__ = [
     "Cassette", "DEFAULT_MODELS", "DEFAULT_PRICES", "ERROR_POLICIES", "Fallback", "LLMClient",
     "LLMRequest", "LLMResult", "LLMSettings", "PROVIDERS", "Provider", "ProviderError", "ProviderStatus", "Reply",
     "SchemaError", "Totals", "UsageLedger", "UsageRecord", "check_schema", "example_for",
-    "provider_status", "validate", "write_json_atomic",
+    "provider_status", "validate",
 ]

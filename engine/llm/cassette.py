@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import threading
 import time
 from pathlib import Path
 from typing import Any, Callable
 
+from ..atomic import write_json_atomic
 from ..errors import AELError
 from .request import LLMRequest, Provider, ProviderError, Reply
 
@@ -125,27 +125,12 @@ class Cassette:
     def _save(self) -> None:
         data = {"kind": CASSETTE_KIND, "version": CASSETTE_VERSION, "entries": self._entries}
         try:
-            write_json_atomic(self.path, data)
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            write_json_atomic(self.path, data, indent=1, sort_keys=True)
         except OSError as exc:
             raise AELError(f"llm record: cannot write {self.path}: {exc.strerror or exc}") from None
         self._dirty = False
         self._saved_at = self._clock()
-
-
-def write_json_atomic(path: Path, data: Any) -> None:
-    """Write JSON so a crash leaves the old file or the new one, never half of one:
-    a temp file in the same folder, fsync, then os.replace."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f, indent=1, sort_keys=True)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 class RecordingProvider:

@@ -29,7 +29,7 @@ from engine.scenario import AgentContext, Outcome, Query, ScenarioBase
 
 from . import patterns
 from .bank import N_EPISODES, REGIME_NAMES, ROUTES
-from .policies import ALL_POLICIES, INITIAL_POOL, ROUTE_AWARE, behaviour_key, episodic_record, route_live
+from .policies import INITIAL_POOL, ROUTE_AWARE, behaviour_key, episodic_record, route_live
 from .reflector import SupportReflector
 from .stream import generate, regime_of, tickets
 from .table import EPISODIC_QUALITY, PredictionTable, compute_predictions, prediction_table, similarity_for
