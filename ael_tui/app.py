@@ -46,6 +46,11 @@ class AelLab(App):
         self.cursor_blink_enabled = cursor_blink
         self.show_times = show_times
 
+    def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None,
+               markup: bool = True) -> None:
+        """Notifications carry engine messages and paths verbatim: never parsed as markup."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+
     def on_mount(self) -> None:
         keymap, problems = load_keymap(self.keymap_path)
         if keymap:

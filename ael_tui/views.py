@@ -280,6 +280,17 @@ def window_stats(session: Session, proposal: Proposal) -> dict[str, Any]:
     }
 
 
+def evidence_episodes(session: Session, evidence: dict[str, Any], limit: int = 12) -> list[dict[str, Any]]:
+    """The history records of episodes a proposal's evidence names (lists of episode
+    numbers under keys mentioning 'episodes'), e.g. the failures a new policy would have fixed."""
+    wanted: list[int] = []
+    for key, value in evidence.items():
+        if "episode" in key and isinstance(value, list) and all(isinstance(v, int) for v in value):
+            wanted.extend(v for v in value if v not in wanted)
+    h = session.history
+    return [h[e] for e in wanted[:limit] if 0 <= e < len(h)]
+
+
 # ------------------------------------------------------------------ saves
 @dataclass
 class SaveInfo:

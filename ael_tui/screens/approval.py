@@ -44,6 +44,16 @@ class ProposalContext:
     reflection: Reflection | None
     window: dict[str, Any] = field(default_factory=dict)
     pending_count: int = 1
+    episodes: list[dict[str, Any]] = field(default_factory=list)  # records the evidence names
+
+
+def episodes_table(records: list[dict[str, Any]]) -> Table:
+    table = Table(box=None, padding=(0, 2), show_edge=False, header_style="bold dim")
+    for col in ("episode", "policy", "action", "outcome"):
+        table.add_column(col, justify="right" if col == "episode" else "left")
+    for r in records:
+        table.add_row(str(r["episode"]), str(r.get("policy", "")), str(r.get("action", "")), str(r.get("result", "")))
+    return table
 
 
 def window_table(window: dict[str, Any]) -> Table:
@@ -82,7 +92,10 @@ class ApprovalScreen(ModalScreen[Decision | None]):
                 if p.evidence:
                     yield Static(Text.assemble(("Evidence\n", "bold"), evidence_text(p.evidence, limit=12)),
                                  id="approval-evidence")
-                if p.rationale:
+                if self.ctx.episodes:
+                    yield Static(Text("The episodes the evidence names", style="bold"))
+                    yield Static(episodes_table(self.ctx.episodes), id="approval-episodes")
+                if p.rationale and (r is None or p.rationale.strip() != r.diagnosis.strip()):
                     yield Static(Text.assemble(("Rationale\n", "bold"), p.rationale), id="approval-rationale")
                 yield Static(Text.assemble(("Proposed, exactly as it would be used\n", "bold"),
                                            json.dumps(p.payload, indent=2, ensure_ascii=False)),

@@ -24,7 +24,7 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog small-dialog"):
-            yield Static(self.question, classes="dialog-text")
+            yield Static(self.question, classes="dialog-text", markup=False)
             with Horizontal(classes="dialog-buttons"):
                 yield Button(f"{self.yes} (y)", id="yes", variant="warning")
                 yield Button(f"{self.no} (n)", id="no")
@@ -52,10 +52,10 @@ class PromptScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog small-dialog"):
-            yield Label(self.title_text, classes="dialog-title")
+            yield Label(self.title_text, classes="dialog-title", markup=False)
             yield Input(self.value, placeholder=self.placeholder, id=self.input_id)
             if self.hint:
-                yield Static(self.hint, classes="dialog-hint")
+                yield Static(self.hint, classes="dialog-hint", markup=False)
             with Horizontal(classes="dialog-buttons"):
                 yield Button(f"{self.ok} (enter)", id="ok", variant="primary")
                 yield Button("Cancel (esc)", id="cancel")
@@ -97,7 +97,7 @@ class SettingsScreen(ModalScreen[SettingsAnswer | None]):
             yield Label("Options", classes="dialog-title")
             yield Label("Autosave every N episodes (0 = off)")
             yield Input(str(self.autosave_every), type="integer", id="autosave-every")
-            yield Static(f"to {self.autosave_path}", classes="dialog-hint")
+            yield Static(f"to {self.autosave_path}", classes="dialog-hint", markup=False)
             yield Label("Delay between episodes while running (seconds)")
             yield Input(f"{self.delay:g}", type="number", id="delay")
             yield Static("", id="settings-error", classes="error-text")

@@ -63,7 +63,7 @@ class EditProposalScreen(ModalScreen[tuple[dict[str, Any], str] | None]):
                 with VerticalScroll(id="editor-right"):
                     yield Static("", id="editor-status")
                     yield Label("Will be used", classes="section-label")
-                    yield Static("", id="editor-normalised")
+                    yield Static("", id="editor-normalised", markup=False)
                     yield Label("Diff against the proposal", classes="section-label")
                     yield Static("", id="editor-diff")
             with Horizontal(classes="dialog-buttons"):

@@ -25,7 +25,7 @@ from engine.errors import AELError
 
 from ..actions import bindings_for
 from ..host import RUN_MODES, RunOutcome, SessionHost
-from ..views import (memory_entry, memory_rows, posterior_rows, progress_data, proposal_notes, status_of,
+from ..views import (evidence_episodes, memory_entry, memory_rows, posterior_rows, progress_data, proposal_notes, status_of,
                      window_stats)
 from ..widgets.episodes import EpisodeLog
 from ..widgets.memory import MemoryPanel
@@ -211,6 +211,12 @@ class LabScreen(Screen):
             self.notify(o.message, severity="error")
         elif o.reason == "finished":
             self.notify(f"The run is finished ({self.host.session.n_episodes} episodes).", title="Finished")
+        elif o.reason == "reflected":
+            with self.host.lock:
+                reflections = self.host.session.reflections
+                n, diagnosis = len(reflections), reflections[-1].diagnosis if reflections else ""
+            short = diagnosis if len(diagnosis) <= 160 else diagnosis[:159] + "…"
+            self.notify(f"{short}\nNothing to decide: no proposal.", title=f"Reflection #{n}", timeout=8)
         elif o.reason == "blocked":
             if self.host.session.queue.mode == "manual" and self.host.session.queue.pending:
                 self.action_decide()
@@ -252,7 +258,7 @@ class LabScreen(Screen):
                 return
             p = pending[0]
             reflection = s.reflections[p.reflection] if 0 <= p.reflection < len(s.reflections) else None
-            ctx = ProposalContext(p, reflection, window_stats(s, p), len(pending))
+            ctx = ProposalContext(p, reflection, window_stats(s, p), len(pending), evidence_episodes(s, p.evidence))
         self.app.push_screen(ApprovalScreen(ctx, partial(self._validate, p)), partial(self._decided, p.id))
 
     def _validate(self, proposal, edited: dict[str, Any]) -> dict[str, Any]:

@@ -25,7 +25,7 @@ class LoadScreen(ModalScreen[Path | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog big-dialog", id="load") as box:
             box.border_title = "Load a session"
-            yield Label(f"Saved sessions in {self.saves_dir}/ (enter opens)")
+            yield Label(f"Saved sessions in {self.saves_dir}/ (enter opens)", markup=False)
             yield SaveTable(id="load-table")
             yield Static("", id="load-empty", classes="dialog-hint")
             yield Label("…or a file path (enter opens)")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from textual import work
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, Select, Static
 
@@ -33,35 +33,38 @@ class StartScreen(Screen):
         with Horizontal(id="start-body"):
             with VerticalScroll(id="new-session") as form:
                 form.border_title = "New session"
-                yield Label("Scenario")
-                yield Select([(d.scenario, d.scenario)], value=d.scenario, allow_blank=False, id="scenario")
-                yield Static("", id="scenario-note", classes="field-hint")
-                yield Label("Seed")
-                yield Input(str(d.seed), type="integer", id="seed")
-                yield Label("Selector")
-                yield Select([(s, s) for s in selectors_of(d.scenario)], value=d.selector, allow_blank=False,
-                             id="selector")
-                yield Label("Approval of proposals")
-                yield Select([("manual: I decide each one", "manual"), ("auto: approve everything", "auto")],
-                             value=d.approval, allow_blank=False, id="approval")
-                yield Label("Agent backend")
-                yield Select([(label, v) for v, label in usable_backends("agent")], value="offline",
-                             allow_blank=False, id="agent")
-                yield Label("Reflector backend")
-                yield Select([(label, v) for v, label in usable_backends("reflector")], value="offline",
-                             allow_blank=False, id="reflector")
-                with Vertical(id="data-fields"):
-                    yield Label("Market data (portfolio)")
+                with Grid(id="new-form"):
+                    yield Label("Scenario")
+                    yield Select([(d.scenario, d.scenario)], value=d.scenario, allow_blank=False, id="scenario")
+                    yield Label("Seed")
+                    yield Input(str(d.seed), type="integer", id="seed")
+                    yield Label("Selector")
+                    yield Select([(s, s) for s in selectors_of(d.scenario)], value=d.selector, allow_blank=False,
+                                 id="selector")
+                    yield Label("Approval")
+                    yield Select([("manual: I decide each one", "manual"), ("auto: approve everything", "auto")],
+                                 value=d.approval, allow_blank=False, id="approval")
+                    yield Label("Agent")
+                    yield Select([(label, v) for v, label in usable_backends("agent")], value="offline",
+                                 allow_blank=False, id="agent")
+                    yield Label("Reflector")
+                    yield Select([(label, v) for v, label in usable_backends("reflector")], value="offline",
+                                 allow_blank=False, id="reflector")
+                    yield Label("Market data", classes="portfolio-only")
                     yield Select([("synthetic market (offline)", "synthetic"), ("Yahoo Finance (network)", "yahoo"),
                                   ("a folder in the D-full layout", "folder")],
-                                 value="synthetic", allow_blank=False, id="data")
-                    yield Input(placeholder="folder path", id="data-folder")
-                yield Label("Autosave every N episodes (0 = off)")
-                yield Input("0", type="integer", id="autosave")
+                                 value="synthetic", allow_blank=False, id="data", classes="portfolio-only")
+                    yield Label("Data folder", classes="data-folder")
+                    yield Input(placeholder="path/to/dfull", id="data-folder", classes="data-folder")
+                    yield Label("Autosave every")
+                    yield Input("0", type="integer", id="autosave", placeholder="episodes; 0 = off")
+                yield Static("", id="scenario-note", classes="field-hint", markup=False)
+                yield Static("Backends: only offline ones can be used in this build. "
+                             "Autosave: every N episodes to saves/autosave-…json (0 = off).", classes="field-hint")
                 yield Button("Start (ctrl+n)", id="start", variant="primary")
             with Vertical(id="saved-sessions") as saved:
                 saved.border_title = "Saved sessions"
-                yield Static("", id="saves-folder", classes="field-hint")
+                yield Static("", id="saves-folder", classes="field-hint", markup=False)
                 yield SaveTable(id="saves-table")
                 yield Static("", id="saves-empty", classes="field-hint")
                 yield Label("…or open a file")
@@ -110,9 +113,12 @@ class StartScreen(Screen):
 
     # ---------------------------------------------------------------- form
     def _set_portfolio_fields(self, scenario: str) -> None:
-        self.query_one("#data-fields").display = scenario == "portfolio"
-        folder = self.query_one("#data", Select).value == "folder"
-        self.query_one("#data-folder").display = scenario == "portfolio" and folder
+        portfolio = scenario == "portfolio"
+        folder = portfolio and self.query_one("#data", Select).value == "folder"
+        for widget in self.query(".portfolio-only"):
+            widget.display = portfolio
+        for widget in self.query(".data-folder"):
+            widget.display = folder
 
     def on_select_changed(self, event: Select.Changed) -> None:
         if event.select.id == "scenario" and isinstance(event.value, str):

@@ -14,7 +14,7 @@ from ..views import TIERS, MemoryRow
 
 COLUMNS = (("", "hit"), ("id", "id"), ("content", "content"), ("qual", "quality"), ("age", "age"),
            ("retr", "retrievals"), ("useful", "usefulness"))
-CONTENT_WIDTH = 44
+CONTENT_WIDTH = 34
 
 
 def _cells(r: MemoryRow) -> list:
