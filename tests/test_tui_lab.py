@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 from textual.widgets import Input, Select, TextArea
@@ -87,18 +88,24 @@ async def test_r_stops_at_the_reflection_with_the_arm_proposal_open():
 
 
 async def test_pause_stops_a_long_run_within_a_tenth_of_a_second():
-    app = make_app(synthetic(approval="auto"), delay=0.01)
+    app = make_app(synthetic(approval="auto"), delay=0.03)  # 208 episodes: over 6 s unpaused
     async with app.run_test(size=SIZE) as pilot:
+        host = app.lab.host
+        times = {}
+        pause, run = host.pause, host.run
+        host.pause = lambda: (times.setdefault("asked", time.monotonic()), pause())[1]
+        host.run = lambda *a, **k: (run(*a, **k), times.setdefault("ended", time.monotonic()))[0]
         await pilot.press("g")
-        await pilot.pause(0.15)
-        s = app.lab.host.session
+        await pilot.pause(0.2)
+        s = host.session
         assert 0 < s.t < s.n_episodes
         await pilot.press("p")
-        await pilot.pause(0.1)
+        await settle(pilot)
+        assert times["ended"] - times["asked"] < 0.1
         stopped_at = s.t
         await pilot.pause(0.3)
         assert s.t == stopped_at < s.n_episodes
-        assert app.lab.host.running is None
+        assert host.running is None
 
 
 async def test_speed_keys_change_the_delay_between_episodes():

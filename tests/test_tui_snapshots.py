@@ -1,0 +1,82 @@
+"""Pictures of the lab at 160×48, compared with the accepted ones in __snapshots__/.
+
+Deterministic by construction: time is frozen (tests.tui_helpers), the cursor
+does not blink, every session is built and advanced before the app starts,
+workers are waited for before the picture, and scenarios that are not in this
+build yet are skipped (they activate when they land). Update with
+`pytest tests/test_tui_snapshots.py --snapshot-update` after checking the diff.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ael_tui.sessions import NewSession, build_session
+from engine.errors import AELError
+from engine.persistence import save_session
+from scenarios import scenario_class
+from tests.tui_helpers import frozen_lab, make_app, synthetic  # noqa: F401
+
+SIZE = (160, 48)
+
+
+def available(name: str) -> bool:
+    try:
+        scenario_class(name)
+        return True
+    except AELError:
+        return False
+
+
+async def settled(pilot) -> None:
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    if pilot.app.lab is not None:
+        pilot.app.lab.redraw(force=True)
+    await pilot.pause()
+    pilot.app.clear_notifications()
+    await pilot.pause()
+
+
+def test_start_screen(snap_compare, monkeypatch):
+    # the list of scenarios follows the build; pin it so the picture does not
+    monkeypatch.setattr("ael_tui.screens.start.scenario_availability",
+                        lambda: {"synthetic": "", "support": "", "portfolio": ""})
+    saved = synthetic(approval="auto")
+    saved.run(until=40)
+    save_session(saved, "saves/synthetic-s42-e40.json")
+    assert snap_compare(make_app(), terminal_size=SIZE, run_before=settled)
+
+
+def test_lab_synthetic_mid_run(snap_compare):
+    s = synthetic()
+    s.run()  # stops at the first proposal (episode 13)
+    s.decide(s.queue.pending[0].id, "approve", reason="snapshot")
+    s.run(until=90)
+    assert snap_compare(make_app(s), terminal_size=SIZE, run_before=settled)
+
+
+def test_approval_dialog(snap_compare):
+    s = synthetic()
+    s.run()
+
+    async def open_dialog(pilot):
+        await settled(pilot)
+        await pilot.press("d")
+        await pilot.pause()
+
+    assert snap_compare(make_app(s), terminal_size=SIZE, run_before=open_dialog)
+
+
+@pytest.mark.skipif(not available("support"), reason="the support scenario is not in this build yet")
+def test_lab_support_mid_run(snap_compare):
+    s = build_session(NewSession("support", 42, "ts+reflection", "auto"))
+    s.run(until=160)
+    assert snap_compare(make_app(s), terminal_size=SIZE, run_before=settled)
+
+
+@pytest.mark.skipif(not available("portfolio"), reason="the portfolio scenario is not in this build yet")
+def test_lab_portfolio_mid_run(snap_compare):
+    s = build_session(NewSession("portfolio", 42, "ts+reflection", "auto", data="synthetic"))
+    s.run(until=min(60, s.n_episodes))
+    assert snap_compare(make_app(s), terminal_size=SIZE, run_before=settled)
