@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import os
+from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from engine.errors import AELError
 from engine.persistence import load_session
@@ -34,14 +35,26 @@ def selectors_of(scenario: str) -> list[str]:
         return ["ts+reflection"]
 
 
-def usable_backends(role: str) -> list[tuple[str, str]]:
-    """(value, label) of the agent or reflector backends that work now.
+def _llm_wired() -> bool:
+    """Whether this build's sessions take an LLM configuration (`SessionConfig.llm`)."""
+    return "llm" in {f.name for f in fields(SessionConfig)}
 
-    Only the offline backend is wired into sessions so far: `SessionConfig` has
-    no field that picks an LLM agent or reflector. When it has, list the
-    providers whose SDK imports and whose API key is set here.
-    """
-    return [("offline", "offline (no API calls, $0)")]
+
+def usable_backends(role: str, env: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
+    """(value, label) of the agent or reflector backends that can work here and now:
+    offline always; a provider only if sessions take an LLM configuration and its
+    key (or, for an OpenAI-compatible server, its URL) is in the environment."""
+    env = os.environ if env is None else env
+    out = [("offline", "offline (no API calls, $0)")]
+    if not _llm_wired():
+        return out
+    if env.get("ANTHROPIC_API_KEY"):
+        out.append(("anthropic", "Anthropic (ANTHROPIC_API_KEY)"))
+    if env.get("GEMINI_API_KEY") or env.get("GOOGLE_API_KEY"):
+        out.append(("gemini", "Google Gemini (GEMINI_API_KEY)"))
+    if env.get("AEL_OPENAI_BASE_URL"):
+        out.append(("openai-compatible", "OpenAI-compatible server (AEL_OPENAI_BASE_URL)"))
+    return out
 
 
 @dataclass
@@ -62,8 +75,13 @@ class NewSession:
             if self.scenario != "portfolio":
                 raise AELError("a data source applies only to the portfolio scenario")
             options["data"] = self.data
+        extra: dict[str, Any] = {}
+        if self.agent != "offline" or self.reflector != "offline":
+            if not _llm_wired():
+                raise AELError("this build runs offline only: choose the offline agent and reflector")
+            extra["llm"] = {"agent": self.agent, "reflector": self.reflector}
         return SessionConfig(scenario=self.scenario, seed=self.seed, selector=self.selector,
-                             approval=self.approval, scenario_options=options)
+                             approval=self.approval, scenario_options=options, **extra)
 
 
 def build_session(spec: NewSession) -> Session:

@@ -148,11 +148,11 @@ def test_progress_shows_equity_and_drawdown_when_episodes_carry_returns():
 
 
 def test_cost_is_offline_and_zero_without_a_ledger_and_read_from_one_when_there():
-    s = synthetic()
-    assert backend_and_cost(s) == ("offline", 0.0)
-    s.usage = SimpleNamespace(totals=lambda: SimpleNamespace(cost_usd=0.125))
-    s.backend = "anthropic"
-    assert backend_and_cost(s) == ("anthropic", 0.125)
+    assert backend_and_cost(synthetic()) == ("offline", 0.0)
+    assert backend_and_cost(SimpleNamespace(reflections=[])) == ("offline", 0.0)  # a build with no ledger
+    with_ledger = SimpleNamespace(reflections=[], backend="reflector anthropic",
+                                  usage=SimpleNamespace(totals=lambda: SimpleNamespace(cost_usd=0.125)))
+    assert backend_and_cost(with_ledger) == ("reflector anthropic", 0.125)
 
 
 def test_status_knows_the_true_regime_and_the_reflectors_label():
@@ -249,3 +249,9 @@ async def test_palette_commands_run_the_action():
         await hits[0].command()
         await settle(pilot)
         assert app.lab.host.session.t == 1
+
+
+def test_only_offline_backends_are_offered_without_keys():
+    from ael_tui.sessions import usable_backends
+
+    assert [v for v, _ in usable_backends("reflector", env={})] == ["offline"]

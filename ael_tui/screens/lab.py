@@ -273,6 +273,9 @@ class LabScreen(Screen):
         try:
             if decision.action == "always":
                 self.host.decide(pid, "approve", reason=decision.reason, standing=True)
+            elif decision.action == "edit" and decision.edited == self.host.session.queue.get(pid).payload:
+                decision = Decision("approve", reason=decision.reason)  # an edit that changed nothing
+                self.host.decide(pid, "approve", reason=decision.reason)
             elif decision.action == "edit":
                 self.host.decide(pid, "edit", edited=decision.edited, reason=decision.reason)
             else:

@@ -59,7 +59,7 @@ class StartScreen(Screen):
                     yield Label("Autosave every")
                     yield Input("0", type="integer", id="autosave", placeholder="episodes; 0 = off")
                 yield Static("", id="scenario-note", classes="field-hint", markup=False)
-                yield Static("Backends: only offline ones can be used in this build. "
+                yield Static("Agent and reflector: offline, or a model whose API key is set in the environment. "
                              "Autosave: every N episodes to saves/autosave-…json (0 = off).", classes="field-hint")
                 yield Button("Start (ctrl+n)", id="start", variant="primary")
             with Vertical(id="saved-sessions") as saved:
