@@ -95,6 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--reflect-threshold", type=float, help="threshold of the reflection gate")
     run.add_argument("--data", help="portfolio market data: synthetic (default), yahoo, or a folder")
     run.add_argument("--quiet", action="store_true", help="no progress bar and no table")
+    add_llm_flags(run)
 
     lab = sub.add_parser("lab", help="open the lab on a new session")
     lab.add_argument("scenario")
@@ -102,6 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
     lab.add_argument("--selector", default="ts+reflection")
     lab.add_argument("--approve", choices=["manual", "auto"], default="manual")
     lab.add_argument("--data", help="portfolio market data: synthetic (default), yahoo, or a folder")
+    add_llm_flags(lab)
 
     op = sub.add_parser("open", help="open a saved session in the lab")
     op.add_argument("file")
@@ -110,6 +112,37 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("scenario")
     ex.add_argument("--seed", type=int, default=42)
     return p
+
+
+def add_llm_flags(parser: argparse.ArgumentParser) -> None:
+    g = parser.add_argument_group("LLM backends (offline unless asked; keys come from the environment)")
+    g.add_argument("--agent", default="offline", help="who acts: offline, anthropic, gemini or openai-compatible")
+    g.add_argument("--reflector", default="offline", help="who reflects: offline, anthropic, gemini or openai-compatible")
+    g.add_argument("--agent-model", help="model for the agent (default: the provider's)")
+    g.add_argument("--reflector-model", help="model for the reflector (default: the provider's)")
+    g.add_argument("--error-policy", default="raise", help="after retries: raise (stop, session intact) or fallback "
+                                                           "(answer offline, marked)")
+    g.add_argument("--llm-url", help="base URL of the provider (a proxy, a gateway or a local server)")
+    g.add_argument("--llm-timeout", type=float, default=30.0, help="seconds per LLM request (default 30)")
+    g.add_argument("--llm-retries", type=int, default=3, help="retries on 429, 5xx and timeouts (default 3)")
+    g.add_argument("--record", help="write every LLM request and response to this cassette")
+    g.add_argument("--replay", help="answer LLM requests from this cassette, with no network")
+
+
+def llm_config(args: argparse.Namespace) -> dict:
+    """The session's LLM settings from the flags, validated (AELError names the flag)."""
+    from engine.llm_setup import LLMConfig
+
+    if args.llm_timeout <= 0:
+        raise AELError("--llm-timeout: must be a positive number of seconds")
+    if not 0 <= args.llm_retries <= 10:
+        raise AELError("--llm-retries: must be between 0 and 10")
+    config = LLMConfig(
+        agent=args.agent, reflector=args.reflector, agent_model=args.agent_model,
+        reflector_model=args.reflector_model, error_policy=args.error_policy, timeout_s=args.llm_timeout,
+        max_retries=args.llm_retries, base_url=args.llm_url, record=args.record, replay=args.replay,
+    )
+    return config.to_dict() if config.uses_llm else {}
 
 
 def _fraction_pair_arg(text: str) -> tuple[float, float]:

@@ -8,11 +8,12 @@ from typing import Any
 from engine.errors import AELError
 from engine.atomic import write_json_atomic
 from engine.persistence import load_session, save_session
+from engine.llm_setup import LLMConfig, shared_cassette
 from engine.results import finite, run_result, summarise
 from engine.session import Session, SessionConfig
 from scenarios import make_scenario, scenario_class
 
-from .cli import parse_seeds
+from .cli import llm_config, parse_seeds
 
 PROGRESS_MIN_EPISODES = 2000  # show a progress bar when a command runs at least this many
 
@@ -87,6 +88,7 @@ def run_command(args: argparse.Namespace) -> int:
         _check_outputs(args, len(seeds) * len(selectors))
         reflector_options = _reflector_options(args)
         scenario_options = _scenario_options(args)
+        llm = llm_config(args)
         sessions = []
         for selector in selectors:
             for seed in seeds:
@@ -94,7 +96,7 @@ def run_command(args: argparse.Namespace) -> int:
                     scenario=args.scenario, seed=seed, selector=selector, approval=args.approve,
                     episodes=args.episodes, warmup=args.warmup, split=args.split,
                     prior=args.prior or (1.0, 1.0), slow_window=reflector_options.get("cadence"),
-                    scenario_options=scenario_options, reflector_options=reflector_options,
+                    scenario_options=scenario_options, reflector_options=reflector_options, llm=llm,
                 )
                 sessions.append(config)
     runs = _execute(sessions, args)
@@ -120,6 +122,9 @@ def _execute(items: list, args: argparse.Namespace) -> list[dict[str, Any]]:
     runs: list[dict[str, Any]] = []
     scenarios: dict[tuple, Any] = {}
     sessions: list[Session] = []
+    configs = [i for i in items if not isinstance(i, Session)]
+    # every session of the command records to, or replays from, one cassette
+    cassette = shared_cassette(LLMConfig.from_dict(configs[0].llm)) if configs else None
     for item in items:
         if isinstance(item, Session):
             sessions.append(item)
@@ -129,18 +134,30 @@ def _execute(items: list, args: argparse.Namespace) -> list[dict[str, Any]]:
         scenario = scenarios.get(key) if getattr(scenario_class(item.scenario), "shareable", False) else None
         if scenario is None:
             scenario = scenarios[key] = make_scenario(item.scenario, item.seed, item.scenario_options)
-        sessions.append(Session(item, scenario))
+        sessions.append(Session(item, scenario, cassette))
     total = sum(s.n_episodes - s.t for s in sessions)
     show = not args.quiet and console.is_terminal and total >= PROGRESS_MIN_EPISODES
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=console, disable=not show, transient=True) as progress:
         task = progress.add_task("episodes", total=total)
-        for s in sessions:
-            progress.update(task, description=f"{s.config.selector} seed {s.config.seed}")
-            before = s.t
-            s.run(until=args.until)
-            progress.advance(task, s.t - before)
-            if args.save:
-                save_session(s, args.save)
-            runs.append(run_result(s))
+        try:
+            for s in sessions:
+                progress.update(task, description=f"{s.config.selector} seed {s.config.seed}")
+                before = s.t
+                try:
+                    s.run(until=args.until)
+                except AELError as err:
+                    # an LLM failure under --error-policy raise: the episode was undone, so the
+                    # session can still be saved where it stopped
+                    if args.save:
+                        save_session(s, args.save)
+                        raise AELError(f"{err} (session saved at episode {s.t} to {args.save})") from err
+                    raise
+                progress.advance(task, s.t - before)
+                if args.save:
+                    save_session(s, args.save)
+                runs.append(run_result(s))
+        finally:
+            for s in sessions:
+                s.llm.flush()
     return runs

@@ -30,6 +30,7 @@ class Proposal:
     evidence: dict[str, Any] = field(default_factory=dict)
     status: str = "pending"        # pending, approved, edited, rejected
     code: bool = False             # a Python-code policy: never approved by a standing rule unless allowed
+    source: str = "offline"        # who reflected: offline, llm, fallback (an LLM call answered offline)
 
 
 @dataclass
@@ -44,6 +45,7 @@ class AuditEntry:
     accepted: dict[str, Any] | None
     reason: str = ""
     at: str = ""                   # wall-clock time (ISO, UTC); never part of results
+    source: str = "offline"        # the proposal's source; "fallback" marks an LLM failure answered offline
 
 
 def now_iso() -> str:
@@ -89,7 +91,7 @@ class ApprovalQueue:
                reason: str, episode: int) -> AuditEntry:
         entry = AuditEntry(
             seq=len(self.audit), episode=episode, proposal_id=p.id, kind=p.kind, decision=decision,
-            who=who, proposed=p.payload, accepted=accepted, reason=reason, at=now_iso(),
+            who=who, proposed=p.payload, accepted=accepted, reason=reason, at=now_iso(), source=p.source,
         )
         self.audit.append(entry)
         return entry

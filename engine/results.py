@@ -35,6 +35,9 @@ def run_result(session: Session) -> dict[str, Any]:
         "reflections": len(session.reflections),
         "memory": session.memory.counts(),
     }
+    if session.llm.config.uses_llm:
+        result["llm"] = session.llm.summary()
+        result["agent_fallbacks"] = sum(1 for h in session.history if h.get("info", {}).get("agent") == "fallback")
     result.update(scenario.summary(session.history))
     return result
 

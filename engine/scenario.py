@@ -52,6 +52,7 @@ class AgentContext:
     memory: MemoryStore
     rng: np.random.Generator
     hits_from: str = ""
+    llm: Any = None  # an engine.llm.LLMClient when a model plays the agent; None offline
 
 
 @dataclass

@@ -17,6 +17,7 @@ keeps sampling. In manual approval mode a pending proposal blocks stepping.
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
 
@@ -24,6 +25,9 @@ from . import events as ev
 from .approvals import ApprovalQueue, Proposal
 from .bandits import Selector, make_selector, parse_selector
 from .errors import AELError
+from .llm import UsageLedger
+from .llm_reflector import LLMReflector
+from .llm_setup import LLMConfig, LLMRuntime
 from .memory import MemoryStore
 from .policies import PolicySpec
 from .reflection import Reflection, ReflectionContext, Reflector
@@ -47,6 +51,7 @@ class SessionConfig:
     distill_every: int = 10
     scenario_options: dict[str, Any] = field(default_factory=dict)
     reflector_options: dict[str, Any] = field(default_factory=dict)
+    llm: dict[str, Any] = field(default_factory=dict)  # an LLMConfig as a dict; {} = offline
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -63,7 +68,7 @@ class SessionConfig:
 
 
 class Session:
-    def __init__(self, config: SessionConfig, scenario: Scenario):
+    def __init__(self, config: SessionConfig, scenario: Scenario, cassette=None):
         self.config = config
         self.scenario = scenario
         defaults = scenario.defaults
@@ -76,8 +81,13 @@ class Session:
         self.selector: Selector = make_selector(kind, list(self.pool), config.prior, fixed)
         self.rng = make_rng(scenario.session_seed())
         self.memory = MemoryStore(scenario.match_bonuses, cap_per_tier=defaults.get("memory_cap", 500))
-        self.reflector: Reflector | None = (
-            scenario.make_reflector(config.reflector_options) if self.reflection_on else None)
+        self.llm = LLMRuntime(LLMConfig.from_dict(config.llm), cassette)
+        self.reflector: Reflector | None = None
+        if self.reflection_on:
+            self.reflector = scenario.make_reflector(config.reflector_options)
+            if self.llm.reflector is not None and self.reflector is not None:
+                self.reflector = LLMReflector(self.reflector, self.llm.reflector,
+                                              task=getattr(scenario, "task_brief", ""))
         self.queue = ApprovalQueue(mode=config.approval)
         self.t = 0
         self.history: list[dict[str, Any]] = []
@@ -120,6 +130,15 @@ class Session:
         return self.phase_of(min(self.t, self.n_episodes - 1))
 
     @property
+    def usage(self) -> UsageLedger:
+        """Every LLM call of the session: tokens, estimated cost, fallbacks."""
+        return self.llm.ledger
+
+    @property
+    def backend(self) -> str:
+        return self.llm.describe()
+
+    @property
     def frozen(self) -> bool:
         return self.selector.frozen
 
@@ -150,10 +169,24 @@ class Session:
         return None
 
     def step(self) -> list[ev.Event]:
-        """Run one episode. Refused (AELError) while a decision is pending or when finished."""
+        """Run one episode. Refused (AELError) while a decision is pending or when finished.
+
+        With an LLM under the `raise` error policy a call can fail mid-episode; the
+        episode is then undone (generator, bandit, memory, scenario state), so the
+        session is exactly as before the step and can be saved or stepped again."""
         reason = self.blocked_reason
         if reason:
             raise AELError(f"cannot step: {reason}")
+        if not (self.llm.config.uses_llm and self.llm.config.error_policy == "raise"):
+            return self._step()
+        before = json.loads(json.dumps(self.to_dict()))
+        try:
+            return self._step()
+        except AELError:
+            self.load_state(before, keep_usage=True)
+            raise
+
+    def _step(self) -> list[ev.Event]:
         out: list[ev.Event] = []
         t = self.t
         phase = self.phase_of(t)
@@ -184,7 +217,7 @@ class Session:
             rules = scenario.applicable_rules(query, self.memory)
             insight = self.insight
         ctx = AgentContext(policy=policy, hits=hits, rules=rules, insight=insight, memory=self.memory,
-                           rng=self.rng, hits_from=hits_from)
+                           rng=self.rng, hits_from=hits_from, llm=self.llm.agent)
         outcome = scenario.act(query, ctx)
         self.selector.update(arm_i, outcome.reward)
         if not self.memory.frozen:
@@ -283,7 +316,8 @@ class Session:
     def _new_proposal(self, kind: str, payload: dict[str, Any], reflection: int, rationale: str,
                       evidence: dict[str, Any]) -> Proposal:
         p = Proposal(id=len(self.queue.proposals) + 1, kind=kind, episode=self.t - 1, payload=payload,
-                     reflection=reflection, rationale=rationale, evidence=evidence)
+                     reflection=reflection, rationale=rationale, evidence=evidence,
+                     source=self.reflections[reflection].source)
         self.queue.proposals.append(p)
         return p
 
@@ -389,6 +423,7 @@ class Session:
             "last_hits": self.last_hits,
             "reflector": self.reflector.state_dict() if self.reflector else None,
             "scenario_state": self.scenario.state_dict(),
+            "usage": self.usage.to_dict(),
         }
 
     @classmethod
@@ -396,6 +431,12 @@ class Session:
         config = SessionConfig.from_dict(d["config"])
         scenario = scenario_factory(config.scenario, config.seed, config.scenario_options)
         s = cls(config, scenario)
+        s.load_state(d)
+        return s
+
+    def load_state(self, d: dict[str, Any], keep_usage: bool = False) -> None:
+        """Everything but the config from a `to_dict` document (the scenario is rebuilt by the caller)."""
+        s = self
         s.t = int(d["t"])
         s.rng = restore_rng(d["rng"])
         s.selector = Selector.from_dict(d["selector"])
@@ -407,7 +448,9 @@ class Session:
         s.insight = d["insight"]
         s.injections = list(d["injections"])
         s.last_hits = list(d["last_hits"])
+        s._patterns_at = -1
         if s.reflector is not None and d.get("reflector") is not None:
             s.reflector.load_state_dict(d["reflector"])
-        scenario.load_state_dict(d["scenario_state"])
-        return s
+        s.scenario.load_state_dict(d["scenario_state"])
+        if not keep_usage and d.get("usage"):
+            s.llm.ledger.replace_with(UsageLedger.load(d["usage"]))

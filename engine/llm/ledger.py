@@ -71,6 +71,12 @@ class UsageLedger:
         with self._lock:
             self._records.append(record)
 
+    def replace_with(self, other: "UsageLedger") -> None:
+        """Take another ledger's records, keeping this object (the one the clients hold)."""
+        records = other.records
+        with self._lock:
+            self._records = records
+
     @property
     def records(self) -> list[UsageRecord]:
         with self._lock:

@@ -29,6 +29,7 @@ from engine.scenario import AgentContext, Outcome, Query, ScenarioBase
 
 from . import patterns
 from .bank import N_EPISODES, REGIME_NAMES, ROUTES
+from .llm_router import llm_route
 from .policies import INITIAL_POOL, ROUTE_AWARE, behaviour_key, episodic_record, route_live
 from .reflector import SupportReflector
 from .stream import generate, regime_of, tickets
@@ -78,6 +79,9 @@ class SupportScenario(ScenarioBase):
     all_selectors = SELECTORS
     shareable = True  # no run state: sessions on one seed may share one instance (and its caches)
     paper_table = PAPER_TABLE
+    task_brief = ("Route 1,200 API support tickets to one of 8 routes; the bandit picks how the router reads "
+                  "its memory of past tickets (each stored with the route it needed). Regimes change the "
+                  "ticket language; in the last one the text is the same for every route.")
 
     def __init__(self, seed: int, **options: Any):
         unknown = sorted(set(options) - set(_OPTIONS))
@@ -138,12 +142,15 @@ class SupportScenario(ScenarioBase):
             vote = route_live(ctx.policy, ctx.memory, self.query_dict(query), self._similarity,
                               self._sim[t], hits=hits)
             route, source = ROUTES[vote.route], "live"
+        agent = "offline"
+        if ctx.llm is not None:
+            route, agent = llm_route(query, ctx, offline_route=route)
         gold = query.truth["gold_route"]
         ok = route == gold
         return Outcome(
             score=1.0 if ok else -1.0, reward=1.0 if ok else 0.0,
             action=f"route → {route}", result=f"gold {gold} {'✓' if ok else '✗'}", correct=ok,
-            info={"route": route, "gold_route": gold, "source": source},
+            info={"route": route, "gold_route": gold, "source": source, "agent": agent},
         )
 
     def live_route(self, spec: PolicySpec, memory: MemoryStore, t: int) -> str:

@@ -1,0 +1,212 @@
+"""The LLM reflector: diagnose, then prescribe, with the offline heuristic behind it.
+
+Two calls per reflection, as the paper's design principle asks and the
+reference code did not wire up:
+1. *diagnose*: per-episode summaries, per-policy statistics, memory patterns,
+   side information the agent never sees and the last three reflections in;
+   a causal insight, a regime label and a confidence out;
+2. *prescribe*: the diagnosis (the reference never passed it on), the pool and
+   its statistics in; at most one new retrieval policy out, as a declarative
+   spec. An invalid spec is sent back once with the validator's message, then
+   dropped with the reason kept in the evidence (the session logs the drop).
+
+When the gate is, what the slow window is and what a candidate policy may
+look like stay with the scenario's heuristic reflector (`should_reflect` is
+its gate). A call that fails under the `fallback` error policy is answered by
+the heuristic, and the reflection says so (`source="fallback"`).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .errors import AELError
+from .llm import LLMClient
+from .policies import FORMATS, ORDERS, TIERS, PolicySpec
+from .reflection import Reflection, ReflectionContext, Reflector
+
+MAX_EPISODE_LINES = 60
+MAX_PATTERNS = 15
+
+DIAGNOSIS_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["diagnosis", "insight", "regime_label", "confidence"],
+    "properties": {
+        "diagnosis": {"type": "string"},
+        "insight": {"type": "string"},
+        "regime_label": {"type": "string"},
+        "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+    },
+}
+
+PRESCRIPTION_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["propose", "rationale"],
+    "properties": {
+        "propose": {"type": "boolean"},
+        "policy": {"type": "object"},
+        "rationale": {"type": "string"},
+    },
+}
+
+POLICY_FIELDS = (
+    f"name (identifier, new), tiers (subset of {list(TIERS)}), k (0..500), order ({' | '.join(ORDERS)}), "
+    "filters (list of {\"key\": metadata key, \"equals\": \"query\" or a value}), window (newest N candidates or null), "
+    "per_group (metadata key or null), min_score, "
+    f"format ({' | '.join(FORMATS)}), keep_first, keep_last, token_budget (needed for ranked_truncate), "
+    "vote_share (0..1), vote_k (or null), fallback (name of a pool policy or null), description"
+)
+
+SYSTEM = (
+    "You are the slow, reflective loop of an agent that learns how to use its memory. "
+    "A Thompson-Sampling bandit picks a memory-retrieval policy every episode; you read a window of "
+    "episodes and information the agent never sees, and first explain WHY things went as they did "
+    "(which signals misled, what changed in the world), before prescribing anything."
+)
+
+
+class LLMReflector:
+    def __init__(self, heuristic: Reflector, client: LLMClient, task: str = ""):
+        self.heuristic = heuristic
+        self.client = client
+        self.task = task
+        self.name = f"llm({getattr(heuristic, 'name', 'heuristic')})"
+
+    def should_reflect(self, ctx: ReflectionContext) -> bool:
+        return self.heuristic.should_reflect(ctx)
+
+    # --------------------------------------------------------------- steps
+    def reflect(self, ctx: ReflectionContext) -> Reflection | None:
+        offline: list[Reflection | None] = []
+
+        def heuristic() -> Reflection | None:  # computed at most once, only if needed
+            if not offline:
+                offline.append(self.heuristic.reflect(ctx))
+            return offline[0]
+
+        def diagnosis_fallback(messages, schema) -> dict[str, Any]:
+            r = heuristic()
+            return {"diagnosis": r.diagnosis if r else "offline heuristic: nothing to report",
+                    "insight": r.insight if r else "", "regime_label": r.regime_label if r else "",
+                    "confidence": float(r.confidence) if r else 0.0}
+
+        diag = self.client.complete_json(self._diagnosis_messages(ctx), DIAGNOSIS_SCHEMA,
+                                         purpose="reflect.diagnose", fallback=diagnosis_fallback)
+        if diag.fallback:
+            r = heuristic()
+            if r is not None:
+                r.source = "fallback"
+                r.evidence = {**r.evidence, "llm_failure": diag.reason}
+            return r
+        d = diag.data
+        reflection = Reflection(
+            episode=ctx.episode, trigger=f"llm:{getattr(self.heuristic, 'trigger', 'gate')}",
+            diagnosis=d["diagnosis"], insight=d["insight"], regime_label=d["regime_label"],
+            confidence=float(d["confidence"]), evidence={"window": _window_stats(ctx)}, source="llm",
+        )
+        self._prescribe(ctx, reflection, heuristic)
+        return reflection
+
+    def _prescribe(self, ctx: ReflectionContext, reflection: Reflection, heuristic) -> None:
+        def prescription_fallback(messages, schema) -> dict[str, Any]:
+            r = heuristic()
+            if r is not None and r.policy is not None:
+                return {"propose": True, "policy": r.policy, "rationale": r.rationale}
+            return {"propose": False, "rationale": "offline heuristic: no new policy"}
+
+        messages = self._prescription_messages(ctx, reflection)
+        presc = self.client.complete_json(messages, PRESCRIPTION_SCHEMA, purpose="reflect.prescribe",
+                                          fallback=prescription_fallback)
+        if presc.fallback:
+            reflection.source = "llm+fallback"
+            reflection.evidence["llm_failure"] = presc.reason
+        p = presc.data
+        if not p.get("propose") or not isinstance(p.get("policy"), dict):
+            return
+        policy, error = p["policy"], self._check(p["policy"], ctx)
+        if error and not presc.fallback:
+            retry = messages + [
+                {"role": "assistant", "content": json.dumps(p)},
+                {"role": "user", "content": f"That policy is invalid: {error}. Send a corrected one, "
+                                            "or propose nothing."},
+            ]
+            again = self.client.complete_json(retry, PRESCRIPTION_SCHEMA, purpose="reflect.prescribe.retry",
+                                              fallback=prescription_fallback)
+            p = again.data
+            if not p.get("propose") or not isinstance(p.get("policy"), dict):
+                reflection.evidence["dropped_policy"] = {"policy": policy, "reason": error}
+                return
+            policy, error = p["policy"], self._check(p["policy"], ctx)
+        if error:
+            reflection.evidence["dropped_policy"] = {"policy": policy, "reason": error}
+        # an invalid policy still goes to the session, which refuses it and logs the reason
+        reflection.policy = policy
+        reflection.rationale = p.get("rationale", "")
+
+    @staticmethod
+    def _check(policy: dict[str, Any], ctx: ReflectionContext) -> str:
+        names = {p.name for p in ctx.pool}
+        try:
+            spec = PolicySpec.from_dict(policy, names)
+        except AELError as err:
+            return str(err)
+        return f"policy field 'name': {spec.name!r} is already in the pool" if spec.name in names else ""
+
+    # ------------------------------------------------------------ prompts
+    def _diagnosis_messages(self, ctx: ReflectionContext) -> list[dict[str, str]]:
+        patterns = [e.content for e in ctx.memory.entries("semantic")][-MAX_PATTERNS:]
+        rules = [e.content for e in ctx.memory.entries("procedural")][-MAX_PATTERNS:]
+        previous = [{"episode": r.episode, "insight": r.insight, "regime_label": r.regime_label}
+                    for r in ctx.previous]
+        body = {
+            "task": self.task,
+            "window_episodes": [_episode_line(r) for r in ctx.window[-MAX_EPISODE_LINES:]],
+            "window_stats": _window_stats(ctx),
+            "posteriors": ctx.posteriors,
+            "memory_patterns": patterns,
+            "procedural_rules": rules,
+            "side_information_agent_never_sees": ctx.side_info,
+            "last_three_reflections": previous,
+        }
+        user = ("Diagnose this slow window. Explain the cause of the outcomes in 2-3 sentences (diagnosis), "
+                "then write one insight the agent should read before its next decisions (empty if none), "
+                "a short regime label and your confidence in [0, 1].\n" + json.dumps(body, default=str))
+        return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
+
+    def _prescription_messages(self, ctx: ReflectionContext, reflection: Reflection) -> list[dict[str, str]]:
+        body = {
+            "diagnosis": reflection.diagnosis,
+            "insight": reflection.insight,
+            "regime_label": reflection.regime_label,
+            "pool": [p.to_dict() for p in ctx.pool],
+            "per_policy": _window_stats(ctx)["per_policy"],
+            "policy_fields": POLICY_FIELDS,
+        }
+        user = ("Given this diagnosis, is the policy pool itself missing a way of reading memory? "
+                "Propose at most one new retrieval policy (propose=true with the policy) only if the "
+                "diagnosis shows the current policies cannot succeed; otherwise propose=false. "
+                "Always give a rationale that cites the evidence.\n" + json.dumps(body, default=str))
+        return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
+
+    def state_dict(self) -> dict[str, Any]:
+        return {"heuristic": self.heuristic.state_dict()}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.heuristic.load_state_dict(state.get("heuristic", {}))
+
+
+def _episode_line(r: dict[str, Any]) -> str:
+    return f"#{r['episode']} {r['policy']}: {r['action']} -> {r['result']} (reward {r['reward']:.2f})"
+
+
+def _window_stats(ctx: ReflectionContext) -> dict[str, Any]:
+    per: dict[str, list[float]] = {}
+    for r in ctx.window:
+        per.setdefault(r["policy"], []).append(r["reward"])
+    rewards = [r["reward"] for r in ctx.window]
+    return {
+        "episodes": [ctx.window[0]["episode"], ctx.window[-1]["episode"]] if ctx.window else [],
+        "mean_reward": round(sum(rewards) / len(rewards), 4) if rewards else None,
+        "per_policy": {k: {"plays": len(v), "mean_reward": round(sum(v) / len(v), 4)} for k, v in per.items()},
+    }

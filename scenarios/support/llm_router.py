@@ -1,0 +1,52 @@
+"""The support router as an LLM call: the ticket, its endpoint, what the
+chosen policy retrieved, the procedural rules that apply and the current
+insight in; one route out, as JSON. The offline router's answer is the
+fallback, so a failed call under the `fallback` policy routes exactly as the
+offline lab would (and says so in the episode's info)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from engine.scenario import AgentContext, Query
+
+from .bank import DEFAULT_ROUTE, ROUTES
+
+MAX_MEMORIES = 12
+
+SYSTEM = (
+    "You route API support tickets to the team that can fix them. Routes: "
+    + ", ".join(ROUTES)
+    + f". Answer {DEFAULT_ROUTE} when nothing points elsewhere. Past tickets are shown as "
+    "'text -> route' with the route they turned out to need."
+)
+
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["route"],
+    "properties": {"route": {"type": "string", "enum": list(ROUTES)}, "reason": {"type": "string"}},
+}
+
+
+def messages(query: Query, ctx: AgentContext) -> list[dict[str, str]]:
+    memories = [f"[{h.entry.metadata.get('endpoint', '?')}] {h.entry.content}" for h in ctx.hits[:MAX_MEMORIES]]
+    body: dict[str, Any] = {
+        "ticket": query.text,
+        "endpoint": query.metadata["endpoint"],
+        "retrieved_memories": memories or ["(the retrieval policy showed no memories)"],
+        "rules": [r.content for r in ctx.rules],
+    }
+    if ctx.insight:
+        body["insight"] = {k: ctx.insight[k] for k in ("insight", "regime_label", "confidence")}
+    return [{"role": "system", "content": SYSTEM},
+            {"role": "user", "content": "Route this ticket.\n" + json.dumps(body)}]
+
+
+def llm_route(query: Query, ctx: AgentContext, offline_route: str) -> tuple[str, str]:
+    """(route, "llm" or "fallback")."""
+    result = ctx.llm.complete_json(
+        messages(query, ctx), SCHEMA, purpose="agent.route",
+        fallback=lambda _m, _s: {"route": offline_route, "reason": "offline router"},
+    )
+    return result.data["route"], "fallback" if result.fallback else "llm"
