@@ -20,14 +20,19 @@ PROGRESS_MIN_EPISODES = 2000  # show a progress bar when a command runs at least
 
 def _selectors(text: str, cls) -> list[str]:
     if text.strip() == "all":
-        return list(cls.all_selectors)
+        return list(cls.all_selectors) + [f"baseline:{b}" for b in getattr(cls, "baseline_names", ())]
     from engine.bandits import parse_selector
 
     names = [s.strip() for s in text.split(",") if s.strip()]
     if not names:
         raise AELError("--selector: give at least one selector")
     for name in names:
-        if not name.startswith("baseline:"):
+        if name.startswith("baseline:"):
+            known = getattr(cls, "baseline_names", ())
+            if name.split(":", 1)[1] not in known:
+                raise AELError(f"--selector: unknown baseline {name!r} "
+                               f"(this scenario has {', '.join(f'baseline:{b}' for b in known) or 'none'})")
+        else:
             parse_selector(name)  # refuses an unknown selector before anything runs
     return names
 
@@ -62,9 +67,11 @@ def _scenario_options(args: argparse.Namespace) -> dict[str, Any]:
     return opts
 
 
-def _check_outputs(args: argparse.Namespace, n_runs: int) -> None:
+def _check_outputs(args: argparse.Namespace, n_runs: int, selectors: list[str] = ()) -> None:
     if args.save and n_runs != 1:
         raise AELError("--save needs exactly one run (one seed and one selector)")
+    if args.save and any(s.startswith("baseline:") for s in selectors):
+        raise AELError("--save: a baseline is not a session and cannot be saved")
     if args.episodes is not None and args.episodes < 1:
         raise AELError("--episodes: must be a positive number")
     if args.until is not None and args.until < 0:
@@ -85,7 +92,7 @@ def run_command(args: argparse.Namespace) -> int:
     else:
         seeds = parse_seeds(args.seeds)
         selectors = _selectors(args.selector, cls)
-        _check_outputs(args, len(seeds) * len(selectors))
+        _check_outputs(args, len(seeds) * len(selectors), selectors)
         reflector_options = _reflector_options(args)
         scenario_options = _scenario_options(args)
         llm = llm_config(args)
@@ -97,6 +104,7 @@ def run_command(args: argparse.Namespace) -> int:
                     episodes=args.episodes, warmup=args.warmup, split=args.split,
                     prior=args.prior or (1.0, 1.0), slow_window=reflector_options.get("cadence"),
                     scenario_options=scenario_options, reflector_options=reflector_options, llm=llm,
+                    allow_code_auto=args.allow_code_auto,
                 )
                 sessions.append(config)
     runs = _execute(sessions, args)
@@ -121,12 +129,15 @@ def _execute(items: list, args: argparse.Namespace) -> list[dict[str, Any]]:
     console = Console(stderr=True)
     runs: list[dict[str, Any]] = []
     scenarios: dict[tuple, Any] = {}
-    sessions: list[Session] = []
+    sessions: list[Session | SessionConfig] = []
     configs = [i for i in items if not isinstance(i, Session)]
+    # a baseline is not a bandit session: its run is built directly, in its place in the order
+    runs_of = {id(c): _baseline_run(c) for c in configs if c.selector.startswith("baseline:")}
+    configs = [c for c in configs if id(c) not in runs_of]
     # every session of the command records to, or replays from, one cassette
     cassette = shared_cassette(LLMConfig.from_dict(configs[0].llm)) if configs else None
     for item in items:
-        if isinstance(item, Session):
+        if isinstance(item, Session) or id(item) in runs_of:
             sessions.append(item)
             continue
         key = (item.seed, repr(sorted(item.scenario_options.items())))
@@ -135,13 +146,16 @@ def _execute(items: list, args: argparse.Namespace) -> list[dict[str, Any]]:
         if scenario is None:
             scenario = scenarios[key] = make_scenario(item.scenario, item.seed, item.scenario_options)
         sessions.append(Session(item, scenario, cassette))
-    total = sum(s.n_episodes - s.t for s in sessions)
+    total = sum(s.n_episodes - s.t for s in sessions if isinstance(s, Session))
     show = not args.quiet and console.is_terminal and total >= PROGRESS_MIN_EPISODES
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=console, disable=not show, transient=True) as progress:
         task = progress.add_task("episodes", total=total)
         try:
             for s in sessions:
+                if not isinstance(s, Session):
+                    runs.append(runs_of[id(s)])
+                    continue
                 progress.update(task, description=f"{s.config.selector} seed {s.config.seed}")
                 before = s.t
                 try:
@@ -159,5 +173,12 @@ def _execute(items: list, args: argparse.Namespace) -> list[dict[str, Any]]:
                 runs.append(run_result(s))
         finally:
             for s in sessions:
-                s.llm.flush()
+                if isinstance(s, Session):
+                    s.llm.flush()
     return runs
+
+
+def _baseline_run(config: SessionConfig) -> dict[str, Any]:
+    """`baseline:NAME`: the scenario's own non-learning baseline, as one run of the results."""
+    scenario = make_scenario(config.scenario, config.seed, config.scenario_options)
+    return scenario.baseline_run(scenario, config.selector.split(":", 1)[1], config.seed)

@@ -75,9 +75,13 @@ class ApprovalQueue:
         raise AELError(f"no proposal #{pid}")
 
     def automatic_decision(self, p: Proposal) -> tuple[str, str] | None:
-        """(decision, who) if a rule decides this proposal, else None (a person must)."""
+        """(decision, who) if a rule decides this proposal, else None (a person must).
+        A code policy is never approved by a rule unless `allow_code_auto` was set
+        explicitly; in batch modes it is rejected, since nobody is there to look."""
         if p.code and not self.allow_code_auto:
-            return None
+            if self.mode == "manual":
+                return None
+            return "reject", "rule:code-needs-a-person"
         rule = self.standing.get(p.kind)
         if rule:
             return rule, f"rule:always-{rule}-{p.kind}"

@@ -55,7 +55,9 @@ POLICY_FIELDS = (
     "filters (list of {\"key\": metadata key, \"equals\": \"query\" or a value}), window (newest N candidates or null), "
     "per_group (metadata key or null), min_score, "
     f"format ({' | '.join(FORMATS)}), keep_first, keep_last, token_budget (needed for ranked_truncate), "
-    "vote_share (0..1), vote_k (or null), fallback (name of a pool policy or null), description"
+    "vote_share (0..1), vote_k (or null), fallback (name of a pool policy or null), description, "
+    "code (optional: Python source of `def retrieve(entries, query)` returning a list of the given entries; "
+    "no imports, no dunders; a person must approve it)"
 )
 
 SYSTEM = (

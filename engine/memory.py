@@ -244,6 +244,8 @@ class MemoryStore:
         for the few that are returned."""
         if spec.retrieves_nothing:
             return []
+        if spec.code:
+            return self._retrieve_code(spec, query)
         scores, episodes, tiers, rows, groups = [], [], [], [], []
         for tier_pos, tier_name in enumerate(spec.tiers):
             tier = self.tiers[tier_name]
@@ -314,6 +316,29 @@ class MemoryStore:
                 kept.append(h)
                 used += cost
             hits = kept
+        if not self.frozen:
+            for h in hits:
+                h.entry.retrieval_count += 1
+        return hits
+
+    def _retrieve_code(self, spec: PolicySpec, query: dict[str, Any]) -> list[Hit]:
+        """A code policy picks from the visible tiers' entries (as plain dicts, on
+        copies); its order is the ranking, k (if set) caps it. A policy that fails
+        on real entries retrieves nothing, so the session's fallback takes over."""
+        from .codepolicy import CodePolicyError
+
+        entries = [e for name in spec.tiers for e in self.tiers[name].entries]
+        plain = [asdict(e) for e in entries]
+        try:
+            picked = spec.compiled.retrieve(plain, {k: v for k, v in query.items() if not k.startswith("_")})
+        except CodePolicyError:
+            return []
+        index = {id(p): i for i, p in enumerate(plain)}
+        chosen = [entries[index[id(p)]] for p in picked]
+        if spec.k:
+            chosen = chosen[: spec.k]
+        n = len(chosen)
+        hits = [Hit(e, (n - i) / n) for i, e in enumerate(chosen)]
         if not self.frozen:
             for h in hits:
                 h.entry.retrieval_count += 1

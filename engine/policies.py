@@ -24,7 +24,7 @@ MAX_K = 500
 _FIELDS = (
     "name", "tiers", "k", "order", "filters", "window", "per_group", "min_score",
     "format", "keep_first", "keep_last", "token_budget", "vote_share", "vote_k", "fallback",
-    "description",
+    "description", "code",
 )
 
 
@@ -58,6 +58,12 @@ class PolicySpec:
     - `vote_k`: how many of the retrieved entries such a vote weighs (None: the
       agent's own default, e.g. the support router's 5 nearest).
     - `fallback`: the name of a policy to use when this one yields no usable evidence.
+    - `code`: optional Python source of `def retrieve(entries, query)` (the
+      paper's RegimeFilteredRetrieval kind) that picks and orders the visible
+      tiers' entries itself; `k` then caps what it returns. Checked by the AST
+      allow-list of `engine.codepolicy` here, smoke-tested in a separate
+      process before it is admitted, and never admitted by a standing rule
+      unless the user allowed that explicitly.
     """
 
     name: str
@@ -76,10 +82,18 @@ class PolicySpec:
     vote_k: int | None = None
     fallback: str | None = None
     description: str = ""
+    code: str | None = None
+
+    @cached_property
+    def compiled(self):
+        """The vetted, compiled code policy (only for specs with `code`)."""
+        from .codepolicy import CodePolicy
+
+        return CodePolicy(self.name, self.code or "", self.description)
 
     @property
     def retrieves_nothing(self) -> bool:
-        return not self.tiers or self.k == 0 or self.format == "none"
+        return not self.tiers or (self.k == 0 and not self.code) or self.format == "none"
 
     @cached_property
     def fingerprint(self) -> str:
@@ -162,11 +176,21 @@ class PolicySpec:
         description = raw.get("description", "")
         if not isinstance(description, str):
             raise AELError("policy field 'description': must be a string")
+        code = raw.get("code")
+        if code is not None:
+            if not isinstance(code, str) or not code.strip():
+                raise AELError("policy field 'code': must be Python source of def retrieve(entries, query)")
+            from .codepolicy import check_source
+
+            try:
+                check_source(code, name)
+            except AELError as err:
+                raise AELError(f"policy field 'code': {err}") from None
         return cls(
             name=name, tiers=tuple(tiers), k=k, order=order, filters=tuple(filters), window=window,
             per_group=per_group, min_score=min_score, format=fmt, keep_first=keep_first,
             keep_last=keep_last, token_budget=token_budget, vote_share=vote_share, vote_k=vote_k,
-            fallback=fallback, description=description,
+            fallback=fallback, description=description, code=code,
         )
 
 

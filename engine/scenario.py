@@ -111,6 +111,9 @@ class Scenario(Protocol):
     def oracle_arm(self, t: int, pool: list[PolicySpec]) -> PolicySpec:
         """The best arm for episode t with hindsight (may be outside the pool)."""
 
+    def check_policy(self, spec: PolicySpec) -> None:
+        """Raise AELError if this world cannot play `spec` as an arm (before it is admitted)."""
+
     def make_reflector(self, options: dict[str, Any]) -> "Reflector | None": ...
 
     def side_info(self, start: int, end: int) -> dict[str, Any]:
@@ -151,6 +154,9 @@ class ScenarioBase:
 
     def similarity(self, query, tier, episodes):
         return np.zeros(len(episodes))
+
+    def check_policy(self, spec):
+        pass
 
     def make_reflector(self, options):
         return None

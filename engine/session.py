@@ -49,6 +49,7 @@ class SessionConfig:
     split: tuple[float, float] | None = None  # train, val fractions of the post-warm-up stream
     prior: tuple[float, float] = (1.0, 1.0)   # Beta prior of every arm, initial and injected
     distill_every: int = 10
+    allow_code_auto: bool = False          # may a standing rule admit a Python-code policy? (off: a person must)
     scenario_options: dict[str, Any] = field(default_factory=dict)
     reflector_options: dict[str, Any] = field(default_factory=dict)
     llm: dict[str, Any] = field(default_factory=dict)  # an LLMConfig as a dict; {} = offline
@@ -88,7 +89,7 @@ class Session:
             if self.llm.reflector is not None and self.reflector is not None:
                 self.reflector = LLMReflector(self.reflector, self.llm.reflector,
                                               task=getattr(scenario, "task_brief", ""))
-        self.queue = ApprovalQueue(mode=config.approval)
+        self.queue = ApprovalQueue(mode=config.approval, allow_code_auto=config.allow_code_auto)
         self.t = 0
         self.history: list[dict[str, Any]] = []
         self.reflections: list[Reflection] = []
@@ -291,6 +292,7 @@ class Session:
                 spec = PolicySpec.from_dict(refl.policy, set(self.pool))
                 if spec.name in self.pool:
                     raise AELError(f"policy field 'name': {spec.name!r} is already in the pool")
+                self.scenario.check_policy(spec)
             except AELError as err:
                 p = self._new_proposal("arm", refl.policy, index, refl.rationale, refl.evidence)
                 p.status = "rejected"
@@ -317,7 +319,7 @@ class Session:
                       evidence: dict[str, Any]) -> Proposal:
         p = Proposal(id=len(self.queue.proposals) + 1, kind=kind, episode=self.t - 1, payload=payload,
                      reflection=reflection, rationale=rationale, evidence=evidence,
-                     source=self.reflections[reflection].source)
+                     source=self.reflections[reflection].source, code=bool(payload.get("code")))
         self.queue.proposals.append(p)
         return p
 
@@ -350,6 +352,7 @@ class Session:
             spec = PolicySpec.from_dict(edited, set(self.pool))
             if spec.name in self.pool:
                 raise AELError(f"policy field 'name': {spec.name!r} is already in the pool")
+            self.scenario.check_policy(spec)
             return spec.to_dict()
         text = edited.get("insight") if isinstance(edited, dict) else None
         if not isinstance(text, str) or not text.strip():
@@ -365,6 +368,15 @@ class Session:
             raise AELError(f"insight field {sorted(extra)[0]!r}: unknown field")
         return {"insight": text.strip(), "regime_label": label, "confidence": float(conf)}
 
+    def _smoke_test(self, spec: PolicySpec) -> None:
+        """Run a code policy in a separate, limited process on a sample of this
+        memory before it may become an arm; AELError says why it was refused."""
+        from .codepolicy import smoke_test
+
+        sample = [asdict(e) for name in spec.tiers for e in self.memory.tiers[name].entries[-40:]]
+        query = self.scenario.query(min(self.t, self.n_episodes - 1)).metadata
+        smoke_test(spec.code or "", sample, query, name=spec.name)
+
     def _apply(self, p: Proposal, decision: str, edited: dict[str, Any] | None, reason: str, who: str,
                out: list[ev.Event]) -> None:
         t = self.t - 1
@@ -373,14 +385,18 @@ class Session:
             self.queue.record(p, "reject", who, None, reason, t)
             self._emit(out, ev.Decided(t, p.id, "reject", who))
             return
-        accepted = self.validate_edit(p, edited) if decision == "edit" else p.payload
         if decision == "edit" and edited is None:
             raise AELError("an edit needs the edited object")
+        accepted = self.validate_edit(p, edited) if decision == "edit" else p.payload
+        spec = PolicySpec.from_dict(accepted, set(self.pool)) if p.kind == "arm" else None
+        if spec is not None:
+            self.scenario.check_policy(spec)
+        if spec is not None and spec.code:
+            self._smoke_test(spec)  # refused: the proposal stays pending, nothing is recorded
         p.status = "edited" if decision == "edit" else "approved"
         self.queue.record(p, decision, who, accepted, reason, t)
         self._emit(out, ev.Decided(t, p.id, decision, who))
-        if p.kind == "arm":
-            spec = PolicySpec.from_dict(accepted, set(self.pool))
+        if spec is not None:
             self.pool[spec.name] = spec
             self.selector.add_arm(spec.name, self.config.prior, episode=self.t)
             self.injections.append({"episode": self.t, "arm": spec.name, "proposal": p.id})

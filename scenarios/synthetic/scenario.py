@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.errors import AELError
 from engine.memory import MemoryStore, Pattern
 from engine.policies import PolicySpec
 from engine.scenario import AgentContext, Outcome, Query, ScenarioBase
@@ -77,6 +78,12 @@ class SyntheticScenario(ScenarioBase):
             ))
         return patterns
 
+    def check_policy(self, spec: PolicySpec) -> None:
+        """Only the eleven Bernoulli machines can be played here."""
+        if spec.name not in ARMS:
+            raise AELError(f"policy field 'name': the synthetic world has arms {ARMS[0]}..{ARMS[-1]} only; "
+                           f"{spec.name!r} has no machine behind it")
+
     def oracle_arm(self, t: int, pool: list[PolicySpec]) -> PolicySpec:
         return _arm_spec(best_arm(regime_of(t)))
 
@@ -94,8 +101,6 @@ class SyntheticScenario(ScenarioBase):
 
 
 def raise_unknown(options: dict[str, Any]) -> None:
-    from engine.errors import AELError
-
     raise AELError(f"the synthetic scenario has no option {sorted(options)[0]!r}")
 
 
