@@ -101,11 +101,11 @@ class ApprovalScreen(ModalScreen[Decision | None]):
                                            json.dumps(p.payload, indent=2, ensure_ascii=False)),
                              id="approval-payload")
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Approve (y)", id="approve", variant="success")
-                yield Button("Edit (e)", id="edit", variant="primary")
-                yield Button("Reject (n)", id="reject", variant="error")
-                yield Button(f"Always approve {p.kind}s (A)", id="always", variant="warning")
-                yield Button("Later (esc)", id="later")
+                yield Button("Approve (y)", id="approve", variant="success", compact=True)
+                yield Button("Edit (e)", id="edit", variant="primary", compact=True)
+                yield Button("Reject (n)", id="reject", variant="error", compact=True)
+                yield Button(f"Always approve {p.kind}s (A)", id="always", variant="warning", compact=True)
+                yield Button("Later (esc)", id="later", compact=True)
         yield Footer()
 
     def _diagnosis(self, p: Proposal, r: Reflection | None) -> Text:

@@ -26,8 +26,8 @@ class ConfirmScreen(ModalScreen[bool]):
         with Vertical(classes="dialog small-dialog"):
             yield Static(self.question, classes="dialog-text", markup=False)
             with Horizontal(classes="dialog-buttons"):
-                yield Button(f"{self.yes} (y)", id="yes", variant="warning")
-                yield Button(f"{self.no} (n)", id="no")
+                yield Button(f"{self.yes} (y)", id="yes", variant="warning", compact=True)
+                yield Button(f"{self.no} (n)", id="no", compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#no", Button).focus()
@@ -57,8 +57,8 @@ class PromptScreen(ModalScreen[str | None]):
             if self.hint:
                 yield Static(self.hint, classes="dialog-hint", markup=False)
             with Horizontal(classes="dialog-buttons"):
-                yield Button(f"{self.ok} (enter)", id="ok", variant="primary")
-                yield Button("Cancel (esc)", id="cancel")
+                yield Button(f"{self.ok} (enter)", id="ok", variant="primary", compact=True)
+                yield Button("Cancel (esc)", id="cancel", compact=True)
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()
@@ -102,8 +102,8 @@ class SettingsScreen(ModalScreen[SettingsAnswer | None]):
             yield Input(f"{self.delay:g}", type="number", id="delay")
             yield Static("", id="settings-error", classes="error-text")
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Apply (enter)", id="ok", variant="primary")
-                yield Button("Cancel (esc)", id="cancel")
+                yield Button("Apply (enter)", id="ok", variant="primary", compact=True)
+                yield Button("Cancel (esc)", id="cancel", compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#autosave-every", Input).focus()

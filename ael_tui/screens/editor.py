@@ -67,9 +67,9 @@ class EditProposalScreen(ModalScreen[tuple[dict[str, Any], str] | None]):
                     yield Label("Diff against the proposal", classes="section-label")
                     yield Static("", id="editor-diff")
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Accept edit (ctrl+s)", id="accept", variant="success")
-                yield Button("Reset (ctrl+r)", id="reset")
-                yield Button("Back (esc)", id="cancel")
+                yield Button("Accept edit (ctrl+s)", id="accept", variant="success", compact=True)
+                yield Button("Reset (ctrl+r)", id="reset", compact=True)
+                yield Button("Back (esc)", id="cancel", compact=True)
         yield Footer()
 
     def on_mount(self) -> None:

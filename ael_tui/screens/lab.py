@@ -25,8 +25,8 @@ from engine.errors import AELError
 
 from ..actions import bindings_for
 from ..host import RUN_MODES, RunOutcome, SessionHost
-from ..views import (evidence_episodes, memory_entry, memory_rows, posterior_rows, progress_data, proposal_notes, status_of,
-                     window_stats)
+from ..views import (evidence_episodes, memory_entry, memory_rows, posterior_rows, progress_data, proposal_notes,
+                     status_of, window_stats)
 from ..widgets.episodes import EpisodeLog
 from ..widgets.memory import MemoryPanel
 from ..widgets.posteriors import DensityPlot, PosteriorTable

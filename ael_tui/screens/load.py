@@ -31,8 +31,8 @@ class LoadScreen(ModalScreen[Path | None]):
             yield Label("…or a file path (enter opens)")
             yield Input(placeholder="path/to/session.json", id="load-path")
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Open", id="open", variant="primary")
-                yield Button("Cancel (esc)", id="cancel")
+                yield Button("Open", id="open", variant="primary", compact=True)
+                yield Button("Cancel (esc)", id="cancel", compact=True)
         yield Footer()
 
     def on_mount(self) -> None:

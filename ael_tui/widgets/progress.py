@@ -39,16 +39,25 @@ class ProgressChart(PlotextPlot):
             title = f"rolling {d.kind} (last {d.window})"
         for start, label in d.regime_starts[1:]:
             plt.vline(start, "gray")
+        # regime names where there is room for them: at the top, or at the bottom under an equity legend
+        label_y = lo + (hi - lo) * 0.04 if d.kind == "equity" else hi - (hi - lo) * 0.04
+        columns_per_episode = width / n
+        free_from = -1.0
         for start, label in d.regime_starts:
-            plt.text(label, start + n * 0.01, hi - (hi - lo) * 0.04, color="gray", alignment="left")
+            col = start * columns_per_episode
+            if col >= free_from:
+                plt.text(label, start + n * 0.01, label_y, color="gray", alignment="left")
+                free_from = col + len(label) + 2
         for start, label in d.phase_starts:
             plt.vline(start, "blue")
         for ep, arm in d.injections:
             plt.vline(ep, "green")
         if d.reflections:
             ys = [float(d.y[min(e, len(d.y) - 1)]) for e in d.reflections]
-            plt.scatter(d.reflections, ys, color="magenta", marker="R")
-        marks = [name for name, present in (("R reflection", d.reflections), ("green: new arm", d.injections),
+            marker = "R" if len(d.reflections) * 4 < width else "•"  # dense reflections: a quieter mark
+            plt.scatter(d.reflections, ys, color="magenta", marker=marker)
+        r_mark = "R" if len(d.reflections) * 4 < width else "•"
+        marks = [name for name, present in ((f"{r_mark} reflection", d.reflections), ("green: new arm", d.injections),
                                             ("gray: regime", d.regime_starts[1:]), ("blue: phase", d.phase_starts))
                  if present]
         full = " · ".join([title, *marks])
