@@ -1,0 +1,260 @@
+"""The offline reflector of the portfolio: one reflection per trading day, diagnose first.
+
+Every `cadence` episodes (default 4 = one trading day, as the reference's
+evening reflection) it reads the day's side information, which the agent
+never saw at decision time (the universe's realised next-bar returns, each
+tool's calls against the realised directions):
+
+1. diagnose: which tools misled (accuracy < 0.4 over at least 10 decided
+   calls) and which held (> 0.6); a regime label from the day's universe
+   return u, sector spread and volatility: bullish if u > +0.4 %, bearish if
+   u < -0.4 %, else sector_rotation if the sector returns spread (std) more
+   than 0.8 %, else range_bound if |u| < 0.15 % and the bar-to-bar volatility
+   is under 0.3 %, else mixed. Confidence: as the reference, once three
+   bullish/bearish labels have been checked against the next day's universe
+   direction, the rolling accuracy of the last 10 checks; before that (and for
+   the other labels) the strength of the evidence (|u| / 1 %, spread / 1.6 %,
+   0.5 for range_bound, 0.3 for mixed).
+2. prescribe an insight only when the day went badly (mean outcome score < 0)
+   and the label's confidence exceeds 0.4 (below it the agent would ignore it):
+   the label, which tools to trust and which to shrink ("Trust: momentum.
+   Shrink: technicals."), and the exposure it implies.
+3. propose the candidate policy (regime_filtered: all tiers, top 8 by
+   relevance among entries with the query's regime label) at most once:
+   - trigger "paper" (facts §4): checked when the day count d (1 on the first
+     post-warm-up day) satisfies d >= 10 and d % 5 == 0; fires if the mean
+     posterior mean alpha / (alpha + beta) over the arms is below `threshold`
+     (0.4). Under the paper's reward (s + 1) / 2 the posteriors stay near 0.5,
+     so, as in the reference, it essentially never fires.
+   - trigger "diagnose" (default): the scenario records, at decision time, what
+     the candidate would have allocated on every bar (a counterfactual with the
+     memory as it was, so no look-ahead). Over the last `window` post-warm-up
+     episodes, if the played mean reward is below `threshold` (0.5: outcome
+     scores below the agent's own average) and the candidate's mean outcome
+     score beats the played one by at least `margin` (0.10) over at least
+     window / 2 recorded bars, it proposes the candidate, citing the numbers.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from engine.errors import AELError
+from engine.reflection import Reflection, ReflectionContext
+
+from .agent import EXPOSURE_CUT
+from .memory_records import short
+
+TRIGGERS = ("diagnose", "paper")
+CANDIDATE: dict[str, Any] = {
+    "name": "regime_filtered", "tiers": ["episodic", "semantic", "procedural"], "k": 8, "order": "relevance",
+    "filters": [{"key": "regime"}], "format": "full",
+    "description": "All tiers, the top 8 by relevance among entries written under the query's regime label.",
+}
+DIRECTIONAL = ("bullish", "bearish")
+TREND = 0.004           # |universe day return| for bullish / bearish
+ROTATION = 0.008        # std of the sector day returns for sector_rotation
+QUIET_RETURN, QUIET_VOL = 0.0015, 0.003
+MIN_TOOL_CALLS = 10
+MISLED, HELD = 0.4, 0.6
+CHECKS_KEPT = 10
+MIN_CHECKS = 3
+DEFAULT_THRESHOLD = {"paper": 0.4, "diagnose": 0.5}
+MIN_CONFIDENCE = 0.4    # the reference shows an insight only above this confidence
+
+
+def regime_label(side: dict[str, Any]) -> tuple[str, float]:
+    """(label, strength in [0, 1]) of a day from its side information."""
+    u, spread, vol = side["universe_return"], side["sector_spread"], side["volatility"]
+    if u > TREND:
+        return "bullish", min(1.0, abs(u) / 0.01)
+    if u < -TREND:
+        return "bearish", min(1.0, abs(u) / 0.01)
+    if spread > ROTATION:
+        return "sector_rotation", min(1.0, spread / (2 * ROTATION))
+    if abs(u) < QUIET_RETURN and vol < QUIET_VOL:
+        return "range_bound", 0.5
+    return "mixed", 0.3
+
+
+@dataclass
+class PortfolioReflector:
+    """Daily diagnose-before-prescribe reflection with the paper or the diagnose trigger."""
+
+    trigger: str = "diagnose"
+    cadence: int = 4
+    window: int = 20
+    threshold: float | None = None
+    margin: float = 0.10
+    candidate: dict[str, Any] = field(default_factory=lambda: dict(CANDIDATE))
+    proposed_at: int | None = None
+    last_label: str = ""
+    checks: list[int] = field(default_factory=list)
+    name: str = "portfolio-offline"
+
+    def __post_init__(self) -> None:
+        if self.trigger not in TRIGGERS:
+            raise AELError(f"reflector trigger {self.trigger!r}: expected one of {', '.join(TRIGGERS)}")
+        for key in ("cadence", "window"):
+            value = getattr(self, key)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise AELError(f"reflector {key}: must be a positive integer, got {value!r}")
+        if self.threshold is None:
+            self.threshold = DEFAULT_THRESHOLD[self.trigger]
+        if not 0.0 <= float(self.threshold) <= 1.0:
+            raise AELError(f"reflector threshold: must be between 0 and 1, got {self.threshold!r}")
+        self.threshold = float(self.threshold)
+
+    @classmethod
+    def from_options(cls, options: dict[str, Any]) -> "PortfolioReflector":
+        """The CLI's keys trigger / cadence / window / threshold; missing or None means the default."""
+        kw = {k: options[k] for k in ("trigger", "cadence", "window", "threshold") if options.get(k) is not None}
+        return cls(**kw)
+
+    # ------------------------------------------------------------------ gate
+    def should_reflect(self, ctx: ReflectionContext) -> bool:
+        return (ctx.episode + 1) % self.cadence == 0
+
+    # -------------------------------------------------------------- reflect
+    def reflect(self, ctx: ReflectionContext) -> Reflection | None:
+        if not self.should_reflect(ctx):
+            return None
+        t = ctx.episode
+        start = max(0, t + 1 - self.cadence)
+        day = [r for r in ctx.history if start <= r["episode"] <= t]
+        side = ctx.scenario.side_info(start, t + 1)
+        if not day or not side:
+            return None
+        mean_score = float(np.mean([r["score"] for r in day]))
+        label, strength = regime_label(side)
+        confidence = self._confidence(label, strength, side["universe_return"])
+        misled, held = _tool_verdicts(side["tool_accuracy"])
+        evidence: dict[str, Any] = {
+            "bars": [start, t], "mean_score": round(mean_score, 4),
+            "universe_return": round(side["universe_return"], 6), "sector_spread": round(side["sector_spread"], 6),
+            "volatility": round(side["volatility"], 6), "regime_label": label, "confidence": round(confidence, 4),
+            "checks": list(self.checks[-CHECKS_KEPT:]), "misled": misled, "held": held,
+        }
+        diagnosis = (f"Bars {start}–{t}: mean outcome score {mean_score:+.2f} "
+                     f"({'went badly' if mean_score < 0 else 'fine'}); the universe moved "
+                     f"{side['universe_return']:+.2%} (sector spread {side['sector_spread']:.2%}, "
+                     f"volatility {side['volatility']:.2%}): {label}, confidence {confidence:.2f}."
+                     + _tools_text(misled, held))
+        # prescribe only after a bad day, and only what the agent would act on (its prompt gate)
+        bad_day = mean_score < 0 and confidence > MIN_CONFIDENCE
+        insight = _insight(label, confidence, misled, held) if bad_day else ""
+        refl = Reflection(episode=t, trigger=self.trigger, diagnosis=diagnosis, insight=insight,
+                          regime_label=label, confidence=round(confidence, 4), evidence=evidence)
+        self._prescribe(ctx, refl)
+        return refl
+
+    def _confidence(self, label: str, strength: float, universe_return: float) -> float:
+        """Check yesterday's directional label against today's direction, then the
+        empirical accuracy (once there are enough checks) or the evidence strength."""
+        if self.last_label in DIRECTIONAL and universe_return != 0:
+            self.checks.append(int((universe_return > 0) == (self.last_label == "bullish")))
+            del self.checks[:-CHECKS_KEPT]
+        self.last_label = label
+        if label in DIRECTIONAL and len(self.checks) >= MIN_CHECKS:
+            return float(np.mean(self.checks))
+        return float(strength)
+
+    # ------------------------------------------------------------ prescribe
+    def _prescribe(self, ctx: ReflectionContext, refl: Reflection) -> None:
+        if self.proposed_at is not None or any(p.name == self.candidate["name"] for p in ctx.pool):
+            return
+        if self.trigger == "paper":
+            fired, why = self._paper_gate(ctx, refl.evidence)
+        else:
+            fired, why = self._replay(ctx, refl.evidence)
+        refl.diagnosis += " " + why
+        if fired:
+            self.proposed_at = ctx.episode + 1
+            refl.policy = dict(self.candidate)
+            refl.rationale = why
+
+    def _paper_gate(self, ctx: ReflectionContext, evidence: dict[str, Any]) -> tuple[bool, str]:
+        n_post = sum(1 for r in ctx.history if r["phase"] != "warmup")
+        d = math.ceil(n_post / self.cadence)
+        mean_post = float(np.mean([p["mean"] for p in ctx.posteriors]))
+        evidence.update(day=d, mean_posterior=round(mean_post, 4))
+        if d < 10 or d % 5:
+            return False, f"Paper gate: day {d} is not a check day (d >= 10 and d % 5 == 0)."
+        fired = mean_post < self.threshold
+        return fired, (f"Paper gate on day {d}: the mean posterior over {len(ctx.posteriors)} arms is "
+                       f"{mean_post:.3f} {'<' if fired else '>='} {self.threshold:.2f}"
+                       + (f", so {self.candidate['name']} is proposed." if fired else "; no proposal."))
+
+    def _replay(self, ctx: ReflectionContext, evidence: dict[str, Any]) -> tuple[bool, str]:
+        recent = [r for r in ctx.history if r["phase"] != "warmup"][-self.window:]
+        cf = ctx.scenario.counterfactual([r["episode"] for r in recent])
+        pairs = [(r, cf[r["episode"]]) for r in recent if r["episode"] in cf]
+        name = self.candidate["name"]
+        if len(pairs) < max(1, self.window // 2):
+            return False, f"Replay: only {len(pairs)} bars recorded for {name} so far."
+        played_reward = float(np.mean([r["reward"] for r, _ in pairs]))
+        played = float(np.mean([r["score"] for r, _ in pairs]))
+        cand = float(np.mean([c["score"] for _, c in pairs]))
+        wins = sum(c["score"] > r["score"] for r, c in pairs)
+        first, last = pairs[0][0]["episode"], pairs[-1][0]["episode"]
+        evidence.update(replay_bars=[first, last], replay_n=len(pairs), played_mean_score=round(played, 4),
+                        played_mean_reward=round(played_reward, 4), candidate_mean_score=round(cand, 4),
+                        candidate_wins=wins, candidate=name)
+        numbers = (f"over bars {first}–{last} the policies played scored {played:+.3f} on average "
+                   f"(mean reward {played_reward:.3f}) and {name}'s counterfactual allocation {cand:+.3f}, "
+                   f"better on {wins} of {len(pairs)} bars")
+        if played_reward >= self.threshold:
+            return False, f"Replay: {numbers}; the played reward is not below {self.threshold:.2f}, no proposal."
+        if cand - played < self.margin:
+            return False, f"Replay: {numbers}; the gain {cand - played:+.3f} is under {self.margin:.2f}, no proposal."
+        return True, (f"Replay: {numbers}: a gain of {cand - played:+.3f} ≥ {self.margin:.2f} with the played "
+                      f"reward {played_reward:.3f} < {self.threshold:.2f}, so {name} is proposed.")
+
+    # ---------------------------------------------------------- persistence
+    def state_dict(self) -> dict[str, Any]:
+        return {"trigger": self.trigger, "cadence": self.cadence, "window": self.window,
+                "threshold": self.threshold, "margin": self.margin, "candidate": dict(self.candidate),
+                "proposed_at": self.proposed_at, "last_label": self.last_label, "checks": list(self.checks)}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        for key, value in state.items():
+            if key in self.state_dict():
+                setattr(self, key, list(value) if key == "checks" else value)
+        self.__post_init__()
+
+
+def _tool_verdicts(accuracy: dict[str, dict[str, int]]) -> tuple[dict[str, str], dict[str, str]]:
+    misled, held = {}, {}
+    for tool, c in accuracy.items():
+        if c["calls"] < MIN_TOOL_CALLS:
+            continue
+        acc = c["right"] / c["calls"]
+        if acc < MISLED:
+            misled[tool] = f"{c['right']}/{c['calls']}"
+        elif acc > HELD:
+            held[tool] = f"{c['right']}/{c['calls']}"
+    return misled, held
+
+
+def _tools_text(misled: dict[str, str], held: dict[str, str]) -> str:
+    parts = []
+    if misled:
+        parts.append("Misled: " + ", ".join(f"{short(t)} ({v} right)" for t, v in misled.items()) + ".")
+    if held:
+        parts.append("Held: " + ", ".join(f"{short(t)} ({v} right)" for t, v in held.items()) + ".")
+    return (" " + " ".join(parts)) if parts else " No tool stood out."
+
+
+def _insight(label: str, confidence: float, misled: dict[str, str], held: dict[str, str]) -> str:
+    parts = [f"Yesterday looked {label.replace('_', ' ')} (confidence {confidence:.2f})."]
+    if held:
+        parts.append("Trust: " + ", ".join(short(t) for t in held) + ".")
+    if misled:
+        parts.append("Shrink: " + ", ".join(short(t) for t in misled) + ".")
+    cut = EXPOSURE_CUT.get(label, 0.0) * confidence
+    parts.append(f"Hold about {cut:.0%} in cash." if cut >= 0.05 else "Stay fully invested.")
+    return " ".join(parts)
