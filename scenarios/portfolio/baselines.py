@@ -19,11 +19,12 @@ at the decision bar, all 40 test bars counted, final bar 0).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
-from engine.metrics import ANN_HOURLY, phase_metrics
+from engine.errors import AELError
+from engine.metrics import ANN_HOURLY, phase_metrics, sharpe
 
 from .data import PHASES, Market
 
@@ -125,3 +126,49 @@ def evaluate_baselines(market: Market, ann: float = ANN_HOURLY) -> dict[str, dic
         run = simulate_baseline(market, alloc, name)
         out[name] = {ph: phase_metrics(r, t, ann) for ph, (r, t) in phase_returns(run, market.phases).items()}
     return out
+
+
+# ----------------------------------------------------------------------------- as a CLI run
+BASELINE_NAMES = ("eqw", "mom", "minv", "invm")
+_BY_CLI_NAME = {name.lower(): name for name in BASELINES}
+
+
+def baseline_run(scenario: Any, name: str, seed: int) -> dict[str, Any]:
+    """A non-LLM baseline on the scenario's market, as one run of `ael-lab run` (`baseline:NAME`).
+
+    The run dict has a session run's shape: `overall` is the mean bandit reward
+    and `sharpe` the reward stream's mean / std, from the outcome scores of the
+    baseline's own returns (scored and rewarded exactly as an agent's, in the
+    scenario's reward mode), so the first table compares like with like;
+    `regimes` is that mean reward by true regime (synthetic only). `phases`
+    follows the baselines' convention (facts §7: mark-to-market, each phase's
+    first bar dropped, 39 test returns on D-full), which reproduces the
+    paper's test Sharpes. The seed changes nothing (the baselines are
+    deterministic); it is recorded so the table lines up.
+    """
+    from .episode import bandit_reward, outcome_score
+
+    key = name.lower()
+    if key not in _BY_CLI_NAME:
+        raise AELError(f"unknown baseline {name!r} (expected one of {', '.join(BASELINE_NAMES)})")
+    market = scenario.world.market
+    run = simulate_baseline(market, BASELINES[_BY_CLI_NAME[key]], _BY_CLI_NAME[key])
+    credited = run.returns[1:]                  # bar t's return was earned by weights set at bar t - 1
+    rewards, seen = [], []
+    for r in credited:
+        rewards.append(bandit_reward(outcome_score(float(r), seen), scenario.reward_mode))
+        seen.append(float(r))
+    rewards_a = np.asarray(rewards)
+    regimes: dict[str, float] = {}
+    if market.regimes is not None:
+        set_at = market.regimes[:-1]
+        for i, regime in enumerate(market.regime_names):
+            mask = set_at == i
+            if mask.any():
+                regimes[regime] = float(rewards_a[mask].mean())
+    phases = {ph: phase_metrics(r, t) for ph, (r, t) in phase_returns(run, market.phases).items() if len(r)}
+    return {"selector": f"baseline:{key}", "seed": seed, "episodes": len(credited), "regimes": regimes,
+            "overall": float(rewards_a.mean()), "sharpe": sharpe(rewards_a), "injections": [],
+            "reflections": 0, "memory": {}, "phases": phases,
+            "portfolio": {"final_value": float(np.prod(1 + credited)), "mean_cash": 0.0,
+                          "mean_turnover": float(run.turnover[1:].mean())}}
