@@ -137,7 +137,8 @@ class LabScreen(Screen):
                     len(s.reflections) - 1, []))
                 self.query_one(MemoryPanel).set_counts(s.memory.counts(), s.memory.cap_per_tier)
                 self._drawn = v
-            if force or (v != self._plots_drawn and now - self._plots_at >= PLOT_EVERY):
+            sized = self.query_one(DensityPlot).size.width > 0  # before the first layout a plot has no size
+            if sized and (force or (v != self._plots_drawn and now - self._plots_at >= PLOT_EVERY)):
                 self.query_one(DensityPlot).show(posterior_rows(s), status.frozen)
                 self.query_one(ProgressChart).show(progress_data(s))
                 self._plots_drawn, self._plots_at = v, now
