@@ -24,7 +24,7 @@ from engine.session import Session
 # ------------------------------------------------------------------ status
 def true_regime(session: Session) -> str | None:
     """The scenario's true regime of the current (or last) episode, if it knows it."""
-    if not session.history and session.t >= session.n_episodes:
+    if session.n_episodes <= 0:
         return None
     t = min(session.t, session.n_episodes - 1)
     try:
