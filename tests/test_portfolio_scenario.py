@@ -159,3 +159,27 @@ def test_the_baseline_selectors_reproduce_the_papers_dfull_test_sharpes(tmp_path
                    "--json", str(out)) == 0
     got = {r["selector"]: round(r["test_mean"]["sharpe"], 2) for r in json.loads(out.read_text())["summary"]}
     assert got == {"baseline:eqw": 0.70, "baseline:mom": 1.44, "baseline:minv": -0.61, "baseline:invm": -0.20}
+
+
+# ----------------------------------------------------------------------------- options, oracle
+def test_costs_are_charged_on_turnover_and_the_as_logged_reward_is_half_plus_a_sixth():
+    s = new_session("portfolio", seed=5, selector="ts", scenario_options={"cost_bps": 10, "reward": "as_logged"})
+    s.run(until=30)
+    for h in s.history[1:]:
+        info = h["info"]
+        assert info["cost"] == pytest.approx(info["turnover"] * 10 / 1e4)
+        assert info["port_return"] == pytest.approx(info["gross_return"] - info["cost"])
+        assert h["reward"] == pytest.approx(0.5 * np.clip((h["score"] + 1) / 2, 0.05, 0.95) + 1 / 6)
+
+
+def test_the_oracle_plays_the_pool_arm_that_earns_most_and_refuses_to_resume_blind():
+    s = new_session("portfolio", seed=5, selector="oracle")
+    s.run(until=40)
+    sc, t = s.scenario, 40
+    gains = {name: sc._net_return(sc.allocation(spec, t, s.memory)[0].weights, t) for name, spec in POLICY.items()}
+    s.step()
+    assert s.history[t]["policy"] == max(gains, key=gains.get)
+    assert s.history[t]["info"]["port_return"] == pytest.approx(max(gains.values()))
+    resumed = Session.from_dict(json.loads(json.dumps(s.to_dict())), make_scenario)
+    with pytest.raises(AELError, match="oracle cannot continue a resumed session"):
+        resumed.step()
