@@ -191,11 +191,8 @@ class Session:
         out: list[ev.Event] = []
         t = self.t
         phase = self.phase_of(t)
-        if phase == "test" and not self.selector.frozen:
-            self.selector.frozen = self.memory.frozen = True
-            self._emit(out, ev.PhaseChanged(t, "test", True))
-        elif t > 0 and phase != self.phase_of(t - 1):
-            self._emit(out, ev.PhaseChanged(t, phase, False))
+        if phase == "test" and not self.selector.frozen:  # a run that starts in test
+            self._enter_phase(out)
         scenario = self.scenario
         self.memory.episode = t
         query = scenario.query(t)
@@ -247,7 +244,20 @@ class Session:
             self._slow_loop(t, out)
         if self.done:
             self._emit(out, ev.RunFinished(t))
+        else:
+            self._enter_phase(out)
         return out
+
+    def _enter_phase(self, out: list[ev.Event]) -> None:
+        """Announce the phase of the next episode; entering test freezes learning now,
+        so between steps `frozen` already says what the next episode will do."""
+        t = self.t
+        phase = self.phase_of(t)
+        if phase == "test" and not self.selector.frozen:
+            self.selector.frozen = self.memory.frozen = True
+            self._emit(out, ev.PhaseChanged(t, "test", True))
+        elif t > 0 and phase != self.phase_of(t - 1):
+            self._emit(out, ev.PhaseChanged(t, phase, False))
 
     def _oracle_name(self, t: int) -> str:
         spec = self.scenario.oracle_arm(t, list(self.pool.values()))

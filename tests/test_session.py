@@ -85,10 +85,11 @@ def test_batch_modes_auto_and_reject():
 
 def test_test_phase_freezes_learning_but_keeps_choosing():
     s = new_session(selector="ts", split=(0.5, 0.25))
-    s.run(until=156)
+    s.run(until=155)
     assert not s.frozen
-    events = s.step()
-    assert any(isinstance(e, ev.PhaseChanged) and e.frozen for e in events)
+    events = s.step()  # the last val episode: learning freezes as it ends, before any test episode
+    assert any(isinstance(e, ev.PhaseChanged) and e.frozen and e.episode == 156 for e in events)
+    assert s.frozen and s.phase == "test"
     counts = [(a.alpha, a.beta) for a in s.selector.arms]
     mem = s.memory.counts()
     s.run()
