@@ -77,6 +77,9 @@ class PortfolioScenario(ScenarioBase):
     all_selectors = SELECTORS
     baseline_names = BASELINE_NAMES
     shareable = False  # holds the portfolio: one instance per session
+    task_brief = ("Allocate an hourly portfolio over ten stocks and cash, bar by bar; the agent weights 12 tools' "
+                  "signals by the reliability its retrieved memories show, the bandit picks the retrieval policy, "
+                  "and the outcome is the bar's return scored against the agent's own history.")
 
     def __init__(self, seed: int, **options: Any):
         unknown = sorted(set(options) - set(OPTIONS))
@@ -163,6 +166,9 @@ class PortfolioScenario(ScenarioBase):
 
     def act(self, query: Query, ctx: AgentContext) -> Outcome:
         t = query.episode
+        if ctx.llm is not None:
+            raise AELError("the portfolio scenario has no LLM agent yet (its prompt and parser exist in "
+                           "scenarios/portfolio/prompt.py); run it with the offline agent")
         if t != len(self.state.returns):
             raise AELError(f"portfolio: episode {t} played out of order (the portfolio is at bar "
                            f"{len(self.state.returns)})")
