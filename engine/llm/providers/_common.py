@@ -19,28 +19,26 @@ def http_module() -> ModuleType:
         return httpx
 
 
-def timeout_classes() -> tuple[type[BaseException], ...]:
-    """Timeout exceptions of whichever of httpx2 / httpx is installed."""
+def _http_exceptions(attr: str) -> tuple[type[BaseException], ...]:
+    """`attr` (an exception class) of whichever of httpx2 / httpx is installed."""
     found: list[type[BaseException]] = []
     for name in ("httpx2", "httpx"):
         try:
             module = __import__(name)
         except ImportError:
             continue
-        found.append(module.TimeoutException)
+        found.append(getattr(module, attr))
     return tuple(found)
+
+
+def timeout_classes() -> tuple[type[BaseException], ...]:
+    """Timeout exceptions of whichever of httpx2 / httpx is installed."""
+    return _http_exceptions("TimeoutException")
 
 
 def transport_classes() -> tuple[type[BaseException], ...]:
     """Connection-level exceptions (refused, reset, DNS) of httpx2 / httpx."""
-    found: list[type[BaseException]] = []
-    for name in ("httpx2", "httpx"):
-        try:
-            module = __import__(name)
-        except ImportError:
-            continue
-        found.append(module.TransportError)
-    return tuple(found)
+    return _http_exceptions("TransportError")
 
 
 def one_line(text: Any, limit: int = 200) -> str:
