@@ -204,8 +204,10 @@ class MemoryStore:
 
     def _evict(self, tier: _Tier) -> None:
         """Drop the least valuable entry: lowest quality × (0.5 + 0.5·usefulness), oldest first."""
-        value = [e.quality * (0.5 + 0.5 * e.avg_usefulness) for e in tier.entries]
-        worst = int(np.argmin(value))  # argmin takes the first, i.e. the oldest, among equals
+        # inlined avg_usefulness: this runs on every write to a full tier
+        value = [e.quality * (0.75 if not e.retrieval_count else 0.5 + 0.5 * e.usefulness / e.retrieval_count)
+                 for e in tier.entries]
+        worst = value.index(min(value))  # the first, i.e. the oldest, among equals
         gone = tier.remove(worst)
         self.rule_uses.pop(gone.id, None)
 
@@ -238,10 +240,18 @@ class MemoryStore:
 
     # ------------------------------------------------------------ retrieval
     def retrieve(self, spec: PolicySpec, query: dict[str, Any],
-                 similarity: Similarity | None = None) -> list[Hit]:
+                 similarity: Similarity | None = None, count: bool = True) -> list[Hit]:
         """The entries `spec` shows for `query`, best first; among equal scores the
         most recently written first. Vectorised: entries are materialised only
-        for the few that are returned."""
+        for the few that are returned. `count=False` reads without raising the
+        entries' retrieval counts (a counterfactual read is not a use)."""
+        hits = self._retrieve(spec, query, similarity)
+        if count and not self.frozen:
+            for h in hits:
+                h.entry.retrieval_count += 1
+        return hits
+
+    def _retrieve(self, spec: PolicySpec, query: dict[str, Any], similarity: Similarity | None) -> list[Hit]:
         if spec.retrieves_nothing:
             return []
         if spec.code:
@@ -316,9 +326,6 @@ class MemoryStore:
                 kept.append(h)
                 used += cost
             hits = kept
-        if not self.frozen:
-            for h in hits:
-                h.entry.retrieval_count += 1
         return hits
 
     def _retrieve_code(self, spec: PolicySpec, query: dict[str, Any]) -> list[Hit]:
@@ -338,11 +345,7 @@ class MemoryStore:
         if spec.k:
             chosen = chosen[: spec.k]
         n = len(chosen)
-        hits = [Hit(e, (n - i) / n) for i, e in enumerate(chosen)]
-        if not self.frozen:
-            for h in hits:
-                h.entry.retrieval_count += 1
-        return hits
+        return [Hit(e, (n - i) / n) for i, e in enumerate(chosen)]
 
     # ------------------------------------------------ distil, promote, prune
     def upsert_pattern(self, pattern: Pattern) -> tuple[MemoryEntry | None, bool]:

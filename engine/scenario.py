@@ -92,8 +92,10 @@ class Scenario(Protocol):
 
     def act(self, query: Query, ctx: AgentContext) -> Outcome: ...
 
-    def episodic_entry(self, query: Query, outcome: Outcome, policy: str) -> tuple[str, dict[str, Any], float] | None:
-        """(content, metadata, quality) to write after the episode, or None."""
+    def episodic_entry(self, query: Query, outcome: Outcome, policy: str) -> (
+            tuple[str, dict[str, Any], float] | list[tuple[str, dict[str, Any], float]] | None):
+        """(content, metadata, quality) to write after the episode, a list of them
+        (a portfolio bar writes one per ticker), or None."""
 
     def distill(self, memory: MemoryStore, episode: int) -> list[Pattern]:
         """Readable patterns found in the episodic tier now."""
@@ -108,8 +110,9 @@ class Scenario(Protocol):
         """Similarity to the query, in [0, 1], of the entries of `tier` written at
         `episodes`, for policies ordered by similarity."""
 
-    def oracle_arm(self, t: int, pool: list[PolicySpec]) -> PolicySpec:
-        """The best arm for episode t with hindsight (may be outside the pool)."""
+    def oracle_arm(self, t: int, pool: list[PolicySpec], memory: MemoryStore) -> PolicySpec:
+        """The best arm for episode t with hindsight (may be outside the pool),
+        given the session's memory as it stands before the episode."""
 
     def check_policy(self, spec: PolicySpec) -> None:
         """Raise AELError if this world cannot play `spec` as an arm (before it is admitted)."""

@@ -228,8 +228,9 @@ class Session:
                         self._emit(out, ev.RulePruned(t, gone.id, gone.content, self.memory.pruned[-1]["reason"]))
             if phase != "warmup":
                 written = scenario.episodic_entry(query, outcome, arm.name)
-                if written is not None:
-                    self.memory.write("episodic", *written)
+                for content, metadata, quality in ([] if written is None else
+                                                   written if isinstance(written, list) else [written]):
+                    self.memory.write("episodic", content, metadata, quality)
         self.last_hits = [h.entry.id for h in hits]
         record = {
             "episode": t, "phase": phase, "regime": scenario.regime(t), "policy": arm.name,
@@ -260,7 +261,7 @@ class Session:
             self._emit(out, ev.PhaseChanged(t, phase, False))
 
     def _oracle_name(self, t: int) -> str:
-        spec = self.scenario.oracle_arm(t, list(self.pool.values()))
+        spec = self.scenario.oracle_arm(t, list(self.pool.values()), self.memory)
         self.pool.setdefault(spec.name, spec)
         return spec.name
 

@@ -172,14 +172,15 @@ def test_costs_are_charged_on_turnover_and_the_as_logged_reward_is_half_plus_a_s
         assert h["reward"] == pytest.approx(0.5 * np.clip((h["score"] + 1) / 2, 0.05, 0.95) + 1 / 6)
 
 
-def test_the_oracle_plays_the_pool_arm_that_earns_most_and_refuses_to_resume_blind():
+def test_the_oracle_plays_the_pool_arm_that_earns_most_and_resumes_exactly():
     s = new_session("portfolio", seed=5, selector="oracle")
     s.run(until=40)
     sc, t = s.scenario, 40
     gains = {name: sc._net_return(sc.allocation(spec, t, s.memory)[0].weights, t) for name, spec in POLICY.items()}
+    resumed = Session.from_dict(json.loads(json.dumps(s.to_dict())), make_scenario)
     s.step()
     assert s.history[t]["policy"] == max(gains, key=gains.get)
     assert s.history[t]["info"]["port_return"] == pytest.approx(max(gains.values()))
-    resumed = Session.from_dict(json.loads(json.dumps(s.to_dict())), make_scenario)
-    with pytest.raises(AELError, match="oracle cannot continue a resumed session"):
-        resumed.step()
+    resumed.run(until=60)
+    s.run(until=60)
+    assert resumed.history == s.history

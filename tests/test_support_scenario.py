@@ -137,7 +137,7 @@ def test_oracle_arm_is_right_whenever_any_of_the_six_policies_is(scenario):
     table = scenario.table
     pool = list(scenario.initial_pool)
     for t in range(1200):
-        arm = scenario.oracle_arm(t, pool)
+        arm = scenario.oracle_arm(t, pool, MemoryStore())
         assert table.correct[t, table.column(arm)] == table.correct[t].any()
 
 
@@ -145,7 +145,7 @@ def test_oracle_arm_reaches_outside_the_pool_for_route_aware(scenario):
     table = scenario.table
     only_route_aware = np.flatnonzero(table.correct[:, 5] & ~table.correct[:, :5].any(axis=1))
     assert len(only_route_aware) > 100
-    assert scenario.oracle_arm(int(only_route_aware[0]), list(scenario.initial_pool)) == ROUTE_AWARE
+    assert scenario.oracle_arm(int(only_route_aware[0]), list(scenario.initial_pool), MemoryStore()) == ROUTE_AWARE
 
 
 def test_counterfactual_replays_an_untabled_policy(scenario):

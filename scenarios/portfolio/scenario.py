@@ -18,20 +18,16 @@ elsewhere, exposed as `defaults["phases"]` (warm-up bars count in train).
 Memory. The session retrieves once per bar with the query metadata
 {task_type, regime}; the agent then retrieves once per ticker with
 {task_type, regime, ticker, sector} under the same policy and reads both.
-After the outcome, ten episodic entries (one per ticker) are written; see
-`memory_records.py`. The engine's `episodic_entry` hook takes one entry, so
-this scenario writes its ten itself into the store the session handed to
-`act`, from inside that hook (which the session calls exactly when a write
-is due: not in warm-up, not frozen), and returns None.
+After the outcome, `episodic_entry` returns ten episodic entries, one per
+ticker; see `memory_records.py`.
 
 Counterfactuals (the diagnose reflector's replay, the oracle) retrieve with
-the store frozen, so they leave no retrieval counts behind.
+`count=False`, so they leave no retrieval counts behind.
 """
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -75,16 +71,6 @@ PAPER_TEST_TABLE: dict[str, dict[str, float]] = {
 }
 
 
-@contextmanager
-def _quiet(memory: MemoryStore) -> Iterator[None]:
-    """Read the store without counting retrievals (a counterfactual is not a use)."""
-    was = memory.frozen
-    memory.frozen = True
-    try:
-        yield
-    finally:
-        memory.frozen = was
-
 
 class PortfolioScenario(ScenarioBase):
     """Allocate over ten tickers and cash, bar by bar, with a retrieval-policy bandit."""
@@ -127,7 +113,6 @@ class PortfolioScenario(ScenarioBase):
         self.shadow: dict[int, dict[str, float]] = {}   # episode -> the candidate's counterfactual
         self._candidate: PolicySpec | None = None
         self._reflector: PortfolioReflector | None = None
-        self._memory: MemoryStore | None = None
         self._last: dict[str, Any] | None = None
 
     # ---------------------------------------------------------------- stream
@@ -163,12 +148,12 @@ class PortfolioScenario(ScenarioBase):
         """
         w = self.world
         regime = self.agent_regime(t)
-        with _quiet(memory) if quiet else _noop():
-            if pooled is None:
-                pooled = memory.retrieve(spec, {"task_type": records.TASK_TYPE, "regime": regime, "_episode": t},
-                                         self.similarity)
-            per_ticker = [memory.retrieve(spec, self._ticker_query(t, j, regime), self.similarity)
-                          if not spec.retrieves_nothing else [] for j in range(len(w.tickers))]
+        count = not quiet
+        if pooled is None:
+            pooled = memory.retrieve(spec, {"task_type": records.TASK_TYPE, "regime": regime, "_episode": t},
+                                     self.similarity, count=count)
+        per_ticker = [memory.retrieve(spec, self._ticker_query(t, j, regime), self.similarity, count=count)
+                      if not spec.retrieves_nothing else [] for j in range(len(w.tickers))]
         if "procedural" not in spec.tiers:
             rules = []
         elif rules is None:
@@ -196,7 +181,6 @@ class PortfolioScenario(ScenarioBase):
         res = step_portfolio(self.state, alloc.weights, self.world.next_returns[t], t, self.cost_bps)
         score = outcome_score(res.net_return, self.state.returns[:-1])
         self._mark_ticker_hits(ctx.memory, per_ticker, res.weights, t)
-        self._memory = ctx.memory
         self._last = {"t": t, "weights": res.weights, "score": score}
         tickers = self.world.tickers
         top = np.argsort(-res.weights, kind="stable")[:3]
@@ -234,31 +218,26 @@ class PortfolioScenario(ScenarioBase):
         """The candidate policy's recorded counterfactual {return, score} for those episodes that have one."""
         return {t: self.shadow[t] for t in episodes if t in self.shadow}
 
-    def oracle_arm(self, t: int, pool: list[PolicySpec]) -> PolicySpec:
+    def oracle_arm(self, t: int, pool: list[PolicySpec], memory: MemoryStore) -> PolicySpec:
         """The pool arm whose allocation earns the most at bar t, with hindsight (first among equals)."""
-        memory = self._memory
-        if memory is None:
-            if t > 0:  # the engine hands the scenario its memory only through act()
-                raise AELError("the portfolio oracle cannot continue a resumed session: it needs the "
-                               "session's memory before the first episode is played")
-            memory = MemoryStore(self.match_bonuses)  # episode 0: memory is empty anyway
         gains = [self._net_return(self.allocation(spec, t, memory)[0].weights, t) for spec in pool]
         return pool[int(np.argmax(gains))]
 
     # ------------------------------------------------------ memory learning
-    def episodic_entry(self, query: Query, outcome: Outcome, policy: str) -> None:
-        """Write the bar's ten entries (one per ticker) and return None; see the module docstring."""
-        last, memory = self._last, self._memory
-        if last is None or memory is None or last["t"] != query.episode:
-            return None
+    def episodic_entry(self, query: Query, outcome: Outcome, policy: str) -> list[tuple[str, dict, float]]:
+        """The bar's ten entries, one per ticker, written after the outcome is known."""
+        last = self._last
+        if last is None or last["t"] != query.episode:
+            return []
         w, t = self.world, query.episode
         quality = records.episodic_quality(last["score"])
+        out = []
         for j, ticker in enumerate(w.tickers):
             calls = {tool: int(w.calls[t, j, i]) for i, tool in enumerate(w.tools) if w.available[t, j, i]}
             rec = records.BarRecord(t, w.when[t], ticker, w.sectors[j], query.metadata["regime"], calls,
                                     float(w.next_returns[t, j]), float(last["weights"][j]))
-            memory.write("episodic", *rec.entry(), quality)
-        return None
+            out.append((*rec.entry(), quality))
+        return out
 
     def distill(self, memory: MemoryStore, episode: int) -> list[Pattern]:
         return records.distill(memory, episode)
@@ -346,8 +325,3 @@ class PortfolioScenario(ScenarioBase):
                               if history else 0.0}}
 
     baseline_run = staticmethod(baseline_run)
-
-
-@contextmanager
-def _noop() -> Iterator[None]:
-    yield

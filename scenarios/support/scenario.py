@@ -189,7 +189,7 @@ class SupportScenario(ScenarioBase):
         """Whether `spec` would have routed each of `episodes` right (replay on the spec's memory)."""
         return self.correct_column(spec)[np.asarray(episodes, dtype=np.int64)]
 
-    def oracle_arm(self, t: int, pool: list[PolicySpec]) -> PolicySpec:
+    def oracle_arm(self, t: int, pool: list[PolicySpec], memory: MemoryStore) -> PolicySpec:
         """The first pool arm correct at t, else route_aware if it is (spec §6: the oracle
         is right when any of the 6 policies is), else the first arm."""
         row = self.table.correct[t]

@@ -84,7 +84,7 @@ class SyntheticScenario(ScenarioBase):
             raise AELError(f"policy field 'name': the synthetic world has arms {ARMS[0]}..{ARMS[-1]} only; "
                            f"{spec.name!r} has no machine behind it")
 
-    def oracle_arm(self, t: int, pool: list[PolicySpec]) -> PolicySpec:
+    def oracle_arm(self, t: int, pool: list[PolicySpec], memory: MemoryStore) -> PolicySpec:
         return _arm_spec(best_arm(regime_of(t)))
 
     def make_reflector(self, options: dict[str, Any]):
