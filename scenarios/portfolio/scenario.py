@@ -41,6 +41,7 @@ from . import memory_records as records
 from .agent import AllocatorConfig, Allocation, allocate, read_advice
 from .baselines import BASELINE_NAMES, baseline_run
 from .data import PHASES
+from .llm_allocator import llm_weights
 from .episode import REWARD_MODES, PortfolioState, bandit_reward, outcome_score, return_regime, step_portfolio
 from .reflector import PortfolioReflector
 from .world import World, data_key, load_world
@@ -169,16 +170,17 @@ class PortfolioScenario(ScenarioBase):
 
     def act(self, query: Query, ctx: AgentContext) -> Outcome:
         t = query.episode
-        if ctx.llm is not None:
-            raise AELError("the portfolio scenario has no LLM agent yet (its prompt and parser exist in "
-                           "scenarios/portfolio/prompt.py); run it with the offline agent")
         if t != len(self.state.returns):
             raise AELError(f"portfolio: episode {t} played out of order (the portfolio is at bar "
                            f"{len(self.state.returns)})")
         alloc, per_ticker = self.allocation(ctx.policy, t, ctx.memory, ctx.insight, ctx.hits, ctx.rules, quiet=False)
+        weights, agent, notes = alloc.weights, "offline", []
+        if ctx.llm is not None:
+            shown = list(ctx.hits) + [hits[0] for hits in per_ticker if hits]
+            weights, agent, notes = llm_weights(self, t, ctx, shown, ctx.rules, alloc.weights)
         if self._shadowing(ctx.memory):
             self._record_counterfactual(t, ctx)
-        res = step_portfolio(self.state, alloc.weights, self.world.next_returns[t], t, self.cost_bps)
+        res = step_portfolio(self.state, weights, self.world.next_returns[t], t, self.cost_bps)
         score = outcome_score(res.net_return, self.state.returns[:-1])
         self._mark_ticker_hits(ctx.memory, per_ticker, res.weights, t)
         self._last = {"t": t, "weights": res.weights, "score": score}
@@ -192,7 +194,8 @@ class PortfolioScenario(ScenarioBase):
                   "turnover": res.turnover, "cash": res.cash, "value": res.value, "drawdown": res.drawdown,
                   "weights": {tk: round(float(x), 6) for tk, x in zip(tickers, res.weights)},
                   "regime": query.metadata["regime"], "exposure": round(alloc.exposure, 4),
-                  "evidence_calls": round(float(alloc.evidence_calls.sum()), 2)},
+                  "evidence_calls": round(float(alloc.evidence_calls.sum()), 2), "agent": agent,
+                  **({"parser_notes": notes} if notes else {})},
         )
 
     def _mark_ticker_hits(self, memory: MemoryStore, per_ticker: list[list[Hit]], weights: np.ndarray,
