@@ -41,22 +41,27 @@ def print_table(document: dict[str, Any], scenario_cls) -> None:
     if not summary:
         return
     regimes = list(summary[0]["regimes"])
+    # where results have phases (the portfolio) the phase table below is the result;
+    # this one only shows the bandit's reward, and a reward stream's mean/std is no Sharpe
+    rewards_only = any("test_mean" in row for row in summary)
     title = f"{document['scenario']}: {len(document['seeds'])} seed(s)"
+    if rewards_only:
+        title += ", bandit reward"
     table = Table(title=title, caption="dim rows: the paper's published values" if paper else None)
     table.add_column("selector")
     for g in regimes:
         table.add_column(g, justify="right")
-    table.add_column("overall ± sd", justify="right")
-    table.add_column("Sharpe", justify="right")
+    table.add_column("mean reward ± sd" if rewards_only else "overall ± sd", justify="right")
+    if not rewards_only:
+        table.add_column("Sharpe", justify="right")
     table.add_column("injected at", justify="right")
     for row in summary:
         sd = row["overall_std"]
         injected = _injected(row["injection_episodes"])
+        sharpe = [] if rewards_only else [f"{row['sharpe_mean']:.2f}"]
         table.add_row(
             row["selector"], *[_num(row["regimes"].get(g)) for g in regimes],
-            f"{row['overall_mean']:.3f}" + (f"±{sd:.3f}" if sd is not None else ""),
-            f"{row['sharpe_mean']:.2f}",
-            injected,
+            f"{row['overall_mean']:.3f}" + (f"±{sd:.3f}" if sd is not None else ""), *sharpe, injected,
         )
         ref = paper.get(row["selector"])
         if ref:
@@ -66,24 +71,30 @@ def print_table(document: dict[str, Any], scenario_cls) -> None:
                 f"{ref['sharpe']:.2f}" if "sharpe" in ref else "", str(ref.get("injected", "")), style="dim",
             )
     _console().print(table)
-    if "test_mean" in summary[0]:
-        _print_test_table(summary)
+    if any("test_mean" in row for row in summary):
+        # the paper's rows only where they are comparable: its own data (D-full), not another market
+        comparable = all(r.get("paper_comparable", False) for r in document["runs"])
+        _print_test_table(summary, getattr(scenario_cls, "paper_test_table", {}) if comparable else {})
 
 
-def _print_test_table(summary: list[dict[str, Any]]) -> None:
+def _print_test_table(summary: list[dict[str, Any]], paper: dict[str, dict[str, float]]) -> None:
     keys = ["sharpe", "sortino", "calmar", "max_drawdown_pct", "total_return_pct", "win_rate"]
-    table = Table(title="test phase (mean ± sample sd over seeds)")
+    table = Table(title="test phase (mean ± sample sd over seeds)",
+                  caption="dim rows: the paper's published values (± population sd)" if paper else None)
     table.add_column("selector")
     for k in keys:
         table.add_column(k, justify="right")
+
+    def cell(mean: float | None, sd: float | None) -> str:
+        if mean is None:
+            return "–"
+        return f"{mean:.2f}" + (f" ± {sd:.2f}" if sd is not None else "")
+
     for row in summary:
         m, s = row.get("test_mean", {}), row.get("test_std", {})
-        cells = []
-        for k in keys:
-            if k not in m:
-                cells.append("–")
-                continue
-            sd = s.get(k)
-            cells.append(f"{m[k]:.2f}" + (f" ± {sd:.2f}" if sd is not None else ""))
-        table.add_row(row["selector"], *cells)
+        table.add_row(row["selector"], *[cell(m.get(k), s.get(k)) for k in keys])
+        ref = paper.get(row["selector"])
+        if ref:
+            table.add_row("  paper", *[cell(ref.get(k), ref.get(f"{k}_sd")) if k in ref else "" for k in keys],
+                          style="dim")
     _console().print(table)

@@ -26,7 +26,7 @@ import numpy as np
 from engine.errors import AELError
 from engine.metrics import ANN_HOURLY, phase_metrics, sharpe
 
-from .data import PHASES, Market
+from .data import PHASES, Market, is_paper_market
 
 Allocator = Callable[[np.ndarray], np.ndarray]
 
@@ -169,6 +169,6 @@ def baseline_run(scenario: Any, name: str, seed: int) -> dict[str, Any]:
     phases = {ph: phase_metrics(r, t) for ph, (r, t) in phase_returns(run, market.phases).items() if len(r)}
     return {"selector": f"baseline:{key}", "seed": seed, "episodes": len(credited), "regimes": regimes,
             "overall": float(rewards_a.mean()), "sharpe": sharpe(rewards_a), "injections": [],
-            "reflections": 0, "memory": {}, "phases": phases,
+            "reflections": 0, "memory": {}, "phases": phases, "paper_comparable": is_paper_market(market),
             "portfolio": {"final_value": float(np.prod(1 + credited)), "mean_cash": 0.0,
                           "mean_turnover": float(run.turnover[1:].mean())}}

@@ -54,6 +54,14 @@ DFULL_SECTORS = {
 DFULL_TRAIN_END = dt.date(2025, 2, 21)
 DFULL_VAL_END = dt.date(2025, 3, 7)
 DFULL_WINDOW = (dt.date(2025, 1, 1), dt.date(2025, 3, 31))
+
+
+def is_paper_market(market: "Market") -> bool:
+    """Whether `market` is the paper's D-full data (its ten tickers, its 208 bars from
+    2025-01-06 to 2025-03-21), so that the paper's numbers are comparable with ours."""
+    days = market.dates
+    return (tuple(market.tickers) == DFULL_TICKERS and market.n_bars == 208 and len(days) > 0
+            and str(days[0]) == "2025-01-06" and str(days[-1]) == "2025-03-21")
 # 128/40/40 of 208 bars, applied to trading days on any other data.
 TRAIN_FRACTION = 128 / 208
 VAL_FRACTION = 40 / 208

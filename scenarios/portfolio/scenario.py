@@ -40,7 +40,7 @@ from engine.scenario import AgentContext, Outcome, Query, ScenarioBase
 from . import memory_records as records
 from .agent import AllocatorConfig, Allocation, allocate, read_advice
 from .baselines import BASELINE_NAMES, baseline_run
-from .data import PHASES
+from .data import PHASES, is_paper_market
 from .llm_allocator import llm_weights
 from .episode import REWARD_MODES, PortfolioState, bandit_reward, outcome_score, return_regime, step_portfolio
 from .reflector import PortfolioReflector
@@ -321,7 +321,7 @@ class PortfolioScenario(ScenarioBase):
             by_phase[phase][1].append(info["turnover"])
         phases = {p: phase_metrics(r, tv) for p, (r, tv) in by_phase.items() if r}
         cash = [rec["info"]["cash"] for rec in history if "info" in rec]
-        return {"phases": phases,
+        return {"phases": phases, "paper_comparable": is_paper_market(self.world.market),
                 "portfolio": {"final_value": history[-1]["info"]["value"] if history else 1.0,
                               "mean_cash": float(np.mean(cash)) if cash else 0.0,
                               "mean_turnover": float(np.mean([rec["info"]["turnover"] for rec in history]))
