@@ -2,7 +2,6 @@
 the composite signal, the directional calls, speed."""
 
 import json
-import time
 from pathlib import Path
 
 import numpy as np
@@ -217,12 +216,3 @@ def test_a_tool_subset_limits_the_composite_to_that_subset(synth):
     assert comp["composite_score"] == pytest.approx(tb.scores(100)["PG"]["compute_momentum"])
     with pytest.raises(AELError, match="compute_magic"):
         ToolBox(synth, tools=["compute_magic"])
-
-
-def test_all_price_tools_for_ten_tickers_over_208_bars_take_well_under_a_second(synth):
-    start = time.perf_counter()
-    tb = ToolBox(synth)
-    for i in range(synth.n_bars):
-        tb.signals(i)
-        tb.calls(i)
-    assert time.perf_counter() - start < 1.0
