@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 from textual.widgets import Input, Select, TextArea
@@ -87,21 +86,17 @@ async def test_r_stops_at_the_reflection_with_the_arm_proposal_open():
         assert app.screen.proposal.payload["name"] == "a10"
 
 
-async def test_pause_stops_a_long_run_within_a_tenth_of_a_second():
+async def test_pause_stops_a_long_run():
+    """That it stops; how fast (the 0.1 s target) is measured by bench/tui.py, not asserted here."""
     app = make_app(synthetic(approval="auto"), delay=0.03)  # 208 episodes: over 6 s unpaused
     async with app.run_test(size=SIZE) as pilot:
         host = app.lab.host
-        times = {}
-        pause, run = host.pause, host.run
-        host.pause = lambda: (times.setdefault("asked", time.monotonic()), pause())[1]
-        host.run = lambda *a, **k: (run(*a, **k), times.setdefault("ended", time.monotonic()))[0]
         await pilot.press("g")
         await pilot.pause(0.2)
         s = host.session
         assert 0 < s.t < s.n_episodes
         await pilot.press("p")
         await settle(pilot)
-        assert times["ended"] - times["asked"] < 0.1
         stopped_at = s.t
         await pilot.pause(0.3)
         assert s.t == stopped_at < s.n_episodes
