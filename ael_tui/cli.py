@@ -76,11 +76,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser("run", help="run sessions headless and print the results table")
     run.add_argument("scenario", help="synthetic, support or portfolio")
-    run.add_argument("--seeds", default="42", help="comma list and/or ranges: 42,123 or 1..200 (default 42)")
-    run.add_argument("--selector", default="ts+reflection",
+    run.add_argument("--seeds", help="comma list and/or ranges: 42,123 or 1..200 (default 42)")
+    run.add_argument("--selector",
                      help="rr, ucb1, egreedy, ts, ts+reflection, oracle, fixed:POLICY, a comma list, or all")
     run.add_argument("--episodes", type=int, help="stop the stream after N episodes")
-    run.add_argument("--approve", choices=["auto", "reject"], default="auto",
+    run.add_argument("--approve", choices=["auto", "reject"],
                      help="what happens to proposals in batch (default auto)")
     run.add_argument("--until", type=int, help="stop at this episode (exclusive), e.g. to --save mid-run")
     run.add_argument("--save", help="save the session here at the end (one run only)")

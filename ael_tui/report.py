@@ -36,7 +36,8 @@ def _injected(episodes: list[int | None]) -> str:
 
 
 def print_table(document: dict[str, Any], scenario_cls) -> None:
-    paper = getattr(scenario_cls, "paper_table", {})
+    comparable = document.get("paper_comparable", True)
+    paper = getattr(scenario_cls, "paper_table", {}) if comparable else {}
     summary = document["summary"]
     if not summary:
         return
@@ -73,7 +74,7 @@ def print_table(document: dict[str, Any], scenario_cls) -> None:
     _console().print(table)
     if any("test_mean" in row for row in summary):
         # the paper's rows only where they are comparable: its own data (D-full), not another market
-        comparable = all(r.get("paper_comparable", False) for r in document["runs"])
+        comparable = comparable and all(r.get("paper_comparable", False) for r in document["runs"])
         _print_test_table(summary, getattr(scenario_cls, "paper_test_table", {}) if comparable else {})
 
 

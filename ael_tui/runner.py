@@ -80,9 +80,20 @@ def _check_outputs(args: argparse.Namespace, n_runs: int, selectors: list[str] =
         raise AELError("--warmup: must be 0 or more")
 
 
+# flags that shape a new session; a resumed session keeps the settings it was saved with
+SESSION_FLAGS = ("seeds", "selector", "approve", "episodes", "warmup", "split", "prior", "trigger",
+                 "reflect_every", "reflect_window", "reflect_threshold", "data", "agent_model",
+                 "reflector_model", "llm_url", "record", "replay")
+
+
 def run_command(args: argparse.Namespace) -> int:
     cls = scenario_class(args.scenario)
     if args.resume:
+        given = [f for f in SESSION_FLAGS if getattr(args, f) is not None]
+        given += [f for f in ("agent", "reflector") if getattr(args, f) != "offline"]
+        if given:
+            flag = "--" + given[0].replace("_", "-")
+            raise AELError(f"{flag}: a resumed session keeps the settings it was saved with; drop {flag}")
         session = load_session(args.resume, make_scenario)
         if session.config.scenario != args.scenario:
             raise AELError(f"{args.resume} is a {session.config.scenario} session, not {args.scenario}")
@@ -90,8 +101,8 @@ def run_command(args: argparse.Namespace) -> int:
         sessions = [session]
         seeds = [session.config.seed]
     else:
-        seeds = parse_seeds(args.seeds)
-        selectors = _selectors(args.selector, cls)
+        seeds = parse_seeds(args.seeds or "42")
+        selectors = _selectors(args.selector or "ts+reflection", cls)
         _check_outputs(args, len(seeds) * len(selectors), selectors)
         reflector_options = _reflector_options(args)
         scenario_options = _scenario_options(args)
@@ -100,7 +111,7 @@ def run_command(args: argparse.Namespace) -> int:
         for selector in selectors:
             for seed in seeds:
                 config = SessionConfig(
-                    scenario=args.scenario, seed=seed, selector=selector, approval=args.approve,
+                    scenario=args.scenario, seed=seed, selector=selector, approval=args.approve or "auto",
                     episodes=args.episodes, warmup=args.warmup, split=args.split,
                     prior=args.prior or (1.0, 1.0), slow_window=reflector_options.get("cadence"),
                     scenario_options=scenario_options, reflector_options=reflector_options, llm=llm,
@@ -108,7 +119,8 @@ def run_command(args: argparse.Namespace) -> int:
                 )
                 sessions.append(config)
     runs = _execute(sessions, args)
-    document = finite({"scenario": args.scenario, "seeds": seeds, "runs": runs, "summary": summarise(runs)})
+    document = finite({"scenario": args.scenario, "seeds": seeds, "runs": runs, "summary": summarise(runs),
+                       "paper_comparable": args.until is None and _paper_comparable(sessions)})
     if args.json_path:
         try:
             write_json_atomic(args.json_path, document)
@@ -119,6 +131,18 @@ def run_command(args: argparse.Namespace) -> int:
 
         print_table(document, cls)
     return 0
+
+
+def _paper_comparable(items: list) -> bool:
+    """Whether the paper's numbers apply: whole streams, default settings, offline agents
+    (read from the sessions' own configs, so a resumed run says what the original would).
+    The portfolio adds its own check that the data is the paper's."""
+    configs = [i.config if isinstance(i, Session) else i for i in items]
+    defaults = SessionConfig(scenario="")
+    return all(
+        (c.episodes, c.warmup, c.split, c.prior, c.reflector_options, c.llm)
+        == (defaults.episodes, defaults.warmup, defaults.split, defaults.prior, {}, {})
+        for c in configs)
 
 
 def _execute(items: list, args: argparse.Namespace) -> list[dict[str, Any]]:

@@ -70,11 +70,15 @@ def test_save_mid_run_then_resume_equals_the_uninterrupted_run(tmp_path):
     (["synthetic", "--trigger", "vibes"], "--trigger"),
     (["synthetic", "--bogus"], "unrecognized arguments"),
     (["synthetic", "--data", "yahoo"], "only to the portfolio"),
+    (["synthetic", "--resume", "SAVED", "--seeds", "5"], "--seeds: a resumed session keeps the settings"),
 ])
 def test_bad_input_is_one_line_on_stderr_exit_2_and_nothing_overwritten(tmp_path, capsys, argv, message):
     target = tmp_path / "keep.json"
     target.write_text("precious")
-    argv = [a.replace("MISSING", str(tmp_path / "missing.json")) for a in argv]
+    saved = tmp_path / "saved.json"
+    if "SAVED" in argv:
+        assert run("synthetic", "--seeds", "1", "--until", "5", "--save", str(saved)) == 0
+    argv = [a.replace("MISSING", str(tmp_path / "missing.json")).replace("SAVED", str(saved)) for a in argv]
     assert run(*argv, "--json", str(target)) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
@@ -98,6 +102,13 @@ def test_the_console_script_exits_2_without_a_traceback(tmp_path):
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == ["ael-lab: unknown selector 'zzz' (expected rr, ucb1, egreedy, "
                                                 "ts, ts+reflection, oracle or fixed:POLICY)"]
+
+
+def test_the_papers_rows_are_shown_only_for_comparable_runs(tmp_path, capsys):
+    assert main(["run", "synthetic", "--seeds", "1"]) == 0
+    assert "paper" in capsys.readouterr().out
+    assert main(["run", "synthetic", "--seeds", "1", "--episodes", "50"]) == 0
+    assert "paper" not in capsys.readouterr().out
 
 
 def test_many_seed_ranges(tmp_path):
