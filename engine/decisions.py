@@ -1,0 +1,114 @@
+"""The decision half of a session: proposals in, decisions out, every one audited.
+
+A reflection's insight or policy becomes a `Proposal`; a standing rule or the
+approval mode may decide it at once, otherwise it waits (and stepping waits)
+until a person approves, edits or rejects it. What is accepted is the exact
+normalised object the engine will use; an arm that cannot be used (an invalid
+spec, a name already in the pool, a policy the world cannot play, Python code
+that fails its smoke test) is refused before anything is recorded.
+
+`Decisions` is mixed into `Session` and uses its pool, selector, memory,
+scenario, queue and event emitter.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from . import events as ev
+from .approvals import Proposal
+from .errors import AELError
+from .policies import PolicySpec
+
+
+class Decisions:
+    def _new_proposal(self, kind: str, payload: dict[str, Any], reflection: int, rationale: str,
+                      evidence: dict[str, Any]) -> Proposal:
+        p = Proposal(id=len(self.queue.proposals) + 1, kind=kind, episode=self.t - 1, payload=payload,
+                     reflection=reflection, rationale=rationale, evidence=evidence,
+                     source=self.reflections[reflection].source, code=bool(payload.get("code")))
+        self.queue.proposals.append(p)
+        return p
+
+    def _propose(self, kind: str, payload: dict[str, Any], reflection: int, rationale: str,
+                 evidence: dict[str, Any], out: list[ev.Event]) -> None:
+        p = self._new_proposal(kind, payload, reflection, rationale, evidence)
+        self._emit(out, ev.ProposalQueued(self.t - 1, p.id, kind))
+        auto = self.queue.automatic_decision(p)
+        if auto is not None:
+            decision, who = auto
+            self._apply(p, decision, None, "standing rule" if who.startswith("rule:always") else
+                        f"approval mode {self.queue.mode}", who, out)
+
+    def decide(self, pid: int, decision: str, edited: dict[str, Any] | None = None, reason: str = "",
+               who: str = "human") -> list[ev.Event]:
+        """Approve, edit (with the edited object) or reject a pending proposal."""
+        p = self.queue.get(pid)
+        if p.status != "pending":
+            raise AELError(f"proposal #{pid} was already decided ({p.status})")
+        if decision not in ("approve", "edit", "reject"):
+            raise AELError(f"unknown decision {decision!r} (expected approve, edit or reject)")
+        out: list[ev.Event] = []
+        self._apply(p, decision, edited, reason, who, out)
+        return out
+
+    def validate_edit(self, p: Proposal, edited: dict[str, Any]) -> dict[str, Any]:
+        """The normalised object an edit would accept; AELError naming the bad field."""
+        if p.kind == "arm":
+            spec = PolicySpec.from_dict(edited, set(self.pool))
+            if spec.name in self.pool:
+                raise AELError(f"policy field 'name': {spec.name!r} is already in the pool")
+            self.scenario.check_policy(spec)
+            return spec.to_dict()
+        text = edited.get("insight") if isinstance(edited, dict) else None
+        if not isinstance(text, str) or not text.strip():
+            raise AELError("insight field 'insight': must be a non-empty text")
+        conf = edited.get("confidence", p.payload.get("confidence", 0.0))
+        if isinstance(conf, bool) or not isinstance(conf, (int, float)) or not 0 <= conf <= 1:
+            raise AELError("insight field 'confidence': must be a number between 0 and 1")
+        label = edited.get("regime_label", p.payload.get("regime_label", ""))
+        if not isinstance(label, str):
+            raise AELError("insight field 'regime_label': must be a text")
+        extra = set(edited) - {"insight", "confidence", "regime_label"}
+        if extra:
+            raise AELError(f"insight field {sorted(extra)[0]!r}: unknown field")
+        return {"insight": text.strip(), "regime_label": label, "confidence": float(conf)}
+
+    def _smoke_test(self, spec: PolicySpec) -> None:
+        """Run a code policy in a separate, limited process on a sample of this
+        memory before it may become an arm; AELError says why it was refused."""
+        from .codepolicy import smoke_test
+
+        sample = [asdict(e) for name in spec.tiers for e in self.memory.tiers[name].entries[-40:]]
+        query = self.scenario.query(min(self.t, self.n_episodes - 1)).metadata
+        smoke_test(spec.code or "", sample, query, name=spec.name)
+
+    def _apply(self, p: Proposal, decision: str, edited: dict[str, Any] | None, reason: str, who: str,
+               out: list[ev.Event]) -> None:
+        t = self.t - 1
+        if decision == "reject":
+            p.status = "rejected"
+            self.queue.record(p, "reject", who, None, reason, t)
+            self._emit(out, ev.Decided(t, p.id, "reject", who))
+            return
+        if decision == "edit" and edited is None:
+            raise AELError("an edit needs the edited object")
+        accepted = self.validate_edit(p, edited) if decision == "edit" else p.payload
+        spec = PolicySpec.from_dict(accepted, set(self.pool)) if p.kind == "arm" else None
+        if spec is not None:
+            self.scenario.check_policy(spec)
+        if spec is not None and spec.code:
+            self._smoke_test(spec)  # refused: the proposal stays pending, nothing is recorded
+        p.status = "edited" if decision == "edit" else "approved"
+        self.queue.record(p, decision, who, accepted, reason, t)
+        self._emit(out, ev.Decided(t, p.id, decision, who))
+        if spec is not None:
+            self.pool[spec.name] = spec
+            self.selector.add_arm(spec.name, self.config.prior, episode=self.t)
+            self.injections.append({"episode": self.t, "arm": spec.name, "proposal": p.id})
+            self._emit(out, ev.ArmAdded(t, spec.name, who))
+        else:
+            self.insight = {**accepted, "episode": self.t}
+            self._emit(out, ev.InsightApplied(t, accepted["insight"], accepted["regime_label"],
+                                              accepted["confidence"]))
