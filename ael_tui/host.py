@@ -6,6 +6,10 @@ each episode, and returns as soon as the stop event is set (a pause), the
 target is reached, a decision is pending, or the run ends. The interface
 never touches the session without the lock, and redraws only when `version`
 has moved, so the thread never has to talk to widgets.
+
+`saved_version` is the version last written to a file (a save, a load, an
+autosave), so `unsaved` tells whether quitting would lose progress. A guided
+tour (`tour`) is fed every step's and decision's events.
 """
 
 from __future__ import annotations
@@ -22,12 +26,14 @@ from engine.persistence import save_session
 from engine.session import Session
 
 from .config import LabSettings
+from .tour import TourGuide
 
 RUN_MODES = {
     "step": "one episode",
     "window": "one slow window",
     "reflection": "to the next reflection",
     "phase": "to the end of the phase",
+    "tour": "to the next moment of the tour",
 }
 
 
@@ -35,7 +41,7 @@ RUN_MODES = {
 class RunOutcome:
     mode: str
     steps: int
-    reason: str          # reached, reflected, paused, blocked, finished, refused, error
+    reason: str          # reached, reflected, moment (tour), paused, blocked, finished, refused, error
     message: str = ""
     events: list[ev.Event] = field(default_factory=list)
 
@@ -50,6 +56,14 @@ class SessionHost:
         self.version = 0
         self.running: str | None = None        # the mode of the run in progress
         self.notices: deque[tuple[str, str]] = deque()  # (severity, message) for the UI to show
+        self.saved_version = 0                 # loaded or new: nothing to lose yet
+        self.saved_at = path                   # the file holding saved_version, if any
+        self.tour: TourGuide | None = None
+
+    @property
+    def unsaved(self) -> bool:
+        """Progress no file holds: episodes or decisions since the last save, load or autosave."""
+        return self.version != self.saved_version
 
     # ------------------------------------------------------------ running
     def target(self, mode: str) -> tuple[int, Callable[[list[ev.Event]], bool] | None]:
@@ -63,6 +77,11 @@ class SessionHost:
             return (t // w + 1) * w, None
         if mode == "reflection":
             return s.n_episodes, lambda events: any(isinstance(e, ev.Reflected) for e in events)
+        if mode == "tour":
+            if self.tour is None:
+                self.tour = TourGuide(s)
+            tour = self.tour
+            return s.n_episodes, lambda events: tour.feed(events, self.session)
         if mode == "phase":
             end = s.phase_ends[s.phase_of(min(t, s.n_episodes - 1))]
             return (end if end > t else s.n_episodes), None
@@ -107,10 +126,13 @@ class SessionHost:
                     self.version += 1
                     out.extend(events)
                     self._autosave()
-                if stop_on is not None and stop_on(events):
-                    with self.lock:
-                        blocked = self.session.blocked_reason if self.session.queue.pending else ""
-                    return RunOutcome(mode, steps, "blocked" if blocked else "reflected", blocked, out)
+                    if mode != "tour" and self.tour is not None:
+                        self.tour.feed(events, s)  # a tour notices moments whatever runs
+                    stopped = stop_on is not None and stop_on(events)
+                    blocked = s.blocked_reason if stopped and s.queue.pending else ""
+                if stopped:
+                    reason = "blocked" if blocked else ("moment" if mode == "tour" else "reflected")
+                    return RunOutcome(mode, steps, reason, blocked, out)
                 if mode != "step" and self.settings.delay > 0:
                     stop.wait(self.settings.delay)  # a pause cuts the wait short
         except AELError as err:
@@ -123,6 +145,7 @@ class SessionHost:
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 save_session(self.session, path)
+                self.saved_version, self.saved_at = self.version, path
             except (AELError, OSError) as err:
                 self.notices.append(("error", f"autosave failed: {err}"))
 
@@ -140,17 +163,22 @@ class SessionHost:
             path.parent.mkdir(parents=True, exist_ok=True)
         with self.lock:
             save_session(self.session, path)
-        self.path = path
+            self.saved_version = self.version
+        self.path = self.saved_at = path
 
     # ---------------------------------------------------------- decisions
     def decide(self, pid: int, decision: str, edited: dict[str, Any] | None = None, reason: str = "",
-               standing: bool = False) -> None:
-        """A person's decision; `standing` also sets 'always approve this kind' first."""
+               standing: bool = False) -> list[ev.Event]:
+        """A person's decision; `standing` also sets 'always approve this kind' first.
+        Returns the decision's events (a new arm, an insight applied)."""
         with self.lock:
             s = self.session
             if standing:
                 kind = s.queue.get(pid).kind
                 s.queue.set_standing(kind, "approve")
                 reason = reason or f"always approve {kind} proposals (standing rule set here)"
-            s.decide(pid, decision, edited=edited, reason=reason, who="human")
+            events = s.decide(pid, decision, edited=edited, reason=reason, who="human")
             self.version += 1
+            if self.tour is not None:
+                self.tour.feed(events, s)
+        return events

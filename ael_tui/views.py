@@ -350,3 +350,42 @@ def proposal_notes(session: Session) -> dict[int, list[str]]:
         fate = by_proposal.get(p.id, "pending")
         notes.setdefault(p.reflection, []).append(f"proposal #{p.id}, {what}: {fate}")
     return notes
+
+
+# ----------------------------------------------------------------- compare
+@dataclass
+class SelectorSummary:
+    name: str
+    kind: str                 # accuracy, reward or equity
+    overall: float | None     # mean accuracy/reward over the run so far (final equity for equity)
+    recent: float | None      # the rolling value at the last episode
+    reflections: int
+    arms_added: list[str]
+    insight: bool
+
+
+def selector_summary(name: str, session: Session, data: ProgressData | None = None) -> SelectorSummary:
+    d = data if data is not None else progress_data(session)
+    h = session.history
+    overall = recent = None
+    if h:
+        recent = float(d.y[-1])
+        if d.kind == "equity":
+            overall = float(d.y[-1])
+        elif d.kind == "accuracy":
+            overall = sum(bool(r["correct"]) for r in h) / len(h)
+        else:
+            overall = sum(float(r["reward"]) for r in h) / len(h)
+    return SelectorSummary(name, d.kind, overall, recent, len(session.reflections),
+                           [i["arm"] for i in session.injections], session.insight is not None)
+
+
+def compare_status(sessions: dict[str, Session]) -> Status:
+    """The status of the comparison: the lead session's, at the furthest episode."""
+    lead = next(iter(sessions.values()))
+    status = status_of(lead)
+    status.t = max(s.t for s in sessions.values())
+    status.done = all(s.done for s in sessions.values())
+    status.selector = " vs ".join(sessions)
+    status.pending = 0
+    return status

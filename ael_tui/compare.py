@@ -1,0 +1,189 @@
+"""Several selectors on one stream, stepped in lockstep: the compare view's host.
+
+`CompareHost` is UI-free, like `SessionHost`: one session per selector, all on
+the same scenario and seed (one shared scenario instance where the scenario
+allows it), with approvals automatic. A worker thread calls `run(mode)`, which
+steps every unfinished session by one episode per round while holding `lock`
+and returns as soon as the stop event is set, the target is reached, or (for
+`reflection`) any session reflected. So all sessions are always at the same
+episode, except that a shorter one may have finished.
+
+The host also keeps a timeline of what happened, in words (regime changes,
+reflections, insights, new arms), for the view to list.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, replace
+from typing import Callable
+
+from engine import events as ev
+from engine.errors import AELError
+from engine.session import Session, SessionConfig
+from scenarios import make_scenario, scenario_class
+
+from .config import LabSettings
+from .host import RunOutcome
+
+DEFAULT_SELECTORS = ("ts", "ts+reflection", "oracle")
+MAX_SELECTORS = 5
+
+
+def default_selectors(available: list[str]) -> list[str]:
+    """Those of ts, ts+reflection and oracle the scenario offers (else its first three)."""
+    chosen = [s for s in DEFAULT_SELECTORS if s in available]
+    return chosen if len(chosen) >= 2 else list(available[:3])
+
+
+def build_compare(config: SessionConfig, selectors: list[str], scenario=None) -> dict[str, Session]:
+    """One session per selector, from `config` with its selector replaced and approvals
+    automatic. Offline: an LLM config is dropped, so a comparison costs nothing and
+    never writes a cassette. `scenario` (an instance) is reused when the scenario
+    class says instances may be shared."""
+    if not 1 <= len(selectors) <= MAX_SELECTORS:
+        raise AELError(f"compare: choose between 1 and {MAX_SELECTORS} selectors")
+    if len(set(selectors)) != len(selectors):
+        raise AELError("compare: a selector is chosen twice")
+    shareable = bool(getattr(scenario_class(config.scenario), "shareable", False))
+    if scenario is None and shareable:
+        scenario = make_scenario(config.scenario, config.seed, config.scenario_options)
+    sessions = {}
+    for name in selectors:
+        cfg = replace(config, selector=name, approval="auto", llm={})
+        world = scenario if shareable else make_scenario(cfg.scenario, cfg.seed, cfg.scenario_options)
+        sessions[name] = Session(cfg, world)
+    return sessions
+
+
+@dataclass
+class TimelineEntry:
+    episode: int
+    selector: str | None     # None: about the stream (a regime change), not one selector
+    kind: str                # regime, reflection, insight, arm, phase
+    text: str
+
+
+class CompareHost:
+    def __init__(self, sessions: dict[str, Session], settings: LabSettings | None = None):
+        if not sessions:
+            raise AELError("compare: no sessions")
+        self.sessions = sessions
+        self.settings = settings or LabSettings()
+        self.lock = threading.RLock()
+        self.stop_event = threading.Event()
+        self.version = 0
+        self.running: str | None = None
+        self.timeline: list[TimelineEntry] = []
+        first = next(iter(sessions.values()))
+        self._last_regime = first.history[-1].get("regime") if first.history else None
+        for name, s in sessions.items():  # what happened before the host took over (a resumed comparison)
+            for r in s.reflections:
+                self.timeline.append(TimelineEntry(r.episode, name, "reflection", f"reflected: {r.diagnosis}"))
+            for i in s.injections:
+                self.timeline.append(TimelineEntry(i["episode"], name, "arm", f"new arm {i['arm']}"))
+        self.timeline.sort(key=lambda e: e.episode)
+
+    # ------------------------------------------------------------- state
+    @property
+    def names(self) -> list[str]:
+        return list(self.sessions)
+
+    @property
+    def lead(self) -> Session:
+        """The session that sets targets: the first one (they share stream and phases)."""
+        return next(iter(self.sessions.values()))
+
+    @property
+    def t(self) -> int:
+        return max(s.t for s in self.sessions.values())
+
+    @property
+    def done(self) -> bool:
+        return all(s.done for s in self.sessions.values())
+
+    def target(self, mode: str) -> tuple[int, Callable[[list[ev.Event]], bool] | None]:
+        s = self.lead
+        t = self.t
+        n = max(x.n_episodes for x in self.sessions.values())
+        if mode == "step":
+            return t + 1, None
+        if mode == "window":
+            w = s.slow_window
+            return (t // w + 1) * w, None
+        if mode == "reflection":
+            return n, lambda events: any(isinstance(e, ev.Reflected) for e in events)
+        if mode == "phase":
+            end = s.phase_ends[s.phase_of(min(t, s.n_episodes - 1))]
+            return (end if end > t else n), None
+        raise AELError(f"unknown run mode {mode!r}")
+
+    # ----------------------------------------------------------- running
+    def begin(self, mode: str) -> str | None:
+        if self.running:
+            return "already running"
+        if self.done:
+            return "the comparison is finished"
+        self.stop_event.clear()
+        self.running = mode
+        return None
+
+    def pause(self) -> None:
+        self.stop_event.set()
+
+    def step_all(self) -> list[ev.Event]:
+        """One lockstep round: one episode of every unfinished session (call under the lock)."""
+        out: list[ev.Event] = []
+        for name, s in self.sessions.items():
+            if s.done:
+                continue
+            events = s.step()
+            self._note(name, s, events)
+            out.extend(events)
+        self.version += 1
+        return out
+
+    def run(self, mode: str, cancelled: Callable[[], bool] = lambda: False) -> RunOutcome:
+        stop = self.stop_event
+        steps = 0
+        try:
+            with self.lock:
+                end, stop_on = self.target(mode)
+            while True:
+                if stop.is_set() or cancelled():
+                    return RunOutcome(mode, steps, "paused")
+                with self.lock:
+                    if self.done:
+                        return RunOutcome(mode, steps, "finished")
+                    if self.t >= end:
+                        return RunOutcome(mode, steps, "reached")
+                    events = self.step_all()
+                    steps += 1
+                if stop_on is not None and stop_on(events):
+                    return RunOutcome(mode, steps, "reflected")
+                if mode != "step" and self.settings.delay > 0:
+                    stop.wait(self.settings.delay)
+        except AELError as err:
+            return RunOutcome(mode, steps, "refused", str(err))
+
+    # ---------------------------------------------------------- timeline
+    def _note(self, name: str, s: Session, events: list[ev.Event]) -> None:
+        add = self.timeline.append
+        for e in events:
+            if isinstance(e, ev.EpisodeDone) and s is self.lead:
+                regime = e.record.get("regime")
+                if regime is not None and regime != self._last_regime:
+                    if self._last_regime is not None:
+                        names = list(getattr(s.scenario, "regime_names", []) or [])
+                        label = names[regime] if isinstance(regime, int) and 0 <= regime < len(names) else regime
+                        add(TimelineEntry(e.episode, None, "regime", f"regime {label} begins (nobody is told)"))
+                    self._last_regime = regime
+            elif isinstance(e, ev.PhaseChanged) and s is self.lead:
+                add(TimelineEntry(e.episode, None, "phase",
+                                  f"{e.phase} phase" + (": learning frozen" if e.frozen else "")))
+            elif isinstance(e, ev.Reflected):
+                add(TimelineEntry(e.episode, name, "reflection", f"reflected: {e.diagnosis}"))
+            elif isinstance(e, ev.InsightApplied):
+                add(TimelineEntry(e.episode, name, "insight", f"insight applied: {e.insight}"))
+            elif isinstance(e, ev.ArmAdded):
+                add(TimelineEntry(e.episode, name, "arm", f"new arm {e.arm} joins the pool (approved automatically)"))
