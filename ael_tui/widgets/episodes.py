@@ -4,39 +4,50 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.text import Text
-from textual.widgets import DataTable
+from rich.style import Style
 
-COLUMNS = (("ep", "ep"), ("phase", "phase"), ("policy", "policy"), ("action", "action"),
-           ("outcome", "outcome"), ("reward", "reward"))
+from .rows import RowList
 
-
-def _cells(r: dict[str, Any]) -> list:
-    correct = r.get("correct")
-    style = "green" if correct else ("red" if correct is False else "")
-    return [Text(str(r["episode"]), justify="right"), Text(str(r.get("phase", ""))),
-            Text(str(r.get("policy", "")), style="bold"), Text(str(r.get("action", ""))),
-            Text(str(r.get("result", "")), style=style), Text(f"{float(r.get('reward', 0.0)):.2f}", justify="right")]
+GREEN, RED, BOLD = Style(color="green"), Style(color="red"), Style(bold=True)
 
 
-class EpisodeLog(DataTable):
-    """Appends only the new records; follows the end unless the cursor was moved up."""
+class EpisodeLog(RowList):
+    """Follows the newest episode unless the cursor was moved up."""
 
-    def on_mount(self) -> None:
-        self.cursor_type = "row"
-        self.zebra_stripes = True
-        for label, key in COLUMNS:
-            self.add_column(label, key=key)
+    COLUMNS = (("ep", 4, True), ("phase", 5, False), ("policy", 14, False), ("action", None, False),
+               ("outcome", None, False), ("reward", 6, True))
+    FLEX_MAX = 40
+    GAP = 1
+    FOLLOW = "end"
+
+    POLICY_MAX = 20
+    _policy_width = 6
+
+    def _widths(self) -> list[int]:
+        """The policy column as wide as the longest policy name shown (up to POLICY_MAX);
+        two flexible columns (action, outcome) share what is left."""
+        widths = [w for _, w, _ in self.COLUMNS]
+        widths[2] = self._policy_width
+        fixed = 1 + sum(w for w in widths if w is not None) + self.GAP * len(widths)
+        flex = max(self.FLEX_MIN, min(self.FLEX_MAX, (self.size.width - fixed) // 2))
+        return [w if w is not None else flex for w in widths]
+
+    def row_key(self, row: dict[str, Any]) -> str:
+        return str(row["episode"])
+
+    def cells(self, r: dict[str, Any]) -> list[tuple[str, Style]]:
+        correct = r.get("correct")
+        style = GREEN if correct else (RED if correct is False else Style())
+        return [(str(r["episode"]), Style()), (str(r.get("phase", "")), Style()), (str(r.get("policy", "")), BOLD),
+                (str(r.get("action", "")), Style()), (str(r.get("result", "")), style),
+                (f"{float(r.get('reward', 0.0)):.2f}", Style())]
 
     def show(self, history: list[dict[str, Any]]) -> None:
-        n = self.row_count
-        if n > len(history) or (n and str(self.get_row_at(n - 1)[0]).strip() != str(history[n - 1]["episode"])):
-            self.clear()
-            n = 0
-        if n == len(history):
+        if len(history) == len(self.rows) and (not history or history[-1] is self.rows[-1]):
             return
-        follow = n == 0 or self.cursor_row >= n - 1
-        for r in history[n:]:
-            self.add_row(*_cells(r), key=str(r["episode"]))
-        if follow:
-            self.move_cursor(row=self.row_count - 1, animate=False)
+        new = history[len(self.rows):] if len(history) > len(self.rows) else history
+        if len(history) < len(self.rows):
+            self._policy_width = 6
+        longest = max((len(str(r.get("policy", ""))) for r in new), default=0)
+        self._policy_width = min(self.POLICY_MAX, max(self._policy_width, longest))
+        self.set_rows(list(history))

@@ -4,25 +4,36 @@ from __future__ import annotations
 
 import json
 
+from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
-from textual.widgets import DataTable, Input, Static, Tab, Tabs
+from textual.widgets import Input, Static, Tab, Tabs
 
 from ..views import TIERS, MemoryRow
-
-COLUMNS = (("", "hit"), ("id", "id"), ("content", "content"), ("qual", "quality"), ("age", "age"),
-           ("retr", "retrievals"), ("useful", "usefulness"))
-CONTENT_WIDTH = 34
+from .rows import RowList
 
 
-def _cells(r: MemoryRow) -> list:
-    content = r.content if len(r.content) <= CONTENT_WIDTH else r.content[: CONTENT_WIDTH - 1] + "…"
-    mark = Text("●", style="bold yellow") if r.hit else Text("")
-    return [mark, Text(r.id, style="bold" if r.hit else "dim"), Text(content, style="bold" if r.hit else ""),
-            Text(f"{r.quality:.2f}", justify="right"), Text(str(r.age), justify="right"),
-            Text(str(r.retrievals), justify="right"), Text(f"{r.usefulness:.2f}", justify="right")]
+class MemoryTable(RowList):
+    """Entries of one tier, newest first; ● marks those retrieved for the last episode."""
+
+    COLUMNS = (("", 1, False), ("id", 5, False), ("content", None, False), ("qual", 4, True), ("age", 4, True),
+               ("retr", 4, True), ("useful", 6, True))
+    FLEX_MAX = 48
+    FOLLOW = "start"
+    COMPONENT_CLASSES = RowList.COMPONENT_CLASSES | {"memory-table--hit"}
+    DEFAULT_CSS = "MemoryTable > .memory-table--hit { color: $warning; text-style: bold; }"
+
+    def row_key(self, row: MemoryRow) -> str:
+        return row.id
+
+    def cells(self, r: MemoryRow) -> list[tuple[str, Style]]:
+        hit = self.get_component_rich_style("memory-table--hit") if r.hit else Style()
+        bold = Style(bold=True) if r.hit else Style()
+        return [("●" if r.hit else "", hit), (r.id, bold if r.hit else Style(dim=True)), (r.content, bold),
+                (f"{r.quality:.2f}", Style()), (str(r.age), Style()), (str(r.retrievals), Style()),
+                (f"{r.usefulness:.2f}", Style())]
 
 
 class MemoryPanel(Vertical):
@@ -41,15 +52,9 @@ class MemoryPanel(Vertical):
     def compose(self) -> ComposeResult:
         yield Tabs(*(Tab(t, id=f"tier-{t}") for t in TIERS), id="memory-tabs")
         yield Input(placeholder="filter entries (/)", id="memory-filter")
-        yield DataTable(id="memory-table", cursor_type="row", zebra_stripes=True)
+        yield MemoryTable(id="memory-table")
         with VerticalScroll(id="memory-detail-box"):
             yield Static("No entry selected.", id="memory-detail")
-
-    def on_mount(self) -> None:
-        table = self.query_one("#memory-table", DataTable)
-        for label, key in COLUMNS:
-            table.add_column(label, key=key, width=CONTENT_WIDTH if key == "content" else None)
-        self._shown: list[str] = []
 
     @property
     def tier(self) -> str:
@@ -67,29 +72,13 @@ class MemoryPanel(Vertical):
         self.query_one("#memory-filter", Input).focus()
 
     def set_counts(self, counts: dict[str, int], cap: int) -> None:
-        for t in TIERS:
-            tab = self.query_one(f"#tier-{t}", Tab)
-            label = f"{t} {counts.get(t, 0)}/{cap}"
-            if str(tab.label) != label:
-                tab.label = label
+        """In the border, not on the tabs: a new label is a layout pass, a border only a repaint."""
+        subtitle = " · ".join(f"{t} {counts.get(t, 0)}" for t in TIERS) + f" (cap {cap} each)"
+        if self.border_subtitle != subtitle:
+            self.border_subtitle = subtitle
 
     def show_rows(self, rows: list[MemoryRow]) -> None:
-        table = self.query_one("#memory-table", DataTable)
-        keys = [r.id for r in rows]
-        if keys == self._shown:  # same entries: update the numbers in place
-            for r in rows:
-                for (_, key), cell in zip(COLUMNS, _cells(r)):
-                    table.update_cell(r.id, key, cell)
-            return
-        current = None  # keep the highlighted entry, unless it was the newest: then follow the newest
-        if table.row_count and 0 < table.cursor_row < table.row_count:
-            current = table.coordinate_to_cell_key((table.cursor_row, 0)).row_key.value
-        table.clear()
-        self._shown = keys
-        for r in rows:
-            table.add_row(*_cells(r), key=r.id)
-        if current in keys:
-            table.move_cursor(row=keys.index(current), animate=False)
+        self.query_one(MemoryTable).set_rows(rows)
 
     def show_entry(self, entry) -> None:
         detail = self.query_one("#memory-detail", Static)
@@ -108,14 +97,12 @@ class MemoryPanel(Vertical):
     # ----------------------------------------------------------------- events
     def on_tabs_tab_activated(self, event: Tabs.TabActivated) -> None:
         event.stop()
-        self._shown = []
         self.post_message(self.NeedRows())
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
         self.post_message(self.NeedRows())
 
-    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+    def on_row_list_highlighted(self, event: MemoryTable.Highlighted) -> None:
         event.stop()
-        if event.row_key is not None and event.row_key.value is not None:
-            self.post_message(self.EntryHighlighted(self.tier, event.row_key.value))
+        self.post_message(self.EntryHighlighted(self.tier, event.key))

@@ -2,52 +2,58 @@
 
 from __future__ import annotations
 
-from rich.text import Text
-from textual.widgets import DataTable
+from rich.style import Style
 from textual_plotext import PlotextPlot
 
 from ..views import ArmRow, beta_pdf, density_grid
+from .rows import RowList
 
-COLUMNS = (("arm", "arm", 6), ("α", "alpha", 6), ("β", "beta", 6), ("mean", "mean", 5),
-           ("90% interval", "interval", 12), ("pulls", "pulls", 5), ("last", "last", 4), ("now", "now", 3),
-           ("added", "added", 5))
-
-
-def _cells(r: ArmRow) -> list:
-    style = "bold reverse" if r.chosen else ("green" if r.injected else "")
-    return [
-        Text(r.name + (" +" if r.injected else ""), style=style),
-        Text(f"{r.alpha:6.1f}", justify="right"),
-        Text(f"{r.beta:6.1f}", justify="right"),
-        Text(f"{r.mean:.3f}", justify="right", style="bold" if r.chosen else ""),
-        Text(f"{r.low:.2f}–{r.high:.2f}"),
-        Text(f"{r.pulls:5d}", justify="right"),
-        Text("—" if r.last_sample is None else f"{r.last_sample:.2f}", justify="right"),
-        Text("◀" if r.chosen else "", style="bold yellow"),
-        Text(str(r.added_at), justify="right"),
-    ]
+BOLD, REVERSE, GREEN, YELLOW = Style(bold=True), Style(bold=True, reverse=True), Style(color="green"), \
+    Style(bold=True, color="yellow")
 
 
-class PosteriorTable(DataTable):
-    """One row per arm, keyed by name, updated in place so the cursor stays put."""
+class PosteriorTable(RowList):
+    """One row per arm, in pool order; the arm that played the last episode is marked."""
 
-    def on_mount(self) -> None:
-        self.cursor_type = "row"
-        self.zebra_stripes = True
-        for label, key, _ in COLUMNS:
-            self.add_column(label, key=key)  # auto width: grows with the longest arm name
+    COLUMNS = (("arm", None, False), ("α", 7, True), ("β", 7, True), ("mean", 5, True), ("90% interval", 12, False),
+               ("pulls", 5, True), ("last", 4, True), ("now", 3, False), ("added", 5, True))
+    FOLLOW = "none"
+    FLEX_MIN = 6
+
+    def row_key(self, row: ArmRow) -> str:
+        return row.name
+
+    def _widths(self) -> list[int]:
+        name = max([len(r.name) + (2 if r.injected else 0) for r in self.rows] + [self.FLEX_MIN])
+        return [w if w is not None else name for _, w, _ in self.COLUMNS]
+
+    def get_content_width(self, container, viewport) -> int:
+        return 1 + sum(w + 2 for w in self._widths())
+
+    def cells(self, r: ArmRow) -> list[tuple[str, Style]]:
+        name_style = REVERSE if r.chosen else (GREEN if r.injected else Style())
+        return [
+            (r.name + (" +" if r.injected else ""), name_style),
+            (f"{r.alpha:.1f}", Style()), (f"{r.beta:.1f}", Style()),
+            (f"{r.mean:.3f}", BOLD if r.chosen else Style()),
+            (f"{r.low:.2f}–{r.high:.2f}", Style()),
+            (str(r.pulls), Style()),
+            ("—" if r.last_sample is None else f"{r.last_sample:.2f}", Style()),
+            ("◀" if r.chosen else "", YELLOW),
+            (str(r.added_at), Style()),
+        ]
 
     def show(self, rows: list[ArmRow]) -> None:
-        names = [r.name for r in rows]
-        if [k.value for k in self.rows] != names[: len(self.rows)]:
-            self.clear()
-        for r in rows:
-            cells = _cells(r)
-            if r.name in self.rows:
-                for (_, key, _), cell in zip(COLUMNS, cells):
-                    self.update_cell(r.name, key, cell, update_width=True)
-            else:
-                self.add_row(*cells, key=r.name)
+        widths = self._widths()
+        self.set_rows(rows)
+        if self._widths() != widths:  # a longer arm name (a new arm): the box grows
+            self.refresh(layout=True)
+
+    def cell(self, name: str, column: str) -> str:
+        """The text shown in a row's column (for tests and the benchmark)."""
+        index = [c for c, _, _ in self.COLUMNS].index(column)
+        row = next(r for r in self.rows if r.name == name)
+        return self.cells(row)[index][0]
 
 
 class DensityPlot(PlotextPlot):

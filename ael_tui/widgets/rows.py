@@ -1,0 +1,167 @@
+"""A long table drawn line by line: only the rows on screen are ever rendered.
+
+`RowList` is the base of the episode log and the memory table, which grow by
+a row an episode to 1,200 and more: giving it new rows is a list assignment
+(a DataTable measures and stores every row it is given, which at that size
+costs more than the rest of a step). Columns have fixed widths, one of them
+may take what is left; up/down/page/home/end or a click move the cursor, and
+the row under it is posted as `Highlighted`. Subclasses say how a row looks.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from rich.segment import Segment
+from rich.style import Style
+from textual.binding import Binding
+from textual.events import Click
+from textual.geometry import Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+
+def cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
+
+
+class RowList(ScrollView, can_focus=True):
+    # (header, width or None for "what is left", right-aligned?)
+    COLUMNS: Sequence[tuple[str, int | None, bool]] = ()
+    FLEX_MIN = 12
+    FLEX_MAX = 60
+    GAP = 2                 # spaces after each column
+    FOLLOW = "start"        # where new rows appear and the cursor follows them: start (top), end (bottom) or none
+
+    BINDINGS = [
+        Binding("up", "move(-1)", show=False), Binding("down", "move(1)", show=False),
+        Binding("pageup", "page(-1)", show=False), Binding("pagedown", "page(1)", show=False),
+        Binding("home", "move(-1000000)", show=False), Binding("end", "move(1000000)", show=False),
+    ]
+    COMPONENT_CLASSES = {"rows--header", "rows--cursor", "rows--odd"}
+    DEFAULT_CSS = """
+    RowList { overflow-x: hidden; }
+    RowList > .rows--header { text-style: bold; color: $text-muted; }
+    RowList > .rows--cursor { background: $primary 30%; }
+    RowList:focus > .rows--cursor { background: $accent 40%; }
+    RowList > .rows--odd { background: $boost; }
+    """
+
+    class Highlighted(Message):
+        def __init__(self, key: str) -> None:
+            super().__init__()
+            self.key = key
+
+    def __init__(self, **kw) -> None:
+        super().__init__(**kw)
+        self.rows: list[Any] = []
+        self.cursor = 0
+
+    # --------------------------------------------------------- subclasses
+    def row_key(self, row: Any) -> str:
+        raise NotImplementedError
+
+    def cells(self, row: Any) -> list[tuple[str, Style]]:
+        raise NotImplementedError
+
+    # ------------------------------------------------------------ content
+    @property
+    def row_count(self) -> int:
+        return len(self.rows)
+
+    @property
+    def highlighted(self) -> str | None:
+        return self.row_key(self.rows[self.cursor]) if 0 <= self.cursor < len(self.rows) else None
+
+    def _at_newest(self) -> bool:
+        if self.FOLLOW == "none":
+            return False
+        return self.cursor == 0 if self.FOLLOW == "start" else self.cursor >= len(self.rows) - 1
+
+    def set_rows(self, rows: list[Any]) -> None:
+        """Replace the rows. The cursor stays on its row, unless it was on the newest: then it
+        follows the newest (and the view with it)."""
+        before, follow = self.highlighted, self._at_newest()
+        self.rows = rows
+        if follow or before is None:
+            self.cursor = 0 if self.FOLLOW == "start" else max(len(rows) - 1, 0)
+        else:
+            self.cursor = next((i for i, r in enumerate(rows) if self.row_key(r) == before), 0)
+        if self.virtual_size.height != len(rows) + 1:
+            self.virtual_size = Size(self.size.width, len(rows) + 1)
+        if follow and self.FOLLOW == "end":
+            self._scroll_to_newest()
+        self.refresh()
+        if self.highlighted is not None and self.highlighted != before:
+            self.post_message(self.Highlighted(self.highlighted))
+
+    def on_resize(self) -> None:
+        self.virtual_size = Size(self.size.width, len(self.rows) + 1)
+        if self.FOLLOW == "end" and self._at_newest():
+            self.call_after_refresh(self._scroll_to_newest)
+
+    def _scroll_to_newest(self) -> None:
+        self.scroll_to(y=max(len(self.rows) + 1 - self.size.height, 0), animate=False, immediate=True)
+
+    def get_content_width(self, container: Size, viewport: Size) -> int:
+        """For `width: auto`: every column at its width (a flexible one at its minimum)."""
+        return 1 + sum((w if w is not None else self.FLEX_MIN) + self.GAP for _, w, _ in self.COLUMNS)
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self.rows) + 1
+
+    # ------------------------------------------------------------- cursor
+    def _set_cursor(self, index: int) -> None:
+        if not self.rows:
+            return
+        index = max(0, min(index, len(self.rows) - 1))
+        if index == self.cursor:
+            return
+        self.cursor = index
+        top, visible = round(self.scroll_offset.y), max(self.size.height - 1, 1)
+        if index < top:
+            self.scroll_to(y=index, animate=False)
+        elif index >= top + visible:
+            self.scroll_to(y=index - visible + 1, animate=False)
+        self.refresh()
+        self.post_message(self.Highlighted(self.row_key(self.rows[index])))
+
+    def action_move(self, delta: int) -> None:
+        self._set_cursor(self.cursor + delta)
+
+    def action_page(self, direction: int) -> None:
+        self._set_cursor(self.cursor + direction * max(self.size.height - 2, 1))
+
+    def on_click(self, event: Click) -> None:
+        if event.y >= 1:
+            self._set_cursor(round(self.scroll_offset.y) + event.y - 1)
+
+    # ------------------------------------------------------------ drawing
+    def _widths(self) -> list[int]:
+        fixed = 1 + sum(w for _, w, _ in self.COLUMNS if w is not None) + self.GAP * len(self.COLUMNS)
+        flex = max(self.FLEX_MIN, min(self.FLEX_MAX, self.size.width - fixed))
+        return [w if w is not None else flex for _, w, _ in self.COLUMNS]
+
+    def _line(self, cells: list[tuple[str, Style]], widths: list[int], base: Style) -> Strip:
+        segments = [Segment(" ", base)]
+        for (text, style), width, (_, _, right) in zip(cells, widths, self.COLUMNS):
+            text = cut(text, width)
+            segments.append(Segment((text.rjust(width) if right else text.ljust(width)) + " " * self.GAP,
+                                    base + style))
+        return Strip(segments).crop_extend(0, self.size.width, base)
+
+    def render_line(self, y: int) -> Strip:
+        widths = self._widths()
+        base = self.rich_style
+        if y == 0:
+            header = base + self.get_component_rich_style("rows--header")
+            return self._line([(name, Style()) for name, _, _ in self.COLUMNS], widths, header)
+        index = round(self.scroll_offset.y) + y - 1
+        if index >= len(self.rows):
+            return Strip([Segment(" " * self.size.width, base)])
+        if index == self.cursor:
+            base = base + self.get_component_rich_style("rows--cursor")
+        elif index % 2:
+            base = base + self.get_component_rich_style("rows--odd")
+        return self._line(self.cells(self.rows[index]), widths, base)
