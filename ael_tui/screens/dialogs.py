@@ -1,4 +1,4 @@
-"""Small dialogs: a yes/no confirmation, a one-line prompt, the run settings."""
+"""Small dialogs: a yes/no confirmation, a one-line prompt, the run settings, the compare setup."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, Static
+from textual.widgets import Button, Input, Label, SelectionList, Static
 
 from ..actions import bindings_for
 
@@ -17,8 +17,8 @@ class ConfirmScreen(ModalScreen[bool]):
 
     BINDINGS = bindings_for("confirm")
 
-    def __init__(self, question: str, yes: str = "Yes", no: str = "No") -> None:
-        super().__init__(classes="dialog-screen")
+    def __init__(self, question: str, yes: str = "Yes", no: str = "No", id: str | None = None) -> None:
+        super().__init__(classes="dialog-screen", id=id)
         self.question = question
         self.yes, self.no = yes, no
 
@@ -127,6 +127,52 @@ class SettingsScreen(ModalScreen[SettingsAnswer | None]):
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "ok":
             self._answer()
+        else:
+            self.dismiss(None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class CompareSetupScreen(ModalScreen[list[str] | None]):
+    """Which selectors to run side by side: a ticked list (space or enter ticks),
+    then Compare (ctrl+s or the button). Between 2 and `limit`."""
+
+    BINDINGS = bindings_for("compare_setup")
+
+    def __init__(self, scenario: str, seed: int, available: list[str], chosen: list[str], limit: int = 5,
+                 note: str = "") -> None:
+        super().__init__(classes="dialog-screen")
+        self.scenario, self.seed = scenario, seed
+        self.available, self.chosen, self.limit, self.note = available, chosen, limit, note
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog small-dialog", id="compare-setup"):
+            yield Label(f"Compare selectors on {self.scenario}, seed {self.seed}", classes="dialog-title",
+                        markup=False)
+            yield SelectionList[str](*((s, s, s in self.chosen) for s in self.available), id="compare-selectors")
+            yield Static(f"Each runs the same stream from episode 0, in lockstep; proposals are approved "
+                         f"automatically. Tick 2 to {self.limit}.{' ' + self.note if self.note else ''}",
+                         classes="dialog-hint", markup=False)
+            yield Static("", id="compare-setup-error", classes="error-text")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Compare (ctrl+s)", id="ok", variant="primary", compact=True)
+                yield Button("Cancel (esc)", id="cancel", compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one(SelectionList).focus()
+
+    def action_go(self) -> None:
+        picked = [s for s in self.available if s in self.query_one(SelectionList).selected]
+        if not 2 <= len(picked) <= self.limit:
+            self.query_one("#compare-setup-error", Static).update(
+                f"Tick between 2 and {self.limit} selectors ({len(picked)} ticked).")
+            return
+        self.dismiss(picked)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "ok":
+            self.action_go()
         else:
             self.dismiss(None)
 

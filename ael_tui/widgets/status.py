@@ -51,3 +51,30 @@ class StatusBar(Widget):
         if both != self._text:
             self._text = both
             self.refresh()
+
+
+class CompareStatusBar(StatusBar):
+    """The compare view's two lines: where the stream is, and that decisions are automatic."""
+
+    def show_compare(self, s: Status, count: int, running: str | None, delay: float) -> None:
+        sep = ("  │  ", "dim")
+        line1 = Text.assemble(
+            (f" {s.scenario}", "bold"), f" · seed {s.seed}", sep,
+            "episode ", (f"{s.t}/{s.n}", "bold"), " · ", (s.phase, "bold cyan"),
+            *((" · ", ("❄ frozen for test", "bold blue")) if s.frozen else ()),
+            sep, "true regime ", (s.regime or "—", "bold"),
+            sep, (f"{count} selectors in lockstep", "bold"), ": ", s.selector,
+        )
+        state = (("▶ running " + running, "bold green") if running else
+                 ("■ finished", "bold") if s.done else ("⏸ paused", "yellow"))
+        line2 = Text.assemble(
+            (" approvals automatic", "bold black on yellow"),
+            " (every proposal is approved and logged as auto)", sep, "offline", sep,
+            state, " · ", _speed(delay), sep, ("c back to the lab", "dim"),
+        )
+        both = Text("\n").join([line1, line2])
+        both.no_wrap = True
+        both.overflow = "ellipsis"
+        if both != self._text:
+            self._text = both
+            self.refresh()

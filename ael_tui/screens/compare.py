@@ -1,0 +1,248 @@
+"""The compare view: one stream, several selectors, stepped together.
+
+Each selector runs its own session on the same scenario and seed, with
+approvals automatic; a worker thread steps them in lockstep through the
+`CompareHost` (space, w, r, g like the lab; p or Escape pauses). The chart puts
+every selector's rolling curve on one set of axes with the regime boundaries
+and each selector's new arms; below it, each selector's posteriors as interval
+bars; beside it, a timeline of what happened, so a class can see what
+reflection changes, and when.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from textual import work
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer
+from textual.worker import Worker, WorkerState, get_current_worker
+
+from engine.errors import AELError
+
+from ..actions import bindings_for
+from ..compare import CompareHost
+from ..exports import export_history
+from ..host import RUN_MODES, RunOutcome
+from ..views import compare_status, posterior_rows, progress_data, selector_summary
+from ..widgets.arm_bars import ArmBars
+from ..widgets.compare_chart import RICH_COLOURS, CompareChart
+from ..widgets.status import CompareStatusBar
+from ..widgets.timeline import Timeline
+from .dialogs import PromptScreen
+
+TICK = 1 / 8
+PLOT_EVERY = 0.25
+RUN_ACTIONS = {"step": "step", "run_window": "window", "run_reflection": "reflection", "run_phase": "phase"}
+
+
+def _fmt(v: float | None, kind: str) -> str:
+    if v is None:
+        return "—"
+    return f"{v:.2f}" if kind != "equity" else f"{v:.3f}×"
+
+
+class CompareScreen(Screen):
+    ACTION_SCOPE = "compare"
+    BINDINGS = bindings_for("compare")
+
+    class RunStopped(Message):
+        def __init__(self, outcome: RunOutcome) -> None:
+            super().__init__()
+            self.outcome = outcome
+
+    def __init__(self, host: CompareHost) -> None:
+        super().__init__()
+        self.host = host
+        self.colours = {name: RICH_COLOURS[i % len(RICH_COLOURS)] for i, name in enumerate(host.names)}
+        self._drawn = -1
+        self._plots_drawn = -1
+        self._plots_at = 0.0
+        self._status_key = None
+
+    def compose(self) -> ComposeResult:
+        yield CompareStatusBar(id="compare-status")
+        with Horizontal(id="compare-top"):
+            yield CompareChart(id="compare-chart", classes="panel")
+            yield Timeline(self.colours, id="compare-timeline", classes="panel")
+        with Horizontal(id="compare-arms"):
+            for i, name in enumerate(self.host.names):
+                yield ArmBars(id=f"arms-{i}", classes="panel arm-bars")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#compare-chart").border_title = "Progress, every selector"
+        self.query_one("#compare-timeline").border_title = "What happened"
+        for i, name in enumerate(self.host.names):
+            box = self.query_one(f"#arms-{i}")
+            box.border_title = f"[{self.colours[name]}]■[/] {name}"
+        self.set_interval(TICK, self._tick)
+        self.redraw(force=True)
+
+    def on_unmount(self) -> None:
+        self.host.pause()
+
+    def on_screen_suspend(self) -> None:
+        self.host.pause()  # back in the lab: a comparison never runs unseen
+
+    def on_resize(self) -> None:
+        self.set_class(self.size.height < 42 or self.size.width < 120, "-compact")
+        self._plots_drawn = -1
+        self.call_after_refresh(self.redraw, True)
+
+    # ------------------------------------------------------------ redraw
+    def _tick(self) -> None:
+        self.redraw()
+
+    def redraw(self, force: bool = False) -> None:
+        host = self.host
+        if not host.lock.acquire(timeout=0.02):
+            return
+        try:
+            v = host.version
+            now = time.monotonic()
+            key = (v, host.running, host.settings.delay)
+            if force or key != self._status_key:
+                self.query_one(CompareStatusBar).show_compare(compare_status(host.sessions), len(host.sessions),
+                                                              RUN_MODES.get(host.running or ""), host.settings.delay)
+                self._status_key = key
+            chart = self.query_one(CompareChart)
+            plots_due = chart.size.width > 0 and (force or (v != self._plots_drawn and now - self._plots_at >= PLOT_EVERY))
+            if not (force or v != self._drawn or plots_due):
+                return
+            data = {name: progress_data(s) for name, s in host.sessions.items()}
+            if force or v != self._drawn:
+                for i, (name, s) in enumerate(host.sessions.items()):
+                    box = self.query_one(f"#arms-{i}", ArmBars)
+                    box.show(posterior_rows(s))
+                    summary = selector_summary(name, s, data[name])
+                    parts = [f"{summary.kind} {_fmt(summary.overall, summary.kind)}"]
+                    if s.reflector is not None:
+                        parts.append(f"{summary.reflections} refl")
+                    if summary.arms_added:
+                        parts.append("+" + ",".join(summary.arms_added))
+                    subtitle = " · ".join(parts)
+                    if box.border_subtitle != subtitle:
+                        box.border_subtitle = subtitle
+                self.query_one(Timeline).show(host.timeline)
+                self._drawn = v
+            if plots_due:
+                chart.show(list(data.items()))
+                self._plots_drawn, self._plots_at = v, now
+        finally:
+            host.lock.release()
+
+    # ----------------------------------------------------------- running
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        running = self.host.running is not None  # False hides the key: run keys or pause, not both
+        if action in RUN_ACTIONS:
+            return not running
+        if action == "pause":
+            return running
+        return True
+
+    def _start(self, mode: str) -> None:
+        reason = self.host.begin(mode)
+        if reason:
+            self.notify(reason, severity="warning", title="Not stepping")
+            return
+        if mode != "step":
+            self.refresh_bindings()
+        self._run(mode)
+
+    @work(thread=True, exclusive=True, group="compare", exit_on_error=False)
+    def _run(self, mode: str) -> RunOutcome:
+        worker = get_current_worker()
+        outcome = self.host.run(mode, cancelled=lambda: worker.is_cancelled)
+        self.post_message(self.RunStopped(outcome))
+        return outcome
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group == "compare" and event.state == WorkerState.ERROR:
+            self.host.running = None
+            self.refresh_bindings()
+            self.redraw(force=True)
+            self.notify(f"the engine failed (a bug): {event.worker.error!r}", severity="error", timeout=15)
+
+    def on_compare_screen_run_stopped(self, message: RunStopped) -> None:
+        o = message.outcome
+        was = o.mode
+        self.host.running = None
+        if was != "step":
+            self.refresh_bindings()
+        self.redraw(force=True)
+        if o.reason == "refused":
+            self.notify(o.message, severity="error")
+        elif o.reason == "finished":
+            self.notify("Every selector has finished the stream.", title="Finished")
+        elif o.reason == "reflected":
+            with self.host.lock:
+                last = self.host.t - 1
+                who = [e.selector for e in self.host.timeline if e.kind == "reflection" and e.episode == last]
+                arms = [e.text for e in self.host.timeline if e.kind == "arm" and e.episode == last]
+            said = f"{' and '.join(str(w) for w in who)} reflected at episode {last}" + (
+                f"; {arms[0]}" if arms else "") + ". The timeline has the diagnosis."
+            self.notify(said, title="Reflection", timeout=5)
+
+    def action_step(self) -> None:
+        self._start("step")
+
+    def action_run_window(self) -> None:
+        self._start("window")
+
+    def action_run_reflection(self) -> None:
+        self._start("reflection")
+
+    def action_run_phase(self) -> None:
+        self._start("phase")
+
+    def action_pause(self) -> None:
+        self.host.pause()
+
+    def action_faster(self) -> None:
+        self.host.settings.faster()
+        self.redraw()
+
+    def action_slower(self) -> None:
+        self.host.settings.slower()
+        self.redraw()
+
+    def action_close(self) -> None:
+        self.host.pause()
+        self.app.pop_screen()
+
+    # ------------------------------------------------------------ export
+    def default_export_base(self) -> Path:
+        c = self.host.lead.config
+        return self.host.settings.saves_dir / f"compare-{c.scenario}-s{c.seed}-e{self.host.t}"
+
+    def screenshot_name(self) -> str:
+        c = self.host.lead.config
+        return f"compare-{c.scenario}-s{c.seed}-e{self.host.t}"
+
+    def action_export(self) -> None:
+        self.host.pause()
+        self.app.push_screen(
+            PromptScreen("Export every selector's history as", value=str(self.default_export_base()),
+                         placeholder="saves/name", ok="Export", input_id="export-path",
+                         hint="Writes NAME.csv (one row per episode and selector) and NAME.json; "
+                              "the folder must exist (saves/ is created)."),
+            self._export_to)
+
+    def _export_to(self, text: str | None) -> None:
+        if not text or not text.strip():
+            return
+        base = Path(text.strip()).expanduser()
+        if base.parent == self.host.settings.saves_dir:
+            base.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            with self.host.lock:
+                csv_path, json_path = export_history(self.host.sessions, base)
+        except AELError as err:
+            self.notify(str(err), severity="error", title="Not exported")
+            return
+        self.notify(f"{csv_path}\n{json_path}", title="Exported")
