@@ -8,7 +8,10 @@ lists it (`commands.py`), and `config.py` checks keymap files against it, so
 a new feature adds its actions here and gets all three.
 
 Scopes: `app` (everywhere), `start` (start screen), `lab` (lab screen),
-`approval` (the decision dialog), `editor` (the proposal editor).
+`compare` (several selectors in lockstep), `approval` (the decision dialog),
+`editor` (the proposal editor), `tour` (a guided tour's card), and the small
+dialogs. Two actions may share a key in one scope: the first whose
+`check_action` allows it runs (Escape pauses a run, else closes a card).
 """
 
 from __future__ import annotations
@@ -30,11 +33,17 @@ class NamedAction:
     palette: bool = True    # offered in the command palette
     priority: bool = False
     key_display: str | None = None
+    group: str | None = None  # footer: keys of one group share one label (the group's name)
 
 
 ACTIONS: tuple[NamedAction, ...] = (
     # ---------------------------------------------------------------- app
-    NamedAction("app.quit", "app", "ctrl+q", "quit", "Quit", "Quit AEL Lab", priority=True),
+    NamedAction("app.quit", "app", "ctrl+q", "quit", "Quit", "Quit AEL Lab (asks first if progress is unsaved)",
+                priority=True, show=False),  # hidden, as Textual hides it: ctrl+c says how to quit
+    NamedAction("app.help", "app", "f1,question_mark", "help", "Help",
+                "What each panel shows, and every key", key_display="F1"),
+    NamedAction("app.screenshot", "app", "s", "save_svg", "SVG",
+                "Save a screenshot of this screen as SVG (for slides) in the saves folder"),
     # -------------------------------------------------------------- start
     NamedAction("start.new", "start", "ctrl+n", "start_session", "Start",
                 "Start a new session with the settings in the form"),
@@ -42,6 +51,9 @@ ACTIONS: tuple[NamedAction, ...] = (
                 "Open the highlighted saved session (or the path typed below the list)"),
     NamedAction("start.rescan", "start", "f5", "rescan", "Rescan saves", "Read the saves folder again"),
     # ---------------------------------------------------------------- lab
+    # In footer order: what a person needs most comes first, so a 100-column footer
+    # still shows it. Keys a screen cannot use now are hidden (check_action False):
+    # the run keys while running, pause while not, decide with nothing pending.
     NamedAction("lab.step", "lab", "space", "step", "Step", "Run one episode", key_display="space"),
     NamedAction("lab.window", "lab", "w", "run_window", "Window",
                 "Run one slow window (to the next reflection check)"),
@@ -49,22 +61,53 @@ ACTIONS: tuple[NamedAction, ...] = (
                 "Run until the reflector reflects (or a decision is needed)"),
     NamedAction("lab.phase", "lab", "g", "run_phase", "Phase", "Run to the end of the current phase"),
     NamedAction("lab.pause", "lab", "p,escape", "pause", "Pause", "Pause the run now (p or Escape)", key_display="p"),
-    NamedAction("lab.faster", "lab", "plus,equals_sign", "faster", "Fast",
-                "Shorten the delay between episodes", key_display="+"),
-    NamedAction("lab.slower", "lab", "minus", "slower", "Slow",
-                "Lengthen the delay between episodes", key_display="-"),
     NamedAction("lab.decide", "lab", "d", "decide", "Decide",
                 "Open the pending proposal: approve, edit or reject it"),
+    NamedAction("lab.panels", "lab", "v", "next_panels", "Panels",
+                "Small terminal: show the next group of panels (bandit, progress, memory)"),
+    NamedAction("lab.tour", "lab", "t", "tour", "Tour",
+                "Guided tour: run to the next key moment of the method and explain it"),
+    NamedAction("lab.compare", "lab", "c", "compare", "Compare",
+                "Run this scenario and seed under several selectors side by side, in lockstep"),
+    NamedAction("lab.faster", "lab", "plus,equals_sign", "faster", "Faster",
+                "Shorten the delay between episodes", key_display="+", group="Speed"),
+    NamedAction("lab.slower", "lab", "minus", "slower", "Slower",
+                "Lengthen the delay between episodes", key_display="-", group="Speed"),
     NamedAction("lab.audit", "lab", "a", "audit", "Audit", "Every decision so far, with its author and reason"),
     NamedAction("lab.reflections", "lab", "R", "reflections", "History",
                 "Every reflection of this run, newest first", key_display="R"),
     NamedAction("lab.filter", "lab", "slash", "focus_filter", "Filter",
                 "Filter the memory entries of the current tier", key_display="/"),
     NamedAction("lab.tier", "lab", "m", "next_tier", "Tier", "Show the next memory tier"),
-    NamedAction("lab.settings", "lab", "o", "settings", "Options", "Autosave and speed settings"),
+    NamedAction("lab.export", "lab", "x", "export", "Export",
+                "Export the history as CSV and JSON (to saves/ or a folder you choose)"),
     NamedAction("lab.save", "lab", "ctrl+s", "save", "Save", "Save this session to a file"),
     NamedAction("lab.load", "lab", "ctrl+o", "load", "Load", "Load a saved session (this one stays if it fails)"),
-    NamedAction("lab.new", "lab", "ctrl+n", "new_session", "New", "Back to the start screen for a new session"),
+    NamedAction("lab.settings", "lab", "o", "settings", "Options", "Autosave and speed settings", show=False),
+    NamedAction("lab.new", "lab", "ctrl+n", "new_session", "New", "Back to the start screen for a new session",
+                show=False),
+    # ------------------------------------------------------------ compare
+    NamedAction("compare.step", "compare", "space", "step", "Step", "Run one episode under every selector",
+                key_display="space"),
+    NamedAction("compare.window", "compare", "w", "run_window", "Window",
+                "Run one slow window under every selector"),
+    NamedAction("compare.reflection", "compare", "r", "run_reflection", "Reflect",
+                "Run until any selector's reflector reflects"),
+    NamedAction("compare.phase", "compare", "g", "run_phase", "Phase", "Run every selector to the end of the phase"),
+    NamedAction("compare.pause", "compare", "p,escape", "pause", "Pause", "Pause the run now (p or Escape)",
+                key_display="p"),
+    NamedAction("compare.faster", "compare", "plus,equals_sign", "faster", "Faster",
+                "Shorten the delay between episodes", key_display="+", group="Speed"),
+    NamedAction("compare.slower", "compare", "minus", "slower", "Slower",
+                "Lengthen the delay between episodes", key_display="-", group="Speed"),
+    NamedAction("compare.export", "compare", "x", "export", "Export",
+                "Export every selector's history as one CSV and one JSON"),
+    NamedAction("compare.close", "compare", "c,escape", "close", "Back",
+                "Back to the lab (c again comes back to this comparison)", key_display="c"),
+    # --------------------------------------------------------------- tour
+    NamedAction("tour.next", "tour", "t", "next", "Next moment", "Close this card and run to the next key moment"),
+    NamedAction("tour.close", "tour", "escape", "close", "Close",
+                "Close this card; t in the lab continues the tour", key_display="esc"),
     # ------------------------------------------------------- approval dialog
     NamedAction("approval.approve", "approval", "y", "approve", "Approve", "Approve the proposal as it stands"),
     NamedAction("approval.edit", "approval", "e", "edit", "Edit", "Edit the proposal's JSON, validated live"),
@@ -85,6 +128,9 @@ ACTIONS: tuple[NamedAction, ...] = (
     NamedAction("settings.cancel", "settings", "escape", "cancel", "Cancel", "Close, changing nothing"),
     NamedAction("load.cancel", "load", "escape", "cancel", "Cancel", "Close, loading nothing"),
     NamedAction("view.close", "view", "escape,q", "close", "Close", "Close this view", key_display="esc"),
+    NamedAction("compare_setup.go", "compare_setup", "ctrl+s", "go", "Compare",
+                "Start the comparison with the selectors ticked"),
+    NamedAction("compare_setup.cancel", "compare_setup", "escape", "cancel", "Cancel", "Close, comparing nothing"),
 )
 
 BY_ID: dict[str, NamedAction] = {a.id: a for a in ACTIONS}
@@ -94,10 +140,19 @@ def actions_for(scope: str) -> list[NamedAction]:
     return [a for a in ACTIONS if a.scope == scope]
 
 
+_GROUPS: dict[str, Binding.Group] = {}
+
+
+def _group(name: str | None) -> Binding.Group | None:
+    if name is None:
+        return None
+    return _GROUPS.setdefault(name, Binding.Group(name, compact=True))
+
+
 def bindings_for(scope: str) -> list[Binding]:
     """Textual bindings of a scope, each with its id and tooltip, for `BINDINGS`."""
     return [
         Binding(a.key, a.action, a.label, show=a.show, key_display=a.key_display, priority=a.priority,
-                tooltip=a.help, id=a.id)
+                tooltip=a.help, id=a.id, group=_group(a.group))
         for a in actions_for(scope)
     ]

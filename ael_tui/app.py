@@ -3,7 +3,9 @@
 `run_app(args)` is what `ael-lab`, `ael-lab lab …` and `ael-lab open FILE`
 call. A session named on the command line is built (or loaded) before the
 interface starts, so a bad flag or file is one line on stderr and exit 2,
-like every other command.
+like every other command; `ael-lab lab` takes the LLM flags of `ael-lab run`.
+
+Quitting with progress no file holds asks first (y quits, n or Escape stays).
 """
 
 from __future__ import annotations
@@ -20,8 +22,11 @@ from engine.session import Session, SessionConfig
 
 from .actions import bindings_for
 from .commands import LabCommands
+from .cli import llm_config
 from .config import LabSettings, load_keymap
 from .host import SessionHost
+from .screens.dialogs import ConfirmScreen
+from .screens.help import HelpScreen
 from .screens.lab import LabScreen
 from .screens.start import StartScreen
 from .sessions import NewSession, build_session, open_session
@@ -45,6 +50,7 @@ class AelLab(App):
         self.keymap_path = keymap_path
         self.cursor_blink_enabled = cursor_blink
         self.show_times = show_times
+        self.keymap: dict[str, str] = {}
 
     def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None,
                markup: bool = True) -> None:
@@ -54,6 +60,7 @@ class AelLab(App):
     def on_mount(self) -> None:
         keymap, problems = load_keymap(self.keymap_path)
         if keymap:
+            self.keymap = keymap
             self.set_keymap(keymap)
         for problem in problems:
             self.notify(problem, severity="warning", title="Keymap", timeout=10)
@@ -87,6 +94,49 @@ class AelLab(App):
             defaults = NewSession(config.scenario, config.seed, config.selector,
                                   config.approval if config.approval in ("manual", "auto") else "manual")
         self._replace_top(StartScreen(defaults))
+
+    # ------------------------------------------------------- app-wide actions
+    def action_help(self) -> None:
+        if not any(isinstance(s, HelpScreen) for s in self.screen_stack):
+            self.push_screen(HelpScreen(self.keymap))
+
+    def action_save_svg(self) -> None:
+        """The screen as SVG, for slides: saves/<what>-e<episode>.svg (never over an older one)."""
+        named = getattr(self.screen, "screenshot_name", None)
+        if named is None and self.lab is not None:
+            named = self.lab.screenshot_name
+        base = named() if named else "ael-lab"
+        folder = self.settings.saves_dir
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            name, n = f"{base}.svg", 1
+            while (folder / name).exists():
+                n += 1
+                name = f"{base}-{n}.svg"
+            path = self.save_screenshot(filename=name, path=str(folder))
+        except OSError as err:
+            self.notify(f"no screenshot: {err.strerror or err}", severity="error", title="Screenshot")
+            return
+        self.notify(path, title="Screenshot saved")
+
+    async def action_quit(self) -> None:
+        lab = self.lab
+        if lab is None or not lab.host.unsaved:
+            self.exit()
+            return
+        if isinstance(self.screen, ConfirmScreen) and self.screen.id == "confirm-quit":
+            return
+        lab.host.pause()
+        with lab.host.lock:
+            t = lab.host.session.t
+        where = f" since the last save ({lab.host.saved_at})" if lab.host.saved_at else ""
+        question = f"Episode {t} has progress no file holds{where}. Quit anyway? (ctrl+s saves first)"
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.exit()
+
+        self.push_screen(ConfirmScreen(question, yes="Quit", no="Stay", id="confirm-quit"), answered)
 
     # -------------------------------------------------------------- sessions
     def start_new_session(self, spec: NewSession) -> None:
@@ -127,7 +177,8 @@ def run_app(args: argparse.Namespace | None = None) -> int:
     path: Path | None = None
     if command == "lab":
         session = build_session(NewSession(scenario=args.scenario, seed=args.seed, selector=args.selector,
-                                           approval=args.approve, data=getattr(args, "data", None)))
+                                           approval=args.approve, data=getattr(args, "data", None),
+                                           llm=llm_config(args) if hasattr(args, "agent") else None))
     elif command == "open":
         path = Path(args.file)
         session = open_session(path)

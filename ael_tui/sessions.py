@@ -66,6 +66,7 @@ class NewSession:
     agent: str = "offline"
     reflector: str = "offline"
     data: str | None = None              # portfolio only: synthetic, yahoo or a folder
+    llm: dict[str, Any] | None = None    # a full LLMConfig dict (`ael-lab lab` flags); overrides agent/reflector
 
     def config(self) -> SessionConfig:
         if self.approval not in APPROVAL_MODES:
@@ -76,7 +77,11 @@ class NewSession:
                 raise AELError("a data source applies only to the portfolio scenario")
             options["data"] = self.data
         extra: dict[str, Any] = {}
-        if self.agent != "offline" or self.reflector != "offline":
+        if self.llm:
+            if not _llm_wired():
+                raise AELError("this build runs offline only: drop the LLM flags")
+            extra["llm"] = dict(self.llm)
+        elif self.agent != "offline" or self.reflector != "offline":
             if not _llm_wired():
                 raise AELError("this build runs offline only: choose the offline agent and reflector")
             extra["llm"] = {"agent": self.agent, "reflector": self.reflector}

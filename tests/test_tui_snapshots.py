@@ -80,3 +80,23 @@ def test_lab_portfolio_mid_run(snap_compare):
     s = build_session(NewSession("portfolio", 42, "ts+reflection", "auto", data="synthetic"))
     s.run(until=min(60, s.n_episodes))
     assert snap_compare(make_app(s), terminal_size=SIZE, run_before=settled)
+
+
+def test_compare_view_mid_run(snap_compare):
+    """ts, ts+reflection and oracle in lockstep on the synthetic stream: reflection's new arm at 13."""
+    from ael_tui.compare import CompareHost, build_compare
+    from ael_tui.config import LabSettings
+    from ael_tui.screens.compare import CompareScreen
+
+    lab = synthetic(approval="auto")
+    host = CompareHost(build_compare(lab.config, ["ts", "ts+reflection", "oracle"]), LabSettings(delay=0))
+    while host.t < 120:
+        host.step_all()
+
+    async def open_compare(pilot):
+        pilot.app.push_screen(CompareScreen(host))
+        await settled(pilot)
+        pilot.app.screen.redraw(force=True)
+        await pilot.pause()
+
+    assert snap_compare(make_app(lab), terminal_size=SIZE, run_before=open_compare)

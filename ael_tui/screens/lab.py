@@ -4,10 +4,16 @@ Engine work runs in one thread worker (`_run_engine`) through the session
 host; this screen never steps the session itself. Panels are redrawn from a
 timer (~8 Hz) and only when the host's version has moved: cheap panels at
 once, plots and the memory table at most a few times a second.
+
+Below 120 columns or 42 rows the screen takes the class `-compact` and shows
+one group of panels at a time (bandit, progress, memory), chosen with the tabs
+or v; app.tcss does the layout. The guided tour (t) runs to the next key
+moment the session's events show (`TourGuide`) and explains it on a card.
 """
 
 from __future__ import annotations
 
+import gc
 import time
 from functools import partial
 from pathlib import Path
@@ -18,13 +24,17 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer
+from textual.widgets import Footer, Tab, Tabs
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from engine.errors import AELError
 
 from ..actions import bindings_for
+from ..compare import CompareHost, build_compare, default_selectors
+from ..exports import export_history
 from ..host import RUN_MODES, RunOutcome, SessionHost
+from ..sessions import selectors_of
+from ..tour import MOMENTS, TourGuide
 from ..views import (evidence_episodes, memory_entry, memory_rows, posterior_rows, progress_data, proposal_notes,
                      status_of, window_stats)
 from ..widgets.episodes import EpisodeLog
@@ -34,16 +44,32 @@ from ..widgets.progress import ProgressChart
 from ..widgets.reflection import ReflectionPanel
 from ..widgets.status import StatusBar
 from .approval import ApprovalScreen, Decision, ProposalContext
-from .dialogs import ConfirmScreen, PromptScreen, SettingsAnswer, SettingsScreen
+from .compare import CompareScreen
+from .dialogs import CompareSetupScreen, ConfirmScreen, PromptScreen, SettingsAnswer, SettingsScreen
 from .load import LoadScreen
+from .tour import TourCardScreen
 from .views import AuditScreen, ReflectionsScreen
 
 TICK = 1 / 8            # how often the screen looks for changes
 PLOT_EVERY = 0.25       # plots redraw at most this often while running
-MEMORY_EVERY = 0.5      # the memory table too (it can hold hundreds of rows)
-RUN_ACTIONS = {"step": "step", "run_window": "window", "run_reflection": "reflection", "run_phase": "phase"}
+MEMORY_EVERY = 0.25     # the memory table too
+SLOW_AFTER = 0.05       # plots and memory table are redrawn this long after the numbers
+RUN_ACTIONS = {"step": "step", "run_window": "window", "run_reflection": "reflection", "run_phase": "phase",
+               "tour": "tour"}
+PAGES = ("bandit", "progress", "memory")
+COMPACT_BELOW = (120, 42)  # columns, rows: below either, one group of panels at a time
 PAST = {"approve": "approved", "edit": "approved as edited", "reject": "rejected",
         "always": "approved (and every later one of its kind will be)"}
+
+
+def settle_heap() -> None:
+    """Move what a loaded session and the interface hold (long-lived) out of the garbage
+    collector's sight. A full collection walks every object, 60-80 ms with a 1,200-episode
+    session; it would land in the middle of a step now and then. Unfreezing first lets a
+    previous session be collected."""
+    gc.unfreeze()
+    gc.collect()
+    gc.freeze()
 
 
 class LabScreen(Screen):
@@ -67,10 +93,15 @@ class LabScreen(Screen):
         self._memory_at = 0.0
         self._status_key: Any = None
         self._bindings_state: Any = None
+        self._compare: CompareHost | None = None
+        self._slow_pending = False
+        self.page = PAGES[0]
 
     # ---------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
         yield StatusBar(id="status")
+        yield Tabs(Tab("Bandit", id="page-bandit"), Tab("Progress", id="page-progress"),
+                   Tab("Memory", id="page-memory"), id="lab-pages")
         with VerticalScroll(id="lab-body"):
             with Horizontal(id="row-bandit", classes="lab-row"):
                 with Vertical(id="posteriors-box", classes="panel"):
@@ -95,6 +126,7 @@ class LabScreen(Screen):
         self._bindings_state = (False, bool(self.host.session.queue.pending))
         self.set_interval(TICK, self._tick)
         self.redraw(force=True)
+        self.call_after_refresh(settle_heap)
         with self.host.lock:
             reason = self.host.session.blocked_reason if self.host.session.queue.pending else None
         if reason:
@@ -102,9 +134,45 @@ class LabScreen(Screen):
 
     def on_unmount(self) -> None:
         self.host.pause()  # let the engine thread end with the screen
+        try:
+            self.host.session.llm.flush()  # a recording cassette keeps every call
+        except Exception as err:  # noqa: BLE001 (never fail a quit over it)
+            self.app.log.warning(f"cassette flush failed: {err!r}")
 
-    def on_resize(self) -> None:
+    def on_resize(self, event) -> None:
+        width, height = event.size
+        compact = width < COMPACT_BELOW[0] or height < COMPACT_BELOW[1]
+        if compact != self.has_class("-compact"):
+            self.set_class(compact, "-compact")
+            self.refresh_bindings()
+        self.show_page(self.page)
         self._plots_drawn = -1
+        self.call_after_refresh(self.redraw, True)
+
+    # ----------------------------------------------------------- pages
+    @property
+    def compact(self) -> bool:
+        return self.has_class("-compact")
+
+    def show_page(self, page: str) -> None:
+        """Which group of panels a compact screen shows (the others keep their state)."""
+        self.page = page
+        for p in PAGES:
+            self.set_class(p == page, f"-page-{p}")
+        tabs = self.query_one("#lab-pages", Tabs)
+        if tabs.active != f"page-{page}":
+            tabs.active = f"page-{page}"
+        self._plots_drawn = -1
+
+    def on_tabs_tab_activated(self, event: Tabs.TabActivated) -> None:
+        if event.tabs.id == "lab-pages" and event.tab is not None and event.tab.id:
+            page = event.tab.id.removeprefix("page-")
+            if page != self.page:
+                self.show_page(page)
+                self.call_after_refresh(self.redraw, True)
+
+    def action_next_panels(self) -> None:
+        self.show_page(PAGES[(PAGES.index(self.page) + 1) % len(PAGES)])
         self.call_after_refresh(self.redraw, True)
 
     # --------------------------------------------------------------- redraws
@@ -115,7 +183,12 @@ class LabScreen(Screen):
         self.redraw()
 
     def redraw(self, force: bool = False) -> None:
-        """Bring the panels up to the session; skipped this tick if the engine holds the lock."""
+        """Bring the panels up to the session; skipped this tick if the engine holds the lock.
+
+        The cheap panels (status, posteriors, episode log, reflection, memory counts)
+        are updated at once. The plots and the memory table, at most every PLOT_EVERY
+        and MEMORY_EVERY seconds, are drawn SLOW_AFTER later, after the next frame, so
+        a step shows its numbers without waiting for them; `force` draws everything now."""
         host = self.host
         if not host.lock.acquire(timeout=0.02):
             return
@@ -130,23 +203,47 @@ class LabScreen(Screen):
                                                host.settings.autosave_every)
                 self._status_key = key
             if force or v != self._drawn:
-                rows = posterior_rows(s)
-                self.query_one(PosteriorTable).show(rows)
+                self.query_one(PosteriorTable).show(posterior_rows(s))
                 self.query_one(EpisodeLog).show(s.history)
                 self.query_one(ReflectionPanel).show(s.reflections, s.insight, proposal_notes(s).get(
                     len(s.reflections) - 1, []))
                 self.query_one(MemoryPanel).set_counts(s.memory.counts(), s.memory.cap_per_tier)
                 self._drawn = v
-            sized = self.query_one(DensityPlot).size.width > 0  # before the first layout a plot has no size
-            if sized and (force or (v != self._plots_drawn and now - self._plots_at >= PLOT_EVERY)):
-                self.query_one(DensityPlot).show(posterior_rows(s), status.frozen)
-                self.query_one(ProgressChart).show(progress_data(s))
-                self._plots_drawn, self._plots_at = v, now
-            if force or (v != self._memory_drawn and now - self._memory_at >= MEMORY_EVERY):
-                self._show_memory()
-                self._memory_drawn, self._memory_at = v, now
+            plots = force or (v != self._plots_drawn and now - self._plots_at >= PLOT_EVERY)
+            memory = force or (v != self._memory_drawn and now - self._memory_at >= MEMORY_EVERY)
+            if force:
+                self._draw_slow(True, True)
+            elif (plots or memory) and not self._slow_pending:
+                # a timer, not call_after_refresh: the frame with the new numbers (due within
+                # one screen update, 1/60 s) goes out before the plots are rebuilt and rendered
+                self._slow_pending = True
+                self.set_timer(SLOW_AFTER, partial(self._draw_slow_later, plots, memory))
         finally:
             host.lock.release()
+
+    def _draw_slow_later(self, plots: bool, memory: bool) -> None:
+        self._slow_pending = False
+        if self.host.lock.acquire(timeout=0.02):  # else the next tick tries again
+            try:
+                self._draw_slow(plots, memory)
+            finally:
+                self.host.lock.release()
+
+    def _draw_slow(self, plots: bool, memory: bool) -> None:
+        """The plots and the memory table (call with the lock held). A plot with no
+        size yet (before the first layout, or on a hidden page) is left for later."""
+        s, v, now = self.host.session, self.host.version, time.monotonic()
+        if plots:
+            density, progress = self.query_one(DensityPlot), self.query_one(ProgressChart)
+            if density.size.width > 0:
+                density.show(posterior_rows(s), s.frozen)
+            if progress.size.width > 0:
+                progress.show(progress_data(s))
+            if density.size.width > 0 or progress.size.width > 0:
+                self._plots_drawn, self._plots_at = v, now
+        if memory:
+            self._show_memory()
+            self._memory_drawn, self._memory_at = v, now
 
     def _show_memory(self) -> None:
         panel = self.query_one(MemoryPanel)
@@ -163,13 +260,17 @@ class LabScreen(Screen):
 
     # --------------------------------------------------------------- running
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """False hides a key from the footer (and turns it off): the run keys while a run
+        goes, pause while none does, decide with nothing pending, panels on a big screen."""
         running = self.host.running is not None
         if action in RUN_ACTIONS:
-            return None if running else True
+            return not running
         if action == "pause":
-            return True if running else None
+            return running
         if action == "decide":
-            return True if self.host.session.queue.pending else None
+            return bool(self.host.session.queue.pending)
+        if action == "next_panels":
+            return self.compact
         return True
 
     def _sync_bindings(self, running: bool) -> None:
@@ -184,9 +285,9 @@ class LabScreen(Screen):
         if reason:
             self.notify(reason, severity="warning", title="Not stepping")
             return
-        if mode != "step":  # one episode is over before a dimmed footer could be seen
+        if mode != "step":  # one episode is over before a changed footer or status could be seen
             self._sync_bindings(True)
-        self.redraw()
+            self.redraw()
         self._run_engine(mode)
 
     @work(thread=True, exclusive=True, group="engine", exit_on_error=False)
@@ -207,10 +308,12 @@ class LabScreen(Screen):
         o = message.outcome
         self.host.running = None
         self._sync_bindings(False)
-        self.redraw(force=True)
+        self.redraw(force=o.mode != "step")  # one step: its numbers now, the plots right after
         if o.reason == "refused":
             self.notify(o.message, severity="error")
         elif o.reason == "finished":
+            if self.host.tour is not None and self.host.tour.cards:
+                self._show_card()
             self.notify(f"The run is finished ({self.host.session.n_episodes} episodes).", title="Finished")
         elif o.reason == "reflected":
             with self.host.lock:
@@ -218,8 +321,12 @@ class LabScreen(Screen):
                 n, diagnosis = len(reflections), reflections[-1].diagnosis if reflections else ""
             short = diagnosis if len(diagnosis) <= 160 else diagnosis[:159] + "…"
             self.notify(f"{short}\nNothing to decide: no proposal.", title=f"Reflection #{n}", timeout=8)
+        elif o.reason == "moment":
+            self._show_card()
         elif o.reason == "blocked":
-            if self.host.session.queue.mode == "manual" and self.host.session.queue.pending:
+            if self.host.tour is not None and self.host.tour.cards:
+                self._show_card()  # the card first; t on it opens the decision
+            elif self.host.session.queue.mode == "manual" and self.host.session.queue.pending:
                 self.action_decide()
             else:
                 self.notify(o.message, severity="warning")
@@ -290,6 +397,8 @@ class LabScreen(Screen):
         self.notify(f"Proposal #{pid} {PAST[decision.action]}.", title="Decided")
         if self.host.session.queue.pending:
             self.call_after_refresh(self.action_decide)
+        elif self.host.tour is not None and self.host.tour.cards:
+            self.call_after_refresh(self._show_card)
 
     def action_audit(self) -> None:
         with self.host.lock:
@@ -304,10 +413,123 @@ class LabScreen(Screen):
 
     # ---------------------------------------------------------------- memory
     def action_focus_filter(self) -> None:
+        if self.compact:
+            self.show_page("memory")
         self.query_one(MemoryPanel).focus_filter()
 
     def action_next_tier(self) -> None:
+        if self.compact and self.page != "memory":
+            self.show_page("memory")
+            self.call_after_refresh(self.redraw, True)
+            return
         self.query_one(MemoryPanel).next_tier()
+
+    # ------------------------------------------------------------------ tour
+    def action_tour(self) -> None:
+        """Show the next noticed moment, else decide what is pending, else run to the next moment."""
+        host = self.host
+        if host.tour is None:
+            with host.lock:
+                host.tour = TourGuide(host.session)
+        tour = host.tour
+        if tour.cards:
+            self._show_card()
+            return
+        if host.session.queue.pending:
+            self.action_decide()
+            return
+        if tour.finished or not tour.remaining:
+            host.tour = None
+            self.notify("That was every moment of the tour; t starts it again from here.", title="Tour over")
+            return
+        if host.session.done:
+            self.notify("The run is finished: no moment left to run to.", title="Tour")
+            return
+        self._start("tour")
+
+    def _show_card(self) -> None:
+        tour = self.host.tour
+        if tour is None or any(isinstance(s, TourCardScreen) for s in self.app.screen_stack):
+            return
+        card = tour.next_card()
+        if card is None:
+            return
+        if self.compact:
+            self.show_page(card.panel)
+        self.redraw(force=True)
+        remaining = len(tour.remaining) + len(tour.cards)
+        number = len(MOMENTS) - remaining
+
+        def closed(answer: str | None) -> None:
+            if answer == "next":
+                self.action_tour()
+
+        self.app.push_screen(TourCardScreen(card, number, remaining), closed)
+
+    # --------------------------------------------------------------- compare
+    def action_compare(self) -> None:
+        self.host.pause()
+        with self.host.lock:
+            config = self.host.session.config
+        available = selectors_of(config.scenario)
+        previous = self._compare
+        same_world = previous is not None and previous.lead.config.seed == config.seed and \
+            previous.lead.config.scenario == config.scenario
+        chosen = previous.names if same_world else default_selectors(available)
+        note = "They run offline: this session's LLM settings are not used." if config.llm else ""
+
+        def picked(selectors: list[str] | None) -> None:
+            if not selectors:
+                return
+            if same_world and previous is not None and selectors == previous.names:
+                self.app.push_screen(CompareScreen(previous))
+                return
+            self.notify(f"Building {', '.join(selectors)} on {config.scenario}, seed {config.seed}…", timeout=2)
+            self._build_compare(config, selectors)
+
+        self.app.push_screen(CompareSetupScreen(config.scenario, config.seed, available, chosen, note=note), picked)
+
+    @work(thread=True, exclusive=True, group="compare-build", exit_on_error=False)
+    def _build_compare(self, config, selectors: list[str]) -> None:
+        try:
+            host = CompareHost(build_compare(config, selectors), self.host.settings)
+        except AELError as err:
+            self.app.call_from_thread(self.notify, str(err), severity="error", title="Cannot compare")
+            return
+        self.app.call_from_thread(self.open_compare, host)
+
+    def open_compare(self, host: CompareHost) -> None:
+        self._compare = host
+        self.app.push_screen(CompareScreen(host))
+
+    # ---------------------------------------------------------------- export
+    def screenshot_name(self) -> str:
+        c = self.host.session.config
+        return f"lab-{c.scenario}-s{c.seed}-e{self.host.session.t}"
+
+    def action_export(self) -> None:
+        c = self.host.session.config
+        default = self.host.settings.saves_dir / f"{c.scenario}-s{c.seed}-e{self.host.session.t}-history"
+        self.app.push_screen(
+            PromptScreen("Export the history as", value=str(default), placeholder="saves/name", ok="Export",
+                         hint="Writes NAME.csv (one row per episode) and NAME.json (with reflections, new arms "
+                              "and decisions); the folder must exist (saves/ is created).", input_id="export-path"),
+            self._export_to)
+
+    def _export_to(self, text: str | None) -> None:
+        if not text or not text.strip():
+            return
+        base = Path(text.strip()).expanduser()
+        if base.parent == self.host.settings.saves_dir:
+            base.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            with self.host.lock:
+                s = self.host.session
+                csv_path, json_path = export_history({s.config.selector: s}, base)
+        except AELError as err:
+            self.notify(str(err), severity="error", title="Not exported")
+            return
+        self.notify(f"{csv_path}\n{json_path}", title="Exported")
 
     # ------------------------------------------------------------- sessions
     def action_settings(self) -> None:
