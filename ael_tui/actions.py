@@ -64,7 +64,7 @@ ACTIONS: tuple[NamedAction, ...] = (
     NamedAction("lab.decide", "lab", "d", "decide", "Decide",
                 "Open the pending proposal: approve, edit or reject it"),
     NamedAction("lab.panels", "lab", "v", "next_panels", "Panels",
-                "Small terminal: show the next group of panels (bandit, progress, memory)"),
+                "Small terminal: show the next group of panels (bandit, progress, memory, episodes)"),
     NamedAction("lab.tour", "lab", "t", "tour", "Tour",
                 "Guided tour: run to the next key moment of the method and explain it"),
     NamedAction("lab.compare", "lab", "c", "compare", "Compare",

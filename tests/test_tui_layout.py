@@ -36,7 +36,7 @@ async def test_at_100x30_every_panel_is_reachable_without_scrolling():
         await pilot.press("w")
         await settle(pilot)
         seen = set()
-        for _ in range(3):
+        for _ in range(4):
             await pilot.pause()
             seen |= {p for p in PANELS if visible(app.screen, p)}
             assert app.screen.query_one("#lab-body").max_scroll_y == 0

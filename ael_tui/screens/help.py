@@ -48,8 +48,8 @@ PANELS: dict[str, list[tuple[str, str]]] = {
          "One line per episode: its phase, the policy played, what the agent did, the outcome (green right, red "
          "wrong) and the reward. Move up to stop following the newest."),
         ("Small terminals",
-         "Below 120 columns or 42 rows the lab shows one group of panels at a time (bandit, progress, memory): "
-         "v or a click on the tabs switches. Every key still works from any group."),
+         "Below 120 columns or 42 rows the lab shows one group of panels at a time (bandit, progress, memory, "
+         "episodes): v or a click on the tabs switches. Every key still works from any group."),
     ],
     "Teaching": [
         ("Guided tour (t)",

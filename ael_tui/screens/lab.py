@@ -6,8 +6,8 @@ timer (~8 Hz) and only when the host's version has moved: cheap panels at
 once, plots and the memory table at most a few times a second.
 
 Below 120 columns or 42 rows the screen takes the class `-compact` and shows
-one group of panels at a time (bandit, progress, memory), chosen with the tabs
-or v; app.tcss does the layout. The guided tour (t) runs to the next key
+one group of panels at a time (bandit, progress, memory, episodes), chosen
+with the tabs or v; app.tcss does the layout. The guided tour (t) runs to the next key
 moment the session's events show (`TourGuide`) and explains it on a card.
 """
 
@@ -56,7 +56,7 @@ MEMORY_EVERY = 0.25     # the memory table too
 SLOW_AFTER = 0.05       # plots and memory table are redrawn this long after the numbers
 RUN_ACTIONS = {"step": "step", "run_window": "window", "run_reflection": "reflection", "run_phase": "phase",
                "tour": "tour"}
-PAGES = ("bandit", "progress", "memory")
+PAGES = ("bandit", "progress", "memory", "episodes")
 COMPACT_BELOW = (120, 42)  # columns, rows: below either, one group of panels at a time
 PAST = {"approve": "approved", "edit": "approved as edited", "reject": "rejected",
         "always": "approved (and every later one of its kind will be)"}
@@ -101,7 +101,7 @@ class LabScreen(Screen):
     def compose(self) -> ComposeResult:
         yield StatusBar(id="status")
         yield Tabs(Tab("Bandit", id="page-bandit"), Tab("Progress", id="page-progress"),
-                   Tab("Memory", id="page-memory"), id="lab-pages")
+                   Tab("Memory", id="page-memory"), Tab("Episodes", id="page-episodes"), id="lab-pages")
         with VerticalScroll(id="lab-body"):
             with Horizontal(id="row-bandit", classes="lab-row"):
                 with Vertical(id="posteriors-box", classes="panel"):
