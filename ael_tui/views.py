@@ -49,20 +49,13 @@ def regime_belief(session: Session) -> tuple[str, float] | None:
 
 
 def backend_and_cost(session: Session) -> tuple[str, float]:
-    """(backend name, LLM cost in USD so far); "offline" and 0 until the engine keeps a ledger."""
-    usage = getattr(session, "usage", None)
-    cost = 0.0
-    if usage is not None:
-        try:
-            totals = usage.totals() if callable(getattr(usage, "totals", None)) else getattr(usage, "totals", None)
-            cost = float(getattr(totals, "cost_usd", 0.0) or 0.0)
-        except Exception:
-            cost = 0.0
-    backend = getattr(session, "backend", None)
-    if not isinstance(backend, str) or not backend:
-        sources = {r.source for r in session.reflections if r.source not in ("offline", "fallback")}
-        backend = "+".join(sorted(sources)) if sources else "offline"
-    return backend, cost
+    """(who plays agent and reflector, LLM cost in USD so far); LLM calls that were
+    answered offline (the fallback policy) are counted where the backend is named."""
+    totals = session.usage.totals()
+    backend = session.backend
+    if totals.fallbacks:
+        backend += f" ⚠ {totals.fallbacks} fallback{'s' if totals.fallbacks != 1 else ''}"
+    return backend, float(totals.cost_usd)
 
 
 @dataclass

@@ -5,11 +5,8 @@ from __future__ import annotations
 
 import json
 import threading
-from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
-import pytest
 
 from ael_tui.actions import ACTIONS, BY_ID, bindings_for
 from ael_tui.commands import LabCommands
@@ -17,7 +14,10 @@ from ael_tui.config import DELAYS, LabSettings, load_keymap
 from ael_tui.host import SessionHost
 from ael_tui.views import (backend_and_cost, beta_pdf, density_grid, downsample, evidence_episodes, list_saves,
                            memory_rows, progress_data, read_save_info, rolling, status_of)
+from engine.llm import UsageRecord
 from engine.persistence import save_session
+from engine.session import Session, SessionConfig
+from scenarios import make_scenario
 from tests.tui_helpers import FROZEN_NOW, frozen_lab, make_app, notifications, settle, synthetic  # noqa: F401
 
 
@@ -147,12 +147,14 @@ def test_progress_shows_equity_and_drawdown_when_episodes_carry_returns():
     assert np.allclose(d.y, [1.1, 0.55, 0.66]) and np.allclose(d.y2, [0.0, -0.5, -0.4])
 
 
-def test_cost_is_offline_and_zero_without_a_ledger_and_read_from_one_when_there():
+def test_backend_and_cost_come_from_the_sessions_ledger_and_count_fallbacks():
     assert backend_and_cost(synthetic()) == ("offline", 0.0)
-    assert backend_and_cost(SimpleNamespace(reflections=[])) == ("offline", 0.0)  # a build with no ledger
-    with_ledger = SimpleNamespace(reflections=[], backend="reflector anthropic",
-                                  usage=SimpleNamespace(totals=lambda: SimpleNamespace(cost_usd=0.125)))
-    assert backend_and_cost(with_ledger) == ("reflector anthropic", 0.125)
+    s = Session(SessionConfig("synthetic", 1, "ts+reflection", llm={"reflector": "anthropic"}),
+                make_scenario("synthetic", 1))
+    s.usage.add(UsageRecord("reflect.diagnose", "anthropic", "claude-haiku-4-5", 100, 20, 0.125, 0.5, 1, False))
+    assert backend_and_cost(s) == ("agent offline, reflector anthropic", 0.125)
+    s.usage.add(UsageRecord("reflect.diagnose", "anthropic", "claude-haiku-4-5", 0, 0, 0.0, 0.1, 4, True))
+    assert backend_and_cost(s) == ("agent offline, reflector anthropic ⚠ 1 fallback", 0.125)
 
 
 def test_status_knows_the_true_regime_and_the_reflectors_label():
@@ -255,3 +257,12 @@ def test_only_offline_backends_are_offered_without_keys():
     from ael_tui.sessions import usable_backends
 
     assert [v for v, _ in usable_backends("reflector", env={})] == ["offline"]
+
+
+def test_an_episode_answered_by_the_offline_fallback_is_marked_in_the_log():
+    from ael_tui.widgets.episodes import FALLBACK, EpisodeLog
+
+    row = {"episode": 3, "phase": "train", "policy": "none", "action": "route → backend_error",
+           "result": "gold x ✗", "correct": False, "reward": 0.0, "info": {"agent": "fallback"}}
+    action, style = EpisodeLog.cells(None, row)[3]
+    assert action.startswith("⚠ fallback: ") and style == FALLBACK

@@ -60,7 +60,8 @@ class AuditScreen(ModalScreen[None]):
             table.add_column(c, key=c)
         for a in self.audit:
             style = {"reject": "red", "drop": "red", "edit": "yellow"}.get(a.decision, "green")
-            row = [str(a.seq), str(a.episode), f"#{a.proposal_id}", a.kind, Text(a.decision, style=style), a.who,
+            who = a.who + (" ⚠ LLM fallback" if a.source == "fallback" else "")
+            row = [str(a.seq), str(a.episode), f"#{a.proposal_id}", a.kind, Text(a.decision, style=style), who,
                    a.reason or "—", _short(a.accepted)]
             if self.show_times:
                 row.append(a.at.replace("T", " ").removesuffix("+00:00"))

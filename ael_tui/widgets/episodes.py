@@ -9,6 +9,7 @@ from rich.style import Style
 from .rows import RowList
 
 GREEN, RED, BOLD = Style(color="green"), Style(color="red"), Style(bold=True)
+FALLBACK = Style(color="yellow", bold=True)  # an LLM call answered offline
 
 
 class EpisodeLog(RowList):
@@ -38,8 +39,11 @@ class EpisodeLog(RowList):
     def cells(self, r: dict[str, Any]) -> list[tuple[str, Style]]:
         correct = r.get("correct")
         style = GREEN if correct else (RED if correct is False else Style())
+        # an LLM call answered by the offline heuristic is marked where it happened
+        fallback = (r.get("info") or {}).get("agent") == "fallback"
+        action = ("⚠ fallback: " if fallback else "") + str(r.get("action", ""))
         return [(str(r["episode"]), Style()), (str(r.get("phase", "")), Style()), (str(r.get("policy", "")), BOLD),
-                (str(r.get("action", "")), Style()), (str(r.get("result", "")), style),
+                (action, FALLBACK if fallback else Style()), (str(r.get("result", "")), style),
                 (f"{float(r.get('reward', 0.0)):.2f}", Style())]
 
     def show(self, history: list[dict[str, Any]]) -> None:
