@@ -34,6 +34,7 @@ from ..widgets.compare_chart import RICH_COLOURS, CompareChart
 from ..widgets.status import CompareStatusBar
 from ..widgets.timeline import Timeline
 from .dialogs import PromptScreen
+from .run_controls import RunControls
 
 TICK = 1 / 8
 PLOT_EVERY = 0.25
@@ -46,7 +47,7 @@ def _fmt(v: float | None, kind: str) -> str:
     return f"{v:.2f}" if kind != "equity" else f"{v:.3f}×"
 
 
-class CompareScreen(Screen):
+class CompareScreen(RunControls, Screen):
     ACTION_SCOPE = "compare"
     BINDINGS = bindings_for("compare")
 
@@ -187,29 +188,6 @@ class CompareScreen(Screen):
             said = f"{' and '.join(str(w) for w in who)} reflected at episode {last}" + (
                 f"; {arms[0]}" if arms else "") + ". The timeline has the diagnosis."
             self.notify(said, title="Reflection", timeout=5)
-
-    def action_step(self) -> None:
-        self._start("step")
-
-    def action_run_window(self) -> None:
-        self._start("window")
-
-    def action_run_reflection(self) -> None:
-        self._start("reflection")
-
-    def action_run_phase(self) -> None:
-        self._start("phase")
-
-    def action_pause(self) -> None:
-        self.host.pause()
-
-    def action_faster(self) -> None:
-        self.host.settings.faster()
-        self.redraw()
-
-    def action_slower(self) -> None:
-        self.host.settings.slower()
-        self.redraw()
 
     def action_close(self) -> None:
         self.host.pause()

@@ -47,6 +47,7 @@ from .approval import ApprovalScreen, Decision, ProposalContext
 from .compare import CompareScreen
 from .dialogs import CompareSetupScreen, ConfirmScreen, PromptScreen, SettingsAnswer, SettingsScreen
 from .load import LoadScreen
+from .run_controls import RunControls
 from .tour import TourCardScreen
 from .views import AuditScreen, ReflectionsScreen
 
@@ -72,7 +73,7 @@ def settle_heap() -> None:
     gc.freeze()
 
 
-class LabScreen(Screen):
+class LabScreen(RunControls, Screen):
     ACTION_SCOPE = "lab"
     BINDINGS = bindings_for("lab")
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (140, "-wide")]
@@ -330,29 +331,6 @@ class LabScreen(Screen):
                 self.action_decide()
             else:
                 self.notify(o.message, severity="warning")
-
-    def action_step(self) -> None:
-        self._start("step")
-
-    def action_run_window(self) -> None:
-        self._start("window")
-
-    def action_run_reflection(self) -> None:
-        self._start("reflection")
-
-    def action_run_phase(self) -> None:
-        self._start("phase")
-
-    def action_pause(self) -> None:
-        self.host.pause()
-
-    def action_faster(self) -> None:
-        self.host.settings.faster()
-        self.redraw()
-
-    def action_slower(self) -> None:
-        self.host.settings.slower()
-        self.redraw()
 
     # ------------------------------------------------------------- decisions
     def action_decide(self) -> None:
