@@ -14,13 +14,11 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from textual import work
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer
-from textual.worker import Worker, WorkerState, get_current_worker
 
 from engine.errors import AELError
 
@@ -145,29 +143,6 @@ class CompareScreen(RunControls, Screen):
         if action == "pause":
             return running
         return True
-
-    def _start(self, mode: str) -> None:
-        reason = self.host.begin(mode)
-        if reason:
-            self.notify(reason, severity="warning", title="Not stepping")
-            return
-        if mode != "step":
-            self.refresh_bindings()
-        self._run(mode)
-
-    @work(thread=True, exclusive=True, group="compare", exit_on_error=False)
-    def _run(self, mode: str) -> RunOutcome:
-        worker = get_current_worker()
-        outcome = self.host.run(mode, cancelled=lambda: worker.is_cancelled)
-        self.post_message(self.RunStopped(outcome))
-        return outcome
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.worker.group == "compare" and event.state == WorkerState.ERROR:
-            self.host.running = None
-            self.refresh_bindings()
-            self.redraw(force=True)
-            self.notify(f"the engine failed (a bug): {event.worker.error!r}", severity="error", timeout=15)
 
     def on_compare_screen_run_stopped(self, message: RunStopped) -> None:
         o = message.outcome

@@ -1,6 +1,6 @@
 """The lab screen: every panel of a running session, and the keys that drive it.
 
-Engine work runs in one thread worker (`_run_engine`) through the session
+Engine work runs in one thread worker (`RunControls._run_engine`) through the session
 host; this screen never steps the session itself. Panels are redrawn from a
 timer (~8 Hz) and only when the host's version has moved: cheap panels at
 once, plots and the memory table at most a few times a second.
@@ -25,7 +25,6 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Tab, Tabs
-from textual.worker import Worker, WorkerState, get_current_worker
 
 from engine.errors import AELError
 
@@ -274,36 +273,15 @@ class LabScreen(RunControls, Screen):
             return self.compact
         return True
 
+    def _bindings_changed(self, running: bool) -> None:
+        self._sync_bindings(running)
+
     def _sync_bindings(self, running: bool) -> None:
         """Refresh the footer only when what it shows changes (a refresh re-lays the screen)."""
         state = (running, bool(self.host.session.queue.pending))
         if state != self._bindings_state:
             self._bindings_state = state
             self.refresh_bindings()
-
-    def _start(self, mode: str) -> None:
-        reason = self.host.begin(mode)
-        if reason:
-            self.notify(reason, severity="warning", title="Not stepping")
-            return
-        if mode != "step":  # one episode is over before a changed footer or status could be seen
-            self._sync_bindings(True)
-            self.redraw()
-        self._run_engine(mode)
-
-    @work(thread=True, exclusive=True, group="engine", exit_on_error=False)
-    def _run_engine(self, mode: str) -> RunOutcome:
-        worker = get_current_worker()
-        outcome = self.host.run(mode, cancelled=lambda: worker.is_cancelled)
-        self.post_message(self.RunStopped(outcome))
-        return outcome
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.worker.group == "engine" and event.state == WorkerState.ERROR:
-            self.host.running = None
-            self._sync_bindings(False)
-            self.redraw(force=True)
-            self.notify(f"the engine failed (a bug): {event.worker.error!r}", severity="error", timeout=15)
 
     def on_lab_screen_run_stopped(self, message: RunStopped) -> None:
         o = message.outcome

@@ -1,11 +1,45 @@
-"""The run keys every stepping screen shares (lab and compare): each asks the
-screen's `_start(mode)` to run in its worker, or its host to pause or change speed."""
+"""The run keys every stepping screen shares (lab and compare), and the one
+worker they run the engine in: each key asks `_start(mode)`, which runs the
+host in a thread worker (checking cancellation, so pause is immediate) and
+posts the screen's own `RunStopped` message when it ends."""
 
 from __future__ import annotations
 
+from textual import work
+from textual.worker import Worker, WorkerState, get_current_worker
+
 
 class RunControls:
-    """Mixed into a Screen that has `host` (with `pause()` and `settings`), `_start(mode)` and `redraw()`."""
+    """Mixed into a Screen that has `host` (begin/run/pause/settings/running),
+    `redraw(force=...)` and a nested `RunStopped(outcome)` message."""
+
+    def _bindings_changed(self, running: bool) -> None:
+        """The footer's keys depend on whether a run is going (a screen may throttle this)."""
+        self.refresh_bindings()
+
+    def _start(self, mode: str) -> None:
+        reason = self.host.begin(mode)
+        if reason:
+            self.notify(reason, severity="warning", title="Not stepping")
+            return
+        if mode != "step":  # one episode is over before a changed footer or status could be seen
+            self._bindings_changed(True)
+            self.redraw()
+        self._run_engine(mode)
+
+    @work(thread=True, exclusive=True, group="engine", exit_on_error=False)
+    def _run_engine(self, mode: str):
+        worker = get_current_worker()
+        outcome = self.host.run(mode, cancelled=lambda: worker.is_cancelled)
+        self.post_message(self.RunStopped(outcome))
+        return outcome
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group == "engine" and event.state == WorkerState.ERROR:
+            self.host.running = None
+            self._bindings_changed(False)
+            self.redraw(force=True)
+            self.notify(f"the engine failed (a bug): {event.worker.error!r}", severity="error", timeout=15)
 
     def action_step(self) -> None:
         self._start("step")
