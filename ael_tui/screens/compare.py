@@ -20,11 +20,8 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer
 
-from engine.errors import AELError
-
 from ..actions import bindings_for
 from ..compare import CompareHost
-from ..exports import export_history
 from ..host import RUN_MODES, RunOutcome
 from ..views import compare_status, posterior_rows, progress_data, selector_summary
 from ..widgets.arm_bars import ArmBars
@@ -186,16 +183,5 @@ class CompareScreen(RunControls, Screen):
                               "the folder must exist (saves/ is created)."),
             self._export_to)
 
-    def _export_to(self, text: str | None) -> None:
-        if not text or not text.strip():
-            return
-        base = Path(text.strip()).expanduser()
-        if base.parent == self.host.settings.saves_dir:
-            base.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            with self.host.lock:
-                csv_path, json_path = export_history(self.host.sessions, base)
-        except AELError as err:
-            self.notify(str(err), severity="error", title="Not exported")
-            return
-        self.notify(f"{csv_path}\n{json_path}", title="Exported")
+    def _exported_sessions(self) -> dict:
+        return self.host.sessions

@@ -30,7 +30,6 @@ from engine.errors import AELError
 
 from ..actions import bindings_for
 from ..compare import CompareHost, build_compare, default_selectors
-from ..exports import export_history
 from ..host import RUN_MODES, RunOutcome, SessionHost
 from ..sessions import selectors_of
 from ..tour import MOMENTS, TourGuide
@@ -472,20 +471,8 @@ class LabScreen(RunControls, Screen):
                               "and decisions); the folder must exist (saves/ is created).", input_id="export-path"),
             self._export_to)
 
-    def _export_to(self, text: str | None) -> None:
-        if not text or not text.strip():
-            return
-        base = Path(text.strip()).expanduser()
-        if base.parent == self.host.settings.saves_dir:
-            base.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            with self.host.lock:
-                s = self.host.session
-                csv_path, json_path = export_history({s.config.selector: s}, base)
-        except AELError as err:
-            self.notify(str(err), severity="error", title="Not exported")
-            return
-        self.notify(f"{csv_path}\n{json_path}", title="Exported")
+    def _exported_sessions(self) -> dict:
+        return {self.host.session.config.selector: self.host.session}
 
     # ------------------------------------------------------------- sessions
     def action_settings(self) -> None:

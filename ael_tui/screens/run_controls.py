@@ -5,13 +5,20 @@ posts the screen's own `RunStopped` message when it ends."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from textual import work
 from textual.worker import Worker, WorkerState, get_current_worker
+
+from engine.errors import AELError
+
+from ..exports import export_history
 
 
 class RunControls:
     """Mixed into a Screen that has `host` (begin/run/pause/settings/running),
-    `redraw(force=...)` and a nested `RunStopped(outcome)` message."""
+    `redraw(force=...)`, a nested `RunStopped(outcome)` message and
+    `_exported_sessions()` (selector -> session, what `x` writes)."""
 
     def _bindings_changed(self, running: bool) -> None:
         """The footer's keys depend on whether a run is going (a screen may throttle this)."""
@@ -63,3 +70,18 @@ class RunControls:
     def action_slower(self) -> None:
         self.host.settings.slower()
         self.redraw()
+
+    def _export_to(self, text: str | None) -> None:
+        """Write NAME.csv and NAME.json for the answer of the export prompt (None: cancelled)."""
+        if not text or not text.strip():
+            return
+        base = Path(text.strip()).expanduser()
+        if base.parent == self.host.settings.saves_dir:
+            base.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            with self.host.lock:
+                csv_path, json_path = export_history(self._exported_sessions(), base)
+        except AELError as err:
+            self.notify(str(err), severity="error", title="Not exported")
+            return
+        self.notify(f"{csv_path}\n{json_path}", title="Exported")
