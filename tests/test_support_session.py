@@ -3,6 +3,7 @@
 import json
 
 from engine.persistence import load_session, save_session
+from engine.results import run_result
 from scenarios import make_scenario
 from tests.conftest import new_session
 
@@ -35,6 +36,16 @@ def test_an_injected_arm_saves_and_loads_with_its_posterior_and_its_audit_entry(
     [entry] = [a for a in loaded.queue.audit if a.kind == "arm"]
     assert entry.decision == "approve" and entry.who == "rule:auto-approve"
     assert entry.accepted["name"] == "route_aware" and entry.proposal_id == inj["proposal"]
+
+
+def test_the_results_regimes_are_the_routing_accuracy():
+    s = new_session("support", seed=7, episodes=400)
+    s.run()
+    result = run_result(s)
+    for g, name in enumerate(["R0", "R1"]):
+        rows = [h for h in s.history if h["regime"] == g]
+        assert result["regimes"][name] == sum(bool(h["correct"]) for h in rows) / len(rows)
+    assert result["overall"] == sum(bool(h["correct"]) for h in s.history) / 400
 
 
 def test_manual_approval_of_route_aware_near_920():
