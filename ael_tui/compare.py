@@ -174,7 +174,7 @@ class CompareHost:
                 regime = e.record.get("regime")
                 if regime is not None and regime != self._last_regime:
                     if self._last_regime is not None:
-                        names = list(getattr(s.scenario, "regime_names", []) or [])
+                        names = list(s.scenario.regime_names)
                         label = names[regime] if isinstance(regime, int) and 0 <= regime < len(names) else regime
                         add(TimelineEntry(e.episode, None, "regime", f"regime {label} begins (nobody is told)"))
                     self._last_regime = regime

@@ -13,30 +13,25 @@ from __future__ import annotations
 
 import csv
 import io
-import os
-import tempfile
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from engine.atomic import write_json_atomic
+from engine.atomic import write_json_atomic, write_text_atomic
 from engine.errors import AELError
 from engine.session import Session
 
+from .views import regime_name
+
 COLUMNS = ("selector", "episode", "phase", "regime", "policy", "reward", "score", "correct", "action", "result",
            "hits", "insight")
-
-
-def _regime_name(session: Session, regime: Any) -> Any:
-    names = list(getattr(session.scenario, "regime_names", []) or [])
-    return names[regime] if isinstance(regime, int) and 0 <= regime < len(names) else regime
 
 
 def history_rows(name: str, session: Session) -> list[dict[str, Any]]:
     rows = []
     for r in session.history:
         row = {"selector": name, **{k: r.get(k) for k in COLUMNS[1:]}}
-        row["regime"] = _regime_name(session, r.get("regime"))
+        row["regime"] = regime_name(session, r.get("regime"))
         for k, v in (r.get("info") or {}).items():
             if isinstance(v, (int, float, str, bool)) or v is None:
                 row[f"info.{k}"] = v
@@ -52,24 +47,6 @@ def csv_text(rows: list[dict[str, Any]]) -> str:
     for r in rows:
         w.writerow({k: ("" if v is None else v) for k, v in r.items()})
     return buf.getvalue()
-
-
-def write_text_atomic(path: Path, text: str) -> None:
-    folder = path.parent if str(path.parent) else Path(".")
-    if not folder.is_dir():
-        raise AELError(f"cannot export to {path}: folder {folder} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def session_document(session: Session) -> dict[str, Any]:
@@ -95,7 +72,7 @@ def export_history(sessions: dict[str, Session], base: Path) -> tuple[Path, Path
     doc = {
         "format": "ael-lab-history", "scenario": c.scenario, "seed": c.seed,
         "episodes": max(s.t for s in sessions.values()), "n_episodes": lead.n_episodes,
-        "regime_names": list(getattr(lead.scenario, "regime_names", []) or []),
+        "regime_names": list(lead.scenario.regime_names),
         "selectors": {name: {"config": s.config.to_dict(), **session_document(s)} for name, s in sessions.items()},
     }
     try:

@@ -24,6 +24,8 @@ from typing import Any
 from engine import events as ev
 from engine.session import Session
 
+from .views import regime_name
+
 MOMENTS = ("posterior", "distilled", "reflected", "regime", "arm")
 
 
@@ -92,11 +94,6 @@ class TourGuide:
 
 
 # ------------------------------------------------------------ the words
-def _regime_name(session: Session, regime: Any) -> str:
-    names = list(getattr(session.scenario, "regime_names", []) or [])
-    return names[regime] if isinstance(regime, int) and 0 <= regime < len(names) else str(regime)
-
-
 def _posterior(session: Session, episode: int, record: dict[str, Any]) -> tuple[str, str, str]:
     arm = next((a for a in session.selector.arms if a.name == record["policy"]), None)
     reward = float(record["reward"])
@@ -136,7 +133,7 @@ def _reflected(session: Session, episode: int, e: ev.Reflected) -> tuple[str, st
 
 
 def _regime(session: Session, episode: int, change: tuple[Any, Any]) -> tuple[str, str, str]:
-    old, new = (_regime_name(session, x) for x in change)
+    old, new = (regime_name(session, x) for x in change)
     text = (f"Episode {episode}: the hidden regime changed from {old} to {new}. Neither the agent nor the bandit "
             "is told. The arm that was best may stop working: watch the rolling curve on the Progress chart "
             "(the gray line marks the change) and how many episodes the posteriors take to follow.")

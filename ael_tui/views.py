@@ -22,19 +22,20 @@ from engine.session import Session
 
 
 # ------------------------------------------------------------------ status
+def regime_name(session: Session, regime: Any) -> str | None:
+    """A history record's regime index as the scenario names it (None stays None)."""
+    if regime is None:
+        return None
+    names = session.scenario.regime_names
+    return names[regime] if isinstance(regime, int) and 0 <= regime < len(names) else str(regime)
+
+
 def true_regime(session: Session) -> str | None:
     """The scenario's true regime of the current (or last) episode, if it knows it."""
     if session.n_episodes <= 0:
         return None
     t = min(session.t, session.n_episodes - 1)
-    try:
-        r = session.scenario.regime(t)
-    except Exception:  # a scenario without a notion of regime
-        return None
-    if r is None:
-        return None
-    names = list(getattr(session.scenario, "regime_names", []) or [])
-    return names[r] if isinstance(r, int) and 0 <= r < len(names) else str(r)
+    return regime_name(session, session.scenario.regime(t))
 
 
 def regime_belief(session: Session) -> tuple[str, float] | None:
@@ -222,14 +223,12 @@ def progress_data(session: Session) -> ProgressData:
         kind = metric_name(session)
         col = [float(bool(r["correct"])) if kind == "accuracy" else float(r["reward"]) for r in h]
         y = rolling(np.asarray(col, dtype=float), window)
-    names = list(getattr(session.scenario, "regime_names", []) or [])
     regime_starts = []
     prev = object()
     for r in h:
         reg = r.get("regime")
         if reg != prev and reg is not None:
-            label = names[reg] if isinstance(reg, int) and 0 <= reg < len(names) else str(reg)
-            regime_starts.append((r["episode"], label))
+            regime_starts.append((r["episode"], regime_name(session, reg)))
         prev = reg
     phase_starts = [(end, name) for name, end in session.phase_ends.items()
                     if 0 < end < session.n_episodes and name != "test"]

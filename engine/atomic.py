@@ -16,11 +16,17 @@ from .errors import AELError
 
 def write_json_atomic(path: str | os.PathLike, document: Any, *, indent: int | None = None,
                       sort_keys: bool = False) -> None:
-    """Serialise first, then temp file + fsync + rename: the target is either the
-    old file or the complete new one, never half of one."""
-    path = Path(path)
+    """Serialise first (a value JSON cannot hold fails before any file is touched),
+    then write atomically."""
     separators = (",", ":") if indent is None else None
     text = json.dumps(document, separators=separators, indent=indent, sort_keys=sort_keys, allow_nan=False)
+    write_text_atomic(path, text)
+
+
+def write_text_atomic(path: str | os.PathLike, text: str) -> None:
+    """Temp file in the same folder + fsync + rename: the target is either the old
+    file or the complete new one, never half of one."""
+    path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir():
         raise AELError(f"cannot save to {path}: folder {folder} does not exist")
@@ -29,7 +35,7 @@ def write_json_atomic(path: str | os.PathLike, document: Any, *, indent: int | N
         umask = os.umask(0)
         os.umask(umask)
         os.fchmod(fd, 0o666 & ~umask)  # mkstemp makes 0600; a save is an ordinary file
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
