@@ -289,6 +289,8 @@ class Session(Decisions):
         ctx = self._reflection_context(t)
         if not self.reflector.should_reflect(ctx):
             return
+        # side information is for the reflection itself, not its gate: computed only when it runs
+        ctx.side_info = self.scenario.side_info(max(0, t + 1 - self.slow_window), t + 1)
         refl = self.reflector.reflect(ctx)
         if refl is None:
             return
@@ -323,7 +325,7 @@ class Session(Decisions):
         return ReflectionContext(
             episode=t, window=self.history[start:], trailing=self.history[-trailing_n:],
             history=self.history, pool=list(self.pool.values()), posteriors=posteriors,
-            memory=self.memory, side_info=self.scenario.side_info(start, t + 1),
+            memory=self.memory, side_info={},
             previous=self.reflections[-3:], scenario=self.scenario,
         )
 
