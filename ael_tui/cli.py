@@ -144,6 +144,11 @@ def llm_config(args: argparse.Namespace) -> dict:
         reflector_model=args.reflector_model, error_policy=args.error_policy, timeout_s=args.llm_timeout,
         max_retries=args.llm_retries, base_url=args.llm_url, record=args.record, replay=args.replay,
     )
+    if config.agent != "offline":
+        from scenarios import scenario_class
+
+        if not scenario_class(args.scenario).llm_agent:
+            raise AELError(f"--agent: the {args.scenario} scenario has no agent a model could play; drop --agent")
     return config.to_dict() if config.uses_llm else {}
 
 
@@ -166,7 +171,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return export_stream(args)
         return open_lab(args)
     except AELError as err:
-        print(f"ael-lab: {err}", file=sys.stderr)
+        from engine.secrets import scrub  # an error line is shown: it must never carry a key
+
+        print(f"ael-lab: {scrub(str(err))}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("ael-lab: interrupted", file=sys.stderr)

@@ -10,7 +10,7 @@ nothing in the default path can open a socket.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Callable
 
 from .errors import AELError
 from .llm import Cassette, LLMClient, LLMSettings, UsageLedger
@@ -59,15 +59,15 @@ class LLMConfig:
         return cls(**(d or {}))
 
 
-def shared_cassette(config: LLMConfig) -> Cassette | None:
+def shared_cassette(config: LLMConfig, *, append: bool = False) -> Cassette | None:
     """One cassette for all the sessions of a command (they record to, or replay
-    from, one file)."""
+    from, one file). `append`: a resumed session adds to the calls recorded so far."""
     if not config.uses_llm:
         return None
     if config.replay:
         return Cassette.replay(config.replay)
     if config.record:
-        return Cassette.record(config.record, save_every_s=1.0)
+        return Cassette.record(config.record, save_every_s=1.0, append=append)
     return None
 
 
@@ -77,15 +77,44 @@ class LLMRuntime:
     def __init__(self, config: LLMConfig, cassette: Cassette | None = None):
         self.config = config
         self.ledger = UsageLedger()
+        self.notices: list[str] = []
+        self._listeners: list[Callable[[str], None]] = []
         # shared by every session of one command when given, else this session's own
         self.cassette = cassette if cassette is not None else shared_cassette(config)
         self.agent = self._client("agent")
-        self.reflector = self._client("reflector")
+        self.reflector = self._client("reflector", self.agent.breaker if self._same_endpoint() else None)
+        # the model each role resolved to is pinned in the config (which the session saves),
+        # so resuming never depends on AEL_OPENAI_MODEL or a changed default
+        for role in ("agent", "reflector"):
+            client = getattr(self, role)
+            if client is not None and not getattr(config, f"{role}_model"):
+                setattr(config, f"{role}_model", client.model)
 
-    def _client(self, role: str) -> LLMClient | None:
+    def _client(self, role: str, breaker=None) -> LLMClient | None:
         if getattr(self.config, role) == "offline":
             return None
-        return LLMClient(self.config.settings(role), ledger=self.ledger, cassette=self.cassette)
+        return LLMClient(self.config.settings(role), ledger=self.ledger, cassette=self.cassette,
+                         notify=self._notice, name=role, breaker=breaker)
+
+    def _same_endpoint(self) -> bool:
+        # agent and reflector on one provider reach one endpoint (one base URL for both):
+        # one breaker, so a dead server costs one round of retries, not one per role
+        return self.config.agent != "offline" and self.config.agent == self.config.reflector
+
+    def on_notice(self, listener: Callable[[str], None]) -> None:
+        """Hear what a person should know as it happens: a long Retry-After wait, a
+        circuit breaker opening or closing (the CLI prints them as warnings)."""
+        self._listeners.append(listener)
+
+    def _notice(self, text: str) -> None:
+        self.notices.append(text)
+        for listener in self._listeners:
+            listener(text)
+
+    def breakers_open(self) -> list[str]:
+        """The roles whose circuit breaker is open now."""
+        clients = {"agent": self.agent, "reflector": self.reflector}
+        return [role for role, c in clients.items() if c is not None and c.breaker.opened]
 
     def describe(self) -> str:
         """For the status line: 'offline', or who plays which role."""
@@ -97,11 +126,22 @@ class LLMRuntime:
             model = getattr(self.config, f"{role}_model")
             parts.append(f"{role} {provider}{'/' + model if model else ''}")
         mode = " (replay)" if self.config.replay else " (recording)" if self.config.record else ""
-        return ", ".join(parts) + mode
+        tripped = "".join(f" ⚠ {role} circuit open" for role in self.breakers_open())
+        return ", ".join(parts) + mode + tripped
+
+    def fallback_line(self) -> str:
+        """One line on the calls answered offline after failing ("" when none):
+        how many, and for which purposes."""
+        return fallback_line([self])
 
     def flush(self) -> None:
         if self.cassette is not None:
             self.cassette.flush()
+
+    def close(self) -> None:
+        """Flush, and let other processes record to the cassette (idempotent)."""
+        if self.cassette is not None:
+            self.cassette.close()
 
     def summary(self) -> dict[str, Any]:
         """Calls, fallbacks, tokens and estimated cost, in total and per purpose
@@ -113,3 +153,19 @@ class LLMRuntime:
 
         return {**block(self.ledger.totals()),
                 "by_purpose": {k: block(v) for k, v in sorted(self.ledger.by_purpose().items())}}
+
+
+def fallback_line(runtimes: list["LLMRuntime"]) -> str:
+    """"N of M LLM calls were answered offline after failing (agent.route 120, ...)"
+    over the runtimes of one command; "" when no call fell back."""
+    calls, by_purpose = 0, {}
+    for runtime in runtimes:
+        for record in runtime.ledger.records:
+            calls += 1
+            if record.fallback:
+                by_purpose[record.purpose] = by_purpose.get(record.purpose, 0) + 1
+    if not by_purpose:
+        return ""
+    parts = ", ".join(f"{purpose} {n}" for purpose, n in sorted(by_purpose.items()))
+    return (f"{sum(by_purpose.values())} of {calls} LLM calls were answered offline after failing ({parts}); "
+            "the results JSON has them under llm.fallbacks")

@@ -28,7 +28,7 @@ from .decisions import Decisions
 from .errors import AELError
 from .llm import UsageLedger
 from .llm_reflector import LLMReflector
-from .llm_setup import LLMConfig, LLMRuntime
+from .llm_setup import LLMConfig, LLMRuntime, shared_cassette
 from .memory import MemoryStore
 from .policies import PolicySpec
 from .reflection import Reflection, ReflectionContext, Reflector
@@ -84,6 +84,8 @@ class Session(Decisions):
         self.rng = make_rng(scenario.session_seed())
         self.memory = MemoryStore(scenario.match_bonuses, cap_per_tier=defaults.get("memory_cap", 500))
         self.llm = LLMRuntime(LLMConfig.from_dict(config.llm), cassette)
+        if config.llm:  # the runtime pinned each role's model: the save keeps it
+            config.llm = self.llm.config.to_dict()
         self.reflector: Reflector | None = None
         if self.reflection_on:
             self.reflector = scenario.make_reflector(config.reflector_options)
@@ -369,7 +371,8 @@ class Session(Decisions):
     def from_dict(cls, d: dict[str, Any], scenario_factory: Callable[[str, int, dict], Scenario]) -> "Session":
         config = SessionConfig.from_dict(d["config"])
         scenario = scenario_factory(config.scenario, config.seed, config.scenario_options)
-        s = cls(config, scenario)
+        # a resumed session that records adds to its cassette instead of starting it afresh
+        s = cls(config, scenario, shared_cassette(LLMConfig.from_dict(config.llm), append=True))
         s.load_state(d)
         return s
 

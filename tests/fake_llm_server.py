@@ -37,10 +37,12 @@ GEMINI_PATH = re.compile(r"^/(v1|v1beta|v1alpha)/models/([^/:]+):generateContent
 class Behaviour:
     """What the server does with one request.
 
-    kind: `ok` (answer `text` as the model's reply), `status` (an API error
-    with `status`, `headers` and, if given, `text` as its message), `hang`
-    (say nothing for `seconds`). `cut` marks an `ok` reply as stopped at
-    max_tokens.
+    kind: `ok` (answer `text` as the model's reply), `echo` (answer from
+    the request's schema, as the `echo` mode does), `status` (an API error
+    with `status`, `headers` and, if given, `text` as its message), `raw`
+    (send `text` as the whole HTTP body with `status`: an empty, non-JSON or
+    wrongly shaped 200), `hang` (say nothing for `seconds`). `cut` marks an
+    `ok` reply as stopped at max_tokens.
     """
 
     kind: str
@@ -54,6 +56,17 @@ class Behaviour:
 def ok(data: Any) -> Behaviour:
     """A reply whose text is `data` (a str as is, anything else as JSON)."""
     return Behaviour("ok", data if isinstance(data, str) else json.dumps(data))
+
+
+def echo() -> Behaviour:
+    """What the `echo` mode answers: a valid object for the request's schema."""
+    return Behaviour("echo")
+
+
+def raw_body(body: str | bytes = "", status: int = 200) -> Behaviour:
+    """The whole HTTP body as given, whatever the API: b"" is an empty 200,
+    "<html>..." a non-JSON one, '{"x": 1}' a JSON one in the wrong envelope."""
+    return Behaviour("raw", body.decode("latin-1") if isinstance(body, bytes) else body, status=status)
 
 
 def not_json(text: str = "Sure! Here is what I found: the regime changed.") -> Behaviour:
@@ -224,7 +237,11 @@ def _handler_for(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
                 server._stop.wait(min(behaviour.seconds, server.max_hang_s))
                 if server._stop.is_set():
                     return
+                behaviour = Behaviour("echo")
+            if behaviour.kind == "echo":
                 behaviour = Behaviour("ok", json.dumps(_echo_answer(body)))
+            if behaviour.kind == "raw":
+                return self._send_bytes(behaviour.status, behaviour.text.encode("latin-1"))
             if behaviour.kind == "status":
                 return self._send(behaviour.status, _error_body(api, behaviour.status, behaviour.text),
                                   dict(behaviour.headers))
@@ -235,7 +252,9 @@ def _handler_for(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
             self._send(404, {"error": {"message": "only POST is spoken here"}})
 
         def _send(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
-            data = json.dumps(payload).encode("utf-8")
+            self._send_bytes(status, json.dumps(payload).encode("utf-8"), headers)
+
+        def _send_bytes(self, status: int, data: bytes, headers: dict[str, str] | None = None) -> None:
             try:
                 self.send_response(status)
                 self.send_header("content-type", "application/json")

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping
 
 from ..errors import AELError
+from ..secrets import clip, remember, scrub
+from .breaker import CircuitBreaker
 from .cassette import Cassette
 from .ledger import UsageLedger, UsageRecord
 from .prompt import check_messages, correction, parse_json, with_schema
@@ -19,6 +21,7 @@ from .schema import SchemaError, check_schema, validate
 from .settings import LLMSettings
 
 KEY_VARIABLES = ("ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENAI_API_KEY")
+ANNOUNCE_WAIT_S = 2.0  # a Retry-After wait at least this long is announced through `notify`
 
 
 @dataclass
@@ -35,16 +38,25 @@ class _Spent:
 class LLMClient:
     """Asks a model for one JSON object that matches a schema.
 
-    Every call: the schema goes into the system prompt; a 429, 5xx, timeout
-    or connection error is retried with backoff (honouring Retry-After) up to
+    Every call: the schema goes into the system prompt; a 429, 5xx, timeout,
+    connection error or unreadable reply (empty, not the API's envelope, over
+    `settings.max_reply_bytes`, anything the SDK cannot parse) is retried with
+    backoff (honouring Retry-After up to `backoff_max_s`, announced) up to
     `settings.max_retries` times; a reply that is not JSON or breaks the
     schema is retried once with the error quoted back; what is left is a
     failure, which the error policy turns into an `AELError` (`raise`) or the
-    caller's offline answer (`fallback`). Each call lands in `ledger`.
+    caller's offline answer (`fallback`). A circuit breaker (`breaker.py`)
+    stops calling after `breaker_failures` failed calls in a row. Each call
+    lands in `ledger`. Reply text is scrubbed of secrets before anything reads
+    it, so a key quoted back by a server never reaches a session, a prompt or
+    a file; error text is scrubbed and clipped to one short line.
 
     `sleep` and `clock` are injectable so tests run without waiting; `env` is
     where keys and URLs are read (default `os.environ`); `cassette` records
-    or replays every request; `provider` replaces the one the settings name.
+    or replays every request; `provider` replaces the one the settings name;
+    `notify(text)` hears what a person should know while it happens (a long
+    Retry-After wait, the breaker opening or closing); `name` labels them;
+    `breaker` is shared by clients that call the same endpoint.
     """
 
     def __init__(
@@ -55,17 +67,28 @@ class LLMClient:
         cassette: Cassette | None = None,
         provider: Provider | None = None,
         env: Mapping[str, str] | None = None,
-        sleep: Callable[[float], None] = time.sleep,
+        sleep: Callable[[float], None] | None = None,
         clock: Callable[[], float] = time.monotonic,
+        notify: Callable[[str], None] | None = None,
+        name: str = "",
+        breaker: CircuitBreaker | None = None,
     ) -> None:
         self.settings = settings or LLMSettings()
         self.ledger = ledger if ledger is not None else UsageLedger()
         self._env: Mapping[str, str] = os.environ if env is None else env
-        self._sleep = sleep
+        self._sleep = sleep if sleep is not None else _sleep
         self._clock = clock
+        self._notify = notify or (lambda text: None)
         self.model = self.settings.resolved_model(self._env)
         s, e = self.settings, self._env
+        remember(s.api_key, *(e.get(n, "") for n in KEY_VARIABLES))
+        self.name = f"{name or 'llm'} ({s.provider}/{self.model})"
+        self.breaker = breaker or CircuitBreaker(s.breaker_failures, s.breaker_cooldown_calls,
+                                                 s.breaker_cooldown_s, count_calls=s.error_policy == "fallback",
+                                                 clock=clock)
         base = provider or LazyProvider(s.provider, s.provider != "offline", lambda: make_provider(s, e))
+        # checked before a cassette records it: an unreadable reply is recorded as the error it is
+        base = CheckedProvider(base, s.max_reply_bytes, self.redact)
         self.provider: Provider = cassette.wrap(base) if cassette is not None else base
 
     def complete_json(
@@ -92,6 +115,11 @@ class LLMClient:
         bound = (lambda: fallback([dict(m) for m in original], schema)) if fallback else None
         start = self._clock()
         spent = _Spent(model=self.model)
+        if not self.breaker.allow():
+            b = self.breaker
+            reason = (f"circuit open: {b.failures} calls in a row failed, not calling for {b.remaining()} "
+                      f"(last: {b.last_reason})")
+            return self._fail(reason, purpose, original, schema, fallback, spent, start, "", counts=False)
         sent = with_schema(original, schema)
         first_hash = ""
         problem = ""
@@ -107,12 +135,14 @@ class LLMClient:
                 data = parse_json(reply.text)
                 validate(data, schema)
             except ValueError as exc:  # SchemaError is a ValueError too
-                problem = str(exc)
+                problem = clip(str(exc))
                 if reply.truncated:
                     problem += f" (the reply was cut off at max_tokens={self.settings.max_tokens})"
                 sent = [*sent, {"role": "assistant", "content": reply.text},
                         {"role": "user", "content": correction(problem)}]
                 continue
+            if self.breaker.succeeded():
+                self._notify(f"{self.name}: answering again; the circuit breaker is closed")
             return self._finish(LLMResult(data, self.provider.name, spent.model, spent.input_tokens,
                                           spent.output_tokens, spent.cost_usd, self._clock() - start,
                                           spent.attempts, False, "", purpose, first_hash))
@@ -122,15 +152,23 @@ class LLMClient:
     def _send(self, request: LLMRequest, spent: _Spent) -> Reply:
         """One reply, retrying what is worth retrying; raises the last ProviderError."""
         s = self.settings
-        for retry in range(s.max_retries + 1):
+        # an endpoint that just failed a whole call gets one attempt per call until it answers
+        retries = 0 if self.breaker.degraded() else s.max_retries
+        for retry in range(retries + 1):
             spent.attempts += 1
             try:
                 reply = self.provider.send(request)
             except ProviderError as exc:
-                if not exc.retryable or retry == s.max_retries:
+                if not exc.retryable or retry == retries:
                     raise
                 if self.provider.live:  # a replay repeats the outcome, not the wait
-                    self._sleep(backoff_delay(retry, s.backoff_base_s, s.backoff_max_s, exc.retry_after))
+                    wait = backoff_delay(retry, s.backoff_base_s, s.backoff_max_s, exc.retry_after)
+                    if exc.retry_after is not None and exc.retry_after >= ANNOUNCE_WAIT_S:
+                        capped = f" (it asked for {exc.retry_after:g} s; the cap is {s.backoff_max_s:g} s)" \
+                            if exc.retry_after > wait else ""
+                        self._notify(f"{self.name}: waiting {wait:g} s before retrying, as the server "
+                                     f"asked (Retry-After){capped}")
+                    self._sleep(wait)
                 continue
             spent.model = reply.model or spent.model
             spent.input_tokens += reply.input_tokens
@@ -140,8 +178,14 @@ class LLMClient:
         raise AssertionError("unreachable: the loop returns or raises")  # pragma: no cover
 
     def _fail(self, reason: str, purpose: str, original: list[dict[str, str]], schema: dict[str, Any],
-              fallback: Fallback | None, spent: _Spent, start: float, request_hash: str) -> LLMResult:
-        reason = self.redact(reason)
+              fallback: Fallback | None, spent: _Spent, start: float, request_hash: str,
+              counts: bool = True) -> LLMResult:
+        reason = clip(self.redact(reason))
+        if counts and self.breaker.failed(reason):
+            b, policy = self.breaker, self.settings.error_policy
+            doing = "answering offline" if policy == "fallback" else "refusing each call"
+            self._notify(f"{self.name}: {b.failures} calls in a row failed (last: {reason}); circuit breaker "
+                         f"open: not calling for {b.cooldown()}, {doing}, then one probe call")
         if self.settings.error_policy == "fallback" and fallback is not None:
             data = fallback([dict(m) for m in original], schema)
             try:
@@ -164,9 +208,48 @@ class LLMClient:
         return result
 
     def redact(self, text: str) -> str:
-        """`text` with every API key this client could know replaced by [redacted]."""
-        secrets = {self.settings.api_key or ""} | {self._env.get(name, "") for name in KEY_VARIABLES}
-        for secret in sorted(secrets, key=len, reverse=True):
-            if len(secret) >= 6:  # a 1-letter "key" would redact half the message
-                text = text.replace(secret, "[redacted]")
-        return text
+        """`text` with every secret this client could know replaced by [redacted]
+        (`engine.secrets`: keys of 8+ characters, URL userinfo, bearer tokens)."""
+        return scrub(text, self._env, [self.settings.api_key or ""])
+
+
+def _sleep(seconds: float) -> None:
+    # looked up at call time, so a test can replace it for every client a command builds
+    time.sleep(seconds)
+
+
+class CheckedProvider:
+    """A provider whose replies are readable or a retryable `ProviderError`.
+
+    Replies come from outside: an empty text, one over `max_bytes`, or
+    anything the SDK itself choked on (a 200 with an empty, non-JSON or
+    wrongly shaped body raises whatever the SDK raises) is a failure like a
+    5xx, never a traceback. Reply text is scrubbed of secrets here, before a
+    cassette or the client sees it. `AELError` (a replay that lacks the
+    request) passes through: it is the user's to fix, not the server's.
+    """
+
+    def __init__(self, inner: Provider, max_bytes: int, scrub_text: Callable[[str], str]) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.live = inner.live
+        self._max_bytes = max_bytes
+        self._scrub = scrub_text
+
+    def send(self, request: LLMRequest) -> Reply:
+        try:
+            reply = self.inner.send(request)
+        except (ProviderError, AELError):
+            raise
+        except Exception as exc:  # noqa: BLE001 - the SDKs raise anything on a malformed body
+            raise ProviderError(f"{self.name}: unreadable response ({type(exc).__name__})",
+                                retryable=True) from None
+        if not isinstance(reply, Reply) or not isinstance(reply.text, str):
+            raise ProviderError(f"{self.name}: unreadable response (no reply text)", retryable=True)
+        size = len(reply.text.encode("utf-8", "replace"))
+        if size > self._max_bytes:
+            raise ProviderError(f"{self.name}: reply of {size:,} bytes is over the {self._max_bytes:,}-byte "
+                                "cap; not read", retryable=True)
+        if not reply.text.strip():
+            raise ProviderError(f"{self.name}: empty reply", retryable=True)
+        return replace(reply, text=self._scrub(reply.text))

@@ -77,6 +77,7 @@ class PortfolioScenario(ScenarioBase):
     """Allocate over ten tickers and cash, bar by bar, with a retrieval-policy bandit."""
 
     name = "portfolio"
+    llm_agent = True
     match_bonuses = {"ticker": 2.0, "sector": 0.8, "regime": 1.0, "task_type": 0.5}
     all_selectors = SELECTORS
     baseline_names = BASELINE_NAMES

@@ -55,7 +55,7 @@ class AnthropicProvider:
                                getattr(exc, "api_message", "") or "", self._key) from None
         except sdk.APIError as exc:  # e.g. a response the SDK could not read
             raise ProviderError(f"{self.name}: unreadable response ({type(exc).__name__})",
-                                retryable=False) from None
+                                retryable=True) from None
         text = "".join(block.text for block in message.content if getattr(block, "type", "") == "text")
         usage = message.usage
         return Reply(text, int(usage.input_tokens or 0), int(usage.output_tokens or 0), str(message.model),

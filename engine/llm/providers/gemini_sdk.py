@@ -65,7 +65,7 @@ class GeminiProvider:
             raise connect_error(self.name, self._url) from None
         except ValueError as exc:  # e.g. a body the SDK could not parse
             raise ProviderError(f"{self.name}: unreadable response ({type(exc).__name__})",
-                                retryable=False) from None
+                                retryable=True) from None
         usage = response.usage_metadata
         return Reply(_text(response), _count(usage, "prompt_token_count"),
                      _count(usage, "candidates_token_count") + _count(usage, "thoughts_token_count"),

@@ -22,7 +22,7 @@ class OpenAICompatibleProvider:
     def __init__(self, settings: LLMSettings, env: Mapping[str, str]) -> None:
         base = settings.base_url or env.get("AEL_OPENAI_BASE_URL", "")
         if not base:
-            raise ProviderError(f"{self.name}: no server URL; set AEL_OPENAI_BASE_URL or --llm-base-url",
+            raise ProviderError(f"{self.name}: no server URL; give --llm-url or set AEL_OPENAI_BASE_URL",
                                 retryable=False)
         base = base.rstrip("/")
         self._url = base + ("/chat/completions" if base.endswith("/v1") else "/v1/chat/completions")
@@ -56,7 +56,8 @@ class OpenAICompatibleProvider:
             choice = data["choices"][0]
             text = choice["message"]["content"] or ""
         except (ValueError, KeyError, IndexError, TypeError):
-            raise ProviderError(f"{self.name}: unreadable response body", retryable=False) from None
+            raise ProviderError(f"{self.name}: unreadable response body (not a chat completion)",
+                                retryable=True) from None
         usage = data.get("usage") or {}
         return Reply(str(text), int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0),
                      str(data.get("model") or request.model), truncated=choice.get("finish_reason") == "length")

@@ -1,0 +1,112 @@
+"""One scrubber for every text the program persists or shows.
+
+What counts as a secret:
+- the values of credential-like environment variables (`*_API_KEY`,
+  `*_TOKEN`, `*_SECRET`, `*_PASSWORD`, `*_AUTH*`), and keys handed to an LLM
+  client directly (`remember`), but only values that can be secrets: at
+  least `MIN_SECRET_LEN` characters of one token (no spaces). A placeholder
+  such as `OPENAI_API_KEY=x`, which local servers accept, must not turn every
+  letter x of a message into "[redacted]";
+- the userinfo of a URL (`http://user:pass@host` -> `http://[redacted]@host`);
+- a bearer token, and `api_key=…` / `x-api-key: …` pairs;
+- tokens shaped like the providers' keys (`sk-…`, `AIza…`), wherever they come from.
+
+The replacement never contains a quote or a backslash, so scrubbing the text
+of a JSON document leaves valid JSON.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from typing import Any, Iterable, Mapping
+
+REDACTED = "[redacted]"
+MIN_SECRET_LEN = 8
+ERROR_TEXT_LIMIT = 300  # characters of error text kept anywhere (ledger, cassette, messages)
+
+_SECRET_NAME = re.compile(r"(API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|AUTH)", re.IGNORECASE)
+# a value that can be a key: one run of printable ASCII with no quote, backslash or space
+_KEY_SHAPED = re.compile(r"[!#-\[\]-~]{%d,}" % MIN_SECRET_LEN)
+# (a cheap test on the lowercased text, the pattern, its replacement): the tests
+# keep a 1 MB save from being searched four times when it holds nothing of the kind
+_PATTERNS = (
+    (lambda low: "://" in low and "@" in low,
+     re.compile(r"://[^\s/@\"'\\<>]+@"), "://" + REDACTED + "@"),
+    (lambda low: "bearer" in low,
+     re.compile(r"(?i)\b(bearer\s+)[A-Za-z0-9._~+/=\-]{8,}"), r"\1" + REDACTED),
+    (lambda low: "api_key" in low or "api-key" in low or "apikey" in low,
+     re.compile(r"(?i)\b((?:x-)?api[_-]?key[\"']?\s*[:=]\s*[\"']?)[A-Za-z0-9._~+/=\-]{8,}"), r"\1" + REDACTED),
+    # a literal start keeps these fast; `_key_token` checks the word boundary and a digit
+    (lambda low: "sk-" in low, re.compile(r"sk-[A-Za-z0-9_\-]{16,}"), None),
+    (lambda low: "aiza" in low, re.compile(r"AIza[0-9A-Za-z_\-]{30,}"), None),
+)
+
+
+def _key_token(text: str):
+    """The replacement for a provider-key-shaped token: a key starts a word and has a
+    digit in it, so "task-specific-retrieval-policy" stays as it is."""
+    def replace(m: re.Match) -> str:
+        before = text[m.start() - 1] if m.start() else " "
+        is_key = not (before.isalnum() or before in "_-") and any(c.isdigit() for c in m.group(0))
+        return REDACTED if is_key else m.group(0)
+    return replace
+
+_remembered: set[str] = set()
+_lock = threading.Lock()
+
+
+def can_be_secret(value: str) -> bool:
+    """Long enough and shaped like a key: one token of printable ASCII."""
+    return isinstance(value, str) and _KEY_SHAPED.fullmatch(value) is not None
+
+
+def remember(*values: str | None) -> None:
+    """Keys this process was given other than through `os.environ` (an API key
+    in the settings, a test's env mapping): scrubbed from everything written
+    from now on. Process-wide on purpose: a key known to one client must not
+    reach any file."""
+    with _lock:
+        _remembered.update(v for v in values if v and can_be_secret(v))
+
+
+def secret_values(env: Mapping[str, str] | None = None) -> list[str]:
+    """The secrets to cut out, longest first (so a key that contains another goes whole)."""
+    env = os.environ if env is None else env
+    found = {v for k, v in env.items() if _SECRET_NAME.search(k) and can_be_secret(v)}
+    with _lock:
+        found |= _remembered
+    return sorted(found, key=len, reverse=True)
+
+
+def scrub(text: str, env: Mapping[str, str] | None = None, extra: Iterable[str] = ()) -> str:
+    """`text` with every secret replaced by [redacted]."""
+    values = secret_values(env)
+    values += [v for v in extra if v and can_be_secret(v) and v not in values]
+    for value in values:
+        if value in text:
+            text = text.replace(value, REDACTED)
+    low = text.lower()
+    for worth_it, pattern, replacement in _PATTERNS:
+        if worth_it(low):
+            text = pattern.sub(replacement if replacement is not None else _key_token(text), text)
+    return text
+
+
+def scrub_data(value: Any, env: Mapping[str, str] | None = None) -> Any:
+    """A JSON-like value with every string (keys included) scrubbed."""
+    if isinstance(value, str):
+        return scrub(value, env)
+    if isinstance(value, dict):
+        return {scrub_data(k, env): scrub_data(v, env) for k, v in value.items()}
+    if isinstance(value, list):
+        return [scrub_data(v, env) for v in value]
+    return value
+
+
+def clip(text: str, limit: int = ERROR_TEXT_LIMIT) -> str:
+    """One line of at most `limit` characters: error text is kept and shown, so
+    a 10 MB reply quoted in an error must not become a 10 MB line."""
+    flat = " ".join(str(text)[: 4 * limit].split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
