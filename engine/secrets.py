@@ -71,6 +71,13 @@ def remember(*values: str | None) -> None:
         _remembered.update(v for v in values if v and can_be_secret(v))
 
 
+def userinfo_secrets(url: str | None) -> list[str]:
+    """The user and password of a URL's userinfo (`http://user:pass@host`), so
+    that a reply quoting the password alone is scrubbed too."""
+    match = re.match(r"[a-zA-Z][a-zA-Z0-9+.\-]*://([^/@\s]+)@", url or "")
+    return match.group(1).split(":", 1) if match else []
+
+
 def secret_values(env: Mapping[str, str] | None = None) -> list[str]:
     """The secrets to cut out, longest first (so a key that contains another goes whole)."""
     env = os.environ if env is None else env

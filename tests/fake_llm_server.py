@@ -58,9 +58,10 @@ def ok(data: Any) -> Behaviour:
     return Behaviour("ok", data if isinstance(data, str) else json.dumps(data))
 
 
-def echo() -> Behaviour:
-    """What the `echo` mode answers: a valid object for the request's schema."""
-    return Behaviour("echo")
+def echo(quote: str = "") -> Behaviour:
+    """What the `echo` mode answers: a valid object for the request's schema;
+    with `quote`, every free-text field says it (a model repeating a key it saw)."""
+    return Behaviour("echo", quote)
 
 
 def raw_body(body: str | bytes = "", status: int = 200) -> Behaviour:
@@ -239,7 +240,10 @@ def _handler_for(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
                     return
                 behaviour = Behaviour("echo")
             if behaviour.kind == "echo":
-                behaviour = Behaviour("ok", json.dumps(_echo_answer(body)))
+                answer = json.dumps(_echo_answer(body))
+                if behaviour.text:
+                    answer = answer.replace('"example"', json.dumps(f"as you said: {behaviour.text}"))
+                behaviour = Behaviour("ok", answer)
             if behaviour.kind == "raw":
                 return self._send_bytes(behaviour.status, behaviour.text.encode("latin-1"))
             if behaviour.kind == "status":

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping
 
 from ..errors import AELError
-from ..secrets import clip, remember, scrub
+from ..secrets import clip, remember, scrub, userinfo_secrets
 from .breaker import CircuitBreaker
 from .cassette import Cassette
 from .ledger import UsageLedger, UsageRecord
@@ -81,7 +81,7 @@ class LLMClient:
         self._notify = notify or (lambda text: None)
         self.model = self.settings.resolved_model(self._env)
         s, e = self.settings, self._env
-        remember(s.api_key, *(e.get(n, "") for n in KEY_VARIABLES))
+        remember(s.api_key, *(e.get(n, "") for n in KEY_VARIABLES), *userinfo_secrets(s.base_url))
         self.name = f"{name or 'llm'} ({s.provider}/{self.model})"
         self.breaker = breaker or CircuitBreaker(s.breaker_failures, s.breaker_cooldown_calls,
                                                  s.breaker_cooldown_s, count_calls=s.error_policy == "fallback",

@@ -18,6 +18,7 @@ import numpy as np
 from engine.memory import Hit, MemoryEntry
 from engine.scenario import AgentContext
 
+from .agent import insight_seen
 from .prompt import PromptContext, build_prompt, parse_weights
 
 MAX_LESSONS = 8
@@ -33,7 +34,8 @@ def schema(tickers: list[str]) -> dict[str, Any]:
 def prompt_context(scenario, t: int, ctx: AgentContext, hits: list[Hit], rules: list[MemoryEntry]) -> PromptContext:
     w, state = scenario.world, scenario.state
     tickers = list(w.tickers)
-    insight = ctx.insight or {}
+    # the offline allocator's rule: only a fresh, confident insight is shown (not the last one forever)
+    insight = ctx.insight if insight_seen(ctx.insight, t, scenario.config) else {}
     lessons = [h.entry.content for h in hits if h.entry.tier != "procedural"][:MAX_LESSONS]
     rule_texts = [r.content for r in rules] + [h.entry.content for h in hits if h.entry.tier == "procedural"]
     return PromptContext(

@@ -6,7 +6,10 @@ running offline) never loads them.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Callable, Mapping
+
+from ...secrets import REDACTED
 
 from ..request import LLMRequest, Provider, Reply
 from ..settings import LLMSettings
@@ -15,7 +18,13 @@ from .offline import OfflineProvider
 
 def make_provider(settings: LLMSettings, env: Mapping[str, str]) -> Provider:
     """Build the provider the settings name; raises `ProviderError` (not
-    retryable) when it cannot be used, e.g. for want of a key."""
+    retryable) when it cannot be used, e.g. for want of a key.
+
+    A URL's userinfo is never saved (`engine.secrets` turns it into
+    "[redacted]@"): a resumed session reaches the same host without it, and
+    the key comes from the environment as usual."""
+    if settings.base_url and f"{REDACTED}@" in settings.base_url:
+        settings = replace(settings, base_url=settings.base_url.replace(f"{REDACTED}@", ""))
     if settings.provider == "anthropic":
         from .anthropic_sdk import AnthropicProvider
         return AnthropicProvider(settings, env)
