@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 from .errors import AELError
 from .llm import Cassette, LLMClient, LLMSettings, UsageLedger
-from .llm.settings import ERROR_POLICIES, PROVIDERS
+from .llm.settings import DEFAULT_MODELS, ERROR_POLICIES, PROVIDERS
 
 
 @dataclass
@@ -124,7 +124,8 @@ class LLMRuntime:
         for role in ("agent", "reflector"):
             provider = getattr(self.config, role)
             model = getattr(self.config, f"{role}_model")
-            parts.append(f"{role} {provider}{'/' + model if model else ''}")
+            shown = model and model != DEFAULT_MODELS.get(provider)  # the pinned default goes without saying
+            parts.append(f"{role} {provider}{'/' + model if shown else ''}")
         mode = " (replay)" if self.config.replay else " (recording)" if self.config.record else ""
         tripped = "".join(f" ⚠ {role} circuit open" for role in self.breakers_open())
         return ", ".join(parts) + mode + tripped
