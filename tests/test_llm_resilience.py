@@ -209,3 +209,11 @@ def test_agent_on_a_scenario_without_an_agent_is_refused_with_one_line(capsys):
     assert main(["run", "synthetic", "--seeds", "1", "--agent", "anthropic", "--quiet"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--agent: the synthetic scenario has no agent" in err
+
+
+def test_the_labs_start_screen_refuses_a_model_agent_on_a_scenario_without_an_agent():
+    from ael_tui.sessions import NewSession
+
+    with pytest.raises(AELError, match="the synthetic scenario has no agent a model could play"):
+        NewSession("synthetic", agent="anthropic").config()
+    assert NewSession("synthetic", reflector="anthropic").config().llm == {"agent": "offline", "reflector": "anthropic"}
