@@ -219,3 +219,17 @@ def test_an_unwritable_cassette_is_a_clear_error(tmp_path):
     blocker.write_text("")
     with pytest.raises(AELError, match="llm record: cannot write"):  # before any call is paid for
         Cassette.record(blocker / "calls.json")
+
+
+def test_a_replayed_reply_over_the_size_cap_is_unreadable_like_a_live_one(tmp_path):
+    tape = tmp_path / "tape.json"
+    with Cassette.record(tape) as cassette:
+        client = LLMClient(LLMSettings(provider="offline"), cassette=cassette)
+        client.complete_json(ask(1), SCHEMA, purpose="agent", fallback=offline_answer)
+    data = json.loads(tape.read_text())
+    for entry in data["entries"].values():
+        entry["outcomes"][0]["reply"]["text"] = json.dumps({"insight": "x" * 300_000, "k": 1})
+    tape.write_text(json.dumps(data))
+    client = LLMClient(LLMSettings(provider="offline", error_policy="fallback"), cassette=Cassette.replay(tape))
+    result = client.complete_json(ask(1), SCHEMA, purpose="agent", fallback=offline_answer)
+    assert result.fallback and "over the 262,144-byte cap" in result.reason

@@ -90,6 +90,8 @@ class LLMClient:
         # checked before a cassette records it: an unreadable reply is recorded as the error it is
         base = CheckedProvider(base, s.max_reply_bytes, self.redact)
         self.provider: Provider = cassette.wrap(base) if cassette is not None else base
+        if cassette is not None and cassette.mode == "replay":  # a cassette is a file: as untrusted as a server
+            self.provider = CheckedProvider(self.provider, s.max_reply_bytes, self.redact)
 
     def complete_json(
         self,
