@@ -83,7 +83,7 @@ def _check_outputs(args: argparse.Namespace, n_runs: int, selectors: list[str] =
 # flags that shape a new session; a resumed session keeps the settings it was saved with
 SESSION_FLAGS = ("seeds", "selector", "approve", "episodes", "warmup", "split", "prior", "trigger",
                  "reflect_every", "reflect_window", "reflect_threshold", "data", "agent_model",
-                 "reflector_model", "llm_url", "record", "replay")
+                 "reflector_model", "llm_url", "llm_context", "record", "replay")
 
 
 def run_command(args: argparse.Namespace) -> int:

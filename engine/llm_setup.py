@@ -30,6 +30,7 @@ class LLMConfig:
     base_url: str | None = None     # overrides ANTHROPIC_BASE_URL / GOOGLE_GEMINI_BASE_URL / AEL_OPENAI_BASE_URL
     record: str | None = None       # cassette to write every request and response to
     replay: str | None = None       # cassette to answer from, with no network
+    context_tokens: int | None = None  # the model's context window (--llm-context); None: asked or default
 
     def __post_init__(self) -> None:
         for role in ("agent", "reflector"):
@@ -48,7 +49,7 @@ class LLMConfig:
         return LLMSettings(
             provider=getattr(self, role), model=getattr(self, f"{role}_model"), temperature=self.temperature,
             timeout_s=self.timeout_s, max_retries=self.max_retries, error_policy=self.error_policy,
-            base_url=self.base_url,
+            base_url=self.base_url, context_tokens=self.context_tokens,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -145,10 +146,12 @@ class LLMRuntime:
             self.cassette.close()
 
     def summary(self) -> dict[str, Any]:
-        """Calls, fallbacks, tokens and estimated cost, in total and per purpose
-        (latency is left out: it differs run to run and results must not)."""
+        """Calls (answered first try, after the repair round, or offline after failing),
+        prompts trimmed to fit the context, tokens and estimated cost, in total and per
+        purpose (latency is left out: it differs run to run and results must not)."""
         def block(t) -> dict[str, Any]:
-            return {"calls": t.calls, "fallbacks": t.fallbacks, "attempts": t.attempts,
+            return {"calls": t.calls, "fallbacks": t.fallbacks, "repaired": t.repaired,
+                    "first_try": t.calls - t.fallbacks - t.repaired, "trimmed": t.trimmed, "attempts": t.attempts,
                     "input_tokens": t.input_tokens, "output_tokens": t.output_tokens,
                     "cost_usd": round(t.cost_usd, 6)}
 

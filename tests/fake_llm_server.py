@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import re
 import threading
 from collections import deque
@@ -117,13 +118,24 @@ class FakeLLMServer:
     """A threaded HTTP server on 127.0.0.1 (port 0 picks a free one).
 
     Use as a context manager; leaving it stops the server and ends any hang.
+
+    `context_tokens` makes it a small local model: a chat completion whose
+    prompt plus `max_tokens` exceeds it is refused with HTTP 400 and the
+    wording of OpenAI-compatible servers (counted in `over_context`), and
+    `GET /props` (llama.cpp) and `GET /v1/models` (vLLM) report it unless
+    `report_context` is False. Its token count is stricter than real
+    tokenizers: 3.2 characters a token plus 4 a message.
     """
 
-    def __init__(self, mode: str = "echo", port: int = 0, max_hang_s: float = 5.0) -> None:
+    def __init__(self, mode: str = "echo", port: int = 0, max_hang_s: float = 5.0,
+                 context_tokens: int | None = None, report_context: bool = True) -> None:
         if mode not in ("echo", "fail"):
             raise ValueError(f"mode {mode!r}: expected echo or fail")
         self.mode = mode
         self.max_hang_s = max_hang_s
+        self.context_tokens = context_tokens
+        self.report_context = report_context
+        self.over_context = 0
         self.requests: list[SeenRequest] = []
         self.log: list[str] = []
         self._script: deque[Behaviour] = deque()
@@ -233,6 +245,11 @@ def _handler_for(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
             if api == "unknown":  # noted, but it does not use up a scripted behaviour
                 server._note(seen)
                 return self._send(404, {"error": {"message": f"no route {path}"}})
+            refusal = _over_context(server, api, body)
+            if refusal:
+                server._note(seen)
+                return self._send(400, {"error": {"message": refusal, "type": "invalid_request_error",
+                                                  "code": "context_length_exceeded"}})
             behaviour, n = server._next(seen)
             if behaviour.kind == "hang":
                 server._stop.wait(min(behaviour.seconds, server.max_hang_s))
@@ -253,6 +270,12 @@ def _handler_for(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
             self._send(200, _ok_body(api, model, behaviour.text, tokens_in, tokens_out, n, behaviour.cut))
 
         def do_GET(self) -> None:  # noqa: N802
+            path = self.path.split("?", 1)[0]
+            n = server.context_tokens
+            if n and server.report_context and path == "/props":
+                return self._send(200, {"default_generation_settings": {"n_ctx": n}})
+            if n and server.report_context and path == "/v1/models":
+                return self._send(200, {"object": "list", "data": [{"id": "fake", "max_model_len": n}]})
             self._send(404, {"error": {"message": "only POST is spoken here"}})
 
         def _send(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
@@ -272,6 +295,22 @@ def _handler_for(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
                 pass  # the client gave up (a timeout test); nothing to tell it
 
     return Handler
+
+
+def _over_context(server: FakeLLMServer, api: str, body: Any) -> str:
+    """The refusal of a request over the context window, or ""."""
+    if not server.context_tokens or api != "openai" or not isinstance(body, dict):
+        return ""
+    messages = body.get("messages") or []
+    prompt = sum(math.ceil(len(str(m.get("content", ""))) / 3.2) + 4 for m in messages if isinstance(m, dict))
+    wanted = prompt + int(body.get("max_tokens") or 0)
+    if wanted <= server.context_tokens:
+        return ""
+    with server._lock:
+        server.over_context += 1
+    return (f"This model's maximum context length is {server.context_tokens} tokens. However, you requested "
+            f"{wanted} tokens ({prompt} in the messages, {body.get('max_tokens')} in the completion). "
+            "Please reduce the length of the messages or completion.")
 
 
 def _route(path: str, body: Any) -> tuple[str, str]:

@@ -46,7 +46,7 @@ class Cassette:
 
     def __init__(self, path: str | os.PathLike[str], mode: str,
                  entries: dict[str, dict[str, Any]] | None = None, *, save_every_s: float = 0.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, meta: dict[str, Any] | None = None) -> None:
         if mode not in ("record", "replay"):
             raise ValueError(f"cassette mode {mode!r}: expected 'record' or 'replay'")
         self.path = Path(path)
@@ -54,6 +54,8 @@ class Cassette:
         self.save_every_s = save_every_s
         self._clock = clock
         self._entries: dict[str, dict[str, Any]] = entries or {}
+        # what the run learnt from the server besides replies: {"context_tokens": {provider: n or None}}
+        self.meta: dict[str, Any] = meta or {}
         self._cursor: dict[str, int] = {}
         self._lock = threading.Lock()
         self._dirty = False
@@ -69,11 +71,12 @@ class Cassette:
         p = Path(path)
         lock = _WriterLock.take(p)
         try:
-            entries = cls.replay(p)._entries if append and p.exists() else None
+            old = cls.replay(p) if append and p.exists() else None
         except AELError:
             lock.release()
             raise
-        cassette = cls(p, "record", entries, save_every_s=save_every_s)
+        cassette = cls(p, "record", old._entries if old else None, save_every_s=save_every_s,
+                       meta=old.meta if old else None)
         cassette._writer = lock
         return cassette
 
@@ -113,7 +116,8 @@ class Cassette:
         if not isinstance(data.get("version"), int) or data["version"] > CASSETTE_VERSION:
             raise AELError(f"llm replay: {p} has cassette version {data.get('version')!r}; "
                            f"this program reads up to {CASSETTE_VERSION}")
-        return cls(p, "replay", data["entries"])
+        meta = data.get("meta") if isinstance(data.get("meta"), dict) else {}
+        return cls(p, "replay", data["entries"], meta=meta)
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -135,6 +139,16 @@ class Cassette:
             if self._clock() - self._saved_at >= self.save_every_s:
                 self._save()
 
+    def note_context(self, provider: str, tokens: int | None) -> None:
+        """Record what the server said its context is, so a replay trims prompts the same way."""
+        with self._lock:
+            self.meta.setdefault("context_tokens", {})[provider] = tokens
+            self._dirty = True
+
+    def context_of(self, provider: str) -> int | None:
+        value = self.meta.get("context_tokens", {}).get(provider)
+        return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
     def next_outcome(self, request: LLMRequest) -> dict[str, Any]:
         """The outcome to replay for `request`; `AELError` when it was never recorded."""
         digest = request.hash()
@@ -151,7 +165,7 @@ class Cassette:
             return outcomes[min(i, len(outcomes) - 1)]
 
     def _save(self) -> None:
-        data = {"kind": CASSETTE_KIND, "version": CASSETTE_VERSION, "entries": self._entries}
+        data = {"kind": CASSETTE_KIND, "version": CASSETTE_VERSION, "entries": self._entries, "meta": self.meta}
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             write_json_atomic(self.path, data, indent=1, sort_keys=True)
@@ -219,6 +233,11 @@ class RecordingProvider:
         self.name = inner.name
         self.live = inner.live
 
+    def context_tokens(self) -> int | None:
+        tokens = self.inner.context_tokens()
+        self.cassette.note_context(self.name, tokens)
+        return tokens
+
     def send(self, request: LLMRequest) -> Reply:
         try:
             reply = self.inner.send(request)
@@ -237,6 +256,9 @@ class ReplayProvider:
     def __init__(self, name: str, cassette: Cassette) -> None:
         self.name = name
         self.cassette = cassette
+
+    def context_tokens(self) -> int | None:
+        return self.cassette.context_of(self.name)
 
     def send(self, request: LLMRequest) -> Reply:
         outcome = self.cassette.next_outcome(request)

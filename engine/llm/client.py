@@ -11,6 +11,9 @@ from ..errors import AELError
 from ..secrets import clip, remember, scrub, userinfo_secrets
 from .breaker import CircuitBreaker
 from .cassette import Cassette
+from .context import (CHARS_PER_TOKEN, DEFAULT_CONTEXT, MESSAGE_OVERHEAD, UNKNOWN_LOCAL_CONTEXT, answer_room,
+                      describe_cut, estimate_tokens, prompt_budget, schema_tokens)
+from .context import fit as fit_prompt
 from .ledger import UsageLedger, UsageRecord
 from .prompt import check_messages, correction, parse_json, with_schema
 from .providers import LazyProvider, make_provider
@@ -33,6 +36,8 @@ class _Spent:
     output_tokens: int = 0
     cost_usd: float = 0.0
     model: str = ""
+    repaired: bool = False
+    trimmed: str = ""
 
 
 class LLMClient:
@@ -80,6 +85,7 @@ class LLMClient:
         self._clock = clock
         self._notify = notify or (lambda text: None)
         self.model = self.settings.resolved_model(self._env)
+        self._context: int | None = None
         s, e = self.settings, self._env
         remember(s.api_key, *(e.get(n, "") for n in KEY_VARIABLES), *userinfo_secrets(s.base_url))
         self.name = f"{name or 'llm'} ({s.provider}/{self.model})"
@@ -100,6 +106,7 @@ class LLMClient:
         *,
         purpose: str,
         fallback: Fallback | None = None,
+        trimmed: str = "",
     ) -> LLMResult:
         """One JSON object matching `schema`, or the failure per the error policy.
 
@@ -107,7 +114,8 @@ class LLMClient:
         `purpose` labels the call in the ledger and in errors ("reflect",
         "agent"); `fallback(messages, schema)` is the caller's offline answer:
         it answers every call of the offline provider, and failed calls under
-        the `fallback` policy. Raises `AELError` for a failure under `raise`
+        the `fallback` policy; `trimmed` is `fit`'s note on how the prompt was
+        cut, kept in the ledger. Raises `AELError` for a failure under `raise`
         (one line, never a key), and for a request a replay cassette lacks.
         """
         if not isinstance(purpose, str) or not purpose:
@@ -116,7 +124,7 @@ class LLMClient:
         original = check_messages(messages)
         bound = (lambda: fallback([dict(m) for m in original], schema)) if fallback else None
         start = self._clock()
-        spent = _Spent(model=self.model)
+        spent = _Spent(model=self.model, trimmed=trimmed)
         if not self.breaker.allow():
             b = self.breaker
             reason = (f"circuit open: {b.failures} calls in a row failed, not calling for {b.remaining()} "
@@ -125,9 +133,11 @@ class LLMClient:
         sent = with_schema(original, schema)
         first_hash = ""
         problem = ""
-        for _round in range(2):  # the answer, then at most one correction
+        context = self.context_tokens()
+        max_tokens = answer_room(context, self.settings.max_tokens)
+        for round_ in range(2):  # the answer, then at most one repair round
             request = LLMRequest(self.provider.name, self.model, tuple(sent), schema,
-                                 self.settings.temperature, self.settings.max_tokens, purpose, bound)
+                                 self.settings.temperature, max_tokens, purpose, bound)
             first_hash = first_hash or request.hash()
             try:
                 reply = self._send(request, spent)
@@ -139,17 +149,49 @@ class LLMClient:
             except ValueError as exc:  # SchemaError is a ValueError too
                 problem = clip(str(exc))
                 if reply.truncated:
-                    problem += f" (the reply was cut off at max_tokens={self.settings.max_tokens})"
-                sent = [*sent, {"role": "assistant", "content": reply.text},
-                        {"role": "user", "content": correction(problem)}]
+                    problem += f" (the reply was cut off at max_tokens={max_tokens})"
+                sent = self._repair(sent, reply.text, problem, context)
                 continue
+            spent.repaired = round_ == 1
             if self.breaker.succeeded():
                 self._notify(f"{self.name}: answering again; the circuit breaker is closed")
             return self._finish(LLMResult(data, self.provider.name, spent.model, spent.input_tokens,
                                           spent.output_tokens, spent.cost_usd, self._clock() - start,
-                                          spent.attempts, False, "", purpose, first_hash))
+                                          spent.attempts, False, "", purpose, first_hash, spent.repaired,
+                                          spent.trimmed))
         reason = f"the reply was rejected twice, last: {problem}"
         return self._fail(reason, purpose, original, schema, fallback, spent, start, first_hash)
+
+    def context_tokens(self) -> int:
+        """The model's context window: `settings.context_tokens` (`--llm-context`), else
+        what the server reports (asked once), else the provider's documented window,
+        else a small one for an unknown local server."""
+        if self._context is None:
+            s = self.settings
+            reported = None if s.context_tokens or s.provider == "offline" else self.provider.context_tokens()
+            self._context = s.context_tokens or reported or DEFAULT_CONTEXT.get(s.provider, UNKNOWN_LOCAL_CONTEXT)
+        return self._context
+
+    def fit(self, build: Callable[[dict[str, int]], list[dict[str, str]]], sizes: dict[str, int],
+            schema: dict[str, Any]) -> tuple[list[dict[str, str]], str]:
+        """(the messages `build(limits)` makes that fit the context with room for the
+        answer, the note for `complete_json(trimmed=…)`). `sizes` are the full lengths
+        of the lists `build` takes prefixes of, each ordered most informative first."""
+        extra = schema_tokens(schema)
+        budget = prompt_budget(self.context_tokens(), self.settings.max_tokens)
+        messages, cut = fit_prompt(build, sizes, budget, extra)
+        if not cut:
+            return messages, ""
+        before = estimate_tokens(build(sizes)) + extra
+        return messages, describe_cut(cut, before, estimate_tokens(messages) + extra)
+
+    def _repair(self, sent: list[dict[str, str]], reply: str, problem: str, context: int) -> list[dict[str, str]]:
+        """The repair round's messages: the reply shown back as the model's turn and the
+        error quoted. The reply is cut to what the context leaves room for."""
+        ask = {"role": "user", "content": correction(problem)}
+        room = prompt_budget(context, self.settings.max_tokens) - estimate_tokens([*sent, ask]) - MESSAGE_OVERHEAD
+        shown = reply if len(reply) <= room * CHARS_PER_TOKEN else reply[: max(0, int(room * CHARS_PER_TOKEN))] + "…"
+        return [*sent, {"role": "assistant", "content": shown}, ask]
 
     def _send(self, request: LLMRequest, spent: _Spent) -> Reply:
         """One reply, retrying what is worth retrying; raises the last ProviderError."""
@@ -196,10 +238,11 @@ class LLMClient:
                 raise ValueError(f"the offline fallback for {purpose!r} broke its own schema: {exc}") from None
             return self._finish(LLMResult(data, self.provider.name, spent.model, spent.input_tokens,
                                           spent.output_tokens, spent.cost_usd, self._clock() - start,
-                                          spent.attempts, True, reason, purpose, request_hash))
+                                          spent.attempts, True, reason, purpose, request_hash, False,
+                                          spent.trimmed))
         failed = LLMResult(None, self.provider.name, spent.model, spent.input_tokens, spent.output_tokens,
                            spent.cost_usd, self._clock() - start, spent.attempts, False, reason, purpose,
-                           request_hash)
+                           request_hash, False, spent.trimmed)
         self.ledger.add(UsageRecord.from_result(failed))
         hint = " (and this call has no offline fallback)" if self.settings.error_policy == "fallback" else ""
         raise AELError(f"LLM call {purpose!r} failed ({self.provider.name}/{spent.model}, "
@@ -237,6 +280,15 @@ class CheckedProvider:
         self.live = inner.live
         self._max_bytes = max_bytes
         self._scrub = scrub_text
+
+    def context_tokens(self) -> int | None:
+        # a provider written before the method existed (a test's stub) reports nothing
+        ask = getattr(self.inner, "context_tokens", None)
+        try:
+            tokens = ask() if ask is not None else None
+        except Exception:  # noqa: BLE001 - never fail a call over what is only a hint
+            return None
+        return tokens if isinstance(tokens, int) and not isinstance(tokens, bool) and tokens > 0 else None
 
     def send(self, request: LLMRequest) -> Reply:
         try:

@@ -104,9 +104,14 @@ class ProviderError(Exception):
 
 class Provider(Protocol):
     """Sends one request. `live` is False when no network is involved
-    (offline, replay), so the client skips backoff sleeps."""
+    (offline, replay), so the client skips backoff sleeps. `context_tokens`
+    never raises: a server that cannot say gives None."""
 
     name: str
     live: bool
 
     def send(self, request: LLMRequest) -> Reply: ...
+
+    def context_tokens(self) -> int | None:
+        """The model's context window as the server reports it, or None if it does not say."""
+        ...

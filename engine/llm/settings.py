@@ -52,6 +52,9 @@ class LLMSettings:
       the server's Retry-After, and never exceeds `backoff_max_s` (a longer
       Retry-After is announced and cut to it).
     - `max_reply_bytes`: a reply longer than this is unreadable, like a 5xx.
+    - `context_tokens`: the model's context window (`--llm-context`); None:
+      what the server reports, else the provider's window, else 2,048
+      (`context.py`). Prompts are trimmed to fit it with room for the answer.
     - `breaker_failures`, `breaker_cooldown_calls`, `breaker_cooldown_s`: the
       circuit breaker (`breaker.py`): after that many failed calls in a row,
       stop calling for that many calls (fallback) or seconds (raise), then probe.
@@ -72,6 +75,7 @@ class LLMSettings:
     backoff_base_s: float = 1.0
     backoff_max_s: float = 30.0
     max_reply_bytes: int = 256 * 1024
+    context_tokens: int | None = None
     breaker_failures: int = 5
     breaker_cooldown_calls: int = 20
     breaker_cooldown_s: float = 30.0
@@ -92,6 +96,8 @@ class LLMSettings:
         _check_range("backoff_base_s", self.backoff_base_s, 0.0, 600.0)
         _check_range("backoff_max_s", self.backoff_max_s, 0.0, 3600.0)
         _check_range("max_reply_bytes", self.max_reply_bytes, 1, 64 * 1024 * 1024)
+        if self.context_tokens is not None:
+            _check_range("context_tokens", self.context_tokens, 256, 100_000_000)
         _check_range("breaker_failures", self.breaker_failures, 1, 1000)
         _check_range("breaker_cooldown_calls", self.breaker_cooldown_calls, 0, 1_000_000)
         _check_range("breaker_cooldown_s", self.breaker_cooldown_s, 0.0, 86400.0)

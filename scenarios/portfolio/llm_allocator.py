@@ -11,6 +11,7 @@ the `fallback` policy allocates exactly as the offline lab would, marked.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -54,9 +55,15 @@ def llm_weights(scenario, t: int, ctx: AgentContext, hits: list[Hit], rules: lis
     """(weights over the tickers, "llm" or "fallback", the parser's notes)."""
     tickers = list(scenario.world.tickers)
     offline_answer = {**{tk: float(x) for tk, x in zip(tickers, offline)}, "cash": float(max(0.0, 1 - offline.sum()))}
-    messages = [{"role": "system", "content": SYSTEM},
-                {"role": "user", "content": build_prompt(prompt_context(scenario, t, ctx, hits, rules))}]
-    result = ctx.llm.complete_json(messages, schema(tickers), purpose="agent.allocate",
+    full = prompt_context(scenario, t, ctx, hits, rules)
+
+    def build(n: dict[str, int]) -> list[dict[str, str]]:  # lessons and rules cut, the best kept, to fit
+        cut = replace(full, lessons=full.lessons[:n["lessons"]], rules=full.rules[:n["rules"]])
+        return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": build_prompt(cut)}]
+
+    messages, trimmed = ctx.llm.fit(build, {"lessons": len(full.lessons), "rules": len(full.rules)},
+                                    schema(tickers))
+    result = ctx.llm.complete_json(messages, schema(tickers), purpose="agent.allocate", trimmed=trimmed,
                                    fallback=lambda _m, _s: offline_answer)
     if result.fallback:
         return offline, "fallback", []

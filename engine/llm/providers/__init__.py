@@ -11,7 +11,7 @@ from typing import Callable, Mapping
 
 from ...secrets import REDACTED
 
-from ..request import LLMRequest, Provider, Reply
+from ..request import LLMRequest, Provider, ProviderError, Reply
 from ..settings import LLMSettings
 from .offline import OfflineProvider
 
@@ -52,6 +52,14 @@ class LazyProvider:
         if self._provider is None:
             self._provider = self._factory()
         return self._provider.send(request)
+
+    def context_tokens(self) -> int | None:
+        try:
+            if self._provider is None:
+                self._provider = self._factory()
+        except ProviderError:  # no key: the first call will say so
+            return None
+        return self._provider.context_tokens()
 
 
 __all__ = ["LazyProvider", "OfflineProvider", "make_provider"]

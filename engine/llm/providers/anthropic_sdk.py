@@ -36,6 +36,9 @@ class AnthropicProvider:
             api_key=key, base_url=self._url, timeout=settings.timeout_s, max_retries=0,
         )
 
+    def context_tokens(self) -> int | None:
+        return None  # the API does not report it; the provider's documented window is the default
+
     def send(self, request: LLMRequest) -> Reply:
         sdk = self._sdk
         system, messages = split_system(request.messages)

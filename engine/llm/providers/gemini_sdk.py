@@ -39,6 +39,9 @@ class GeminiProvider:
         # switch us to a different API and its credential lookup.
         self._client = genai.Client(api_key=key, vertexai=False, http_options=options)
 
+    def context_tokens(self) -> int | None:
+        return None  # the API does not report it; the provider's documented window is the default
+
     def send(self, request: LLMRequest) -> Reply:
         types = self._types
         system, messages = split_system(request.messages)
