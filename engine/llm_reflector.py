@@ -22,6 +22,7 @@ import json
 from typing import Any
 
 from .errors import AELError
+from .secrets import clip
 from .llm import LLMClient
 from .policies import FORMATS, ORDERS, TIERS, PolicySpec
 from .reflection import Reflection, ReflectionContext, Reflector
@@ -153,7 +154,7 @@ class LLMReflector:
         try:
             spec = PolicySpec.from_dict(policy, names)
         except AELError as err:
-            return str(err)
+            return clip(str(err))  # it may quote the model's value, which can be long
         return f"policy field 'name': {spec.name!r} is already in the pool" if spec.name in names else ""
 
     # ------------------------------------------------------------ prompts

@@ -33,6 +33,7 @@ from .memory import MemoryStore
 from .policies import PolicySpec
 from .reflection import Reflection, ReflectionContext, Reflector
 from .rng import make_rng, restore_rng, rng_state
+from .secrets import clip
 from .scenario import AgentContext, Scenario
 
 PHASES = ("warmup", "train", "val", "test")
@@ -312,7 +313,7 @@ class Session(Decisions):
             except AELError as err:
                 p = self._new_proposal("arm", refl.policy, index, refl.rationale, refl.evidence)
                 p.status = "rejected"
-                self.queue.record(p, "drop", "engine", None, str(err), t)
+                self.queue.record(p, "drop", "engine", None, clip(str(err)), t)  # may quote a model's long value
                 return
             self._propose("arm", spec.to_dict(), index, refl.rationale, refl.evidence, out)
 
