@@ -99,6 +99,12 @@ def error(status: int, message: str = "") -> Behaviour:
     return Behaviour("status", text=message, status=status)
 
 
+def trickle(seconds: float = 3.0) -> Behaviour:
+    """A valid answer whose body arrives a byte every 50 ms for `seconds`: no
+    single read waits long, the whole reply never comes in time."""
+    return Behaviour("trickle", seconds=seconds)
+
+
 def hang(seconds: float = 2.0) -> Behaviour:
     """Keep the client waiting (bounded by the server's `max_hang_s`)."""
     return Behaviour("hang", seconds=seconds)
@@ -261,6 +267,9 @@ def _handler_for(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
                 if behaviour.text:
                     answer = answer.replace('"example"', json.dumps(f"as you said: {behaviour.text}"))
                 behaviour = Behaviour("ok", answer)
+            if behaviour.kind == "trickle":
+                return self._trickle(json.dumps(_ok_body(api, model, json.dumps(_echo_answer(body)), 1, 1, n)),
+                                     behaviour.seconds)
             if behaviour.kind == "raw":
                 return self._send_bytes(behaviour.status, behaviour.text.encode("latin-1"))
             if behaviour.kind == "status":
@@ -280,6 +289,22 @@ def _handler_for(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
 
         def _send(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
             self._send_bytes(status, json.dumps(payload).encode("utf-8"), headers)
+
+        def _trickle(self, text: str, seconds: float) -> None:
+            data = text.encode("utf-8")
+            padded = data + b" " * max(0, int(seconds / 0.05) - len(data))  # JSON allows trailing spaces
+            try:
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(padded)))
+                self.end_headers()
+                for i in range(len(padded)):
+                    if server._stop.wait(0.05):
+                        return
+                    self.wfile.write(padded[i:i + 1])
+                    self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError):
+                pass
 
         def _send_bytes(self, status: int, data: bytes, headers: dict[str, str] | None = None) -> None:
             try:

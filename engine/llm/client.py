@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 from ..errors import AELError
 from ..secrets import clip, remember, scrub, userinfo_secrets
 from .breaker import CircuitBreaker
 from .cassette import Cassette
+from .checked import CheckedProvider
 from .context import (CHARS_PER_TOKEN, DEFAULT_CONTEXT, MESSAGE_OVERHEAD, UNKNOWN_LOCAL_CONTEXT, answer_room,
                       describe_cut, estimate_tokens, prompt_budget, schema_tokens)
 from .context import fit as fit_prompt
@@ -94,7 +95,7 @@ class LLMClient:
                                                  clock=clock)
         base = provider or LazyProvider(s.provider, s.provider != "offline", lambda: make_provider(s, e))
         # checked before a cassette records it: an unreadable reply is recorded as the error it is
-        base = CheckedProvider(base, s.max_reply_bytes, self.redact)
+        base = CheckedProvider(base, s.max_reply_bytes, self.redact, deadline_s=2 * s.timeout_s + 1)
         self.provider: Provider = cassette.wrap(base) if cassette is not None else base
         if cassette is not None and cassette.mode == "replay":  # a cassette is a file: as untrusted as a server
             self.provider = CheckedProvider(self.provider, s.max_reply_bytes, self.redact)
@@ -261,49 +262,3 @@ class LLMClient:
 def _sleep(seconds: float) -> None:
     # looked up at call time, so a test can replace it for every client a command builds
     time.sleep(seconds)
-
-
-class CheckedProvider:
-    """A provider whose replies are readable or a retryable `ProviderError`.
-
-    Replies come from outside: an empty text, one over `max_bytes`, or
-    anything the SDK itself choked on (a 200 with an empty, non-JSON or
-    wrongly shaped body raises whatever the SDK raises) is a failure like a
-    5xx, never a traceback. Reply text is scrubbed of secrets here, before a
-    cassette or the client sees it. `AELError` (a replay that lacks the
-    request) passes through: it is the user's to fix, not the server's.
-    """
-
-    def __init__(self, inner: Provider, max_bytes: int, scrub_text: Callable[[str], str]) -> None:
-        self.inner = inner
-        self.name = inner.name
-        self.live = inner.live
-        self._max_bytes = max_bytes
-        self._scrub = scrub_text
-
-    def context_tokens(self) -> int | None:
-        # a provider written before the method existed (a test's stub) reports nothing
-        ask = getattr(self.inner, "context_tokens", None)
-        try:
-            tokens = ask() if ask is not None else None
-        except Exception:  # noqa: BLE001 - never fail a call over what is only a hint
-            return None
-        return tokens if isinstance(tokens, int) and not isinstance(tokens, bool) and tokens > 0 else None
-
-    def send(self, request: LLMRequest) -> Reply:
-        try:
-            reply = self.inner.send(request)
-        except (ProviderError, AELError):
-            raise
-        except Exception as exc:  # noqa: BLE001 - the SDKs raise anything on a malformed body
-            raise ProviderError(f"{self.name}: unreadable response ({type(exc).__name__})",
-                                retryable=True) from None
-        if not isinstance(reply, Reply) or not isinstance(reply.text, str):
-            raise ProviderError(f"{self.name}: unreadable response (no reply text)", retryable=True)
-        size = len(reply.text.encode("utf-8", "replace"))
-        if size > self._max_bytes:
-            raise ProviderError(f"{self.name}: reply of {size:,} bytes is over the {self._max_bytes:,}-byte "
-                                "cap; not read", retryable=True)
-        if not reply.text.strip():
-            raise ProviderError(f"{self.name}: empty reply", retryable=True)
-        return replace(reply, text=self._scrub(reply.text))
