@@ -9,6 +9,7 @@ nothing in the default path can open a socket.
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import asdict, dataclass
 from typing import Any, Callable
 
@@ -78,7 +79,7 @@ class LLMRuntime:
     def __init__(self, config: LLMConfig, cassette: Cassette | None = None):
         self.config = config
         self.ledger = UsageLedger()
-        self.notices: list[str] = []
+        self.notices: deque[str] = deque(maxlen=100)  # the latest; a flapping server must not grow it forever
         self._listeners: list[Callable[[str], None]] = []
         # shared by every session of one command when given, else this session's own
         self.cassette = cassette if cassette is not None else shared_cassette(config)
