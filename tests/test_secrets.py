@@ -66,3 +66,8 @@ def test_every_file_written_atomically_is_scrubbed(tmp_path, monkeypatch):
 def test_error_text_is_clipped_to_one_short_line():
     line = clip("boom\n" + "x" * 10_000_000)
     assert "\n" not in line and len(line) <= 300 and line.endswith("…")
+
+
+def test_ticket_text_that_talks_about_keys_is_left_alone():
+    ticket = "HTTP 401 Unauthorized: invalid api key, OPENAI_API_KEY env var not set; Bearer token expired"
+    assert scrub(ticket, {}) == ticket
