@@ -12,7 +12,7 @@ prompt (between <json-schema> and </json-schema>), `fail` answers 500. Every
 request is kept in `server.requests` (headers included, so a test can check
 the key was sent, and then that it appears nowhere else).
 
-By hand:  python -m tests.fake_llm_server --port 8765 --mode echo
+By hand:  python -m tests.fake_llm_server --port 8765 --mode echo [--context 2048]
 """
 
 from __future__ import annotations
@@ -385,10 +385,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--mode", choices=("echo", "fail"), default="echo")
+    parser.add_argument("--context", type=int, default=None,
+                        help="play a model with this many tokens of context (refuse longer requests, report it)")
     parser.add_argument("--seconds", type=float, default=0.0,
                         help="stop after this many seconds (default: run until Ctrl-C)")
     args = parser.parse_args(argv)
-    server = FakeLLMServer(args.mode, args.port).start()
+    server = FakeLLMServer(args.mode, args.port, context_tokens=args.context).start()
     print(f"fake LLM server on {server.url} (mode {args.mode}); point a client at it with e.g.\n"
           f"  ANTHROPIC_BASE_URL={server.url} GOOGLE_GEMINI_BASE_URL={server.url} "
           f"AEL_OPENAI_BASE_URL={server.url}  (any non-empty key works)", flush=True)
