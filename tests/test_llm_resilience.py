@@ -170,7 +170,7 @@ def test_a_cassette_another_process_is_recording_is_refused_with_one_line(tmp_pa
         monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
         assert support_run("--episodes", "3", "--agent", "anthropic", "--record", str(tape)) == 2
         err = capsys.readouterr().err
-        assert err.count("\n") == 1 and "is being recorded by another process" in err
+        assert err.count("\n") == 1 and "is being recorded by another session" in err
         assert json.loads(tape.read_text())["entries"] == {}  # untouched
     finally:
         holder.communicate("\n", timeout=10)

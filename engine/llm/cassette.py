@@ -199,7 +199,8 @@ class _WriterLock:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 os.close(fd)
-                raise AELError(f"llm record: {target} is being recorded by another process; "
+                raise AELError(f"llm record: {target} is being recorded by another session "
+                               "(in this or another process); "
                                "wait for it to finish or record to another file") from None
             try:
                 same = os.path.samestat(os.fstat(fd), os.stat(path))
