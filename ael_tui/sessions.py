@@ -84,6 +84,9 @@ class NewSession:
         elif self.agent != "offline" or self.reflector != "offline":
             if not _llm_wired():
                 raise AELError("this build runs offline only: choose the offline agent and reflector")
+            if self.agent != "offline" and not scenario_class(self.scenario).llm_agent:
+                raise AELError(f"the {self.scenario} scenario has no agent a model could play: "
+                               "choose the offline agent")
             extra["llm"] = {"agent": self.agent, "reflector": self.reflector}
         return SessionConfig(scenario=self.scenario, seed=self.seed, selector=self.selector,
                              approval=self.approval, scenario_options=options, **extra)

@@ -136,6 +136,7 @@ class ScenarioBase:
     regime_names: list[str] = []
     match_bonuses: dict[str, float] = {}
     defaults: dict[str, Any] = {}
+    llm_agent: bool = False  # whether a model can play the agent (`--agent`); False: no agent to play
 
     def session_seed(self) -> int | list[int]:
         return self.seed  # type: ignore[attr-defined]

@@ -28,11 +28,12 @@ from .decisions import Decisions
 from .errors import AELError
 from .llm import UsageLedger
 from .llm_reflector import LLMReflector
-from .llm_setup import LLMConfig, LLMRuntime
+from .llm_setup import LLMConfig, LLMRuntime, shared_cassette
 from .memory import MemoryStore
 from .policies import PolicySpec
 from .reflection import Reflection, ReflectionContext, Reflector
 from .rng import make_rng, restore_rng, rng_state
+from .secrets import clip
 from .scenario import AgentContext, Scenario
 
 PHASES = ("warmup", "train", "val", "test")
@@ -84,6 +85,8 @@ class Session(Decisions):
         self.rng = make_rng(scenario.session_seed())
         self.memory = MemoryStore(scenario.match_bonuses, cap_per_tier=defaults.get("memory_cap", 500))
         self.llm = LLMRuntime(LLMConfig.from_dict(config.llm), cassette)
+        if config.llm:  # the runtime pinned each role's model: the save keeps it
+            config.llm = self.llm.config.to_dict()
         self.reflector: Reflector | None = None
         if self.reflection_on:
             self.reflector = scenario.make_reflector(config.reflector_options)
@@ -310,7 +313,7 @@ class Session(Decisions):
             except AELError as err:
                 p = self._new_proposal("arm", refl.policy, index, refl.rationale, refl.evidence)
                 p.status = "rejected"
-                self.queue.record(p, "drop", "engine", None, str(err), t)
+                self.queue.record(p, "drop", "engine", None, clip(str(err)), t)  # may quote a model's long value
                 return
             self._propose("arm", spec.to_dict(), index, refl.rationale, refl.evidence, out)
 
@@ -369,7 +372,8 @@ class Session(Decisions):
     def from_dict(cls, d: dict[str, Any], scenario_factory: Callable[[str, int, dict], Scenario]) -> "Session":
         config = SessionConfig.from_dict(d["config"])
         scenario = scenario_factory(config.scenario, config.seed, config.scenario_options)
-        s = cls(config, scenario)
+        # a resumed session that records adds to its cassette instead of starting it afresh
+        s = cls(config, scenario, shared_cassette(LLMConfig.from_dict(config.llm), append=True))
         s.load_state(d)
         return s
 

@@ -74,6 +74,7 @@ class SupportScenario(ScenarioBase):
     """Route 1,200 support tickets to one of 8 routes with a retrieval-policy bandit."""
 
     name = "support"
+    llm_agent = True
     regime_names = list(REGIME_NAMES)
     match_bonuses = {"endpoint": 1.0}  # what `relevance`-ordered (edited) policies match on
     all_selectors = SELECTORS
