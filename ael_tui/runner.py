@@ -13,7 +13,7 @@ from engine.results import finite, run_result, summarise
 from engine.session import Session, SessionConfig
 from scenarios import make_scenario, scenario_class
 
-from .cli import llm_config, parse_seeds
+from .cli import llm_config
 
 PROGRESS_MIN_EPISODES = 2000  # show a progress bar when a command runs at least this many
 
@@ -101,7 +101,7 @@ def run_command(args: argparse.Namespace) -> int:
         sessions = [session]
         seeds = [session.config.seed]
     else:
-        seeds = parse_seeds(args.seeds or "42")
+        seeds = args.seeds or [42]  # a list: checked and capped by the parser (args.parse_seeds)
         selectors = _selectors(args.selector or "ts+reflection", cls)
         _check_outputs(args, len(seeds) * len(selectors), selectors)
         reflector_options = _reflector_options(args)
