@@ -18,6 +18,7 @@ import os
 import sys
 from typing import Sequence
 
+from engine.atomic import remove_temp_files_on_signals
 from engine.errors import AELError
 
 from . import args as types
@@ -49,6 +50,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--save", help="save the session here at the end (one run only)")
     run.add_argument("--resume", help="continue a saved session to the end")
     run.add_argument("--json", dest="json_path", help="write results as JSON here")
+    run.add_argument("--force", action="store_true",
+                     help="let --save replace a file that is not a session (and --json one that is)")
     run.add_argument("--warmup", type=types.warmup, help="warm-up episodes (default: the scenario's)")
     run.add_argument("--split", type=types.fraction_pair, help="train,val fractions after warm-up, e.g. 0.6,0.2")
     run.add_argument("--prior", type=types.prior, help="Beta prior alpha,beta of every arm (default 1,1)")
@@ -111,17 +114,29 @@ def llm_config(args: argparse.Namespace) -> dict:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    remove_temp_files_on_signals()
     try:
         args = build_parser().parse_args(argv)
         if args.command == "run":
             from .runner import run_command
 
-            return run_command(args)
-        if args.command == "export-stream":
-            return export_stream(args)
-        return open_lab(args)
+            code = run_command(args)
+        elif args.command == "export-stream":
+            code = export_stream(args)
+        else:
+            code = open_lab(args)
+        sys.stdout.flush()  # a full disk or a closed pipe shows here, not at exit
+        return code
     except AELError as err:
         print(f"ael-lab: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    except OSError as err:
+        if not _is_stdout_error(err):
+            raise
+        _silence_stdout()
+        what = "output closed early (broken pipe)" if isinstance(err, BrokenPipeError) else \
+            f"cannot write the output: {err.strerror or err}"
+        print(f"ael-lab: {what}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("ael-lab: interrupted", file=sys.stderr)
@@ -135,14 +150,26 @@ def export_stream(args: argparse.Namespace) -> int:
     exporter = getattr(cls, "export_stream", None)
     if exporter is None:
         raise AELError(f"the {args.scenario} scenario has no stream to export")
-    try:
-        for row in exporter(args.seed):
-            sys.stdout.write(json.dumps(row) + "\n")
-        sys.stdout.flush()
-    except BrokenPipeError:
-        # the reader (say `head`) has had enough: stop quietly, as Unix tools do
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    for row in exporter(args.seed):
+        sys.stdout.write(json.dumps(row) + "\n")
     return 0
+
+
+def _is_stdout_error(err: OSError) -> bool:
+    """Whether `err` came from writing stdout (a closed pipe, a full disk), which main
+    reports in one line; other OSErrors are not the user's output and stay bugs."""
+    import errno
+
+    return isinstance(err, BrokenPipeError) or err.errno in (errno.ENOSPC, errno.EPIPE, errno.EDQUOT, errno.EIO)
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's exit-time flush cannot fail
+    (and print a second, unhelpful message)."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def open_lab(args: argparse.Namespace) -> int:

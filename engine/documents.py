@@ -60,7 +60,8 @@ def read_capped(path: str | os.PathLike, limit: int, what: str) -> bytes:
     return raw
 
 
-def parse_json(raw: bytes, path: str | os.PathLike, what: str, depth: int = MAX_DEPTH) -> Any:
+def parse_json(raw: bytes, path: str | os.PathLike, what: str, depth: int = MAX_DEPTH,
+               finite: bool = True) -> Any:
     """JSON from `raw`, then `check_tree`; AELError naming `path` on any failure."""
     if not raw.strip():
         raise AELError(f"{path} is empty: not a usable {what}")
@@ -69,17 +70,17 @@ def parse_json(raw: bytes, path: str | os.PathLike, what: str, depth: int = MAX_
     except RecursionError:
         raise AELError(f"{path}: nested deeper than {depth} levels: not a usable {what}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        how = "truncated or corrupt" if raw.lstrip()[:1] in (b"{", b"[") else "not JSON"
-        raise AELError(f"{path} is {how} (JSON error at byte {getattr(err, 'pos', 0)}): "
+        how = "not valid JSON, truncated or corrupt" if raw.lstrip()[:1] in (b"{", b"[") else "not JSON"
+        raise AELError(f"{path} is {how} (error at byte {getattr(err, 'pos', 0)}): "
                        f"not a usable {what}") from None
-    check_tree(doc, path, depth)
+    check_tree(doc, path, depth, finite)
     return doc
 
 
-def check_tree(doc: Any, path: str | os.PathLike, depth: int = MAX_DEPTH) -> None:
-    """Refuse nesting deeper than `depth` and non-finite numbers anywhere in `doc`
-    (iteratively: a hostile document must not exhaust the stack here either)."""
-    if isinstance(doc, float) and not math.isfinite(doc):
+def check_tree(doc: Any, path: str | os.PathLike, depth: int = MAX_DEPTH, finite: bool = True) -> None:
+    """Refuse nesting deeper than `depth` and (if `finite`) non-finite numbers anywhere
+    in `doc` (iteratively: a hostile document must not exhaust the stack here either)."""
+    if finite and isinstance(doc, float) and not math.isfinite(doc):
         raise AELError(f"{path}: expected a finite number, got {doc}")
     stack: list[tuple[Any, tuple]] = [(doc, ())] if isinstance(doc, (dict, list)) else []
     while stack:
@@ -91,7 +92,7 @@ def check_tree(doc: Any, path: str | os.PathLike, depth: int = MAX_DEPTH) -> Non
             if isinstance(value, (dict, list)):
                 if value:
                     stack.append((value, where + (key,)))
-            elif isinstance(value, float) and not math.isfinite(value):
+            elif finite and isinstance(value, float) and not math.isfinite(value):
                 raise AELError(f"{path}: field {_loc(where + (key,))}: expected a finite number, got {value}")
 
 
