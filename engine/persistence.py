@@ -83,7 +83,7 @@ def load_session(path: str | os.PathLike, scenario_factory) -> Session:
         session = Session.from_dict(doc["session"], scenario_factory)
     except AELError as err:
         raise AELError(f"{path}: {err}") from err
-    except (KeyError, TypeError, ValueError, IndexError) as err:
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as err:  # past the schema: still one line
         raise AELError(f"{path} is an AEL Lab session but its contents are damaged "
                        f"({type(err).__name__}: {err})") from err
     if session.t > session.n_episodes:  # needs the scenario: its stream's length

@@ -69,6 +69,10 @@ class LLMSection(Strict):
     replay: Text | None = None
 
 
+class ScenarioOptions(Open):
+    data: Text | None = None  # the portfolio's market data: synthetic, yahoo or a folder
+
+
 class Config(Strict):
     scenario: Name
     seed: Annotated[int, Field(ge=0, le=2**63 - 1)] = 42
@@ -81,7 +85,7 @@ class Config(Strict):
     prior: Annotated[list[Positive], Field(min_length=2, max_length=2)] = [1.0, 1.0]
     distill_every: Episodes = 10
     allow_code_auto: bool = False
-    scenario_options: dict[Name, Any] = {}
+    scenario_options: ScenarioOptions = ScenarioOptions()
     reflector_options: ReflectorOptions = ReflectorOptions()
     llm: LLMSection = LLMSection()
 
