@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .approvals import DECISIONS, KINDS, STANDING
 from .bandits import SELECTOR_KINDS, parse_selector
@@ -188,6 +188,14 @@ class Memory(Strict):
         return self
 
 
+class Insight(Open):
+    """The insight in use (a decided insight proposal's payload and its episode)."""
+    insight: Text
+    regime_label: Text = ""
+    confidence: Unit = 0.0
+    episode: Count | None = None
+
+
 class Proposal(Strict):
     id: Count
     kind: Literal[KINDS]  # type: ignore[valid-type]
@@ -199,6 +207,17 @@ class Proposal(Strict):
     status: Literal["pending", "approved", "edited", "rejected"] = "pending"
     code: bool = False
     source: Name = "offline"
+
+    @model_validator(mode="after")
+    def _insight_payload(self) -> "Proposal":
+        if self.kind == "insight" and self.status == "pending":  # what approving it would put in use
+            try:
+                Insight.model_validate(self.payload)
+            except ValidationError as err:
+                first = err.errors(include_url=False)[0]
+                where = ".".join(str(p) for p in first["loc"])
+                raise ValueError(f"payload.{where}: {first['msg'][0].lower()}{first['msg'][1:]}") from None
+        return self
 
 
 class Audit(Strict):
@@ -348,7 +367,7 @@ class SessionDoc(Strict):
     queue: Queue
     history: Annotated[list[Record], Items]
     reflections: Annotated[list[Reflection], Items]
-    insight: dict[str, Any] | None
+    insight: Insight | None
     injections: Annotated[list[Injection], Items]
     last_hits: Annotated[list[Name], Items]
     reflector: ReflectorState | None

@@ -64,6 +64,11 @@ def sessions() -> None:
     case("code-policy-code-is-a-number", "session.pool", lambda d: s(d["pool"][0], "code", 5))
     case("approval-mode-unknown", "session.config.approval", lambda d: s(d["config"], "approval", "yolo"))
     case("split-sums-above-one", "session.config", lambda d: s(d["config"], "split", [0.9, 0.5]))
+    case("insight-without-text", "session.insight.insight", lambda d: s(d, "insight", {"confidence": 0.5}))
+    case("pending-insight-text-is-a-number", "payload.insight",
+         lambda d: d["queue"]["proposals"][0].update(kind="insight", status="pending", payload={"insight": 5}))
+    case("data-option-is-a-number", "session.config.scenario_options.data",
+         lambda d: s(d["config"], "scenario_options", {"data": 5}))
 
     def beyond_stream(d):  # consistent t and history, but past the synthetic stream's 208 episodes
         last = d["history"][-1]
