@@ -197,6 +197,8 @@ def remove_temp_files_on_signals(signals: tuple[int, ...] = (signal.SIGTERM, sig
         signal.signal(signum, signal.SIG_DFL)
         os.kill(os.getpid(), signum)
 
+    if threading.current_thread() is not threading.main_thread():
+        return  # only the main thread may set handlers (main() called from a worker, say in tests)
     for sig in signals:
         if signal.getsignal(sig) in (signal.SIG_DFL, None):
             signal.signal(sig, handler)

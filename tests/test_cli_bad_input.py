@@ -148,3 +148,15 @@ def test_open_on_a_bad_save_exits_non_zero_with_one_line(tmp_path):
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "session.selector.arms[0].alpha" in done.stderr
     assert done.stdout == "" and list(tmp_path.iterdir()) == []
+
+
+def test_ael_lab_open_passes_on_a_crash_of_the_interface_as_its_exit_code(monkeypatch):
+    """Textual shows a crash dump and sets return_code 1; `ael-lab open` must not exit 0 then."""
+    from ael_tui import app as app_module
+
+    def crashed(self):
+        self._return_code = 1
+
+    monkeypatch.setattr(app_module.AelLab, "run", crashed)
+    good = Path(__file__).parent / "bad_documents" / "good" / "session.json"
+    assert main(["open", str(good)]) == 1
