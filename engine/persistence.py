@@ -86,7 +86,18 @@ def load_session(path: str | os.PathLike, scenario_factory) -> Session:
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as err:  # past the schema: still one line
         raise AELError(f"{path} is an AEL Lab session but its contents are damaged "
                        f"({type(err).__name__}: {err})") from err
+    _check_memory_metadata(doc["session"]["memory"], getattr(session.scenario, "memory_metadata", {}), path)
     if session.t > session.n_episodes:  # needs the scenario: its stream's length
         raise AELError(f"{path}: field session.t: {session.t} is beyond the end of the "
                        f"{session.config.scenario} stream ({session.n_episodes} episodes)")
     return session
+
+
+def _check_memory_metadata(memory: dict[str, Any], models: dict[str, Any], path) -> None:
+    """What the scenario reads from its memory entries (`Scenario.memory_metadata`)."""
+    for tier, model in models.items():
+        for i, row in enumerate(memory["tiers"].get(tier, [])):
+            try:
+                model.model_validate(row["metadata"])
+            except ValidationError as err:
+                raise validation_error(err, path, ("session", "memory", "tiers", tier, i, "metadata")) from None

@@ -136,6 +136,7 @@ class ScenarioBase:
     regime_names: list[str] = []
     match_bonuses: dict[str, float] = {}
     defaults: dict[str, Any] = {}
+    memory_metadata: dict[str, Any] = {}  # tier -> pydantic model of an entry's metadata in a save
 
     def session_seed(self) -> int | list[int]:
         return self.seed  # type: ignore[attr-defined]

@@ -177,6 +177,8 @@ class Memory(Strict):
 
     @model_validator(mode="after")
     def _entries_in_their_tier(self) -> "Memory":
+        if set(self.next_id) != set(TIERS):
+            raise ValueError(f"next_id needs a count for each tier ({', '.join(TIERS)})")
         for tier, entries in self.tiers.items():
             seen: set[str] = set()
             for i, e in enumerate(entries):

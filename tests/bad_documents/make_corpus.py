@@ -67,6 +67,10 @@ def sessions() -> None:
     case("insight-without-text", "session.insight.insight", lambda d: s(d, "insight", {"confidence": 0.5}))
     case("pending-insight-text-is-a-number", "payload.insight",
          lambda d: d["queue"]["proposals"][0].update(kind="insight", status="pending", payload={"insight": 5}))
+    case("memory-metadata-without-reward", "session.memory.tiers.episodic[0].metadata.reward",
+         lambda d: d["memory"]["tiers"]["episodic"][0]["metadata"].pop("reward"))
+    case("memory-next-id-missing-a-tier", "next_id needs a count for each tier",
+         lambda d: d["memory"]["next_id"].pop("semantic"))
     case("data-option-is-a-number", "session.config.scenario_options.data",
          lambda d: s(d["config"], "scenario_options", {"data": 5}))
 
