@@ -36,6 +36,8 @@ def sessions() -> None:
     subprocess.run([sys.executable, "-m", "ael_tui.cli", "run", "synthetic", "--seeds", "42", "--until", "20",
                     "--save", str(base_path), "--quiet", "--force"], check=True, cwd=ROOT)
     base = json.loads(base_path.read_text())
+    base["saved_at"] = "2026-01-01T00:00:00+00:00"  # fixed, so regenerating changes only what changed
+    base_path.write_text(json.dumps(base, separators=(",", ":")))
 
     def case(name: str, expect: str, change) -> None:
         doc = copy.deepcopy(base)
