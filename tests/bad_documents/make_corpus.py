@@ -36,7 +36,9 @@ def sessions() -> None:
     subprocess.run([sys.executable, "-m", "ael_tui.cli", "run", "synthetic", "--seeds", "42", "--until", "20",
                     "--save", str(base_path), "--quiet", "--force"], check=True, cwd=ROOT)
     base = json.loads(base_path.read_text())
-    base["saved_at"] = "2026-01-01T00:00:00+00:00"  # fixed, so regenerating changes only what changed
+    base["saved_at"] = "2026-01-01T00:00:00+00:00"  # fixed wall-clock stamps, so regenerating
+    for decision in base["session"]["queue"]["audit"]:  # changes only what changed
+        decision["at"] = base["saved_at"]
     base_path.write_text(json.dumps(base, separators=(",", ":")))
 
     def case(name: str, expect: str, change) -> None:
