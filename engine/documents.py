@@ -65,16 +65,37 @@ def parse_json(raw: bytes, path: str | os.PathLike, what: str, depth: int = MAX_
     """JSON from `raw`, then `check_tree`; AELError naming `path` on any failure."""
     if not raw.strip():
         raise AELError(f"{path} is empty: not a usable {what}")
+    nonfinite: list[str] = []
+
+    def constant(name: str) -> float:  # called only for NaN / Infinity / -Infinity literals
+        nonfinite.append(name)
+        return float(name.replace("Infinity", "inf"))
+
     try:
-        doc = json.loads(raw)
+        doc = json.loads(raw, parse_constant=constant)
     except RecursionError:
         raise AELError(f"{path}: nested deeper than {depth} levels: not a usable {what}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         how = "not valid JSON, truncated or corrupt" if raw.lstrip()[:1] in (b"{", b"[") else "not JSON"
         raise AELError(f"{path} is {how} (error at byte {getattr(err, 'pos', 0)}): "
                        f"not a usable {what}") from None
-    check_tree(doc, path, depth, finite)
+    if finite and nonfinite:
+        check_tree(doc, path, depth, finite)  # the slow walk, only to say where the bad number is
+    _check_depth(doc, path, depth)
     return doc
+
+
+def _check_depth(doc: Any, path: str | os.PathLike, depth: int) -> None:
+    """Nesting depth only: the fast walk every document gets (containers, no scalars)."""
+    stack: list[tuple[Any, int]] = [(doc, 0)] if type(doc) in (dict, list) else []
+    while stack:
+        node, level = stack.pop()
+        if level > depth:  # as check_tree counts: a container `depth` keys deep is still allowed
+            check_tree(doc, path, depth, finite=False)  # the slow walk, to say where
+        for value in (node.values() if type(node) is dict else node):
+            kind = type(value)
+            if (kind is dict or kind is list) and value:
+                stack.append((value, level + 1))
 
 
 def check_tree(doc: Any, path: str | os.PathLike, depth: int = MAX_DEPTH, finite: bool = True) -> None:
