@@ -13,7 +13,6 @@ provider; `Cassette.wrap` picks the right one for the cassette's mode.
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 import time
