@@ -5,8 +5,9 @@ an int, NaN and infinities are refused, unknown fields are refused where the
 engine writes a fixed set. Ranges and list lengths are the engine's own
 invariants; `SessionDoc`'s last validator checks the relations between parts
 (t matches the history, phases in order, arms match the pool, proposals point
-at reflections that exist). What depends on the scenario (t within its
-stream) is checked by `persistence.load_session` once the scenario is built.
+at reflections that exist). What depends on the scenario (t within its stream,
+what it reads from memory entries) is checked by `persistence.load_session`
+once the scenario is built.
 Retrieval policies are checked by `PolicySpec.from_dict`, the engine's single
 policy validator; a code policy's structure is checked there, its trust is not
 decided here.
