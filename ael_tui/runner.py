@@ -13,7 +13,8 @@ from engine.results import finite, run_result, summarise
 from engine.session import Session, SessionConfig
 from scenarios import make_scenario, scenario_class
 
-from .cli import llm_config, parse_seeds
+from .cli import llm_config
+from .outputs import check_run_outputs
 
 PROGRESS_MIN_EPISODES = 2000  # show a progress bar when a command runs at least this many
 
@@ -87,6 +88,7 @@ SESSION_FLAGS = ("seeds", "selector", "approve", "episodes", "warmup", "split", 
 
 
 def run_command(args: argparse.Namespace) -> int:
+    check_run_outputs(args)  # before any work: a refused output must not cost a run
     cls = scenario_class(args.scenario)
     if args.resume:
         given = [f for f in SESSION_FLAGS if getattr(args, f) is not None]
@@ -101,7 +103,7 @@ def run_command(args: argparse.Namespace) -> int:
         sessions = [session]
         seeds = [session.config.seed]
     else:
-        seeds = parse_seeds(args.seeds or "42")
+        seeds = args.seeds or [42]  # a list: checked and capped by the parser (args.parse_seeds)
         selectors = _selectors(args.selector or "ts+reflection", cls)
         _check_outputs(args, len(seeds) * len(selectors), selectors)
         reflector_options = _reflector_options(args)

@@ -137,6 +137,7 @@ class ScenarioBase:
     match_bonuses: dict[str, float] = {}
     defaults: dict[str, Any] = {}
     llm_agent: bool = False  # whether a model can play the agent (`--agent`); False: no agent to play
+    memory_metadata: dict[str, Any] = {}  # tier -> pydantic model of an entry's metadata in a save
 
     def session_seed(self) -> int | list[int]:
         return self.seed  # type: ignore[attr-defined]

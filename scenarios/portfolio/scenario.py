@@ -37,6 +37,7 @@ from engine.metrics import phase_metrics
 from engine.policies import PAPER_POLICIES, PolicySpec
 from engine.scenario import AgentContext, Outcome, Query, ScenarioBase
 
+from .saved_metadata import MEMORY_METADATA
 from . import memory_records as records
 from .agent import AllocatorConfig, Allocation, allocate, insight_seen, read_advice
 from .baselines import BASELINE_NAMES, baseline_run
@@ -79,6 +80,7 @@ class PortfolioScenario(ScenarioBase):
     name = "portfolio"
     llm_agent = True
     match_bonuses = {"ticker": 2.0, "sector": 0.8, "regime": 1.0, "task_type": 0.5}
+    memory_metadata = MEMORY_METADATA  # what a save's memory must carry (checked on load)
     all_selectors = SELECTORS
     baseline_names = BASELINE_NAMES
     paper_test_table = PAPER_TEST_TABLE

@@ -27,6 +27,7 @@ from engine.memory import MemoryEntry, MemoryStore, Pattern
 from engine.policies import PolicySpec
 from engine.scenario import AgentContext, Outcome, Query, ScenarioBase
 
+from .saved_metadata import MEMORY_METADATA
 from . import patterns
 from .bank import N_EPISODES, REGIME_NAMES, ROUTES
 from .llm_router import llm_route
@@ -77,6 +78,7 @@ class SupportScenario(ScenarioBase):
     llm_agent = True
     regime_names = list(REGIME_NAMES)
     match_bonuses = {"endpoint": 1.0}  # what `relevance`-ordered (edited) policies match on
+    memory_metadata = MEMORY_METADATA  # what a save's memory must carry (checked on load)
     all_selectors = SELECTORS
     shareable = True  # no run state: sessions on one seed may share one instance (and its caches)
     paper_table = PAPER_TABLE

@@ -17,6 +17,7 @@ from engine.memory import MemoryStore, Pattern
 from engine.policies import PolicySpec
 from engine.scenario import AgentContext, Outcome, Query, ScenarioBase
 
+from .saved_metadata import MEMORY_METADATA
 from .reflector import SyntheticReflector
 from .world import ARMS, HIDDEN_ARM, N_EPISODES, P, REGIMES, best_arm, regime_of
 
@@ -32,6 +33,7 @@ class SyntheticScenario(ScenarioBase):
     name = "synthetic"
     regime_names = REGIMES
     match_bonuses = {"arm": 1.0}
+    memory_metadata = MEMORY_METADATA  # what a save's memory must carry (checked on load)
     all_selectors = ["rr", "ucb1", "egreedy", "ts", "ts+reflection", "oracle"]
     shareable = True  # holds no run state: sessions on one seed may share it
 
