@@ -76,13 +76,51 @@ class Decisions:
         return {"insight": text.strip(), "regime_label": label, "confidence": float(conf)}
 
     def _smoke_test(self, spec: PolicySpec) -> None:
-        """Run a code policy in a separate, limited process on a sample of this
-        memory before it may become an arm; AELError says why it was refused."""
+        """Run a code policy in a sandboxed worker on a sample of this memory, scaled
+        up to the memory cap of the tiers it reads, each call within the live
+        deadline, before it may become an arm; AELError says why it was refused."""
         from .codepolicy import smoke_test
 
         sample = [asdict(e) for name in spec.tiers for e in self.memory.tiers[name].entries[-40:]]
         query = self.scenario.query(min(self.t, self.n_episodes - 1)).metadata
-        smoke_test(spec.code or "", sample, query, name=spec.name)
+        smoke_test(spec.code or "", sample, query, name=spec.name, deadline_s=self.code_arms.deadline_s,
+                   scale_to=self.memory.cap_per_tier * max(1, len(spec.tiers)))
+
+    # ------------------------------------------------- code arms after a load
+    def quarantine_code_arms(self) -> None:
+        """Every code arm in the pool waits for a person again (called on load)."""
+        from .codepolicy import source_hash
+
+        self.code_arms.quarantined = {name: source_hash(spec.code) for name, spec in self.pool.items()
+                                      if spec.code and name not in self.code_arms.suspended}
+
+    def review_code_arm(self, name: str, decision: str, who: str = "human", reason: str = "") -> list[ev.Event]:
+        """Admit a quarantined code arm (it may be sampled again) or reject it (it is
+        suspended for good); the audit log records the decision and the source's hash."""
+        sha = self.code_arms.quarantined.get(name)
+        if sha is None:
+            raise AELError(f"no quarantined code policy named {name!r}")
+        if decision not in ("admit", "reject"):
+            raise AELError(f"unknown decision {decision!r} (expected admit or reject)")
+        t = self.t - 1
+        del self.code_arms.quarantined[name]
+        if decision == "reject":
+            self.code_arms.suspended[name] = f"rejected after loading by {who}"
+        self.queue.record_arm(self.pool[name].to_dict(), decision, who, reason, t, sha)
+        out: list[ev.Event] = []
+        self._emit(out, ev.CodeArmReviewed(t, name, decision, sha, who))
+        return out
+
+    def _suspend_failing_code_arms(self, t: int, out: list[ev.Event]) -> None:
+        from .codepolicy import source_hash
+
+        arms = self.code_arms
+        for name in arms.due_for_suspension():
+            reason = f"{arms.failures[name]} calls in a row failed (last: {arms.failed_now.get(name, 'an earlier call')})"
+            arms.suspended[name] = reason
+            self.queue.record_arm(self.pool[name].to_dict(), "suspend", "engine", reason, t,
+                                  source_hash(self.pool[name].code or ""))
+            self._emit(out, ev.CodeArmSuspended(t, name, reason))
 
     def _apply(self, p: Proposal, decision: str, edited: dict[str, Any] | None, reason: str, who: str,
                out: list[ev.Event]) -> None:
@@ -101,7 +139,11 @@ class Decisions:
         if spec is not None and spec.code:
             self._smoke_test(spec)  # refused: the proposal stays pending, nothing is recorded
         p.status = "edited" if decision == "edit" else "approved"
-        self.queue.record(p, decision, who, accepted, reason, t)
+        entry = self.queue.record(p, decision, who, accepted, reason, t)
+        if spec is not None and spec.code:
+            from .codepolicy import source_hash
+
+            entry.code_sha256 = source_hash(spec.code)
         self._emit(out, ev.Decided(t, p.id, decision, who))
         if spec is not None:
             self.pool[spec.name] = spec

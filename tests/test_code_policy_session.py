@@ -76,6 +76,8 @@ def test_approved_code_runs_on_memory_and_survives_save_and_load(tmp_path):
     loaded = Session.from_dict(doc, make_scenario)
     loaded.reflector = ProposesCode(WINNERS)
     loaded.reflector.done = True
+    assert loaded.run() == [] and "quarantined" in loaded.blocked_reason  # nothing runs before a person looks
+    loaded.review_code_arm("winners", "admit")
     loaded.run()
     assert loaded.history == s.history
 
