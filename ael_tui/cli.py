@@ -85,6 +85,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--until", type=int, help="stop at this episode (exclusive), e.g. to --save mid-run")
     run.add_argument("--save", help="save the session here at the end (one run only)")
     run.add_argument("--resume", help="continue a saved session to the end")
+    run.add_argument("--trust-code", action="store_true",
+                     help="with --resume: admit the save's Python-code policies unreviewed (they run sandboxed)")
     run.add_argument("--json", dest="json_path", help="write results as JSON here")
     run.add_argument("--warmup", type=int, help="warm-up episodes (default: the scenario's)")
     run.add_argument("--split", type=_fraction_pair_arg, help="train,val fractions after warm-up, e.g. 0.6,0.2")
