@@ -92,6 +92,7 @@ class CodeWorker:
         self._sent: dict[str, tuple] = {}
         self._loaded: set[str] = set()
         self._cpu = 0.0
+        self._seq = 0            # numbers requests: a reply to another request is a protocol breach
         self.starts = 0          # how many processes this worker has started (for tests and the lab)
         self._finalizer: weakref.finalize | None = None
 
@@ -144,7 +145,8 @@ class CodeWorker:
         except CodePolicyFailure:
             self.close()
             raise
-        if not isinstance(reply, dict) or not isinstance(reply.get("ok"), bool):
+        if not isinstance(reply, dict) or not isinstance(reply.get("ok"), bool) or reply.get("seq") != self._seq \
+                or self._buffer:  # a line more than one reply: something else wrote to the pipe
             self.close()
             raise CodePolicyFailure("the sandbox broke the protocol", "protocol")
         cpu = reply.get("cpu")
@@ -157,7 +159,8 @@ class CodeWorker:
         return self._chosen(reply.get("ids"), entries)
 
     def _request(self, key: str, source: str, entries: Sequence[Any], query: dict[str, Any]) -> bytes:
-        req: dict[str, Any] = {"key": key, "query": query}
+        self._seq += 1
+        req: dict[str, Any] = {"seq": self._seq, "key": key, "query": query}
         if key not in self._loaded:
             req["source"] = source
             self._loaded.add(key)
@@ -243,7 +246,8 @@ def _kill(proc: subprocess.Popen, scratch: str | None) -> None:
         pass
     for stream in (proc.stdin, proc.stdout):
         try:
-            stream.close()
+            if stream is not None:
+                stream.close()
         except OSError:
             pass
     try:

@@ -9,13 +9,13 @@ sockets), no new processes, no file writes, no core dumps, a cap on address
 space and on CPU seconds. Only then does it serve requests, one JSON line in,
 one JSON line out:
 
-    in:  {"key": sha256, "source": text (only when the worker lacks it),
+    in:  {"seq": n, "key": sha256, "source": text (only when the worker lacks it),
           "upsert": [[id, tier, content, metadata, quality, episode,
                       retrieval_count, usefulness], ...],
           "order": [ids of the entries to show, in order], "query": {...},
           "reset": bool (forget every cached entry first)}
-    out: {"ok": true, "ids": [...], "cpu": seconds used so far}
-         {"ok": false, "error": "...", "fatal": bool, "cpu": ...}
+    out: {"ok": true, "ids": [...], "cpu": seconds used so far, "seq": n}
+         {"ok": false, "error": "...", "fatal": bool, "cpu": ..., "seq": n}
 
 The policy is compiled by RestrictedPython (attribute reads, subscripts,
 writes and iteration go through the guards below) and sees entries and the
@@ -122,8 +122,10 @@ def main():
     cache = {}
     for line in inp:
         reply = {"ok": False, "error": "bad request", "fatal": True}
+        seq = None
         try:
             req = json.loads(line)
+            seq = req.get("seq")
             if req.get("reset"):
                 cache.clear()
             for row in req.get("upsert", ()):
@@ -154,10 +156,12 @@ def main():
         except BaseException as exc:  # the policy's failure is a reply, never the end of the worker
             reply = {"ok": False, "error": "%s: %s" % (type(exc).__name__, str(exc)[:200])}
         reply["cpu"] = _cpu()
+        reply["seq"] = seq
         try:
             text = json.dumps(reply)
         except BaseException:  # a reply JSON cannot hold (a policy-made error text): say so plainly
-            text = json.dumps({"ok": False, "error": "the policy's error could not be reported", "cpu": _cpu()})
+            text = json.dumps({"ok": False, "error": "the policy's error could not be reported", "cpu": _cpu(),
+                               "seq": seq})
         out.write(text + "\n")
         out.flush()
         if reply.get("fatal"):
