@@ -19,6 +19,7 @@ the worker belongs in a save.
 from __future__ import annotations
 
 import json
+import operator
 import os
 import select
 import shutil
@@ -36,6 +37,9 @@ from .codepolicy import CodePolicyError
 
 CHILD = Path(__file__).with_name("sandbox_child.py")
 NOBODY = 65534
+# what the worker is sent of each entry, in `sandbox_child._FIELDS` order but with metadata second
+_FIELDS = operator.attrgetter("id", "metadata", "tier", "content", "quality", "episode", "retrieval_count",
+                              "usefulness")
 
 
 class CodePolicyFailure(CodePolicyError):
@@ -170,13 +174,11 @@ class CodeWorker:
         upsert = []
         sent = self._sent
         for e in entries:
-            meta = e.metadata
-            seen = sent.get(e.id)
-            if seen is None or seen[1:] != (e.tier, e.content, e.quality, e.episode, e.retrieval_count,
-                                            e.usefulness) or seen[0] != meta:
-                sent[e.id] = (dict(meta), e.tier, e.content, e.quality, e.episode, e.retrieval_count, e.usefulness)
-                upsert.append([e.id, e.tier, e.content, meta, e.quality, e.episode, e.retrieval_count,
-                               e.usefulness])
+            now = _FIELDS(e)
+            # `==` on the tuples: metadata (kept as sent, see below) compares by value
+            if sent.get(now[0]) != now:
+                sent[now[0]] = (now[0], dict(now[1]), *now[2:])  # a copy: a change in place still shows next time
+                upsert.append(now)
         req["upsert"] = upsert
         req["order"] = [e.id for e in entries]
         try:
@@ -223,7 +225,7 @@ class CodeWorker:
             if left <= 0 or not select.select([fd], [], [], left)[0]:
                 raise CodePolicyFailure(f"it did not finish within {deadline_s or 0:g} s", "timeout")
             try:
-                chunk = os.read(fd, 1 << 20)
+                chunk = os.read(fd, 1 << 16)
             except BlockingIOError:
                 continue
             if not chunk:

@@ -10,7 +10,7 @@ space and on CPU seconds. Only then does it serve requests, one JSON line in,
 one JSON line out:
 
     in:  {"seq": n, "key": sha256, "source": text (only when the worker lacks it),
-          "upsert": [[id, tier, content, metadata, quality, episode,
+          "upsert": [[id, metadata, tier, content, quality, episode,
                       retrieval_count, usefulness], ...],
           "order": [ids of the entries to show, in order], "query": {...},
           "reset": bool (forget every cached entry first)}
@@ -41,7 +41,7 @@ def _freeze(value):
     return value
 
 
-_FIELDS = ("id", "tier", "content", "metadata", "quality", "episode", "retrieval_count", "usefulness")
+_FIELDS = ("id", "metadata", "tier", "content", "quality", "episode", "retrieval_count", "usefulness")
 
 
 def _entry(row):
@@ -119,7 +119,8 @@ def main():
     out.flush()
 
     policies = {}
-    cache = {}
+    cache = {}   # entry id -> its read-only mapping
+    owner = {}   # id() of a cached mapping -> its entry id (cached mappings stay alive, so ids stay unique)
     for line in inp:
         reply = {"ok": False, "error": "bad request", "fatal": True}
         seq = None
@@ -128,8 +129,13 @@ def main():
             seq = req.get("seq")
             if req.get("reset"):
                 cache.clear()
+                owner.clear()
             for row in req.get("upsert", ()):
-                cache[row[0]] = _entry(row)
+                old = cache.get(row[0])
+                if old is not None:
+                    del owner[id(old)]
+                entry = cache[row[0]] = _entry(row)
+                owner[id(entry)] = row[0]
             key = req["key"]
             fn = policies.get(key)
             if fn is None:
@@ -140,15 +146,15 @@ def main():
                     namespace = _guards(allowed, builtin_names)
                     exec(compile_restricted(req["source"], "<policy>", "exec"), namespace)
                 fn = policies[key] = namespace["retrieve"]
-            entries = [cache[i] for i in req["order"]]
-            position = {id(e): e["id"] for e in entries}
-            picked = fn(list(entries), _freeze(req["query"]))
+            picked = fn([cache[i] for i in req["order"]], _freeze(req["query"]))
+            # identity, not the "id" inside: a made-up mapping with a real id is refused.
+            # (Whether each entry was among those given, the parent checks.)
             if type(picked) is not list:
                 reply = {"ok": False, "error": "it must return a list, not %s" % type(picked).__name__}
-            elif not all(id(x) in position for x in picked):
+            elif not all(id(x) in owner for x in picked):
                 reply = {"ok": False, "error": "it must return entries taken from `entries`, not new objects"}
             else:
-                reply = {"ok": True, "ids": [position[id(x)] for x in picked]}
+                reply = {"ok": True, "ids": [owner[id(x)] for x in picked]}
         except MemoryError:
             reply = {"ok": False, "error": "it ran out of its %d MB memory limit" % config["memory_mb"], "fatal": True}
         except RecursionError:
