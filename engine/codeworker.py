@@ -98,6 +98,7 @@ class CodeWorker:
         self._cpu = 0.0
         self._seq = 0            # numbers requests: a reply to another request is a protocol breach
         self.starts = 0          # how many processes this worker has started (for tests and the lab)
+        self.last_pid: int | None = None
         self._finalizer: weakref.finalize | None = None
 
     # ------------------------------------------------------------ process
@@ -114,6 +115,7 @@ class CodeWorker:
             env={"PYTHONHASHSEED": "0"},  # nothing of ours (no keys); a fixed hash seed keeps set order repeatable
             process_group=0, close_fds=True)
         self.starts += 1
+        self.last_pid = self._proc.pid  # kept after a kill: tests check its group is gone
         self._finalizer = weakref.finalize(self, _kill, self._proc, self._scratch)
         for fd in (self._proc.stdin.fileno(), self._proc.stdout.fileno()):
             os.set_blocking(fd, False)
