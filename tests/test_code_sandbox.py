@@ -154,16 +154,36 @@ def test_cli_resume_with_trust_code_runs_the_save_to_the_end(saved_with_code, tm
     assert json.loads(out.read_text())["runs"][0]["episodes"] == 120
 
 
-def test_a_save_holding_code_the_filter_refuses_does_not_load(saved_with_code, tmp_path, capsys):
+@pytest.fixture
+def saved_with_escape(saved_with_code, tmp_path):
+    """The save, its code arm swapped for the attack the old gate let through: a long
+    expression first (the walk stopped at depth 100), then a subclass walk."""
     doc = json.loads(saved_with_code.read_text())
-    escape = "def retrieve(entries, query):\n    x = " + "[" * 60 + "1" + "]" * 60 + \
+    escape = "def retrieve(entries, query):\n    x = " + "[" * 99 + "1" + "]" * 99 + \
              "\n    return ().__class__.__base__.__subclasses__()\n"
     for p in doc["session"]["pool"]:
         if p["name"] == "winners":
             p["code"] = escape
     bad = tmp_path / "escape.json"
     bad.write_text(json.dumps(doc))
+    return bad
+
+
+def test_cli_resume_of_a_save_with_escaping_code_is_refused_even_with_trust_code(saved_with_escape, tmp_path,
+                                                                                   capsys):
     out = tmp_path / "out.json"
-    assert main(["run", "support", "--resume", str(bad), "--trust-code", "--json", str(out), "--quiet"]) == 2
+    assert main(["run", "support", "--resume", str(saved_with_escape), "--trust-code", "--json", str(out),
+                 "--quiet"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "nested more than" in err and not out.exists()
+
+
+def test_ael_lab_open_of_a_save_with_escaping_code_runs_and_writes_nothing(saved_with_escape, capsys, monkeypatch):
+    import ael_tui.app
+
+    monkeypatch.setattr(ael_tui.app.AelLab, "run", lambda self: pytest.fail("the lab opened"))
+    monkeypatch.setattr(CodeWorker, "_start", lambda self: pytest.fail("a worker was started"))
+    folder = sorted(saved_with_escape.parent.iterdir())
+    assert main(["open", str(saved_with_escape)]) == 2
+    assert "nested more than" in capsys.readouterr().err
+    assert sorted(saved_with_escape.parent.iterdir()) == folder

@@ -13,8 +13,8 @@ from engine.codepolicy import source_hash
 from engine.codeworker import CodeWorker
 from engine.persistence import save_session
 from tests.test_code_policy_session import WINNERS
-from tests.test_code_sandbox import admitted
-from tests.tui_helpers import frozen_lab, make_app, settle  # noqa: F401 - the autouse fixture
+from tests.test_code_sandbox import TIME_BOMB, admitted
+from tests.tui_helpers import frozen_lab, make_app, notifications, settle  # noqa: F401 - the autouse fixture
 
 
 def files_under(folder: Path) -> dict[str, int]:
@@ -53,3 +53,12 @@ async def test_a_saved_code_policy_is_reviewed_before_anything_runs(tmp_path, mo
         await pilot.press("space")
         await settle(pilot)
         assert session.t == 51
+
+
+async def test_the_lab_says_when_a_failing_code_policy_is_suspended():
+    app = make_app(admitted(TIME_BOMB))
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.press("g")  # to the end of the run: the bomb goes off from episode 61
+        await settle(pilot, rounds=4)
+        assert "winners" in app.lab.host.session.code_arms.suspended
+        assert any("no longer sampled" in n for n in notifications(app))

@@ -26,6 +26,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Tab, Tabs
 
+from engine import events as ev
 from engine.errors import AELError
 
 from ..actions import bindings_for
@@ -293,6 +294,10 @@ class LabScreen(RunControls, Screen):
     def on_lab_screen_run_stopped(self, message: RunStopped) -> None:
         o = message.outcome
         self.host.running = None
+        for e in o.events:
+            if isinstance(e, ev.CodeArmSuspended):
+                self.notify(f"Its arm is no longer sampled: {e.reason}", severity="warning", timeout=10,
+                            title=f"Code policy {e.arm!r} suspended")
         self._sync_bindings(False)
         self.redraw(force=o.mode != "step")  # one step: its numbers now, the plots right after
         if o.reason == "refused":
