@@ -179,7 +179,12 @@ def _restricted_compile(source: str, refuse) -> None:
     try:
         compile_restricted(source, "<policy>", "exec")
     except SyntaxError as exc:
-        raise refuse(f"RestrictedPython refuses it: {str(exc.msg or exc).splitlines()[0][:200]}") from None
+        # its message is a tuple of "Line N: why." texts; the first, in our "line N: why" form
+        errors = exc.msg if isinstance(exc.msg, (tuple, list)) else (str(exc.msg or exc),)
+        first = str(errors[0]) if errors else "it is not allowed"
+        where, _, why = first.partition(": ") if first.startswith("Line ") else ("", "", first)
+        where = f"line {where.split()[1]}: " if where else ""
+        raise refuse(f"{where}{why.rstrip('.')[:200]} (RestrictedPython)") from None
     except (ValueError, RecursionError, MemoryError) as exc:
         raise refuse(f"RestrictedPython cannot compile it ({type(exc).__name__})") from None
 

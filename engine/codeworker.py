@@ -127,7 +127,8 @@ class CodeWorker:
             raise CodePolicyFailure(f"the code-policy sandbox did not start ({failure})", "crash") from None
         if ready != {"ready": True}:
             self.close()
-            raise CodePolicyFailure("the code-policy sandbox did not start", "crash")
+            why = str(ready.get("error", ""))[:200] if isinstance(ready, dict) else ""
+            raise CodePolicyFailure("the code-policy sandbox did not start" + (f" ({why})" if why else ""), "crash")
 
     def close(self) -> None:
         """Kill the worker's whole process group (anything it started goes with it)."""
@@ -145,7 +146,11 @@ class CodeWorker:
             self.close()
         if self._proc is None:
             self._start()
-        request = self._request(key, source, entries, query)
+        try:
+            request = self._request(key, source, entries, query)
+        except CodePolicyFailure:
+            self.close()  # what the worker was told it has no longer matches what it has
+            raise
         try:
             reply = self._roundtrip(request, deadline_s)
         except CodePolicyFailure:

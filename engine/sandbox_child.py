@@ -113,8 +113,13 @@ def main():
     allowed = frozenset(config["methods"])
     builtin_names = tuple(config["builtins"])
     inp, out = sys.stdin.buffer, sys.stdout
-    _drop_root(config["drop_to"])
-    _limit(config)
+    try:
+        _drop_root(config["drop_to"])
+        _limit(config)
+    except OSError as exc:  # the walls could not be built: say why, and serve nothing
+        out.write(json.dumps({"ready": False, "error": "%s: %s" % (type(exc).__name__, exc)}) + "\n")
+        out.flush()
+        return
     out.write('{"ready": true}\n')
     out.flush()
 

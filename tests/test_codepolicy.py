@@ -131,6 +131,13 @@ REFUSED_BY_THE_AST = {
     "too long": (body("\n".join(f"x{i} = {i}" for i in range(90)) + "\nreturn []"), "longer than 80 lines"),
     "too big": (body("return []") + "#" * 5000, "longer than 4096 bytes"),
     "empty": ("", "the source is empty"),
+    # past the allow-list, RestrictedPython is the second static check
+    "augmented item assignment": (body("c = {'a': 0}\nc['a'] += 1\nreturn []"),
+                                  "line 3: Augmented assignment of object items and slices is not allowed "
+                                  "(RestrictedPython)"),
+    # a tree the filter cannot walk entirely is refused, never waved through
+    "nested too deep": (body("x = " + "[" * 60 + "1" + "]" * 60 + "\nreturn []"), "nested more than 50 levels"),
+    "too many nodes": (body("x = [" + ",".join(["1"] * 1600) + "]\nreturn []"), "more than 1500 syntax nodes"),
 }
 
 
