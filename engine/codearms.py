@@ -48,10 +48,11 @@ class CodeArms:
     def run(self, spec: Any, entries: Sequence[Any], query: dict[str, Any]) -> list[Any]:
         """The entries the code policy `spec` picks; `CodePolicyError` when it may not run or failed."""
         name = spec.name
-        if name in self.quarantined:
-            raise CodePolicyError(f"code policy {name!r} is quarantined until a person admits it")
-        if name in self.suspended:
-            raise CodePolicyError(f"code policy {name!r} is suspended: {self.suspended[name]}")
+        barred = ("quarantined until a person admits it" if name in self.quarantined else
+                  f"suspended: {self.suspended[name]}" if name in self.suspended else "")
+        if barred:  # chosen anyway (a fixed selector, the oracle): the history says why nothing came back
+            self.failed_now.setdefault(name, f"not run: {barred}")
+            raise CodePolicyError(f"code policy {name!r} is {barred}")
         if name in self.failed_now:
             raise CodePolicyError(f"code policy {name!r} already failed in this episode")
         if self.worker is None:

@@ -116,7 +116,8 @@ class Decisions:
 
         arms = self.code_arms
         for name in arms.due_for_suspension():
-            reason = f"{arms.failures[name]} calls in a row failed (last: {arms.failed_now.get(name, 'an earlier call')})"
+            last = arms.failed_now.get(name, "an earlier call")
+            reason = f"{arms.failures[name]} calls in a row failed (last: {last})"
             arms.suspended[name] = reason
             self.queue.record_arm(self.pool[name].to_dict(), "suspend", "engine", reason, t,
                                   source_hash(self.pool[name].code or ""))
