@@ -16,6 +16,7 @@ from engine.codepolicy import CodePolicyError, entry_rows, source_hash
 from engine.codeworker import CodeWorker
 from engine.errors import AELError
 from engine.persistence import load_session, save_session
+from engine.results import run_result
 from scenarios import make_scenario
 from tests.test_code_policy_session import WINNERS, ProposesCode, session_with
 
@@ -63,6 +64,8 @@ def test_a_runaway_costs_one_deadline_per_episode_then_its_arm_is_suspended():
     assert suspended.arm == "winners" and suspended.episode == 63
     [audit] = [a for a in s.queue.audit if a.decision == "suspend"]
     assert audit.who == "engine" and audit.code_sha256 == source_hash(TIME_BOMB)
+    result = run_result(s)
+    assert result["code_failures"] == 3 and result["code_suspended"] == ["winners"]
 
 
 def test_calls_after_a_failure_in_the_same_episode_do_not_wait_again():
