@@ -107,13 +107,21 @@ class CodeWorker:
         return self._proc.pid if self._proc is not None else None
 
     def _start(self) -> None:
-        self._scratch = tempfile.mkdtemp(prefix="ael-policy-")
-        os.chmod(self._scratch, 0o711)  # a cwd the worker may enter but not list or write
-        self._proc = subprocess.Popen(
-            [sys.executable, "-S", "-s", "-P", "-X", "utf8", str(CHILD), _rp_dir(), self._config],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=self._scratch,
-            env={"PYTHONHASHSEED": "0"},  # nothing of ours (no keys); a fixed hash seed keeps set order repeatable
-            process_group=0, close_fds=True)
+        scratch = None
+        try:
+            scratch = tempfile.mkdtemp(prefix="ael-policy-")
+            os.chmod(scratch, 0o711)  # a cwd the worker may enter but not list or write
+            self._proc = subprocess.Popen(
+                [sys.executable, "-S", "-s", "-P", "-X", "utf8", str(CHILD), _rp_dir(), self._config],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=scratch,
+                env={"PYTHONHASHSEED": "0"},  # nothing of ours (no keys); a fixed hash seed keeps set order repeatable
+                process_group=0, close_fds=True)
+        except OSError as err:  # no process to be had (limits, disk): the call fails, the lab goes on
+            if scratch:
+                shutil.rmtree(scratch, ignore_errors=True)
+            raise CodePolicyFailure(f"the code-policy sandbox could not start ({err.strerror or err})",
+                                    "crash") from None
+        self._scratch = scratch
         self.starts += 1
         self.last_pid = self._proc.pid  # kept after a kill: tests check its group is gone
         self._finalizer = weakref.finalize(self, _kill, self._proc, self._scratch)

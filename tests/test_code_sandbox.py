@@ -190,3 +190,17 @@ def test_ael_lab_open_of_a_save_with_escaping_code_runs_and_writes_nothing(saved
     assert main(["open", str(saved_with_escape)]) == 2
     assert "nested more than" in capsys.readouterr().err
     assert sorted(saved_with_escape.parent.iterdir()) == folder
+
+
+def test_a_worker_that_cannot_start_is_a_failed_call_not_a_crash(monkeypatch):
+    import engine.codeworker
+
+    def no_process(*args, **kwargs):
+        raise OSError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(engine.codeworker.subprocess, "Popen", no_process)
+    arms = CodeArms()
+    arms.begin_episode()
+    with pytest.raises(CodePolicyError, match="sandbox could not start"):
+        arms.run(SimpleNamespace(name="p", code=WINNERS), entry_rows([{"id": "a"}]), {})
+    assert arms.failures == {"p": 1}
