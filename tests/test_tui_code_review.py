@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import Static
+from textual.widgets import DataTable, Static
 
 from ael_tui.screens.code_review import CodeReviewScreen
 from ael_tui.sessions import open_session
@@ -53,6 +53,12 @@ async def test_a_saved_code_policy_is_reviewed_before_anything_runs(tmp_path, mo
         await pilot.press("space")
         await settle(pilot)
         assert session.t == 51
+        await pilot.press("a")                      # the audit log shows the admission and the hash
+        await settle(pilot)
+        table = app.screen.query_one(DataTable)
+        rows = [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
+        [admit] = [r for r in rows if "admit" in r]
+        assert any(source_hash(WINNERS)[:16] in c for c in admit)
 
 
 async def test_the_lab_says_when_a_failing_code_policy_is_suspended():
