@@ -37,6 +37,7 @@ from .codepolicy import CodePolicyError
 
 CHILD = Path(__file__).with_name("sandbox_child.py")
 NOBODY = 65534
+MAX_REPLY_BYTES = 4 * 2**20  # every id of the largest memory is well under 1 MB; more is an attack on our memory
 # what the worker is sent of each entry, in `sandbox_child._FIELDS` order but with metadata second
 _FIELDS = operator.attrgetter("id", "metadata", "tier", "content", "quality", "episode", "retrieval_count",
                               "usefulness")
@@ -249,6 +250,8 @@ class CodeWorker:
                 raise CodePolicyFailure(f"the sandbox process died ({why}: over its CPU or memory limit?)",
                                         "crash")
             self._buffer += chunk
+            if len(self._buffer) > MAX_REPLY_BYTES:
+                raise CodePolicyFailure(f"it answered more than {MAX_REPLY_BYTES // 2**20} MB", "protocol")
         line, _, self._buffer = self._buffer.partition(b"\n")
         try:
             return json.loads(line)

@@ -204,3 +204,15 @@ def test_a_worker_that_cannot_start_is_a_failed_call_not_a_crash(monkeypatch):
     with pytest.raises(CodePolicyError, match="sandbox could not start"):
         arms.run(SimpleNamespace(name="p", code=WINNERS), entry_rows([{"id": "a"}]), {})
     assert arms.failures == {"p": 1}
+
+
+def test_a_flood_of_an_answer_is_cut_off_before_it_fills_our_memory():
+    worker = CodeWorker()
+    flood = "def retrieve(entries, query):\n    return entries * 400\n"
+    rows = entry_rows([{"id": f"entry{i}"} for i in range(1500)])
+    try:
+        with pytest.raises(CodePolicyError, match="answered more than 4 MB"):
+            worker.call(source_hash(flood), flood, rows, {}, 10.0)
+        assert worker.pid is None  # killed: its next answer cannot be trusted to line up
+    finally:
+        worker.close()
