@@ -175,7 +175,7 @@ class CodeWorker:
             self._loaded.discard(key)  # it may have failed to compile: send the source again next time
             if reply.get("fatal"):
                 self.close()
-            raise CodePolicyFailure(str(reply.get("error", "it failed"))[:300], "error")
+            raise CodePolicyFailure(_printable(str(reply.get("error", "it failed"))[:300]), "error")
         return self._chosen(reply.get("ids"), entries)
 
     def _request(self, key: str, source: str, entries: Sequence[Any], query: dict[str, Any]) -> bytes:
@@ -211,7 +211,8 @@ class CodeWorker:
         for i in ids:
             if not isinstance(i, str) or i not in by_id:
                 self.close()
-                raise CodePolicyFailure(f"it answered an id it was not given ({str(i)[:40]!r})", "protocol")
+                raise CodePolicyFailure(f"it answered an id it was not given ({_printable(str(i)[:40])!r})",
+                                        "protocol")
             if i not in seen:
                 seen.add(i)
                 chosen.append(by_id[i])
@@ -257,6 +258,11 @@ class CodeWorker:
             return json.loads(line)
         except ValueError:
             raise CodePolicyFailure("the sandbox broke the protocol", "protocol") from None
+
+
+def _printable(text: str) -> str:
+    """The worker's error text, safe to show: no newlines or terminal control sequences."""
+    return "".join(c if c.isprintable() else "?" for c in text)
 
 
 def _kill(proc: subprocess.Popen, scratch: str | None) -> None:

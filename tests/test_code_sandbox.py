@@ -216,3 +216,15 @@ def test_a_flood_of_an_answer_is_cut_off_before_it_fills_our_memory():
         assert worker.pid is None  # killed: its next answer cannot be trusted to line up
     finally:
         worker.close()
+
+
+def test_a_policy_cannot_put_control_characters_in_what_the_lab_shows():
+    # Python's own messages quote with repr; a worker past RestrictedPython could send raw text
+    worker = CodeWorker(plain_python=True)
+    source = "def retrieve(entries, query):\n    raise ValueError('\\x1b]0;pwned\\x07\\x1b[2J\\nline two')\n"
+    try:
+        with pytest.raises(CodePolicyError) as caught:
+            worker.call("ctl", source, entry_rows([{"id": "a"}]), {}, 5.0)
+    finally:
+        worker.close()
+    assert "pwned" in str(caught.value) and all(c.isprintable() for c in str(caught.value))
