@@ -24,9 +24,9 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from .codepolicy import CALL_DEADLINE_S, CodePolicyError, source_hash
-from .codeworker import CodePolicyFailure, CodeWorker
-
+# The sandbox's modules load on the first code-policy call, not with every session:
+# most sessions never run code, and the lab's start-up should not pay for it.
+CALL_DEADLINE_S = 0.5    # wall clock per call of a policy, smoke test and live run alike
 SUSPEND_AFTER = 3
 
 
@@ -38,7 +38,7 @@ class CodeArms:
         self.suspended: dict[str, str] = {}       # arm -> why it is no longer sampled (saved)
         self.quarantined: dict[str, str] = {}     # arm -> SHA-256 of its source (never saved)
         self.failed_now: dict[str, str] = {}      # arm -> why its call failed in this episode
-        self.worker: CodeWorker | None = None
+        self.worker = None                        # a CodeWorker, from the first call on
 
     @property
     def unavailable(self) -> frozenset[str]:
@@ -47,6 +47,9 @@ class CodeArms:
 
     def run(self, spec: Any, entries: Sequence[Any], query: dict[str, Any]) -> list[Any]:
         """The entries the code policy `spec` picks; `CodePolicyError` when it may not run or failed."""
+        from .codepolicy import CodePolicyError, source_hash
+        from .codeworker import CodePolicyFailure, CodeWorker
+
         name = spec.name
         barred = ("quarantined until a person admits it" if name in self.quarantined else
                   f"suspended: {self.suspended[name]}" if name in self.suspended else "")

@@ -42,13 +42,13 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
 
+from .codearms import CALL_DEADLINE_S
 from .errors import AELError
 
 MAX_BYTES = 4096
 MAX_LINES = 80
 MAX_NODES = 1500
 MAX_DEPTH = 50           # syntax-tree depth; real policies stay under 20
-CALL_DEADLINE_S = 0.5    # wall clock per call of a policy, smoke test and live run alike
 MAX_CONSTANT = 10**6
 MAX_STRING = 200
 MAX_EXPONENT = 4
