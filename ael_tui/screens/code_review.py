@@ -9,7 +9,6 @@ so the person can tell later exactly which text they admitted.
 
 from __future__ import annotations
 
-from rich.syntax import Syntax
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -31,6 +30,8 @@ class CodeReviewScreen(ModalScreen[str | None]):
         self.spec, self.sha256, self.remaining = spec, sha256, remaining
 
     def compose(self) -> ComposeResult:
+        from rich.syntax import Syntax  # pygments: loaded when a review opens, not with the lab
+
         spec = self.spec
         with Vertical(id="code-review", classes="dialog big-dialog") as box:
             box.border_title = f"Code policy {spec.name!r} from a saved file: quarantined"
