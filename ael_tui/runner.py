@@ -137,13 +137,14 @@ def run_command(args: argparse.Namespace) -> int:
 def admit_saved_code(session, args: argparse.Namespace) -> None:
     """A save's code policies run only when a person says so: here, --trust-code."""
     names = sorted(session.code_arms.quarantined)
-    if not names:
-        return
-    if not args.trust_code:
+    if args.trust_code:
+        session.trust_saved_code(who="cli:--trust-code")
+    elif names:
         raise AELError(f"{args.resume} holds Python-code policies ({', '.join(names)}): review them in the lab "
                        f"(ael-lab open {args.resume}) or pass --trust-code to run them unreviewed")
-    for name in names:
-        session.review_code_arm(name, "admit", who="cli:--trust-code")
+    elif session.code_arms.saved_auto_admission:
+        raise AELError(f"{args.resume} was saved with --allow-code-auto, which a file cannot grant: "
+                       "pass --trust-code to keep it")
 
 
 def _paper_comparable(items: list) -> bool:

@@ -37,6 +37,7 @@ class CodeArms:
         self.failures: dict[str, int] = {}        # consecutive failed calls per arm (saved)
         self.suspended: dict[str, str] = {}       # arm -> why it is no longer sampled (saved)
         self.quarantined: dict[str, str] = {}     # arm -> SHA-256 of its source (never saved)
+        self.saved_auto_admission = False         # the loaded file asked to admit code automatically
         self.failed_now: dict[str, str] = {}      # arm -> why its call failed in this episode
         self.worker = None                        # a CodeWorker, from the first call on
 

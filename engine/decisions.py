@@ -88,11 +88,22 @@ class Decisions:
 
     # ------------------------------------------------- code arms after a load
     def quarantine_code_arms(self) -> None:
-        """Every code arm in the pool waits for a person again (called on load)."""
+        """Every code arm in the pool waits for a person again (called on load), and a
+        file cannot grant itself automatic admission of future code policies: that
+        stays off unless `trust_saved_code` turns it back on."""
         from .codepolicy import source_hash
 
         self.code_arms.quarantined = {name: source_hash(spec.code) for name, spec in self.pool.items()
                                       if spec.code and name not in self.code_arms.suspended}
+        self.code_arms.saved_auto_admission = self.queue.allow_code_auto
+        self.queue.allow_code_auto = False
+
+    def trust_saved_code(self, who: str) -> None:
+        """Admit every quarantined code arm and restore the file's automatic admission
+        of code policies (the CLI's --trust-code)."""
+        for name in list(self.code_arms.quarantined):
+            self.review_code_arm(name, "admit", who=who)
+        self.queue.allow_code_auto = self.code_arms.saved_auto_admission
 
     def review_code_arm(self, name: str, decision: str, who: str = "human", reason: str = "") -> list[ev.Event]:
         """Admit a quarantined code arm (it may be sampled again) or reject it (it is

@@ -228,3 +228,17 @@ def test_a_policy_cannot_put_control_characters_in_what_the_lab_shows():
     finally:
         worker.close()
     assert "pwned" in str(caught.value) and all(c.isprintable() for c in str(caught.value))
+
+
+def test_a_save_cannot_grant_itself_automatic_admission_of_code(tmp_path, capsys):
+    s = session_with(WINNERS, approval="auto", allow_code_auto=True)
+    s.run(until=20)
+    path = tmp_path / "auto.json"
+    save_session(s, path)
+    loaded = load_session(path, make_scenario)
+    assert not loaded.queue.allow_code_auto  # off until someone vouches for the file
+    loaded.trust_saved_code(who="test")
+    assert loaded.queue.allow_code_auto
+    assert main(["run", "support", "--resume", str(path), "--quiet"]) == 2
+    assert "--allow-code-auto" in capsys.readouterr().err
+    assert main(["run", "support", "--resume", str(path), "--trust-code", "--quiet"]) == 0
