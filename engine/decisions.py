@@ -5,7 +5,10 @@ approval mode may decide it at once, otherwise it waits (and stepping waits)
 until a person approves, edits or rejects it. What is accepted is the exact
 normalised object the engine will use; an arm that cannot be used (an invalid
 spec, a name already in the pool, a policy the world cannot play, Python code
-that fails its smoke test) is refused before anything is recorded.
+that fails its smoke test) is refused before anything is recorded. Code arms
+also have decisions without a proposal: after a load each is quarantined until
+a person admits or rejects it (`review_code_arm`), and one that keeps failing
+is suspended by the engine; the audit log records both, with the code's hash.
 
 `Decisions` is mixed into `Session` and uses its pool, selector, memory,
 scenario, queue and event emitter.
