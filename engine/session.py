@@ -24,6 +24,7 @@ from typing import Any, Callable
 from . import events as ev
 from .approvals import ApprovalQueue
 from .bandits import Selector, make_selector, parse_selector
+from .codearms import CodeArms
 from .decisions import Decisions
 from .errors import AELError
 from .llm import UsageLedger
@@ -84,6 +85,8 @@ class Session(Decisions):
         self.selector: Selector = make_selector(kind, list(self.pool), config.prior, fixed)
         self.rng = make_rng(scenario.session_seed())
         self.memory = MemoryStore(scenario.match_bonuses, cap_per_tier=defaults.get("memory_cap", 500))
+        self.code_arms = CodeArms()  # code policies run only in its sandboxed worker
+        self.memory.code_runner = self.code_arms.run
         self.llm = LLMRuntime(LLMConfig.from_dict(config.llm), cassette)
         if config.llm:  # the runtime pinned each role's model: the save keeps it
             config.llm = self.llm.config.to_dict()
@@ -165,6 +168,10 @@ class Session(Decisions):
     def blocked_reason(self) -> str | None:
         if self.done:
             return f"the run is finished ({self.n_episodes} episodes)"
+        if self.code_arms.quarantined:
+            name = next(iter(self.code_arms.quarantined))
+            return (f"code policy {name!r} came from a file and is quarantined: review its source and admit "
+                    "or reject it before stepping")
         pending = self.queue.pending
         if pending:
             p = pending[0]
@@ -199,12 +206,13 @@ class Session(Decisions):
             self._enter_phase(out)
         scenario = self.scenario
         self.memory.episode = t
+        self.code_arms.begin_episode()
         query = scenario.query(t)
         if phase == "warmup":
             arm_i = self.selector.index("none") if "none" in self.pool else 0
             self.selector.t += 1  # a forced pull makes no draw, but it is a choice
         else:
-            arm_i = self.selector.select(self.rng, lambda: self._oracle_name(t))
+            arm_i = self.selector.select(self.rng, lambda: self._oracle_name(t), skip=self.code_arms.unavailable)
         arm = self.selector.arms[arm_i]
         policy = self.pool[arm.name]
         qdict = {**query.metadata, "_episode": t}
@@ -242,9 +250,13 @@ class Session(Decisions):
             "action": outcome.action, "result": outcome.result, "hits": len(hits),
             "insight": insight is not None, **({"info": outcome.info} if outcome.info else {}),
         }
+        if self.code_arms.failed_now:  # a code policy failed: say so, and what was used instead
+            record["code_failure"] = {"errors": dict(self.code_arms.failed_now),
+                                      "fallback": hits_from if hits_from != arm.name else None}
         self.history.append(record)
         self.t = t + 1
         self._emit(out, ev.EpisodeDone(t, record))
+        self._suspend_failing_code_arms(t, out)
         if not self.memory.frozen and phase != "warmup":
             self._slow_loop(t, out)
         if self.done:
@@ -366,6 +378,9 @@ class Session(Decisions):
             "reflector": self.reflector.state_dict() if self.reflector else None,
             "scenario_state": self.scenario.state_dict(),
             "usage": self.usage.to_dict(),
+            # only when a code arm has failed: a save without code stays as it was
+            **({"code_arms": self.code_arms.to_dict()} if self.code_arms.failures or self.code_arms.suspended
+               else {}),
         }
 
     @classmethod
@@ -375,6 +390,7 @@ class Session(Decisions):
         # a resumed session that records adds to its cassette instead of starting it afresh
         s = cls(config, scenario, shared_cassette(LLMConfig.from_dict(config.llm), append=True))
         s.load_state(d)
+        s.quarantine_code_arms()  # code from a file runs only after a person admits it again
         return s
 
     def load_state(self, d: dict[str, Any], keep_usage: bool = False) -> None:
@@ -395,5 +411,6 @@ class Session(Decisions):
         if s.reflector is not None and d.get("reflector") is not None:
             s.reflector.load_state_dict(d["reflector"])
         s.scenario.load_state_dict(d["scenario_state"])
+        s.code_arms.load_dict(d.get("code_arms"))
         if not keep_usage and d.get("usage"):
             s.llm.ledger.replace_with(UsageLedger.load(d["usage"]))
