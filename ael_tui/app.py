@@ -181,7 +181,7 @@ def run_app(args: argparse.Namespace | None = None) -> int:
                                            llm=llm_config(args) if hasattr(args, "agent") else None))
     elif command == "open":
         path = Path(args.file)
-        session = open_session(path)
+        session = open_session(path, llm_url=getattr(args, "llm_url", None))
     app = AelLab(session, path=path)
     app.run()
     return app.return_code or 0  # a crash inside the interface must not look like success

@@ -77,6 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     op = sub.add_parser("open", help="open a saved session in the lab")
     op.add_argument("file")
+    op.add_argument("--llm-url", help="confirm the LLM endpoint the file names (a file cannot choose it for you)")
 
     ex = sub.add_parser("export-stream", help="write a scenario's episode stream as JSONL to stdout")
     ex.add_argument("scenario")

@@ -104,5 +104,5 @@ def build_session(spec: NewSession) -> Session:
     return Session(config, scenario)
 
 
-def open_session(path: Path) -> Session:
-    return load_session(path, make_scenario)
+def open_session(path: Path, llm_url: str | None = None) -> Session:
+    return load_session(path, make_scenario, llm_url=llm_url)
