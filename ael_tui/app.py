@@ -124,7 +124,7 @@ class AelLab(App):
         if lab is None or not lab.host.unsaved:
             self.exit()
             return
-        if isinstance(self.screen, ConfirmScreen) and self.screen.id == "confirm-quit":
+        if isinstance(self.screen, ConfirmScreen) and self.screen.has_class("confirm-quit"):
             return
         lab.host.pause()
         with lab.host.lock:
@@ -136,7 +136,7 @@ class AelLab(App):
             if yes:
                 self.exit()
 
-        self.push_screen(ConfirmScreen(question, yes="Quit", no="Stay", id="confirm-quit"), answered)
+        self.push_screen(ConfirmScreen(question, yes="Quit", no="Stay", classes="confirm-quit"), answered)
 
     # -------------------------------------------------------------- sessions
     def start_new_session(self, spec: NewSession) -> None:

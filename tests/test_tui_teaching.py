@@ -151,3 +151,27 @@ async def test_s_saves_an_svg_screenshot_in_the_saves_folder():
         await pilot.pause()
     first, second = Path("saves/lab-synthetic-s42-e0.svg"), Path("saves/lab-synthetic-s42-e0-2.svg")
     assert first.read_text().lstrip().startswith("<svg") and second.exists()
+
+
+async def test_t_pressed_quickly_walks_the_whole_support_tour_without_ending_the_app():
+    """Issue 13 item 1: t on a card while the next card is already queued pushed a second
+    screen with the id of the one being removed (DuplicateIds ended the app)."""
+    from ael_tui.sessions import NewSession, build_session
+    app = make_app(build_session(NewSession("support", 42, "ts+reflection", "manual")))
+    shown = []
+    async with app.run_test(size=(160, 48)) as pilot:
+        for _ in range(12):
+            await pilot.press("t")
+            await settle(pilot, 3)
+            if isinstance(app.screen, TourCardScreen):
+                shown.append((app.screen.number, app.screen.card.moment))
+                if app.screen.card.moment == "arm":
+                    break
+            elif isinstance(app.screen, ApprovalScreen):
+                await pilot.press("y")
+                await settle(pilot, 3)
+                if isinstance(app.screen, TourCardScreen):
+                    shown.append((app.screen.number, app.screen.card.moment))
+                    break
+        assert app.is_running
+    assert shown == [(1, "posterior"), (2, "distilled"), (3, "reflected"), (4, "regime"), (5, "arm")]

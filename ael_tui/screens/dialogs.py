@@ -17,8 +17,8 @@ class ConfirmScreen(ModalScreen[bool]):
 
     BINDINGS = bindings_for("confirm")
 
-    def __init__(self, question: str, yes: str = "Yes", no: str = "No", id: str | None = None) -> None:
-        super().__init__(classes="dialog-screen", id=id)
+    def __init__(self, question: str, yes: str = "Yes", no: str = "No", classes: str = "") -> None:
+        super().__init__(classes=f"dialog-screen {classes}".strip())
         self.question = question
         self.yes, self.no = yes, no
 

@@ -413,7 +413,7 @@ class LabScreen(RunControls, Screen):
             self.show_page(card.panel)
         self.redraw(force=True)
         remaining = len(tour.remaining) + len(tour.cards)
-        number = len(MOMENTS) - remaining
+        number = tour.shown  # cards shown so far, this one included: moments come in any order
 
         def closed(answer: str | None) -> None:
             if answer == "next":

@@ -20,7 +20,9 @@ class TourCardScreen(ModalScreen[str]):
     BINDINGS = bindings_for("tour")
 
     def __init__(self, card: Card, number: int, remaining: int) -> None:
-        super().__init__(id="tour-screen")
+        # a class, not an id: the card just closed is still being removed when the next one is
+        # pushed, and two screens with one id end the app (DuplicateIds)
+        super().__init__(classes="tour-screen")
         self.card, self.number, self.remaining = card, number, remaining
 
     def compose(self) -> ComposeResult:
