@@ -59,6 +59,9 @@ class SessionHost:
         self.saved_version = 0                 # loaded or new: nothing to lose yet
         self.saved_at = path                   # the file holding saved_version, if any
         self.tour: TourGuide | None = None
+        self.queued_steps = 0                  # step presses made while a step was running
+        self.preparing = False                 # a warm-up holds the lock (see prepare)
+        self._queue_lock = threading.Lock()    # not `lock`: a press must not wait for an episode
 
     @property
     def unsaved(self) -> bool:
@@ -91,15 +94,46 @@ class SessionHost:
         """Prepare a run on the UI thread: None if it may start, else why not."""
         if self.running:
             return f"already running {RUN_MODES[self.running]}"
-        with self.lock:
-            reason = self.session.blocked_reason
+        reason = None
+        if self.lock.acquire(blocking=False):  # held by a warm-up: the run checks it itself
+            try:
+                reason = self.session.blocked_reason
+            finally:
+                self.lock.release()
         if reason:
             return f"cannot step: {reason}"
         self.stop_event.clear()
         self.running = mode
         return None
 
+    def prepare(self) -> None:
+        """What the first episode would compute (the scenario's `prepare`), under the lock;
+        call from a worker thread when a session opens, so the first step is quick and the
+        presses made meanwhile wait for the lock instead of being refused."""
+        with self.lock:
+            self.preparing = True
+            try:
+                prepare = getattr(self.session.scenario, "prepare", None)
+                if prepare is not None:
+                    prepare()
+            finally:
+                self.preparing = False
+
+    def queue_step(self) -> None:
+        """One more episode for the step run in progress: a press is never dropped."""
+        with self._queue_lock:
+            self.queued_steps += 1
+
+    def _take_queued_step(self) -> bool:
+        with self._queue_lock:
+            if self.queued_steps <= 0:
+                return False
+            self.queued_steps -= 1
+            return True
+
     def pause(self) -> None:
+        with self._queue_lock:
+            self.queued_steps = 0  # a pause also forgets steps asked for ahead
         self.stop_event.set()
 
     def run(self, mode: str, cancelled: Callable[[], bool] = lambda: False) -> RunOutcome:
@@ -119,6 +153,8 @@ class SessionHost:
                         return RunOutcome(mode, steps, "finished", s.blocked_reason or "", out)
                     if s.blocked_reason:
                         return RunOutcome(mode, steps, "blocked", s.blocked_reason, out)
+                    if s.t >= end and mode == "step" and self._take_queued_step():
+                        end = s.t + 1
                     if s.t >= end:
                         return RunOutcome(mode, steps, "reached", events=out)
                     events = s.step()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from textual import events
 from textual.widgets import Input, Select, TextArea
 
 from ael_tui.screens.approval import ApprovalScreen
@@ -310,3 +311,26 @@ async def test_status_line_shows_where_the_run_is():
         for part in ("synthetic", "seed 42", "13/208", "train", "true regime R0", "pool underperforming (0.50)",
                      "ts+reflection", "manual", "1 pending", "offline $0.00"):
             assert part in text, part
+
+
+async def test_space_pressed_three_times_at_once_on_a_new_session_steps_three_episodes():
+    """Issue 13 item 2: presses made while the first step computes (the support scenario's
+    table, about a second) were refused; now each is queued and counts."""
+    from ael_tui.sessions import NewSession, build_session
+    app = make_app(build_session(NewSession("support", 42, "ts+reflection", "manual")))
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(3):  # posted at once, as a person's presses arrive (pilot.press waits for each)
+            app.post_message(events.Key("space", " "))
+        await settle(pilot, 3)
+        assert app.lab.host.session.t == 3
+        assert app.screen.query_one(EpisodeLog).row_count == 3
+        assert not [m for m in notifications(app) if "already running" in m]
+
+
+def test_pause_forgets_the_steps_queued_ahead():
+    from ael_tui.host import SessionHost
+    host = SessionHost(synthetic())
+    for _ in range(5):
+        host.queue_step()
+    host.pause()
+    assert host.queued_steps == 0

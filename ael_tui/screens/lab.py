@@ -125,11 +125,16 @@ class LabScreen(RunControls, Screen):
         self._bindings_state = (False, bool(self.host.session.queue.pending))
         self.set_interval(TICK, self._tick)
         self.redraw(force=True)
+        self._prepare()
         self.call_after_refresh(settle_heap)
         with self.host.lock:
             reason = self.host.session.blocked_reason if self.host.session.queue.pending else None
         if reason:
             self.notify(f"{reason} (press d)", severity="warning", title="Decision pending")
+
+    @work(thread=True, group="prepare", exit_on_error=False)
+    def _prepare(self) -> None:
+        self.host.prepare()
 
     def on_unmount(self) -> None:
         self.host.pause()  # let the engine thread end with the screen
@@ -196,9 +201,12 @@ class LabScreen(RunControls, Screen):
             v = host.version
             now = time.monotonic()
             status = status_of(s)
-            key = (v, host.running, host.settings.delay, host.settings.autosave_every)
+            running = RUN_MODES.get(host.running or "")
+            if running and host.queued_steps:
+                running += f" (+{host.queued_steps} queued)"
+            key = (v, running, host.settings.delay, host.settings.autosave_every)
             if force or key != self._status_key:
-                self.query_one(StatusBar).show(status, RUN_MODES.get(host.running or ""), host.settings.delay,
+                self.query_one(StatusBar).show(status, running, host.settings.delay,
                                                host.settings.autosave_every)
                 self._status_key = key
             if force or v != self._drawn:
@@ -258,10 +266,19 @@ class LabScreen(RunControls, Screen):
         self.query_one(MemoryPanel).show_entry(entry)
 
     # --------------------------------------------------------------- running
+    def action_step(self) -> None:
+        if self.host.running == "step":
+            self.host.queue_step()  # the step in progress runs one more episode
+            self.redraw()
+            return
+        self._start("step")
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """False hides a key from the footer (and turns it off): the run keys while a run
         goes, pause while none does, decide with nothing pending, panels on a big screen."""
         running = self.host.running is not None
+        if action == "step" and self.host.running == "step":
+            return True  # queued: every press counts
         if action in RUN_ACTIONS:
             return not running
         if action == "pause":
