@@ -50,6 +50,8 @@ ACTIONS: tuple[NamedAction, ...] = (
     NamedAction("start.open", "start", "ctrl+o", "open_selected", "Open save",
                 "Open the highlighted saved session (or the path typed below the list)"),
     NamedAction("start.rescan", "start", "f5", "rescan", "Rescan saves", "Read the saves folder again"),
+    NamedAction("start.back", "start", "escape", "back", "Back to the lab",
+                "Back to the session this screen was opened from, unchanged", key_display="esc"),
     # ---------------------------------------------------------------- lab
     # In footer order: what a person needs most comes first, so a 100-column footer
     # still shows it. Keys a screen cannot use now are hidden (check_action False):

@@ -78,8 +78,9 @@ class AelLab(App):
         return None
 
     def _replace_top(self, screen) -> None:
-        while isinstance(self.screen, ModalScreen):
-            self.pop_screen()
+        while isinstance(self.screen, ModalScreen) or (isinstance(self.screen, StartScreen) and
+                                                       len(self.screen_stack) > 2):
+            self.pop_screen()  # dialogs, and a start screen opened over a lab (ctrl+n)
         if len(self.screen_stack) > 1:
             self.switch_screen(screen)
         else:
@@ -89,11 +90,34 @@ class AelLab(App):
         self._replace_top(LabScreen(SessionHost(session, self.settings, path)))
 
     def show_start(self, config: SessionConfig | None = None) -> None:
+        """The start screen over the lab (Escape comes back to it unchanged)."""
         defaults = None
         if config is not None:
             defaults = NewSession(config.scenario, config.seed, config.selector,
                                   config.approval if config.approval in ("manual", "auto") else "manual")
-        self._replace_top(StartScreen(defaults))
+        while isinstance(self.screen, ModalScreen):
+            self.pop_screen()
+        self.push_screen(StartScreen(defaults))
+
+    def leave_lab_then(self, then, doing: str) -> None:
+        """Run `then` (which replaces the open session) at once if no progress would be
+        lost, else after a person confirms; `doing` names what replaces it."""
+        lab = self.lab
+        if lab is None or not lab.host.unsaved:
+            then()
+            return
+        lab.host.pause()
+        with lab.host.lock:
+            t = lab.host.session.t
+        where = f" since the last save ({lab.host.saved_at})" if lab.host.saved_at else ""
+        question = (f"Episode {t} of the open session has progress no file holds{where}. "
+                    f"{doing} anyway? (No goes back; ctrl+s in the lab saves first)")
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                then()
+
+        self.push_screen(ConfirmScreen(question, yes=doing, no="No"), answered)
 
     # ------------------------------------------------------- app-wide actions
     def action_help(self) -> None:
@@ -140,8 +164,11 @@ class AelLab(App):
 
     # -------------------------------------------------------------- sessions
     def start_new_session(self, spec: NewSession) -> None:
-        self.notify(f"Building {spec.scenario}, seed {spec.seed}…", timeout=2)
-        self._build(spec)
+        def build() -> None:
+            self.notify(f"Building {spec.scenario}, seed {spec.seed}…", timeout=2)
+            self._build(spec)
+
+        self.leave_lab_then(build, "Start a new session")
 
     @work(thread=True, exclusive=True, group="session-io", exit_on_error=False)
     def _build(self, spec: NewSession) -> None:
@@ -154,7 +181,7 @@ class AelLab(App):
 
     def open_saved_session(self, path: Path) -> None:
         """Load in a thread; on failure the notification says why and nothing else changes."""
-        self._load(path)
+        self.leave_lab_then(lambda: self._load(path), "Open the save")
 
     @work(thread=True, exclusive=True, group="session-io", exit_on_error=False)
     def _load(self, path: Path) -> None:

@@ -274,6 +274,9 @@ async def test_a_corrupt_save_is_reported_and_the_session_is_untouched():
         app.screen.query_one("#load-path", Input).focus()
         await pilot.press("enter")
         await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)  # episode 13 is not in any file: asked first
+        await pilot.press("y")
+        await settle(pilot)
         assert app.screen is lab and lab.host.session is session and session.t == 13
         assert any("truncated or corrupt" in m for m in notifications(app))
 
@@ -334,3 +337,46 @@ def test_pause_forgets_the_steps_queued_ahead():
         host.queue_step()
     host.pause()
     assert host.queued_steps == 0
+
+
+async def test_ctrl_n_and_ctrl_o_ask_before_dropping_unsaved_progress_and_esc_comes_back():
+    """Issue 13 item 3."""
+    saved = synthetic(approval="auto")
+    saved.run(until=20)
+    save_session(saved, "saves/twenty.json")
+    app = make_app(synthetic(approval="auto"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("w")
+        await settle(pilot)
+        lab, session = app.screen, app.screen.host.session
+        await pilot.press("ctrl+n")
+        await settle(pilot)
+        assert isinstance(app.screen, StartScreen)
+        await pilot.press("escape")  # back to the same session, unchanged
+        await settle(pilot)
+        assert app.screen is lab and lab.host.session is session and session.t == 13
+        await pilot.press("ctrl+n")
+        await settle(pilot)
+        await pilot.press("ctrl+n")  # start: the open session has 13 unsaved episodes
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("n")
+        await settle(pilot)
+        assert isinstance(app.screen, StartScreen) and app.lab is lab
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("ctrl+o")
+        await settle(pilot)
+        await pilot.press("enter")  # the first save in the list
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("y")
+        await settle(pilot)
+        assert isinstance(app.screen, LabScreen) and app.screen.host.session.t == 20
+        assert [type(s).__name__ for s in app.screen_stack][1:] == ["LabScreen"]
+        await pilot.press("ctrl+n")  # nothing unsaved now: no question, a new session at once
+        await settle(pilot)
+        await pilot.press("ctrl+n")
+        await settle(pilot)
+        assert isinstance(app.screen, LabScreen) and app.screen.host.session.t == 0
+        assert [type(s).__name__ for s in app.screen_stack][1:] == ["LabScreen"]

@@ -183,6 +183,15 @@ class StartScreen(Screen):
     def action_rescan(self) -> None:
         self.rescan()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "back":  # only over a lab (ctrl+n there): nothing to go back to at start-up
+            return self.app.lab is not None
+        return True
+
+    def action_back(self) -> None:
+        if self.app.lab is not None:
+            self.app.pop_screen()
+
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
         if event.button.id == "start":
