@@ -60,7 +60,9 @@ ACTIONS: tuple[NamedAction, ...] = (
     NamedAction("lab.window", "lab", "w", "run_window", "Window",
                 "Run one slow window (to the next reflection check)"),
     NamedAction("lab.reflection", "lab", "r", "run_reflection", "Reflect",
-                "Run until the reflector reflects (or a decision is needed)"),
+                "Run to the next reflection that proposes something (silent ones are counted, not stopped at)"),
+    NamedAction("lab.each_reflection", "lab", "e", "run_each_reflection", "Each refl.",
+                "Run to the next reflection, even one that proposes nothing"),
     NamedAction("lab.phase", "lab", "g", "run_phase", "Phase", "Run to the end of the current phase"),
     NamedAction("lab.pause", "lab", "p,escape", "pause", "Pause", "Pause the run now (p or Escape)", key_display="p"),
     NamedAction("lab.decide", "lab", "d", "decide", "Decide",
@@ -158,3 +160,13 @@ def bindings_for(scope: str) -> list[Binding]:
                 tooltip=a.help, id=a.id, group=_group(a.group))
         for a in actions_for(scope)
     ]
+
+
+KEY_NAMES = {"space": "space", "escape": "esc", "question_mark": "?", "slash": "/", "plus": "+",
+             "equals_sign": "=", "minus": "-", "enter": "enter"}
+
+
+def key_label(keys: str) -> str:
+    """How a person reads a binding's first key: "ctrl+s", "esc", "/", "R"."""
+    first = keys.split(",")[0].strip()
+    return KEY_NAMES.get(first, first)

@@ -14,13 +14,14 @@ import argparse
 from pathlib import Path
 
 from textual import work
-from textual.app import App
+from textual.app import App, Notify
+from textual.notifications import Notification
 from textual.screen import ModalScreen
 
 from engine.errors import AELError
 from engine.session import Session, SessionConfig
 
-from .actions import bindings_for
+from .actions import BY_ID, bindings_for, key_label
 from .commands import LabCommands
 from .cli import llm_config
 from .config import LabSettings, load_keymap
@@ -30,6 +31,9 @@ from .screens.help import HelpScreen
 from .screens.lab import LabScreen
 from .screens.start import StartScreen
 from .sessions import NewSession, build_session, open_session
+
+
+MAX_NOTIFICATIONS = 3
 
 
 class AelLab(App):
@@ -51,11 +55,32 @@ class AelLab(App):
         self.cursor_blink_enabled = cursor_blink
         self.show_times = show_times
         self.keymap: dict[str, str] = {}
+        self._notify_kinds: dict[str, object] = {}
 
     def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None,
-               markup: bool = True) -> None:
-        """Notifications carry engine messages and paths verbatim: never parsed as markup."""
-        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+               markup: bool = True, kind: str | None = None) -> None:
+        """Notifications carry engine messages and paths verbatim: never parsed as markup.
+        One of a `kind` (e.g. "reflection") replaces the previous one of that kind."""
+        notification = Notification(message, title, severity,
+                                    self.NOTIFICATION_TIMEOUT if timeout is None else timeout, markup=False)
+        if kind is not None:
+            previous = self._notify_kinds.get(kind)
+            if previous is not None and previous in self._notifications:
+                self._unnotify(previous)
+            self._notify_kinds[kind] = notification
+        self.post_message(Notify(notification))
+
+    def _on_notify(self, event: Notify) -> None:
+        """At most MAX_NOTIFICATIONS stay on screen (the oldest go first), so a stack of
+        them never covers a dialog or the status line."""
+        self._notifications.add(event.notification)
+        for old in list(self._notifications)[:-MAX_NOTIFICATIONS]:
+            self._unnotify(old, refresh=False)
+        self._refresh_notifications()
+
+    def key_for(self, binding_id: str) -> str:
+        """The key the active keymap gives an action, as shown to a person (hints in texts)."""
+        return key_label(self.keymap.get(binding_id) or BY_ID[binding_id].key)
 
     def on_mount(self) -> None:
         keymap, problems = load_keymap(self.keymap_path)

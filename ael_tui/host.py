@@ -31,7 +31,8 @@ from .tour import TourGuide
 RUN_MODES = {
     "step": "one episode",
     "window": "one slow window",
-    "reflection": "to the next reflection",
+    "reflection": "to the next proposal",
+    "each_reflection": "to the next reflection",
     "phase": "to the end of the phase",
     "tour": "to the next moment of the tour",
 }
@@ -44,6 +45,7 @@ class RunOutcome:
     reason: str          # reached, reflected, moment (tour), paused, blocked, finished, refused, error
     message: str = ""
     events: list[ev.Event] = field(default_factory=list)
+    silent: int = 0      # reflections passed that proposed nothing (mode "reflection")
 
 
 class SessionHost:
@@ -78,7 +80,9 @@ class SessionHost:
         if mode == "window":
             w = s.slow_window
             return (t // w + 1) * w, None
-        if mode == "reflection":
+        if mode == "reflection":  # the next reflection that proposes something (to decide, or applied)
+            return s.n_episodes, lambda events: any(isinstance(e, ev.ProposalQueued) for e in events)
+        if mode == "each_reflection":
             return s.n_episodes, lambda events: any(isinstance(e, ev.Reflected) for e in events)
         if mode == "tour":
             if self.tour is None:
@@ -138,29 +142,37 @@ class SessionHost:
 
     def run(self, mode: str, cancelled: Callable[[], bool] = lambda: False) -> RunOutcome:
         """Step towards the target of `mode`; call from a worker thread."""
+        outcome, silent = self._run(mode, cancelled)
+        outcome.silent = silent
+        return outcome
+
+    def _run(self, mode: str, cancelled: Callable[[], bool]) -> tuple[RunOutcome, int]:
         stop = self.stop_event
-        steps = 0
+        steps = silent = 0
         out: list[ev.Event] = []
         try:
             with self.lock:
                 end, stop_on = self.target(mode)
             while True:
                 if stop.is_set() or cancelled():
-                    return RunOutcome(mode, steps, "paused", events=out)
+                    return RunOutcome(mode, steps, "paused", events=out), silent
                 with self.lock:
                     s = self.session
                     if s.done:
-                        return RunOutcome(mode, steps, "finished", s.blocked_reason or "", out)
+                        return RunOutcome(mode, steps, "finished", s.blocked_reason or "", out), silent
                     if s.blocked_reason:
-                        return RunOutcome(mode, steps, "blocked", s.blocked_reason, out)
+                        return RunOutcome(mode, steps, "blocked", s.blocked_reason, out), silent
                     if s.t >= end and mode == "step" and self._take_queued_step():
                         end = s.t + 1
                     if s.t >= end:
-                        return RunOutcome(mode, steps, "reached", events=out)
+                        return RunOutcome(mode, steps, "reached", events=out), silent
                     events = s.step()
                     steps += 1
                     self.version += 1
                     out.extend(events)
+                    if mode == "reflection" and any(isinstance(e, ev.Reflected) for e in events) and \
+                            not any(isinstance(e, ev.ProposalQueued) for e in events):
+                        silent += 1
                     self._autosave()
                     if mode != "tour" and self.tour is not None:
                         self.tour.feed(events, s)  # a tour notices moments whatever runs
@@ -168,11 +180,11 @@ class SessionHost:
                     blocked = s.blocked_reason if stopped and s.queue.pending else ""
                 if stopped:
                     reason = "blocked" if blocked else ("moment" if mode == "tour" else "reflected")
-                    return RunOutcome(mode, steps, reason, blocked, out)
+                    return RunOutcome(mode, steps, reason, blocked, out), silent
                 if mode != "step" and self.settings.delay > 0:
                     stop.wait(self.settings.delay)  # a pause cuts the wait short
         except AELError as err:
-            return RunOutcome(mode, steps, "refused", str(err), out)
+            return RunOutcome(mode, steps, "refused", str(err), out), silent
 
     def _autosave(self) -> None:
         n = self.settings.autosave_every

@@ -380,3 +380,109 @@ async def test_ctrl_n_and_ctrl_o_ask_before_dropping_unsaved_progress_and_esc_co
         await settle(pilot)
         assert isinstance(app.screen, LabScreen) and app.screen.host.session.t == 0
         assert [type(s).__name__ for s in app.screen_stack][1:] == ["LabScreen"]
+
+
+def support(approval: str = "manual"):
+    from ael_tui.sessions import NewSession, build_session
+    return build_session(NewSession("support", 42, "ts+reflection", approval))
+
+
+async def test_r_runs_past_silent_reflections_to_the_proposal_and_says_how_many_it_passed():
+    """Issue 13 item 7: r stopped at every reflection (9 presses to reach 920 on support)."""
+    app = make_app(support())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("r")
+        await settle(pilot, 3)
+        s = app.lab.host.session
+        assert isinstance(app.screen, ApprovalScreen) and s.t == 920
+        silent = len(s.reflections) - 1
+        assert silent >= 5
+        shown = str(app.screen.query_one("#approval-note").render())
+        assert f"Passed {silent} silent reflections" in shown and "e stops at each" in shown
+
+
+async def test_e_stops_at_every_reflection_even_a_silent_one():
+    app = make_app(support())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("e")
+        await settle(pilot, 3)
+        s = app.lab.host.session
+        assert isinstance(app.screen, LabScreen) and len(s.reflections) == 1 and not s.queue.pending
+        assert s.t == s.reflections[0].episode + 1
+        await pilot.press("e")
+        await settle(pilot, 3)
+        assert len(s.reflections) == 2
+        shown = notifications(app)
+        assert len([m for m in shown if "Nothing to decide" in m]) == 1  # the second replaced the first
+
+
+async def test_notifications_never_stack_over_a_proposal():
+    """Issue 13 item 4: six stacked notices covered the proposal dialog and the status line."""
+    app = make_app(support())
+    async with app.run_test(size=SIZE) as pilot:
+        for i in range(6):
+            app.notify(f"notice {i}")
+        await pilot.pause()
+        assert notifications(app) == ["notice 3", "notice 4", "notice 5"]
+        await pilot.press("r")
+        await settle(pilot, 3)
+        assert isinstance(app.screen, ApprovalScreen)
+        assert notifications(app) == []
+
+
+async def test_what_is_approved_is_in_view_and_pagedown_scrolls_at_once():
+    """Issue 13 item 5: the payload was below the fold at 160×48, and PageDown/End did
+    nothing until Tab."""
+    app = make_app(support())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("r")
+        await settle(pilot, 3)
+        await pilot.press("y")  # the insight; the route_aware arm comes next
+        await settle(pilot, 3)
+        screen = app.screen
+        assert isinstance(screen, ApprovalScreen) and screen.proposal.kind == "arm"
+        body, payload = screen.query_one("#approval-body"), screen.query_one("#approval-payload")
+        assert body.region.contains_region(payload.region)  # whole, without scrolling
+        assert "route_aware" in str(payload.render())
+        assert body.max_scroll_y > 0
+        await pilot.press("end")
+        await pilot.pause()
+        assert body.scroll_y == body.max_scroll_y
+        await pilot.press("pagedown")  # nothing left to do, but still the dialog
+        assert isinstance(app.screen, ApprovalScreen)
+
+
+async def test_in_the_editor_tab_reaches_the_reason_and_the_first_escape_goes_back():
+    app = make_app(synthetic())
+    async with app.run_test(size=SIZE) as pilot:
+        await run_to_proposal(pilot)
+        await pilot.press("e")
+        await pilot.pause()
+        editor = app.screen
+        assert isinstance(editor, EditProposalScreen)
+        before = editor.query_one(TextArea).text
+        await pilot.press("tab", *"tighter prior")
+        await pilot.pause()
+        assert editor.query_one(TextArea).text == before  # no indent, no reason in the JSON
+        assert editor.query_one("#editor-reason", Input).value == "tighter prior"
+        editor.query_one(TextArea).focus()
+        await pilot.pause()
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, ApprovalScreen)
+
+
+async def test_enter_or_escape_leave_the_memory_filter_so_m_changes_tier():
+    app = make_app(synthetic(approval="auto"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("w")
+        await settle(pilot)
+        panel = app.screen.query_one(MemoryPanel)
+        for leave in ("enter", "escape"):
+            tier = panel.tier
+            await pilot.press("slash", *"a4", leave, "m")
+            await pilot.pause()
+            assert panel.needle == "a4" if leave == "enter" else True
+            assert panel.tier != tier, leave
+            assert app.lab.host.running is None and isinstance(app.screen, LabScreen)
+            panel.query_one("#memory-filter", Input).value = ""

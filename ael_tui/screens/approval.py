@@ -45,6 +45,7 @@ class ProposalContext:
     window: dict[str, Any] = field(default_factory=dict)
     pending_count: int = 1
     episodes: list[dict[str, Any]] = field(default_factory=list)  # records the evidence names
+    note: str = ""       # e.g. how many silent reflections the run to this proposal passed
 
 
 def episodes_table(records: list[dict[str, Any]]) -> Table:
@@ -86,6 +87,12 @@ class ApprovalScreen(ModalScreen[Decision | None]):
             if self.ctx.pending_count > 1:
                 box.border_subtitle = f"{self.ctx.pending_count} proposals pending"
             with VerticalScroll(id="approval-body"):
+                if self.ctx.note:
+                    yield Static(Text(self.ctx.note, style="italic"), id="approval-note")
+                # what is being decided first, in view without scrolling; the why below it
+                yield Static(Text.assemble(("Proposed, exactly as it would be used\n", "bold"),
+                                           json.dumps(p.payload, indent=2, ensure_ascii=False)),
+                             id="approval-payload")
                 yield Static(self._diagnosis(p, r), id="approval-diagnosis")
                 yield Static(self._window(), id="approval-window")
                 yield Static(window_table(self.ctx.window), id="approval-window-table")
@@ -97,15 +104,14 @@ class ApprovalScreen(ModalScreen[Decision | None]):
                     yield Static(episodes_table(self.ctx.episodes), id="approval-episodes")
                 if p.rationale and (r is None or p.rationale.strip() != r.diagnosis.strip()):
                     yield Static(Text.assemble(("Rationale\n", "bold"), p.rationale), id="approval-rationale")
-                yield Static(Text.assemble(("Proposed, exactly as it would be used\n", "bold"),
-                                           json.dumps(p.payload, indent=2, ensure_ascii=False)),
-                             id="approval-payload")
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Approve (y)", id="approve", variant="success", compact=True)
-                yield Button("Edit (e)", id="edit", variant="primary", compact=True)
-                yield Button("Reject (n)", id="reject", variant="error", compact=True)
-                yield Button(f"Always approve {p.kind}s (A)", id="always", variant="warning", compact=True)
-                yield Button("Later (esc)", id="later", compact=True)
+                key = self.app.key_for
+                yield Button(f"Approve ({key('approval.approve')})", id="approve", variant="success", compact=True)
+                yield Button(f"Edit ({key('approval.edit')})", id="edit", variant="primary", compact=True)
+                yield Button(f"Reject ({key('approval.reject')})", id="reject", variant="error", compact=True)
+                yield Button(f"Always approve {p.kind}s ({key('approval.always')})", id="always", variant="warning",
+                             compact=True)
+                yield Button(f"Later ({key('approval.later')})", id="later", compact=True)
         yield Footer()
 
     def _diagnosis(self, p: Proposal, r: Reflection | None) -> Text:
@@ -128,7 +134,8 @@ class ApprovalScreen(ModalScreen[Decision | None]):
         return Text.assemble(*parts)
 
     def on_mount(self) -> None:
-        self.query_one("#later", Button).focus()  # the safe default: nothing changes
+        # the body, not a button: PageDown/End scroll at once, and Enter changes nothing
+        self.query_one("#approval-body").focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()

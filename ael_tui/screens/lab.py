@@ -53,8 +53,8 @@ TICK = 1 / 8            # how often the screen looks for changes
 PLOT_EVERY = 0.25       # plots redraw at most this often while running
 MEMORY_EVERY = 0.25     # the memory table too
 SLOW_AFTER = 0.05       # plots and memory table are redrawn this long after the numbers
-RUN_ACTIONS = {"step": "step", "run_window": "window", "run_reflection": "reflection", "run_phase": "phase",
-               "tour": "tour"}
+RUN_ACTIONS = {"step": "step", "run_window": "window", "run_reflection": "reflection",
+               "run_each_reflection": "each_reflection", "run_phase": "phase", "tour": "tour"}
 PAGES = ("bandit", "progress", "memory", "episodes")
 COMPACT_BELOW = (120, 42)  # columns, rows: below either, one group of panels at a time
 PAST = {"approve": "approved", "edit": "approved as edited", "reject": "rejected",
@@ -94,6 +94,7 @@ class LabScreen(RunControls, Screen):
         self._bindings_state: Any = None
         self._compare: CompareHost | None = None
         self._slow_pending = False
+        self._run_note = ""  # what the run that opened a proposal passed on its way
         self.page = PAGES[0]
 
     # ---------------------------------------------------------------- layout
@@ -266,6 +267,9 @@ class LabScreen(RunControls, Screen):
         self.query_one(MemoryPanel).show_entry(entry)
 
     # --------------------------------------------------------------- running
+    def action_run_each_reflection(self) -> None:
+        self._start("each_reflection")
+
     def action_step(self) -> None:
         if self.host.running == "step":
             self.host.queue_step()  # the step in progress runs one more episode
@@ -309,22 +313,36 @@ class LabScreen(RunControls, Screen):
         elif o.reason == "finished":
             if self.host.tour is not None and self.host.tour.cards:
                 self._show_card()
-            self.notify(f"The run is finished ({self.host.session.n_episodes} episodes).", title="Finished")
+            self.notify(f"The run is finished ({self.host.session.n_episodes} episodes).{self._passed(o)}",
+                        title="Finished")
         elif o.reason == "reflected":
             with self.host.lock:
                 reflections = self.host.session.reflections
                 n, diagnosis = len(reflections), reflections[-1].diagnosis if reflections else ""
             short = diagnosis if len(diagnosis) <= 160 else diagnosis[:159] + "…"
-            self.notify(f"{short}\nNothing to decide: no proposal.", title=f"Reflection #{n}", timeout=8)
+            decided = "applied by the approval mode or a standing rule" if o.mode == "reflection" else \
+                "nothing to decide"
+            self.app.notify(f"{short}\n{decided.capitalize()}.{self._passed(o)}", title=f"Reflection #{n}",
+                            timeout=8, kind="reflection")
+        elif o.reason == "reached" and o.mode == "reflection" and o.silent:
+            self.app.notify(f"No reflection proposed anything.{self._passed(o)}", title="Run", kind="reflection")
         elif o.reason == "moment":
             self._show_card()
         elif o.reason == "blocked":
+            self._run_note = self._passed(o).strip()  # said in the dialog: a notice would cover it
             if self.host.tour is not None and self.host.tour.cards:
                 self._show_card()  # the card first; t on it opens the decision
             elif self.host.session.queue.mode == "manual" and self.host.session.queue.pending:
                 self.action_decide()
             else:
                 self.notify(o.message, severity="warning")
+
+    def _passed(self, o: RunOutcome) -> str:
+        if not o.silent:
+            return ""
+        each = self.app.key_for("lab.each_reflection")
+        return (f" Passed {o.silent} silent reflection{'s' if o.silent != 1 else ''} on the way "
+                f"({each} stops at each; R lists them).")
 
     # ------------------------------------------------------------- decisions
     def action_decide(self) -> None:
@@ -338,7 +356,10 @@ class LabScreen(RunControls, Screen):
                 return
             p = pending[0]
             reflection = s.reflections[p.reflection] if 0 <= p.reflection < len(s.reflections) else None
-            ctx = ProposalContext(p, reflection, window_stats(s, p), len(pending), evidence_episodes(s, p.evidence))
+            ctx = ProposalContext(p, reflection, window_stats(s, p), len(pending), evidence_episodes(s, p.evidence),
+                                  note=self._run_note)
+        self._run_note = ""
+        self.app.clear_notifications()  # nothing covers what is being decided
         self.app.push_screen(ApprovalScreen(ctx, partial(self._validate, p)), partial(self._decided, p.id))
 
     def _validate(self, proposal, edited: dict[str, Any]) -> dict[str, Any]:

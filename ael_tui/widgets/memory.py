@@ -7,6 +7,7 @@ import json
 from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Input, Static, Tab, Tabs
@@ -37,6 +38,16 @@ class MemoryTable(RowList):
                 (f"{r.usefulness:.2f}", Style())]
 
 
+class FilterInput(Input):
+    """The memory filter: Enter or Escape hand the keys back to the table (and so to the
+    lab), else the next `m` would be typed into the filter."""
+
+    BINDINGS = [Binding("escape", "leave", "Leave the filter", show=False)]
+
+    def action_leave(self) -> None:
+        self.screen.query_one(MemoryTable).focus()
+
+
 class MemoryPanel(Vertical):
     """Asks the lab for rows (`NeedRows`) when the tier or the filter changes; the lab
     answers with `show_rows` under its lock, and `show_entry` for the highlighted one."""
@@ -52,7 +63,7 @@ class MemoryPanel(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Tabs(*(Tab(t, id=f"tier-{t}") for t in TIERS), id="memory-tabs")
-        yield Input(placeholder="filter entries (/)", id="memory-filter")
+        yield FilterInput(placeholder="filter entries (/; Enter or Esc when done)", id="memory-filter")
         yield MemoryTable(id="memory-table")
         with VerticalScroll(id="memory-detail-box"):
             yield Static("No entry selected.", id="memory-detail")
@@ -99,6 +110,10 @@ class MemoryPanel(Vertical):
     def on_tabs_tab_activated(self, event: Tabs.TabActivated) -> None:
         event.stop()
         self.post_message(self.NeedRows())
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.query_one(FilterInput).action_leave()
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
