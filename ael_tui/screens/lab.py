@@ -149,6 +149,8 @@ class LabScreen(RunControls, Screen):
         compact = width < COMPACT_BELOW[0] or height < COMPACT_BELOW[1]
         if compact != self.has_class("-compact"):
             self.set_class(compact, "-compact")
+            # the palette hint docks over the keys' right end, which a narrow footer reaches
+            self.query_one(Footer).show_command_palette = not compact
             self.refresh_bindings()
         self.show_page(self.page)
         self._plots_drawn = -1

@@ -15,8 +15,11 @@ BOLD, REVERSE, GREEN, YELLOW = Style(bold=True), Style(bold=True, reverse=True),
 class PosteriorTable(RowList):
     """One row per arm, in pool order; the arm that played the last episode is marked."""
 
-    COLUMNS = (("arm", None, False), ("α", 7, True), ("β", 7, True), ("mean", 5, True), ("90% interval", 12, False),
+    # as narrow as the numbers allow (α, β up to 1201.0; an interval "0.03–0.97"), one space
+    # apart, so every column fits a 100×30 terminal (the 90% interval, pulls, ◀ and added were cut)
+    COLUMNS = (("arm", None, False), ("α", 6, True), ("β", 6, True), ("mean", 5, True), ("90% int.", 9, False),
                ("pulls", 5, True), ("last", 4, True), ("now", 3, False), ("added", 5, True))
+    GAP = 1
     FOLLOW = "none"
     FLEX_MIN = 6
 
@@ -28,7 +31,7 @@ class PosteriorTable(RowList):
         return [w if w is not None else name for _, w, _ in self.COLUMNS]
 
     def get_content_width(self, container, viewport) -> int:
-        return 1 + sum(w + 2 for w in self._widths())
+        return 1 + sum(w + self.GAP for w in self._widths())
 
     def cells(self, r: ArmRow) -> list[tuple[str, Style]]:
         name_style = REVERSE if r.chosen else (GREEN if r.injected else Style())
