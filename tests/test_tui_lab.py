@@ -486,3 +486,22 @@ async def test_enter_or_escape_leave_the_memory_filter_so_m_changes_tier():
             assert panel.tier != tier, leave
             assert app.lab.host.running is None and isinstance(app.screen, LabScreen)
             panel.query_one("#memory-filter", Input).value = ""
+
+
+async def test_after_a_rejection_the_reflection_panel_says_when_the_reflector_looks_again():
+    from ael_tui.widgets.reflection import ReflectionPanel
+    app = make_app(support())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("r")
+        await settle(pilot, 3)
+        for _ in range(2):  # the insight, then the arm
+            await pilot.press("n")
+            await pilot.pause()
+            await pilot.press("enter")
+            await settle(pilot, 3)
+        assert isinstance(app.screen, LabScreen)
+        panel = app.screen.query_one(ReflectionPanel)
+        assert "cool-down until episode 1040" in str(panel.render())
+        await pilot.press("r")
+        await settle(pilot, 3)
+        assert isinstance(app.screen, ApprovalScreen) and app.lab.host.session.t == 1080

@@ -215,8 +215,9 @@ class LabScreen(RunControls, Screen):
             if force or v != self._drawn:
                 self.query_one(PosteriorTable).show(posterior_rows(s))
                 self.query_one(EpisodeLog).show(s.history)
+                outlook = getattr(s.reflector, "outlook", None)
                 self.query_one(ReflectionPanel).show(s.reflections, s.insight, proposal_notes(s).get(
-                    len(s.reflections) - 1, []))
+                    len(s.reflections) - 1, []), outlook(s.t) if outlook is not None else "")
                 self.query_one(MemoryPanel).set_counts(s.memory.counts(), s.memory.cap_per_tier)
                 self._drawn = v
             plots = force or (v != self._plots_drawn and now - self._plots_at >= PLOT_EVERY)

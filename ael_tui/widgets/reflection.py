@@ -50,8 +50,12 @@ def reflection_text(r: Reflection, index: int, decisions: list[str] | None = Non
 class ReflectionPanel(Static):
     _shown: Text | None = None
 
-    def show(self, reflections: list[Reflection], insight: dict[str, Any] | None, decisions: list[str]) -> None:
+    def show(self, reflections: list[Reflection], insight: dict[str, Any] | None, decisions: list[str],
+             outlook: str = "") -> None:
+        """`outlook`: when the reflector will next consider a proposal, if it is waiting (a cool-down)."""
         text = Text()
+        if outlook:
+            text.append(outlook + "\n", style="bold yellow")
         if insight:
             text.append_text(Text.assemble(
                 ("Insight in use", "bold green"), f" (since episode {insight.get('episode', '?')}): ",
