@@ -215,6 +215,13 @@ class SessionHost:
         self.path = self.saved_at = path
 
     # ---------------------------------------------------------- decisions
+    def revoke_rule(self, kind: str) -> None:
+        """Revoke the standing rule for `kind`: its later proposals wait for a person again."""
+        with self.lock:
+            s = self.session
+            s.queue.set_standing(kind, None, who="human", episode=s.t - 1)
+            self.version += 1
+
     def decide(self, pid: int, decision: str, edited: dict[str, Any] | None = None, reason: str = "",
                standing: bool = False) -> list[ev.Event]:
         """A person's decision; `standing` also sets 'always approve this kind' first.
@@ -223,7 +230,7 @@ class SessionHost:
             s = self.session
             if standing:
                 kind = s.queue.get(pid).kind
-                s.queue.set_standing(kind, "approve")
+                s.queue.set_standing(kind, "approve", who="human", episode=s.t - 1)
                 reason = reason or f"always approve {kind} proposals (standing rule set here)"
             events = s.decide(pid, decision, edited=edited, reason=reason, who="human")
             self.version += 1

@@ -505,3 +505,40 @@ async def test_after_a_rejection_the_reflection_panel_says_when_the_reflector_lo
         await pilot.press("r")
         await settle(pilot, 3)
         assert isinstance(app.screen, ApprovalScreen) and app.lab.host.session.t == 1080
+
+
+async def test_always_approve_shows_in_the_rules_view_with_who_and_when_and_can_be_revoked():
+    """Issue 13 item 9: A had no visible place where it could be seen or revoked."""
+    from textual.widgets import DataTable
+    from ael_tui.screens.views import RulesScreen
+    app = make_app(synthetic())
+    async with app.run_test(size=SIZE) as pilot:
+        await run_to_proposal(pilot)
+        await pilot.press("A")
+        await settle(pilot)
+        s = app.lab.host.session
+        assert s.queue.standing == {"arm": "approve"}
+        await pilot.press("u")
+        await pilot.pause()
+        assert isinstance(app.screen, RulesScreen)
+        table = app.screen.query_one(DataTable)
+        row = [str(c) for c in table.get_row_at(0)]
+        assert row[:5] == ["arm", "always approve", "human", "12", "in force"]
+        await pilot.press("delete")
+        await settle(pilot)
+        assert isinstance(app.screen, LabScreen) and s.queue.standing == {}
+        assert s.queue.rules[0].revoked_episode == 12 and s.queue.rules[0].revoked_by == "human"
+        await pilot.press("u")
+        await pilot.pause()
+        assert "revoked after episode 12" in str(app.screen.query_one(DataTable).get_row_at(0)[4])
+
+
+def test_a_rule_survives_a_save_and_an_older_save_s_rule_is_listed():
+    from engine.approvals import ApprovalQueue
+    q = ApprovalQueue(mode="manual")
+    q.set_standing("insight", "approve", who="human", episode=40)
+    again = ApprovalQueue.from_dict(q.to_dict())
+    assert [(r.kind, r.who, r.episode, r.active) for r in again.rules] == [("insight", "human", 40, True)]
+    old = q.to_dict()
+    del old["rules"]
+    assert [(r.kind, r.who) for r in ApprovalQueue.from_dict(old).rules] == [("insight", "older save")]

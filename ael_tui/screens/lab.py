@@ -47,7 +47,7 @@ from .dialogs import CompareSetupScreen, ConfirmScreen, PromptScreen, SettingsAn
 from .load import LoadScreen
 from .run_controls import RunControls
 from .tour import TourCardScreen
-from .views import AuditScreen, ReflectionsScreen
+from .views import AuditScreen, ReflectionsScreen, RulesScreen
 
 TICK = 1 / 8            # how often the screen looks for changes
 PLOT_EVERY = 0.25       # plots redraw at most this often while running
@@ -400,6 +400,19 @@ class LabScreen(RunControls, Screen):
         with self.host.lock:
             audit = list(self.host.session.queue.audit)
         self.app.push_screen(AuditScreen(audit, show_times=self.app.show_times))
+
+    def action_rules(self) -> None:
+        with self.host.lock:
+            rules = list(self.host.session.queue.rules)
+
+        def chosen(kind: str | None) -> None:
+            if kind is None:
+                return
+            self.host.revoke_rule(kind)
+            self.redraw(force=True)
+            self.notify(f"Standing rule revoked: {kind} proposals now wait for a person.", title="Rules")
+
+        self.app.push_screen(RulesScreen(rules, show_times=self.app.show_times), chosen)
 
     def action_reflections(self) -> None:
         with self.host.lock:

@@ -11,7 +11,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Static
 
-from engine.approvals import AuditEntry
+from engine.approvals import AuditEntry, StandingRule
 from engine.reflection import Reflection
 
 from ..actions import bindings_for
@@ -95,6 +95,60 @@ class ReflectionsScreen(ModalScreen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#reflections-body").focus()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class RulesScreen(ModalScreen[str | None]):
+    """Every standing rule ever set (always approve a kind): who set it, when, and whether
+    it still stands. The revoke key on an active one returns its kind (the lab revokes it)."""
+
+    BINDINGS = bindings_for("rules")
+
+    def __init__(self, rules: list[StandingRule], show_times: bool = True) -> None:
+        super().__init__(classes="dialog-screen")
+        self.rules = list(rules)
+        self.show_times = show_times
+
+    def compose(self) -> ComposeResult:
+        active = sum(r.active for r in self.rules)
+        with Vertical(classes="dialog big-dialog", id="rules") as box:
+            box.border_title = f"Standing rules: {active} in force"
+            if self.rules:
+                yield DataTable(id="rules-table", cursor_type="row", zebra_stripes=True)
+                yield Static(f"{self.app.key_for('rules.revoke')} revokes the highlighted rule; later proposals "
+                             "of its kind then wait for a person.", classes="dialog-hint")
+            else:
+                yield Static(f"No standing rule. In a decision, {self.app.key_for('approval.always')} approves "
+                             "the proposal and every later one of its kind.", classes="dialog-text")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        if not self.rules:
+            return
+        table = self.query_one(DataTable)
+        cols = ["kind", "rule", "set by", "after episode", "status"] + (["set at (UTC)"] if self.show_times else [])
+        for c in cols:
+            table.add_column(c, key=c)
+        for i, r in enumerate(self.rules):
+            status = Text("in force", style="bold green") if r.active else \
+                Text(f"revoked after episode {r.revoked_episode} by {r.revoked_by}", style="dim")
+            row = [r.kind, f"always {r.rule}", r.who, "—" if r.episode < 0 else str(r.episode), status]
+            if self.show_times:
+                row.append(r.at.replace("T", " ").removesuffix("+00:00") or "—")
+            table.add_row(*row, key=str(i))
+        table.focus()
+
+    def action_revoke(self) -> None:
+        if not self.rules:
+            return
+        table = self.query_one(DataTable)
+        rule = self.rules[table.cursor_row]
+        if not rule.active:
+            self.notify("That rule was already revoked.", severity="warning")
+            return
+        self.dismiss(rule.kind)
 
     def action_close(self) -> None:
         self.dismiss(None)
