@@ -122,6 +122,14 @@ ACTIONS: tuple[NamedAction, ...] = (
                 "Approve this one and every later proposal of the same kind", key_display="A"),
     NamedAction("approval.later", "approval", "escape", "later", "Later",
                 "Close; the proposal stays pending and stepping stays blocked"),
+    NamedAction("approval.batch", "approval", "b", "batch", "All pending",
+                "Decide every pending proposal at once: approve or reject the ticked ones"),
+    # ------------------------------------------------------- batch decisions
+    NamedAction("batch.approve", "batch", "y", "approve", "Approve ticked", "Approve every ticked proposal"),
+    NamedAction("batch.reject", "batch", "n", "reject", "Reject ticked",
+                "Reject every ticked proposal (one reason for all, optional)"),
+    NamedAction("batch.cancel", "batch", "escape", "cancel", "Back", "Back to the single proposal, deciding nothing",
+                key_display="esc"),
     # ------------------------------------------------------------- editor
     NamedAction("editor.accept", "editor", "ctrl+s", "accept", "Accept edit",
                 "Accept the edited object (only when it is valid)"),

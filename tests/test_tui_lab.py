@@ -542,3 +542,23 @@ def test_a_rule_survives_a_save_and_an_older_save_s_rule_is_listed():
     old = q.to_dict()
     del old["rules"]
     assert [(r.kind, r.who) for r in ApprovalQueue.from_dict(old).rules] == [("insight", "older save")]
+
+
+async def test_b_decides_every_pending_proposal_in_one_dialog():
+    """Issue 13: decisions can be batched (the support reflection at 920 proposes an
+    insight and an arm: both approved in one go)."""
+    from ael_tui.screens.approval import BatchScreen
+    app = make_app(support())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("r")
+        await settle(pilot, 3)
+        assert isinstance(app.screen, ApprovalScreen) and len(app.lab.host.session.queue.pending) == 2
+        await pilot.press("b")
+        await pilot.pause()
+        assert isinstance(app.screen, BatchScreen)
+        await pilot.press("y")
+        await settle(pilot, 3)
+        s = app.lab.host.session
+        assert isinstance(app.screen, LabScreen) and not s.queue.pending
+        assert [a.decision for a in s.queue.audit] == ["approve", "approve"] and "route_aware" in s.pool
+        assert any("2 proposal(s) approved" in m for m in notifications(app))

@@ -41,7 +41,7 @@ from ..widgets.posteriors import DensityPlot, PosteriorTable
 from ..widgets.progress import ProgressChart
 from ..widgets.reflection import ReflectionPanel
 from ..widgets.status import StatusBar
-from .approval import ApprovalScreen, Decision, ProposalContext
+from .approval import ApprovalScreen, BatchDecision, Decision, ProposalContext
 from .compare import CompareScreen
 from .dialogs import CompareSetupScreen, ConfirmScreen, PromptScreen, SettingsAnswer, SettingsScreen
 from .load import LoadScreen
@@ -360,7 +360,7 @@ class LabScreen(RunControls, Screen):
             p = pending[0]
             reflection = s.reflections[p.reflection] if 0 <= p.reflection < len(s.reflections) else None
             ctx = ProposalContext(p, reflection, window_stats(s, p), len(pending), evidence_episodes(s, p.evidence),
-                                  note=self._run_note)
+                                  note=self._run_note, pending=list(pending))
         self._run_note = ""
         self.app.clear_notifications()  # nothing covers what is being decided
         self.app.push_screen(ApprovalScreen(ctx, partial(self._validate, p)), partial(self._decided, p.id))
@@ -373,6 +373,9 @@ class LabScreen(RunControls, Screen):
         if decision is None:
             self.notify(f"Proposal #{pid} stays pending; stepping waits for a decision (d opens it).",
                         severity="warning", title="Later")
+            return
+        if decision.action == "batch" and decision.batch is not None:
+            self._decided_batch(decision.batch)
             return
         try:
             if decision.action == "always":
@@ -391,6 +394,25 @@ class LabScreen(RunControls, Screen):
             self._sync_bindings(False)
             self.redraw(force=True)
         self.notify(f"Proposal #{pid} {PAST[decision.action]}.", title="Decided")
+        if self.host.session.queue.pending:
+            self.call_after_refresh(self.action_decide)
+        elif self.host.tour is not None and self.host.tour.cards:
+            self.call_after_refresh(self._show_card)
+
+    def _decided_batch(self, batch: BatchDecision) -> None:
+        """Each ticked proposal in turn; one refused (an invalid arm) is said and stays pending."""
+        done: list[int] = []
+        for pid in batch.ids:
+            try:
+                self.host.decide(pid, batch.action, reason=batch.reason)
+                done.append(pid)
+            except AELError as err:
+                self.notify(str(err), severity="error", title=f"Proposal #{pid}")
+        self._sync_bindings(False)
+        self.redraw(force=True)
+        if done:
+            self.notify(f"{len(done)} proposal(s) {PAST[batch.action]}: " + ", ".join(f"#{i}" for i in done),
+                        title="Decided")
         if self.host.session.queue.pending:
             self.call_after_refresh(self.action_decide)
         elif self.host.tour is not None and self.host.tour.cards:
