@@ -80,8 +80,11 @@ ACTIONS: tuple[NamedAction, ...] = (
     NamedAction("lab.audit", "lab", "a", "audit", "Audit", "Every decision so far, with its author and reason"),
     NamedAction("lab.reflections", "lab", "R", "reflections", "History",
                 "Every reflection of this run, newest first", key_display="R"),
+    NamedAction("lab.results", "lab", "f", "results", "Results",
+                "This run's results so far beside baselines on the same world and seed, and the paper's row"),
     NamedAction("lab.rules", "lab", "u", "rules", "Rules",
-                "Standing rules (always approve a kind): who set each and when; revoke one here"),
+                "Standing rules (always approve a kind): who set each and when; revoke one here",
+                show=False),  # the status line names the key beside a rule in force
     NamedAction("lab.filter", "lab", "slash", "focus_filter", "Filter",
                 "Filter the memory entries of the current tier", key_display="/"),
     NamedAction("lab.tier", "lab", "m", "next_tier", "Tier", "Show the next memory tier"),

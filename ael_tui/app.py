@@ -228,9 +228,12 @@ def run_app(args: argparse.Namespace | None = None) -> int:
     session: Session | None = None
     path: Path | None = None
     if command == "lab":
+        from .runner import _reflector_options  # the same checks and meaning as `ael-lab run`
         session = build_session(NewSession(scenario=args.scenario, seed=args.seed, selector=args.selector,
                                            approval=args.approve, data=getattr(args, "data", None),
-                                           llm=llm_config(args) if hasattr(args, "agent") else None))
+                                           llm=llm_config(args) if hasattr(args, "agent") else None,
+                                           reflector_options=_reflector_options(args)
+                                           if hasattr(args, "trigger") else None))
     elif command == "open":
         path = Path(args.file)
         session = open_session(path)

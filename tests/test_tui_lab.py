@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
@@ -562,3 +563,28 @@ async def test_b_decides_every_pending_proposal_in_one_dialog():
         assert isinstance(app.screen, LabScreen) and not s.queue.pending
         assert [a.decision for a in s.queue.audit] == ["approve", "approve"] and "route_aware" in s.pool
         assert any("2 proposal(s) approved" in m for m in notifications(app))
+
+
+async def test_the_end_of_a_phase_shows_the_results_beside_the_baselines_for_every_scenario():
+    """Issue 13 item 10 and the results view: the portfolio's Sharpe, Sortino, MaxDD and
+    return beside eqw/mom/minv/invm; support and synthetic by regime with the paper's rows."""
+    from rich.console import Console
+    from ael_tui.screens.views import ResultsScreen
+    from ael_tui.sessions import NewSession, build_session
+    expected = {"synthetic": ["R3", "overall", "paper", "oracle"], "support": ["R3", "accuracy", "paper", "fixed:none"],
+                "portfolio": ["Sharpe", "Sortino", "MaxDD %", "return %", "baseline:eqw", "baseline:invm"]}
+    for scenario, words in expected.items():
+        s = build_session(NewSession(scenario, 42, "ts+reflection", "auto",
+                                     data="synthetic" if scenario == "portfolio" else None))
+        s.run(until=s.n_episodes - 1)
+        app = make_app(s)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("g")
+            await settle(pilot, 4)
+            assert isinstance(app.screen, ResultsScreen), scenario
+            console = Console(width=150, record=True, file=io.StringIO())
+            console.print(app.screen.query_one("#results-table").content)
+            text = console.export_text()
+            for word in words:
+                assert word in text, (scenario, word)
+            assert "(this run)" in text and "max_drawdown_pct" not in text

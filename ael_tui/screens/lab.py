@@ -47,7 +47,7 @@ from .dialogs import CompareSetupScreen, ConfirmScreen, PromptScreen, SettingsAn
 from .load import LoadScreen
 from .run_controls import RunControls
 from .tour import TourCardScreen
-from .views import AuditScreen, ReflectionsScreen, RulesScreen
+from .views import AuditScreen, ReflectionsScreen, ResultsScreen, RulesScreen
 
 TICK = 1 / 8            # how often the screen looks for changes
 PLOT_EVERY = 0.25       # plots redraw at most this often while running
@@ -316,8 +316,12 @@ class LabScreen(RunControls, Screen):
         elif o.reason == "finished":
             if self.host.tour is not None and self.host.tour.cards:
                 self._show_card()
+            else:
+                self.action_results()  # the end of the last phase: this run beside the baselines
             self.notify(f"The run is finished ({self.host.session.n_episodes} episodes).{self._passed(o)}",
                         title="Finished")
+        elif o.reason == "reached" and o.mode == "phase":
+            self.action_results()  # the end of a phase
         elif o.reason == "reflected":
             with self.host.lock:
                 reflections = self.host.session.reflections
@@ -422,6 +426,31 @@ class LabScreen(RunControls, Screen):
         with self.host.lock:
             audit = list(self.host.session.queue.audit)
         self.app.push_screen(AuditScreen(audit, show_times=self.app.show_times))
+
+    def action_results(self) -> None:
+        if self.host.running:
+            self.notify("Results are computed when the run is paused (p).", severity="warning")
+            return
+        if self.host.session.t == 0:
+            self.notify("No episode yet: nothing to compare.", severity="warning")
+            return
+        self.notify("Running the baselines on this world and seed…", timeout=2)
+        self._compute_results()
+
+    @work(thread=True, exclusive=True, group="results", exit_on_error=False)
+    def _compute_results(self) -> None:
+        from ..results import compute_results
+        try:
+            with self.host.lock:
+                table = compute_results(self.host.session)
+        except AELError as err:
+            self.app.call_from_thread(self.notify, str(err), severity="error", title="No results")
+            return
+        self.app.call_from_thread(self._show_results, table)
+
+    def _show_results(self, table) -> None:
+        if not any(isinstance(s, ResultsScreen) for s in self.app.screen_stack):
+            self.app.push_screen(ResultsScreen(table))
 
     def action_rules(self) -> None:
         with self.host.lock:

@@ -152,3 +152,36 @@ class RulesScreen(ModalScreen[str | None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+
+class ResultsScreen(ModalScreen[None]):
+    """This run beside its baselines (and the paper's rows where comparable): a `ResultsTable`."""
+
+    BINDINGS = bindings_for("view")
+
+    def __init__(self, results) -> None:
+        super().__init__(classes="dialog-screen")
+        self.results = results
+
+    def compose(self) -> ComposeResult:
+        from rich.table import Table
+        r = self.results
+        table = Table(box=None, padding=(0, 2), header_style="bold")
+        table.add_column("selector")
+        for c in r.columns:
+            table.add_column(c, justify="right")
+        styles = {"run": "bold green", "paper": "dim italic", "base": ""}
+        for label, cells, kind in r.rows:
+            table.add_row(label, *cells, style=styles.get(kind, ""))
+        with Vertical(classes="dialog big-dialog", id="results") as box:
+            box.border_title = f"Results: {r.title}"
+            with VerticalScroll(id="results-body"):
+                yield Static(table, id="results-table")
+                yield Static(Text("\n".join(r.notes), style="dim"), id="results-notes")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#results-body").focus()
+
+    def action_close(self) -> None:
+        self.dismiss(None)

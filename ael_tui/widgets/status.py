@@ -37,6 +37,9 @@ class StatusBar(Widget):
             ((f"{s.belief[0]} ({s.belief[1]:.2f})", "bold magenta") if s.belief else ("—", "dim")),
         )
         standing = ", ".join(f"always {v} {k}" for k, v in sorted(s.standing.items()))
+        if standing:  # where the rule can be seen in full and revoked
+            key_for = getattr(self.app, "key_for", None)
+            standing += f" ({key_for('lab.rules')}: rules)" if key_for else ""
         state = (("▶ running " + running, "bold green") if running else
                  ("■ finished", "bold") if s.done else ("⏸ paused", "yellow"))
         line2 = Text.assemble(
