@@ -43,7 +43,7 @@ ACTIONS: tuple[NamedAction, ...] = (
     NamedAction("app.help", "app", "f1,question_mark", "help", "Help",
                 "What each panel shows, and every key", key_display="F1"),
     NamedAction("app.screenshot", "app", "s", "save_svg", "SVG",
-                "Save a screenshot of this screen as SVG (for slides) in the saves folder"),
+                "Save a screenshot of this screen as SVG (for slides) in the exports folder"),
     # -------------------------------------------------------------- start
     NamedAction("start.new", "start", "ctrl+n", "start_session", "Start",
                 "Start a new session with the settings in the form"),
@@ -89,7 +89,7 @@ ACTIONS: tuple[NamedAction, ...] = (
                 "Filter the memory entries of the current tier", key_display="/"),
     NamedAction("lab.tier", "lab", "m", "next_tier", "Tier", "Show the next memory tier"),
     NamedAction("lab.export", "lab", "x", "export", "Export",
-                "Export the history as CSV and JSON (to saves/ or a folder you choose)"),
+                "Export the history as CSV and JSON (to exports/ or a folder you choose)"),
     NamedAction("lab.save", "lab", "ctrl+s", "save", "Save", "Save this session to a file"),
     NamedAction("lab.load", "lab", "ctrl+o", "load", "Load", "Load a saved session (this one stays if it fails)"),
     NamedAction("lab.settings", "lab", "o", "settings", "Options", "Autosave and speed settings", show=False),

@@ -150,12 +150,17 @@ class AelLab(App):
             self.push_screen(HelpScreen(self.keymap))
 
     def action_save_svg(self) -> None:
-        """The screen as SVG, for slides: saves/<what>-e<episode>.svg (never over an older one)."""
+        """The screen as SVG, for slides: exports/<what>-e<episode>.svg (never over an older one),
+        taken once the notifications are gone (they are not part of the lab)."""
+        self.clear_notifications()
+        self.call_after_refresh(lambda: self.call_after_refresh(self._save_svg))
+
+    def _save_svg(self) -> None:
         named = getattr(self.screen, "screenshot_name", None)
         if named is None and self.lab is not None:
             named = self.lab.screenshot_name
         base = named() if named else "ael-lab"
-        folder = self.settings.saves_dir
+        folder = self.settings.exports_dir
         try:
             folder.mkdir(parents=True, exist_ok=True)
             name, n = f"{base}.svg", 1

@@ -198,6 +198,13 @@ class SessionHost:
                 self.notices.append(("error", f"autosave failed: {err}"))
 
     # ------------------------------------------------------- files, names
+    def session_name(self) -> str:
+        """What exports are named after: the save's name if the session has one, else scenario and seed."""
+        c = self.session.config
+        if self.path is not None and not self.path.stem.startswith("autosave-"):
+            return self.path.stem
+        return f"{c.scenario}-s{c.seed}"
+
     def default_save_path(self) -> Path:
         c = self.session.config
         return self.settings.saves_dir / f"{c.scenario}-s{c.seed}-e{self.session.t}.json"

@@ -17,6 +17,7 @@ from ael_tui.screens.help import PANELS, HelpScreen
 from ael_tui.screens.lab import LabScreen
 from ael_tui.screens.tour import TourCardScreen
 from ael_tui.tour import TourGuide
+from engine.persistence import save_session
 from tests.tui_helpers import frozen_lab, make_app, notifications, settle, synthetic  # noqa: F401
 
 SMALL = (100, 30)
@@ -109,15 +110,16 @@ async def test_x_exports_the_history_as_csv_and_json():
         await pilot.press("x")
         await pilot.pause()
         assert isinstance(app.screen, PromptScreen)
-        assert app.screen.query_one(Input).value == "saves/synthetic-s42-e26-history"
+        assert app.screen.query_one(Input).value == "exports/synthetic-s42-e26-history"
         await pilot.press("enter")
         await pilot.pause()
         assert any("Exported" in m or ".csv" in m for m in notifications(app))
-    with open("saves/synthetic-s42-e26-history.csv", newline="") as f:
+    assert not list(Path("saves").glob("*history*"))  # the saves lists stay saves only
+    with open("exports/synthetic-s42-e26-history.csv", newline="") as f:
         rows = list(csv.DictReader(f))
     assert len(rows) == 26
     assert rows[0]["episode"] == "0" and rows[0]["selector"] == "ts+reflection" and rows[0]["regime"] == "R0"
-    doc = json.loads(Path("saves/synthetic-s42-e26-history.json").read_text())
+    doc = json.loads(Path("exports/synthetic-s42-e26-history.json").read_text())
     history = doc["selectors"]["ts+reflection"]["history"]
     assert len(history) == doc["episodes"] == 26
     assert [i["arm"] for i in doc["selectors"]["ts+reflection"]["injections"]] == ["a10"]
@@ -142,15 +144,30 @@ def test_csv_has_one_row_per_episode_and_the_scenario_numbers():
     assert [r["episode"] for r in rows] == ["0", "1", "2", "3", "4"]
 
 
-async def test_s_saves_an_svg_screenshot_in_the_saves_folder():
+async def test_s_saves_an_svg_screenshot_in_the_exports_folder_without_the_notifications():
+    """Issue 13 item 11: the screenshot went to saves/ and showed the notification on screen."""
     app = make_app(synthetic())
     async with app.run_test(size=SMALL) as pilot:
-        await pilot.press("s")
+        app.notify("a notice that is not part of the lab")
         await pilot.pause()
         await pilot.press("s")
-        await pilot.pause()
-    first, second = Path("saves/lab-synthetic-s42-e0.svg"), Path("saves/lab-synthetic-s42-e0-2.svg")
+        await settle(pilot)
+        await pilot.press("s")
+        await settle(pilot)
+    first, second = Path("exports/lab-synthetic-s42-e0.svg"), Path("exports/lab-synthetic-s42-e0-2.svg")
     assert first.read_text().lstrip().startswith("<svg") and second.exists()
+    assert "notice" not in first.read_text().replace("&#160;", " ")
+    assert not list(Path("saves").glob("*.svg"))
+
+
+async def test_exports_are_named_after_the_save_a_session_came_from():
+    save_session(synthetic(approval="auto"), "saves/lesson-one.json")
+    from ael_tui.sessions import open_session
+    app = make_app(open_session(Path("saves/lesson-one.json")), path=Path("saves/lesson-one.json"))
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.press("x")
+        await pilot.pause()
+        assert app.screen.query_one(Input).value == "exports/lesson-one-e0-history"
 
 
 async def test_t_pressed_quickly_walks_the_whole_support_tour_without_ending_the_app():

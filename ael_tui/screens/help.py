@@ -62,7 +62,7 @@ PANELS: dict[str, list[tuple[str, str]]] = {
          "happened to whom. Approvals there are automatic; c goes back to the lab and c again returns."),
         ("Exports (x, s)",
          "x writes the history as CSV (one row per episode) and JSON (with reflections, new arms and decisions); "
-         "s saves an SVG screenshot of the screen for slides. Both go to the saves folder unless you name another."),
+         "s saves an SVG screenshot of the screen for slides. Both go to exports/ (named after the session) unless you name another folder."),
     ],
     "The compare view": [
         ("Progress, every selector",

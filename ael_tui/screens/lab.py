@@ -564,16 +564,16 @@ class LabScreen(RunControls, Screen):
 
     # ---------------------------------------------------------------- export
     def screenshot_name(self) -> str:
-        c = self.host.session.config
-        return f"lab-{c.scenario}-s{c.seed}-e{self.host.session.t}"
+        return f"lab-{self.host.session_name()}-e{self.host.session.t}"
 
     def action_export(self) -> None:
-        c = self.host.session.config
-        default = self.host.settings.saves_dir / f"{c.scenario}-s{c.seed}-e{self.host.session.t}-history"
+        exports = self.host.settings.exports_dir
+        default = exports / f"{self.host.session_name()}-e{self.host.session.t}-history"
         self.app.push_screen(
-            PromptScreen("Export the history as", value=str(default), placeholder="saves/name", ok="Export",
-                         hint="Writes NAME.csv (one row per episode) and NAME.json (with reflections, new arms "
-                              "and decisions); the folder must exist (saves/ is created).", input_id="export-path"),
+            PromptScreen("Export the history as", value=str(default), placeholder=f"{exports}/name", ok="Export",
+                         hint=f"Writes NAME.csv (one row per episode) and NAME.json (with reflections, new arms "
+                              f"and decisions); the folder must exist ({exports}/ is created).",
+                         input_id="export-path"),
             self._export_to)
 
     def _exported_sessions(self) -> dict:
