@@ -147,7 +147,7 @@ def _arm(session: Session, episode: int, e: ev.ArmAdded) -> tuple[str, str, str]
     text = (f"Episode {episode}: the proposed policy {e.arm} joined the pool, approved by {who}. It starts from "
             f"{prior}: its samples spread wide, so Thompson sampling tries it soon, and if it works its posterior "
             "climbs past the old arms'. The green line on the Progress chart marks the moment; "
-            "the arm is green with a + in the Posteriors table.")
+            "the arm is marked + in the Posteriors table, its name in its curve's colour.")
     return "A new arm joins the bandit", text, "bandit"
 
 

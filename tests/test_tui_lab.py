@@ -588,3 +588,41 @@ async def test_the_end_of_a_phase_shows_the_results_beside_the_baselines_for_eve
             for word in words:
                 assert word in text, (scenario, word)
             assert "(this run)" in text and "max_drawdown_pct" not in text
+
+
+async def test_enter_on_the_episode_log_shows_the_episode_in_full():
+    from ael_tui.screens.views import EpisodeScreen
+    app = make_app(support(approval="auto"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("w")
+        await settle(pilot, 3)
+        log = app.screen.query_one(EpisodeLog)
+        log.focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, EpisodeScreen)
+        record = app.screen.record
+        text = str(app.screen.query_one("#episode-text").render())
+        assert str(record["action"]) in text and str(record["result"]) in text
+
+
+async def test_the_audit_log_shows_an_edit_with_its_diff_and_a_synthetic_arm_without_retrieval_fields():
+    from ael_tui.screens.views import AuditScreen
+    app = make_app(synthetic())
+    async with app.run_test(size=SIZE) as pilot:
+        await run_to_proposal(pilot)
+        payload = str(app.screen.query_one("#approval-payload").render())
+        assert '"a10"' in payload and '"tiers"' not in payload and '"vote_share"' not in payload
+        await pilot.press("e")
+        await pilot.pause()
+        editor = app.screen
+        edited = dict(editor.proposal.payload, description="renamed by a person")
+        editor.query_one(TextArea).load_text(json.dumps(edited, indent=2))
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        await pilot.press("a")
+        await pilot.pause()
+        assert isinstance(app.screen, AuditScreen)
+        detail = str(app.screen.query_one("#audit-detail").render())
+        assert "What the person changed" in detail and "+  \"description\": \"renamed by a person\"" in detail

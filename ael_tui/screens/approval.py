@@ -55,6 +55,7 @@ class ProposalContext:
     episodes: list[dict[str, Any]] = field(default_factory=list)  # records the evidence names
     note: str = ""       # e.g. how many silent reflections the run to this proposal passed
     pending: list[Proposal] = field(default_factory=list)  # every pending proposal, this one included
+    retrieval_arms: bool = True  # False: the world's arms ignore retrieval fields (synthetic)
 
 
 def episodes_table(records: list[dict[str, Any]]) -> Table:
@@ -163,9 +164,7 @@ class ApprovalScreen(ModalScreen[Decision | None]):
                 if self.ctx.note:
                     yield Static(Text(self.ctx.note, style="italic"), id="approval-note")
                 # what is being decided first, in view without scrolling; the why below it
-                yield Static(Text.assemble(("Proposed, exactly as it would be used\n", "bold"),
-                                           json.dumps(p.payload, indent=2, ensure_ascii=False)),
-                             id="approval-payload")
+                yield Static(self._payload(p), id="approval-payload")
                 yield Static(self._diagnosis(p, r), id="approval-diagnosis")
                 yield Static(self._window(), id="approval-window")
                 yield Static(window_table(self.ctx.window), id="approval-window-table")
@@ -187,14 +186,26 @@ class ApprovalScreen(ModalScreen[Decision | None]):
                 yield Button(f"Later ({key('approval.later')})", id="later", compact=True)
         yield Footer()
 
+    def _payload(self, p: Proposal) -> Text:
+        if p.kind == "arm" and not self.ctx.retrieval_arms:
+            shown = {k: p.payload[k] for k in ("name", "description") if k in p.payload}
+            return Text.assemble(("Proposed: a new arm\n", "bold"), json.dumps(shown, indent=2, ensure_ascii=False),
+                                 ("\nThis world's arms are Bernoulli machines: a retrieval policy's fields "
+                                  "(tiers, k, order…) mean nothing here and are not shown.", "dim"))
+        return Text.assemble(("Proposed, exactly as it would be used\n", "bold"),
+                             json.dumps(p.payload, indent=2, ensure_ascii=False))
+
     def _diagnosis(self, p: Proposal, r: Reflection | None) -> Text:
         if r is None:
             return Text("No reflection recorded for this proposal.", style="dim")
-        return Text.assemble(
+        text = Text.assemble(
             ("Diagnosis", "bold"), f"  (reflection #{p.reflection + 1}, trigger {r.trigger}, {r.source})\n",
-            r.diagnosis, "\n",
-            ("Regime: ", "bold"), (r.regime_label or "—", "magenta"), f" · confidence {r.confidence:.2f}",
+            r.diagnosis,
         )
+        if r.regime_label:
+            text.append_text(Text.assemble("\n", ("Regime: ", "bold"), (r.regime_label, "magenta"),
+                                           f" · confidence {r.confidence:.2f}"))
+        return text
 
     def _window(self) -> Text:
         w = self.ctx.window

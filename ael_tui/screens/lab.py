@@ -47,7 +47,7 @@ from .dialogs import CompareSetupScreen, ConfirmScreen, PromptScreen, SettingsAn
 from .load import LoadScreen
 from .run_controls import RunControls
 from .tour import TourCardScreen
-from .views import AuditScreen, ReflectionsScreen, ResultsScreen, RulesScreen
+from .views import AuditScreen, EpisodeScreen, ReflectionsScreen, ResultsScreen, RulesScreen
 
 TICK = 1 / 8            # how often the screen looks for changes
 PLOT_EVERY = 0.25       # plots redraw at most this often while running
@@ -260,6 +260,9 @@ class LabScreen(RunControls, Screen):
         panel = self.query_one(MemoryPanel)
         panel.show_rows(memory_rows(self.host.session, panel.tier, panel.needle))
 
+    def on_episode_log_open(self, event: EpisodeLog.Open) -> None:
+        self.app.push_screen(EpisodeScreen(event.record))
+
     def on_memory_panel_need_rows(self, event: MemoryPanel.NeedRows) -> None:
         with self.host.lock:
             self._show_memory()
@@ -364,7 +367,8 @@ class LabScreen(RunControls, Screen):
             p = pending[0]
             reflection = s.reflections[p.reflection] if 0 <= p.reflection < len(s.reflections) else None
             ctx = ProposalContext(p, reflection, window_stats(s, p), len(pending), evidence_episodes(s, p.evidence),
-                                  note=self._run_note, pending=list(pending))
+                                  note=self._run_note, pending=list(pending),
+                                  retrieval_arms=getattr(s.scenario, "retrieval_arms", True))
         self._run_note = ""
         self.app.clear_notifications()  # nothing covers what is being decided
         self.app.push_screen(ApprovalScreen(ctx, partial(self._validate, p)), partial(self._decided, p.id))

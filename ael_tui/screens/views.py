@@ -45,6 +45,8 @@ class AuditScreen(ModalScreen[None]):
             box.border_title = f"Audit log: {len(self.audit)} decision(s)"
             if self.audit:
                 yield DataTable(id="audit-table", cursor_type="row", zebra_stripes=True)
+                with VerticalScroll(id="audit-detail-box"):
+                    yield Static("", id="audit-detail")
             else:
                 yield Static("No decisions yet.", classes="dialog-text")
         yield Footer()
@@ -67,6 +69,27 @@ class AuditScreen(ModalScreen[None]):
                 row.append(a.at.replace("T", " ").removesuffix("+00:00"))
             table.add_row(*row)
         table.focus()
+        self._detail(0)
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._detail(event.cursor_row)
+
+    def _detail(self, row: int) -> None:
+        """The highlighted decision in full: an edit with its diff, the time to the second."""
+        from .editor import diff_text, pretty
+        if not 0 <= row < len(self.audit):
+            return
+        a = self.audit[row]
+        text = Text.assemble((f"#{a.seq} · proposal #{a.proposal_id} ({a.kind}) · {a.decision} by {a.who}", "bold"),
+                             f" · after episode {a.episode}",
+                             f" · at {a.at.replace('T', ' ')}" if self.show_times and a.at else "", "\n",
+                             ("reason: ", "dim"), a.reason or "—", "\n")
+        if a.decision == "edit" and a.accepted is not None:
+            text.append("What the person changed:\n", style="bold")
+            text.append_text(diff_text(pretty(a.proposed), pretty(a.accepted)))
+        elif a.accepted is not None:
+            text.append_text(Text.assemble(("accepted: ", "dim"), _short(a.accepted, 200)))
+        self.query_one("#audit-detail", Static).update(text)
 
     def action_close(self) -> None:
         self.dismiss(None)
@@ -182,6 +205,34 @@ class ResultsScreen(ModalScreen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#results-body").focus()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class EpisodeScreen(ModalScreen[None]):
+    """One episode's record in full: what the log's columns cut."""
+
+    BINDINGS = bindings_for("view")
+
+    def __init__(self, record: dict[str, Any]) -> None:
+        super().__init__(classes="dialog-screen")
+        self.record = record
+
+    def compose(self) -> ComposeResult:
+        r = self.record
+        with Vertical(classes="dialog big-dialog", id="episode") as box:
+            box.border_title = f"Episode {r.get('episode')} · {r.get('phase', '')} · policy {r.get('policy', '')}"
+            with VerticalScroll(id="episode-body"):
+                yield Static(Text.assemble(("Action\n", "bold"), str(r.get("action", "")), "\n\n",
+                                           ("Outcome\n", "bold"), str(r.get("result", "")), "\n\n",
+                                           ("Record\n", "bold"),
+                                           json.dumps(r, indent=2, ensure_ascii=False, default=str)),
+                             id="episode-text")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#episode-body").focus()
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -12,6 +12,18 @@ BOLD, REVERSE, GREEN, YELLOW = Style(bold=True), Style(bold=True, reverse=True),
     Style(bold=True, color="yellow")
 
 
+# (plotext name, the same ANSI colour in rich): an arm's curve and its name in the table share
+# it, so the table is the densities' legend (a legend of ten names would cover the plot)
+ARM_COLOURS = (("cyan", "cyan"), ("orange", "yellow"), ("magenta", "magenta"), ("green", "green"),
+               ("blue+", "bright_blue"), ("red", "red"), ("white", "white"), ("cyan+", "bright_cyan"),
+               ("orange+", "bright_yellow"), ("magenta+", "bright_magenta"), ("green+", "bright_green"),
+               ("red+", "bright_red"))
+
+
+def arm_colour(index: int) -> tuple[str, str]:
+    return ARM_COLOURS[index % len(ARM_COLOURS)]
+
+
 class PosteriorTable(RowList):
     """One row per arm, in pool order; the arm that played the last episode is marked."""
 
@@ -34,7 +46,8 @@ class PosteriorTable(RowList):
         return 1 + sum(w + self.GAP for w in self._widths())
 
     def cells(self, r: ArmRow) -> list[tuple[str, Style]]:
-        name_style = REVERSE if r.chosen else (GREEN if r.injected else Style())
+        index = next((i for i, row in enumerate(self.rows) if row is r), 0)
+        name_style = Style(color=arm_colour(index)[1], bold=r.injected, reverse=r.chosen)
         return [
             (r.name + (" +" if r.injected else ""), name_style),
             (f"{r.alpha:.1f}", Style()), (f"{r.beta:.1f}", Style()),
@@ -68,13 +81,15 @@ class DensityPlot(PlotextPlot):
         width = max(self.size.width - 8, 16)
         x = density_grid(width)
         top = 1.0
-        order = sorted(rows, key=lambda r: (r.chosen, r.injected))  # chosen drawn last, on top
+        # one colour per arm (by its place in the pool, so it keeps it), every arm in the legend;
+        # the chosen arm is drawn last, on top, and marked "now", an injected one "new"
+        colour = {r.name: arm_colour(i)[0] for i, r in enumerate(rows)}
+        order = sorted(rows, key=lambda r: (r.chosen, r.injected))
         for r in order:
             y = beta_pdf(x, r.alpha, r.beta)
             top = max(top, float(y.max()))
-            color = "orange" if r.chosen else ("green" if r.injected else "gray")
             label = f"{r.name} (now)" if r.chosen else (f"{r.name} (new)" if r.injected else None)
-            plt.plot(x.tolist(), y.tolist(), color=color, label=label, marker="braille")
+            plt.plot(x.tolist(), y.tolist(), color=colour[r.name], label=label, marker="braille")
         plt.xlim(0, 1)
         plt.ylim(0, top * 1.05)
         plt.title("Beta posteriors" + ("  ·  ❄ frozen for test" if frozen else ""))

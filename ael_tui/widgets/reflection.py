@@ -15,6 +15,8 @@ def evidence_text(evidence: dict[str, Any], limit: int = 8) -> Text:
     """Evidence as `key: value` lines; long lists are cut with a count of what is left."""
     out = Text()
     for key, value in evidence.items():
+        if value in ("", None, [], {}):  # an empty "pattern:" says nothing
+            continue
         if isinstance(value, list) and len(value) > limit:
             shown = json.dumps(value[:limit], ensure_ascii=False, default=str)
             value_text = f"{shown[:-1]}, … {len(value) - limit} more]"
@@ -33,8 +35,12 @@ def reflection_text(r: Reflection, index: int, decisions: list[str] | None = Non
     text = Text.assemble(
         (f"Reflection #{index + 1}", "bold"), f" · after episode {r.episode} · trigger {r.trigger} · {r.source}\n",
         ("Diagnosis: ", "bold"), r.diagnosis, "\n",
-        ("Regime: ", "bold"), (r.regime_label or "—", "magenta"), f" · confidence {r.confidence:.2f}\n",
     )
+    if r.regime_label:  # without a label its confidence is not about anything ("—, confidence 1.00")
+        text.append_text(Text.assemble(("Regime: ", "bold"), (r.regime_label, "magenta"),
+                                       f" · confidence {r.confidence:.2f}\n"))
+    elif not r.insight and r.policy is None:
+        text.append("Proposes nothing.\n", style="dim")
     if r.insight:
         text.append_text(Text.assemble(("Proposed insight: ", "bold"), r.insight, "\n"))
     if r.policy is not None:
