@@ -136,7 +136,7 @@ class AelLab(App):
             t = lab.host.session.t
         where = f" since the last save ({lab.host.saved_at})" if lab.host.saved_at else ""
         question = (f"Episode {t} of the open session has progress no file holds{where}. "
-                    f"{doing} anyway? (No goes back; ctrl+s in the lab saves first)")
+                    f"{doing} anyway? (No goes back; {self.key_for('lab.save')} in the lab saves first)")
 
         def answered(yes: bool | None) -> None:
             if yes:
@@ -184,7 +184,8 @@ class AelLab(App):
         with lab.host.lock:
             t = lab.host.session.t
         where = f" since the last save ({lab.host.saved_at})" if lab.host.saved_at else ""
-        question = f"Episode {t} has progress no file holds{where}. Quit anyway? (ctrl+s saves first)"
+        question = (f"Episode {t} has progress no file holds{where}. Quit anyway? "
+                    f"({self.key_for('lab.save')} saves first)")
 
         def answered(yes: bool | None) -> None:
             if yes:

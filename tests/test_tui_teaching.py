@@ -192,3 +192,29 @@ async def test_t_pressed_quickly_walks_the_whole_support_tour_without_ending_the
                     break
         assert app.is_running
     assert shown == [(1, "posterior"), (2, "distilled"), (3, "reflected"), (4, "regime"), (5, "arm")]
+
+
+async def test_every_key_hint_follows_the_keymap(tmp_path, monkeypatch):
+    """Issue 13: a key hint on a button or in a text is read from the active keymap."""
+    keys = tmp_path / "keys.json"
+    keys.write_text(json.dumps({"approval.approve": "f6", "lab.decide": "f7", "lab.tour": "f8", "tour.next": "f9",
+                                "lab.reflections": "f10", "lab.tier": "f11", "lab.save": "f12"}))
+    monkeypatch.setenv("AEL_LAB_KEYS", str(keys))
+    app = make_app(synthetic())
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.press("f1")
+        await pilot.pause()
+        panels = text_of(app.screen.query_one("#help-panels"))
+        assert "Guided tour (f8)" in panels and "f6 approves" in panels and "f10 lists every" in panels
+        await pilot.press("escape")
+        await pilot.press("f8")  # the tour: its card names the keys as mapped
+        await settle(pilot)
+        assert isinstance(app.screen, TourCardScreen)
+        assert "f9: run to the next moment" in str(app.screen.query_one("#tour-card").border_subtitle)
+        await pilot.press("f9")
+        await settle(pilot)
+        assert "rejects each (f7)" in app.screen.card.text
+        await pilot.press("f9")  # a proposal is waiting: the tour opens it
+        await settle(pilot)
+        assert isinstance(app.screen, ApprovalScreen)
+        assert str(app.screen.query_one("#approve").label) == "Approve (f6)"

@@ -131,7 +131,8 @@ class LabScreen(RunControls, Screen):
         with self.host.lock:
             reason = self.host.session.blocked_reason if self.host.session.queue.pending else None
         if reason:
-            self.notify(f"{reason} (press d)", severity="warning", title="Decision pending")
+            self.notify(f"{reason} (press {self.app.key_for('lab.decide')})", severity="warning",
+                        title="Decision pending")
 
     @work(thread=True, group="prepare", exit_on_error=False)
     def _prepare(self) -> None:
@@ -379,7 +380,8 @@ class LabScreen(RunControls, Screen):
 
     def _decided(self, pid: int, decision: Decision | None) -> None:
         if decision is None:
-            self.notify(f"Proposal #{pid} stays pending; stepping waits for a decision (d opens it).",
+            self.notify(f"Proposal #{pid} stays pending; stepping waits for a decision "
+                        f"({self.app.key_for('lab.decide')} opens it).",
                         severity="warning", title="Later")
             return
         if decision.action == "batch" and decision.batch is not None:
@@ -494,7 +496,7 @@ class LabScreen(RunControls, Screen):
         host = self.host
         if host.tour is None:
             with host.lock:
-                host.tour = TourGuide(host.session)
+                host.tour = TourGuide(host.session, key_for=self.app.key_for)
         tour = host.tour
         if tour.cards:
             self._show_card()
@@ -504,7 +506,8 @@ class LabScreen(RunControls, Screen):
             return
         if tour.finished or not tour.remaining:
             host.tour = None
-            self.notify("That was every moment of the tour; t starts it again from here.", title="Tour over")
+            self.notify(f"That was every moment of the tour; {self.app.key_for('lab.tour')} starts it again "
+                        "from here.", title="Tour over")
             return
         if host.session.done:
             self.notify("The run is finished: no moment left to run to.", title="Tour")

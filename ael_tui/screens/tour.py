@@ -29,7 +29,9 @@ class TourCardScreen(ModalScreen[str]):
         with Vertical(id="tour-card") as box:
             box.border_title = f"Tour {self.number}/{len(MOMENTS)} · {self.card.title}"
             yield Static(Text(self.card.text), id="tour-text")
-            nxt = ("t: run to the next moment" if self.remaining else "t: end of the tour") + " · esc: close"
+            key = self.app.key_for
+            nxt = (f"{key('tour.next')}: " + ("run to the next moment" if self.remaining else "end of the tour")
+                   + f" · {key('tour.close')}: close")
             box.border_subtitle = nxt
 
     def action_next(self) -> None:

@@ -63,7 +63,7 @@ class MemoryPanel(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Tabs(*(Tab(t, id=f"tier-{t}") for t in TIERS), id="memory-tabs")
-        yield FilterInput(placeholder="filter entries (/; Enter or Esc when done)", id="memory-filter")
+        yield FilterInput(placeholder="filter entries", id="memory-filter")
         yield MemoryTable(id="memory-table")
         with VerticalScroll(id="memory-detail-box"):
             yield Static("No entry selected.", id="memory-detail")
@@ -76,6 +76,11 @@ class MemoryPanel(Vertical):
     @property
     def needle(self) -> str:
         return self.query_one("#memory-filter", Input).value
+
+    def on_mount(self) -> None:
+        key_for = getattr(self.app, "key_for", None)
+        if key_for is not None:  # the key as the keymap has it
+            self.query_one(FilterInput).placeholder = f"filter entries ({key_for('lab.filter')}; Enter or Esc when done)"
 
     def next_tier(self) -> None:
         self.query_one(Tabs).action_next_tab()

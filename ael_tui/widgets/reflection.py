@@ -56,6 +56,11 @@ def reflection_text(r: Reflection, index: int, decisions: list[str] | None = Non
 class ReflectionPanel(Static):
     _shown: Text | None = None
 
+    def _key(self, binding_id: str) -> str:
+        from ..actions import BY_ID, key_label
+        key_for = getattr(self.app, "key_for", None)
+        return key_for(binding_id) if key_for else key_label(BY_ID[binding_id].key)
+
     def show(self, reflections: list[Reflection], insight: dict[str, Any] | None, decisions: list[str],
              outlook: str = "") -> None:
         """`outlook`: when the reflector will next consider a proposal, if it is waiting (a cool-down)."""
@@ -71,9 +76,11 @@ class ReflectionPanel(Static):
         if reflections:
             text.append_text(reflection_text(reflections[-1], len(reflections) - 1, decisions))
             if len(reflections) > 1:
-                text.append(f"{len(reflections) - 1} earlier reflection(s): press R\n", style="dim")
+                text.append(f"{len(reflections) - 1} earlier reflection(s): press {self._key('lab.reflections')}\n",
+                            style="dim")
         else:
-            text.append("No reflection yet: r runs to the next one.", style="dim")
+            text.append(f"No reflection yet: {self._key('lab.each_reflection')} runs to the next one, "
+                        f"{self._key('lab.reflection')} to the next that proposes something.", style="dim")
         if text != self._shown:  # an update is a layout pass: only when something changed
             self._shown = text
             self.update(text)

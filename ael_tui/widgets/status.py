@@ -75,7 +75,7 @@ class CompareStatusBar(StatusBar):
         line2 = Text.assemble(
             (" approvals automatic", "bold black on yellow"),
             " (every proposal is approved and logged as auto)", sep, "offline", sep,
-            state, " · ", _speed(delay), sep, ("c back to the lab", "dim"),
+            state, " · ", _speed(delay), sep, (f"{self.app.key_for('compare.close')} back to the lab", "dim"),
         )
         both = Text("\n").join([line1, line2])
         both.no_wrap = True
