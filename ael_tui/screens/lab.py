@@ -126,7 +126,8 @@ class LabScreen(RunControls, Screen):
         self._bindings_state = (False, bool(self.host.session.queue.pending))
         self.set_interval(TICK, self._tick)
         self.redraw(force=True)
-        self._prepare()
+        # after the first frame: computing it holds the interpreter and would delay that frame
+        self.call_after_refresh(self._prepare)
         self.call_after_refresh(settle_heap)
         with self.host.lock:
             reason = self.host.session.blocked_reason if self.host.session.queue.pending else None
