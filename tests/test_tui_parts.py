@@ -291,3 +291,21 @@ def test_every_arm_has_its_own_colour_in_the_densities_and_the_table():
     table = PosteriorTable()
     table.rows = rows
     assert table.cells(rows[3])[0][1].color.name == arm_colour(3)[1]
+
+
+async def test_the_density_plot_draws_every_arm_in_its_colour_with_axes_and_the_now_and_new_marks():
+    from ael_tui.widgets.posteriors import DensityPlot, arm_colour
+    from tests.tui_helpers import make_app, settle, synthetic
+    s = synthetic(approval="auto")
+    s.run(until=30)  # a10 injected at 13
+    app = make_app(s)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        plot = app.screen.query_one(DensityPlot)
+        strips = [plot.render_line(y) for y in range(plot.content_size.height)]
+        text = "\n".join(strip.text for strip in strips)
+        assert "Beta posteriors" in text and "(now)" in text and "a10 (new)" in text
+        assert "0.00" in text and "0.25" in text and "1.00" in text and "┤" in text
+        colours = {seg.style.color.name for strip in strips for seg in strip
+                   if seg.style and seg.style.color and "\u2800" < seg.text[:1] <= "\u28ff"}
+        assert len(colours) >= 5 and arm_colour(10)[1] in colours  # not one grey for all (overlaps hide some)

@@ -52,7 +52,8 @@ from .views import AuditScreen, EpisodeScreen, ReflectionsScreen, ResultsScreen,
 TICK = 1 / 8            # how often the screen looks for changes
 PLOT_EVERY = 0.25       # plots redraw at most this often while running
 MEMORY_EVERY = 0.25     # the memory table too
-SLOW_AFTER = 0.05       # plots and memory table are redrawn this long after the numbers
+SLOW_AFTER = 0.02       # plots and memory table are redrawn this long after the numbers (a frame
+                        # goes out every 1/60 s, so the numbers are on screen first)
 RUN_ACTIONS = {"step": "step", "run_window": "window", "run_reflection": "reflection",
                "run_each_reflection": "each_reflection", "run_phase": "phase", "tour": "tour"}
 PAGES = ("bandit", "progress", "memory", "episodes")
