@@ -10,6 +10,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import Input, Static, Tab, Tabs
 
 from ..views import TIERS, MemoryRow
@@ -48,6 +49,34 @@ class FilterInput(Input):
         self.screen.query_one(MemoryTable).focus()
 
 
+class EntryDetail(Widget):
+    """The highlighted entry in full. A Static's update re-lays the whole screen, and the newest
+    entry is highlighted after every step: this repaints itself only, and asks for a layout
+    only when its number of lines changes."""
+
+    DEFAULT_CSS = "EntryDetail { height: auto; }"
+
+    def __init__(self, text: Text | str = "", **kw) -> None:
+        super().__init__(**kw)
+        self._text = Text(text) if isinstance(text, str) else text
+        self._lines = 0
+
+    def render(self) -> Text:
+        return self._text
+
+    def get_content_height(self, container, viewport, width: int) -> int:
+        return self._count(width)
+
+    def _count(self, width: int) -> int:
+        return max(1, len(self._text.wrap(self.app.console, max(width, 1))))
+
+    def update(self, text: Text | str) -> None:
+        self._text = Text(text) if isinstance(text, str) else text
+        lines = self._count(self.content_size.width or 40)
+        self.refresh(layout=lines != self._lines)
+        self._lines = lines
+
+
 class MemoryPanel(Vertical):
     """Asks the lab for rows (`NeedRows`) when the tier or the filter changes; the lab
     answers with `show_rows` under its lock, and `show_entry` for the highlighted one."""
@@ -66,7 +95,7 @@ class MemoryPanel(Vertical):
         yield FilterInput(placeholder="filter entries", id="memory-filter")
         yield MemoryTable(id="memory-table")
         with VerticalScroll(id="memory-detail-box"):
-            yield Static("No entry selected.", id="memory-detail")
+            yield EntryDetail("No entry selected.", id="memory-detail")
 
     @property
     def tier(self) -> str:
@@ -98,7 +127,7 @@ class MemoryPanel(Vertical):
         self.query_one(MemoryTable).set_rows(rows)
 
     def show_entry(self, entry) -> None:
-        detail = self.query_one("#memory-detail", Static)
+        detail = self.query_one("#memory-detail", EntryDetail)
         if entry is None:
             detail.update("No entry selected.")
             return
