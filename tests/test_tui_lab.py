@@ -626,3 +626,25 @@ async def test_the_audit_log_shows_an_edit_with_its_diff_and_a_synthetic_arm_wit
         assert isinstance(app.screen, AuditScreen)
         detail = str(app.screen.query_one("#audit-detail").render())
         assert "What the person changed" in detail and "+  \"description\": \"renamed by a person\"" in detail
+
+
+async def test_on_the_portfolio_r_asks_only_at_proposals_not_at_every_daily_reflection():
+    """Issue 13 item 9: the portfolio asked every 4 bars (39 stops in 208): the reflector reflects
+    daily, but r now stops only where there is something to decide."""
+    from ael_tui.sessions import NewSession, build_session
+    s = build_session(NewSession("portfolio", 42, "ts+reflection", "manual", data="synthetic"))
+    app = make_app(s)
+    stops = 0
+    async with app.run_test(size=SIZE) as pilot:
+        while not s.done and stops < 60:
+            await pilot.press("r")
+            await settle(pilot, 3)
+            while isinstance(app.screen, ApprovalScreen):
+                stops += 1
+                await pilot.press("y")
+                await settle(pilot, 3)
+            if not isinstance(app.screen, LabScreen):
+                await pilot.press("escape")  # the results at the end of a phase
+                await settle(pilot)
+    proposals = len(s.queue.proposals)
+    assert s.done and stops == proposals and proposals * 2 < len(s.reflections)

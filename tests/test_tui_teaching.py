@@ -86,6 +86,7 @@ async def test_the_tour_stops_at_the_first_posterior_update_then_at_the_first_re
         await pilot.press("y")
         await settle(pilot)
         assert isinstance(app.screen, TourCardScreen) and app.screen.card.moment == "arm"
+        assert app.screen.number == 3  # issue 13 item 1: on synthetic card 3 never appeared
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, LabScreen) and app.lab.host.tour is not None
