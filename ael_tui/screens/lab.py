@@ -32,7 +32,7 @@ from ..actions import bindings_for
 from ..compare import CompareHost, build_compare, default_selectors
 from ..host import RUN_MODES, RunOutcome, SessionHost
 from ..sessions import selectors_of
-from ..tour import MOMENTS, TourGuide
+from ..tour import TourGuide
 from ..views import (evidence_episodes, memory_entry, memory_rows, posterior_rows, progress_data, proposal_notes,
                      status_of, window_stats)
 from ..widgets.episodes import EpisodeLog

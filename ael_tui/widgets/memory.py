@@ -11,7 +11,7 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.widget import Widget
-from textual.widgets import Input, Static, Tab, Tabs
+from textual.widgets import Input, Tab, Tabs
 
 from ..views import TIERS, MemoryRow
 from .rows import RowList
