@@ -73,6 +73,10 @@ def build_parser() -> argparse.ArgumentParser:
     lab.add_argument("--selector", default="ts+reflection")
     lab.add_argument("--approve", choices=["manual", "auto"], default="manual")
     lab.add_argument("--data", help="portfolio market data: synthetic (default), yahoo, or a folder")
+    lab.add_argument("--trigger", help="reflection trigger: diagnose or paper (default: the scenario's)")
+    lab.add_argument("--reflect-every", type=int, help="slow-window length: reflect every N episodes")
+    lab.add_argument("--reflect-window", type=int, help="trailing window of the reflection gate")
+    lab.add_argument("--reflect-threshold", type=float, help="threshold of the reflection gate")
     add_llm_flags(lab)
 
     op = sub.add_parser("open", help="open a saved session in the lab")

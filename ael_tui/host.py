@@ -36,7 +36,8 @@ _HOSTS = itertools.count(1)  # hosts made by this process, for unique autosave n
 RUN_MODES = {
     "step": "one episode",
     "window": "one slow window",
-    "reflection": "to the next reflection",
+    "reflection": "to the next proposal",
+    "each_reflection": "to the next reflection",
     "phase": "to the end of the phase",
     "tour": "to the next moment of the tour",
 }
@@ -49,6 +50,7 @@ class RunOutcome:
     reason: str          # reached, reflected, moment (tour), paused, blocked, finished, refused, error
     message: str = ""
     events: list[ev.Event] = field(default_factory=list)
+    silent: int = 0      # reflections passed that proposed nothing (mode "reflection")
 
 
 class SessionHost:
@@ -65,6 +67,9 @@ class SessionHost:
         self.saved_at = path                   # the file holding saved_version, if any
         self.tour: TourGuide | None = None
         self.autosave_id = f"{time.strftime('%Y%m%dT%H%M%S')}-p{os.getpid()}-{next(_HOSTS)}"
+        self.queued_steps = 0                  # step presses made while a step was running
+        self.preparing = False                 # a warm-up holds the lock (see prepare)
+        self._queue_lock = threading.Lock()    # not `lock`: a press must not wait for an episode
 
     @property
     def unsaved(self) -> bool:
@@ -81,7 +86,9 @@ class SessionHost:
         if mode == "window":
             w = s.slow_window
             return (t // w + 1) * w, None
-        if mode == "reflection":
+        if mode == "reflection":  # the next reflection that proposes something (to decide, or applied)
+            return s.n_episodes, lambda events: any(isinstance(e, ev.ProposalQueued) for e in events)
+        if mode == "each_reflection":
             return s.n_episodes, lambda events: any(isinstance(e, ev.Reflected) for e in events)
         if mode == "tour":
             if self.tour is None:
@@ -97,40 +104,81 @@ class SessionHost:
         """Prepare a run on the UI thread: None if it may start, else why not."""
         if self.running:
             return f"already running {RUN_MODES[self.running]}"
-        with self.lock:
-            reason = self.session.blocked_reason
+        reason = None
+        if self.lock.acquire(blocking=False):  # held by a warm-up: the run checks it itself
+            try:
+                reason = self.session.blocked_reason
+            finally:
+                self.lock.release()
         if reason:
             return f"cannot step: {reason}"
         self.stop_event.clear()
         self.running = mode
         return None
 
+    def prepare(self) -> None:
+        """What the first episode would compute (the scenario's `prepare`), under the lock;
+        call from a worker thread when a session opens, so the first step is quick and the
+        presses made meanwhile wait for the lock instead of being refused."""
+        with self.lock:
+            self.preparing = True
+            try:
+                prepare = getattr(self.session.scenario, "prepare", None)
+                if prepare is not None:
+                    prepare()
+            finally:
+                self.preparing = False
+
+    def queue_step(self) -> None:
+        """One more episode for the step run in progress: a press is never dropped."""
+        with self._queue_lock:
+            self.queued_steps += 1
+
+    def _take_queued_step(self) -> bool:
+        with self._queue_lock:
+            if self.queued_steps <= 0:
+                return False
+            self.queued_steps -= 1
+            return True
+
     def pause(self) -> None:
+        with self._queue_lock:
+            self.queued_steps = 0  # a pause also forgets steps asked for ahead
         self.stop_event.set()
 
     def run(self, mode: str, cancelled: Callable[[], bool] = lambda: False) -> RunOutcome:
         """Step towards the target of `mode`; call from a worker thread."""
+        outcome, silent = self._run(mode, cancelled)
+        outcome.silent = silent
+        return outcome
+
+    def _run(self, mode: str, cancelled: Callable[[], bool]) -> tuple[RunOutcome, int]:
         stop = self.stop_event
-        steps = 0
+        steps = silent = 0
         out: list[ev.Event] = []
         try:
             with self.lock:
                 end, stop_on = self.target(mode)
             while True:
                 if stop.is_set() or cancelled():
-                    return RunOutcome(mode, steps, "paused", events=out)
+                    return RunOutcome(mode, steps, "paused", events=out), silent
                 with self.lock:
                     s = self.session
                     if s.done:
-                        return RunOutcome(mode, steps, "finished", s.blocked_reason or "", out)
+                        return RunOutcome(mode, steps, "finished", s.blocked_reason or "", out), silent
                     if s.blocked_reason:
-                        return RunOutcome(mode, steps, "blocked", s.blocked_reason, out)
+                        return RunOutcome(mode, steps, "blocked", s.blocked_reason, out), silent
+                    if s.t >= end and mode == "step" and self._take_queued_step():
+                        end = s.t + 1
                     if s.t >= end:
-                        return RunOutcome(mode, steps, "reached", events=out)
+                        return RunOutcome(mode, steps, "reached", events=out), silent
                     events = s.step()
                     steps += 1
                     self.version += 1
                     out.extend(events)
+                    if mode == "reflection" and any(isinstance(e, ev.Reflected) for e in events) and \
+                            not any(isinstance(e, ev.ProposalQueued) for e in events):
+                        silent += 1
                     self._autosave()
                     if mode != "tour" and self.tour is not None:
                         self.tour.feed(events, s)  # a tour notices moments whatever runs
@@ -138,11 +186,11 @@ class SessionHost:
                     blocked = s.blocked_reason if stopped and s.queue.pending else ""
                 if stopped:
                     reason = "blocked" if blocked else ("moment" if mode == "tour" else "reflected")
-                    return RunOutcome(mode, steps, reason, blocked, out)
+                    return RunOutcome(mode, steps, reason, blocked, out), silent
                 if mode != "step" and self.settings.delay > 0:
                     stop.wait(self.settings.delay)  # a pause cuts the wait short
         except AELError as err:
-            return RunOutcome(mode, steps, "refused", str(err), out)
+            return RunOutcome(mode, steps, "refused", str(err), out), silent
 
     def _autosave(self) -> None:
         n = self.settings.autosave_every
@@ -156,6 +204,13 @@ class SessionHost:
                 self.notices.append(("error", f"autosave failed: {err}"))
 
     # ------------------------------------------------------- files, names
+    def session_name(self) -> str:
+        """What exports are named after: the save's name if the session has one, else scenario and seed."""
+        c = self.session.config
+        if self.path is not None and not self.path.stem.startswith("autosave-"):
+            return self.path.stem
+        return f"{c.scenario}-s{c.seed}"
+
     def default_save_path(self) -> Path:
         c = self.session.config
         return self.settings.saves_dir / f"{c.scenario}-s{c.seed}-e{self.session.t}.json"
@@ -182,6 +237,13 @@ class SessionHost:
             self.version += 1
         return events
 
+    def revoke_rule(self, kind: str) -> None:
+        """Revoke the standing rule for `kind`: its later proposals wait for a person again."""
+        with self.lock:
+            s = self.session
+            s.queue.set_standing(kind, None, who="human", episode=s.t - 1)
+            self.version += 1
+
     def decide(self, pid: int, decision: str, edited: dict[str, Any] | None = None, reason: str = "",
                standing: bool = False) -> list[ev.Event]:
         """A person's decision; `standing` also sets 'always approve this kind' first.
@@ -190,7 +252,7 @@ class SessionHost:
             s = self.session
             if standing:
                 kind = s.queue.get(pid).kind
-                s.queue.set_standing(kind, "approve")
+                s.queue.set_standing(kind, "approve", who="human", episode=s.t - 1)
                 reason = reason or f"always approve {kind} proposals (standing rule set here)"
             events = s.decide(pid, decision, edited=edited, reason=reason, who="human")
             self.version += 1

@@ -144,6 +144,9 @@ class Decisions:
             p.status = "rejected"
             self.queue.record(p, "reject", who, None, reason, t)
             self._emit(out, ev.Decided(t, p.id, "reject", who))
+            rejected = getattr(self.reflector, "rejected", None)
+            if rejected is not None:  # a reflector may wait, then propose again on fresh evidence
+                rejected(p.kind, t)
             return
         if decision == "edit" and edited is None:
             raise AELError("an edit needs the edited object")

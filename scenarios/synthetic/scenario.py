@@ -36,6 +36,7 @@ class SyntheticScenario(ScenarioBase):
     memory_metadata = MEMORY_METADATA  # what a save's memory must carry (checked on load)
     all_selectors = ["rr", "ucb1", "egreedy", "ts", "ts+reflection", "oracle"]
     shareable = True  # holds no run state: sessions on one seed may share it
+    retrieval_arms = False  # an arm is a Bernoulli machine: a policy's retrieval fields are not used
 
     def __init__(self, seed: int, **options: Any):
         if options:
