@@ -119,6 +119,9 @@ def test_serve_shows_the_lab_page_and_a_visitors_status_line(serve):
             assert "<title>AEL Lab · support, seed 42</title>" in html
             assert "googleapis" not in html  # a classroom page loads nothing from the internet
             async with http.ws_connect(served.ws_url) as ws:
+                for junk in ("not json", "{}", "[]", "[5]", '["stdin", 5]', '["resize", {"width": 1e12}]',
+                             '["resize", {"width": "x", "height": -3}]', '["ping", "' + "p" * 100 + '"]'):
+                    await ws.send_str(junk)  # a visitor can send anything: dropped or clamped
                 text = await screen_text(ws, r"support · seed 42 +│ +episode 0/1200")
                 assert "0 pending" in text
                 await ws.send_json(["stdin", " "])  # space: one episode, typed in the browser

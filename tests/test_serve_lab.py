@@ -19,7 +19,7 @@ from ael_tui.screens.tour import TourCardScreen
 from ael_tui.serve.command import DEFAULT_MAX_SESSIONS
 from ael_tui.serve.lab import ServedLab
 from ael_tui.serve.mode import ENV, ServedMode
-from ael_tui.serve.server import SessionCap, app_environment
+from ael_tui.serve.server import LabServer, SessionCap, app_environment
 from ael_tui.sessions import NewSession
 from engine.errors import AELError
 from engine.persistence import save_session
@@ -166,6 +166,21 @@ async def test_class_mode_opens_every_lab_at_the_tours_first_card(folder):
         assert isinstance(app.screen, TourCardScreen)
         assert app.screen.number == 1 and app.screen.card.moment == "posterior"
         assert app.lab.host.session.config.seed == 42
+
+
+# ------------------------------------------------------------ the page
+@pytest.mark.parametrize("host, base", [
+    ("127.0.0.1:8000", "http://127.0.0.1:8000"),
+    ("lab.school.example:80", "http://lab.school.example:80"),
+    ('x"><script>alert(1)</script>', "http://127.0.0.1:8123"),
+    ("a b", "http://127.0.0.1:8123"),
+])
+def test_the_page_follows_the_visitors_host_only_when_it_is_a_plain_host(host, base):
+    from aiohttp.test_utils import make_mocked_request
+
+    server = LabServer(ServedMode(root="/class"), host="127.0.0.1", port=8123, what="the start screen")
+    http, ws = server._base(make_mocked_request("GET", "/", headers={"Host": host}))
+    assert http == base and ws == base.replace("http", "ws", 1)
 
 
 # ------------------------------------------------------------ the cap
