@@ -120,6 +120,23 @@ async def test_exports_of_a_served_lab_stay_in_its_folder(folder, tmp_path):
     assert (folder / "exports" / "history.csv").exists()
 
 
+async def test_a_lab_the_server_ends_autosaves_its_progress_into_the_folder(folder):
+    from textual.messages import ExitApp
+
+    app = served(folder, synthetic(approval="auto"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("w")
+        await settle(pilot)
+        app.post_message(ExitApp())  # what textual-serve's "quit" does when the tab closes or idles out
+        await pilot.pause()
+    saved = list(folder.glob("autosave-synthetic-s42-*.json"))
+    assert len(saved) == 1
+    from engine.persistence import load_session
+    from scenarios import make_scenario
+
+    assert load_session(saved[0], make_scenario).t == 13
+
+
 # ------------------------------------------------------------- backends
 def test_a_served_lab_starts_no_model_unless_the_teacher_allowed_it():
     offline = ServedMode(root="/nowhere")

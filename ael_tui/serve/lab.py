@@ -4,7 +4,8 @@ It reads its `ServedMode` from the environment (`AEL_LAB_SERVED`), works in
 the sessions folder, and refuses, with a notification, what a served lab must
 not do: a file outside the folder, a session that would call a model with the
 teacher's keys, market data from outside. In class mode it opens on the
-teacher's scenario and seed, at the tour's first card.
+teacher's scenario and seed, at the tour's first card. When the server ends it (tab
+closed, idle), unsaved progress is autosaved to the folder.
 """
 
 from __future__ import annotations
@@ -42,6 +43,20 @@ class ServedLab(AelLab):
     def _open_tour(self) -> None:
         if self.lab is not None:
             self.lab.action_tour()  # runs to the first moment and shows its card
+
+    async def _on_exit_app(self) -> None:
+        """The server ends a lab this way (its tab closed, or idle too long): progress no file
+        holds goes to an autosave in the sessions folder first, so a closed tab loses nothing.
+        (A visitor's own quit asks them instead, and does not come here.)"""
+        lab = self.lab
+        if lab is not None and lab.host.unsaved:
+            host = lab.host
+            host.pause()
+            try:
+                host.save(host.autosave_path())
+            except (AELError, OSError) as err:
+                print(f"ael-lab: autosave at exit failed: {err}", file=sys.stderr)
+        await super()._on_exit_app()
 
     def open_saved_session(self, path: Path) -> None:
         try:
