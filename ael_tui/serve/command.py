@@ -47,8 +47,8 @@ def add_parser(sub) -> None:
     p.add_argument("--allow-llm", action="store_true",
                    help="let visitors start LLM backends with this machine's API keys (off: offline only)")
     p.add_argument("--scenario", help="open every visitor's lab on this scenario (default: the start screen)")
-    p.add_argument("--seed", type=types.seed, default=42)
-    p.add_argument("--selector", default="ts+reflection")
+    p.add_argument("--seed", type=types.seed, default=42, help="with --scenario: its seed (default 42)")
+    p.add_argument("--selector", default="ts+reflection", help="with --scenario: its selector (default ts+reflection)")
     p.add_argument("--tour", action="store_true", help="with --scenario: open at the guided tour's first card")
 
 
