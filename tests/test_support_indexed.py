@@ -29,3 +29,18 @@ def test_a_shape_it_does_not_index_is_left_to_the_real_path():
     assert indexed_predictions(42, (odd,), 50) is None
     orphan = dataclasses.replace(ROUTE_AWARE, name="orphan")  # its fallback is not in the set
     assert indexed_predictions(42, (orphan,), 50) is None
+
+
+def test_the_table_cached_on_disk_is_the_computed_one_and_damage_is_recomputed(monkeypatch, tmp_path):
+    from scenarios.support import table_cache
+
+    monkeypatch.setenv("AEL_LAB_CACHE_DIR", str(tmp_path))
+    prediction_table.cache_clear()
+    first = prediction_table(11).routes
+    files = list(tmp_path.glob("*.npy"))
+    assert len(files) == 1 and np.array_equal(np.load(files[0]), first)
+    files[0].write_bytes(b"not a table")
+    prediction_table.cache_clear()
+    assert np.array_equal(prediction_table(11).routes, first)
+    assert np.array_equal(np.load(files[0]), first)  # rewritten
+    assert table_cache.load("0" * 24, first.shape, 8) is None
