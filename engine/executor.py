@@ -15,10 +15,8 @@ threaded process is unsafe.
 
 from __future__ import annotations
 
-import multiprocessing as mp
 import os
 import threading
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Callable, Sequence, TypeVar
 
 T = TypeVar("T")
@@ -33,7 +31,9 @@ def default_workers() -> int:
         return os.cpu_count() or 1
 
 
-def _context() -> mp.context.BaseContext:
+def _context():
+    import multiprocessing as mp
+
     methods = mp.get_all_start_methods()
     if "fork" in methods and threading.active_count() == 1:
         return mp.get_context("fork")
@@ -56,6 +56,8 @@ def run_all(task: Callable[[T], R], items: Sequence[T], workers: int | None = No
             if on_done is not None:
                 on_done(i, results[-1])
         return results
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait  # not needed for one worker
+
     results: list = [None] * n
     with ProcessPoolExecutor(max_workers=workers, mp_context=_context()) as pool:
         index = {pool.submit(task, item): i for i, item in enumerate(items)}

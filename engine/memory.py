@@ -226,6 +226,12 @@ def _recency_of(delta: np.ndarray) -> np.ndarray:
     return _RECENCY[delta]
 
 
+def _entry_state(e: MemoryEntry) -> dict[str, Any]:
+    """`asdict(e)` without the deep copy (same keys, same order: MemoryEntry(**state) reads it)."""
+    return {"id": e.id, "tier": e.tier, "content": e.content, "metadata": e.metadata, "quality": e.quality,
+            "episode": e.episode, "retrieval_count": e.retrieval_count, "usefulness": e.usefulness}
+
+
 def _hashable(value: Any) -> Any:
     if isinstance(value, list):
         return tuple(_hashable(v) for v in value)
@@ -544,9 +550,11 @@ class MemoryStore:
 
     # -------------------------------------------------------- persistence
     def to_dict(self) -> dict[str, Any]:
+        """The store's state for a save: a view to serialise at once (entries' metadata
+        dicts are shared, not copied; `asdict`'s deep copies were most of a save's time)."""
         return {
             "episode": self.episode, "frozen": self.frozen, "next_id": dict(self._next_id),
-            "tiers": {name: [asdict(e) for e in t.entries] for name, t in self.tiers.items()},
+            "tiers": {name: [_entry_state(e) for e in t.entries] for name, t in self.tiers.items()},
             "corroboration": self.corroboration, "rule_uses": self.rule_uses, "pruned": self.pruned,
         }
 

@@ -161,3 +161,14 @@ def test_vectorised_eviction_drops_what_the_per_entry_rule_drops():
     assert tier.retrievals[: len(tier)].tolist() == [e.retrieval_count for e in tier.entries]
     assert tier.useful[: len(tier)].tolist() == [e.usefulness for e in tier.entries]
     assert any(e.retrieval_count for e in tier.entries) and math.isfinite(sum(tier.useful[: len(tier)]))
+
+
+def test_an_entrys_saved_state_is_what_asdict_gave():
+    from dataclasses import asdict
+
+    m = tied_store(1, 30)
+    m.retrieve(PolicySpec("all5", TIERS, 5), {"ticker": "A"})
+    state = m.to_dict()["tiers"]
+    for name in TIERS:
+        assert state[name] == [asdict(e) for e in m.tiers[name].entries]
+        assert [list(row) for row in state[name]] == [list(asdict(e)) for e in m.tiers[name].entries]
