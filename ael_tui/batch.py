@@ -35,6 +35,12 @@ def run_task(task: RunTask) -> dict[str, Any]:
     return run_result(session)
 
 
+def affinity(task: RunTask) -> tuple:
+    """Runs that can share a scenario (and its per-seed caches) in one worker."""
+    c = task.config
+    return (c.scenario, c.seed, repr(sorted(c.scenario_options.items())))
+
+
 _shared: dict[tuple, Any] = {}
 
 
@@ -44,7 +50,7 @@ def _scenario(config: SessionConfig):
     it changes no result: that is what shareable promises)."""
     if not getattr(scenario_class(config.scenario), "shareable", False):
         return make_scenario(config.scenario, config.seed, config.scenario_options)
-    key = (config.scenario, config.seed, repr(sorted(config.scenario_options.items())))
+    key = affinity(RunTask(config))
     scenario = _shared.get(key)
     if scenario is None:
         if len(_shared) >= _SHARED_MAX:

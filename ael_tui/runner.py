@@ -158,11 +158,11 @@ def _execute(items: list, args: argparse.Namespace) -> list[dict[str, Any]]:
         return _execute_here(items, args)
     from engine.executor import run_all
 
-    from .batch import RunTask, run_task
+    from .batch import RunTask, affinity, run_task
 
     with _progress(args, len(configs)) as advance:
         return run_all(run_task, [RunTask(c, args.until) for c in configs], args.workers,
-                       on_done=lambda i, run: advance(1, f"{run['selector']} seed {run['seed']}"))
+                       on_done=lambda i, run: advance(1, f"{run['selector']} seed {run['seed']}"), group=affinity)
 
 
 @contextmanager

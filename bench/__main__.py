@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-SUITES = ["bench.engine", "bench.retrieval", "bench.support", "bench.portfolio", "bench.tui"]
+SUITES = ["bench.engine", "bench.retrieval", "bench.support", "bench.batch", "bench.portfolio", "bench.tui"]
 
 
 def main(argv: list[str]) -> int:

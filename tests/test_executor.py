@@ -46,3 +46,22 @@ def test_one_worker_and_two_workers_write_the_same_results(tmp_path, scenario, e
 def test_workers_must_be_positive(capsys):
     assert main(["run", "synthetic", "--workers", "0", "--quiet"]) == 2
     assert "--workers" in capsys.readouterr().err
+
+
+def test_groups_keep_their_items_together_until_every_group_is_under_way():
+    from engine.executor import _Queue
+
+    items = [(g, j) for j in range(3) for g in "abcd"]  # interleaved, as selectors × seeds are
+    q = _Queue(items, group=lambda item: item[0])
+    assert (q.next(None), q.next(None)) == (0, 1)  # two workers start on groups a and b
+    handed, last = [], 0
+    while (last := q.next(last)) is not None:  # the first worker keeps finishing
+        handed.append(last)
+    # a to its end, then the untouched c and d, then it helps b, where the other worker is
+    assert [items[i] for i in handed] == [("a", 1), ("a", 2), ("c", 0), ("c", 1), ("c", 2),
+                                          ("d", 0), ("d", 1), ("d", 2), ("b", 1), ("b", 2)]
+
+
+def test_grouped_runs_still_return_every_result_in_item_order():
+    items = list(range(17))
+    assert run_all(square_or_refuse, items, workers=2, group=lambda x: x % 3) == [x * x for x in items]
