@@ -314,7 +314,8 @@ class MemoryStore:
     # ------------------------------------------------------------- scoring
     def _flat(self) -> _Flat:
         view = self._flat_view
-        if view is None or view.versions != tuple((t.version, len(t)) for t in self.tiers.values()):
+        if (view is None or view.tiers is not self.tiers
+                or view.versions != tuple((t.version, len(t)) for t in self.tiers.values())):
             view = self._flat_view = _Flat(self.tiers)
         return view
 
@@ -564,6 +565,7 @@ class MemoryStore:
         self._next_id = {k: int(v) for k, v in d["next_id"].items()}
         self._intern.clear()
         self.tiers = {name: _Tier(name, self._intern) for name in TIERS}
+        self._flat_view = None
         for name, rows in d["tiers"].items():
             for row in rows:
                 self.tiers[name].append(MemoryEntry(**row))

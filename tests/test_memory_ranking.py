@@ -172,3 +172,21 @@ def test_an_entrys_saved_state_is_what_asdict_gave():
     for name in TIERS:
         assert state[name] == [asdict(e) for e in m.tiers[name].entries]
         assert [list(row) for row in state[name]] == [list(asdict(e)) for e in m.tiers[name].entries]
+
+
+def test_a_loaded_store_scores_its_own_entries_not_the_ones_it_held_before():
+    """Same tier sizes and write counts, different contents: nothing but the load tells them apart."""
+    spec = PolicySpec("all5", TIERS, 5)
+    stores = []
+    for ticker in ("B", "A"):
+        m = MemoryStore(BONUSES)
+        for i in range(9):
+            m.write(TIERS[i % 3], f"{ticker}{i}", {"ticker": ticker if i % 2 else "C"}, 0.5 + i / 20, episode=i)
+        m.episode, m.frozen = 9, True
+        stores.append(m)
+    a, b = stores
+    query = {"ticker": "A"}
+    assert a.retrieve(spec, query) == []  # and builds a's view of its own entries
+    a.load_dict(b.to_dict())
+    expected = [(h.entry.id, h.score) for h in b.retrieve(spec, query)]
+    assert expected and [(h.entry.id, h.score) for h in a.retrieve(spec, query)] == expected
