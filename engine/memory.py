@@ -419,6 +419,7 @@ class MemoryStore:
     def _candidates(self, spec: PolicySpec, query: dict[str, Any], similarity: Similarity | None):
         """Candidates tier by tier: filters, the newest-`window` cut, then the score."""
         scores, episodes, tiers, rows, groups = [], [], [], [], []
+        every = None
         for tier_pos, tier_name in enumerate(spec.tiers):
             tier = self.tiers[tier_name]
             n = len(tier)
@@ -436,7 +437,10 @@ class MemoryStore:
             if len(idx) == 0:
                 continue
             if spec.order == "relevance":
-                score = self.relevance(tier_name, query)[idx]
+                if every is None:
+                    flat, every = self._scores(query)  # once for all tiers
+                lo, _ = flat.bounds[tier_name]
+                score = every[lo + idx]
                 ok = (score > 0) & (score >= spec.min_score)
             elif spec.order == "recency":
                 score = tier.episode[idx].astype(float)
