@@ -151,7 +151,8 @@ def _execute(items: list, args: argparse.Namespace) -> list[dict[str, Any]]:
     Independent offline runs go to the executor (worker processes, --workers);
     a resumed session, a run to --save and LLM-backed runs (one cassette, one
     ledger) run here, one after another."""
-    if args.workers is not None and args.workers < 1:
+    workers = getattr(args, "workers", None)
+    if workers is not None and workers < 1:
         raise AELError("--workers: must be 1 or more")
     configs = [i for i in items if not isinstance(i, Session)]
     if len(configs) < len(items) or args.save or any(c.llm for c in configs):
@@ -161,7 +162,7 @@ def _execute(items: list, args: argparse.Namespace) -> list[dict[str, Any]]:
     from .batch import RunTask, affinity, run_task
 
     with _progress(args, len(configs)) as advance:
-        return run_all(run_task, [RunTask(c, args.until) for c in configs], args.workers,
+        return run_all(run_task, [RunTask(c, args.until) for c in configs], workers,
                        on_done=lambda i, run: advance(1, f"{run['selector']} seed {run['seed']}"), group=affinity)
 
 

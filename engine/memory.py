@@ -213,7 +213,11 @@ class _Flat:
         return self._recency
 
 
-_RECENCY = np.ones(1)  # _RECENCY[Δ] = 0.3 + 0.7·e^(−0.01Δ), grown on demand
+def _recency_table(n: int) -> np.ndarray:
+    return 0.3 + 0.7 * np.exp(-0.01 * np.arange(n))
+
+
+_RECENCY = _recency_table(2048)  # _RECENCY[Δ] = 0.3 + 0.7·e^(−0.01Δ); a memo, grown on demand
 
 
 def _recency_of(delta: np.ndarray) -> np.ndarray:
@@ -222,7 +226,7 @@ def _recency_of(delta: np.ndarray) -> np.ndarray:
     global _RECENCY
     top = int(delta.max()) if len(delta) else 0
     if top >= len(_RECENCY):
-        _RECENCY = 0.3 + 0.7 * np.exp(-0.01 * np.arange(max(top + 1, 2 * len(_RECENCY))))
+        _RECENCY = _recency_table(max(top + 1, 2 * len(_RECENCY)))
     return _RECENCY[delta]
 
 
