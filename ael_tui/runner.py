@@ -191,8 +191,6 @@ def _progress(args: argparse.Namespace, total: int):
 def _execute_here(items: list, args: argparse.Namespace) -> list[dict[str, Any]]:
     """In this process, one run after another; each session is built when its turn
     comes and dropped after its result is taken."""
-    from .batch import RunTask, run_task
-
     configs = [i for i in items if not isinstance(i, Session)]
     # every session of the command records to, or replays from, one cassette
     llm_configs = [c for c in configs if not c.selector.startswith("baseline:")]
@@ -202,6 +200,8 @@ def _execute_here(items: list, args: argparse.Namespace) -> list[dict[str, Any]]
     with _progress(args, len(items)) as advance:
         for item in items:
             if not isinstance(item, Session) and item.selector.startswith("baseline:"):
+                from .batch import RunTask, run_task
+
                 runs.append(run_task(RunTask(item)))
                 advance(1)
                 continue
