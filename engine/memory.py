@@ -27,6 +27,7 @@ import numpy as np
 
 from . import ranking
 from .errors import AELError
+from .memory_view import FlatView
 from .policies import TIERS, PolicySpec
 
 TIER_BOOST = {"episodic": 1.0, "semantic": 1.2, "procedural": 1.5}
@@ -162,74 +163,6 @@ class _Tier:
         return next((i for i, e in enumerate(self.entries) if e is entry), -1)
 
 
-class _Flat:
-    """The tiers' columns concatenated (in TIERS order), rebuilt only when a tier
-    changed: the relevance score of every entry is then one pass of vector
-    operations instead of one per tier. Columns that cannot change between
-    writes (0.5 + 0.5·quality, the tier boost) are computed once per rebuild,
-    the recency factor once per store clock tick."""
-
-    def __init__(self, tiers: dict[str, _Tier]):
-        self.tiers = tiers
-        self.versions = tuple((t.version, len(t)) for t in tiers.values())
-        sizes = [len(t) for t in tiers.values()]
-        ends = np.cumsum(sizes)
-        self.bounds = {name: (int(e - n), int(e)) for name, n, e in zip(tiers, sizes, ends)}
-        self.episode = np.concatenate([t.episode[: len(t)] for t in tiers.values()])
-        self.half_quality = 0.5 + 0.5 * np.concatenate([t.quality[: len(t)] for t in tiers.values()])
-        self.boost = np.repeat([TIER_BOOST[name] for name in tiers], sizes)
-        self.codes: dict[str, np.ndarray] = {}
-        self._positions: dict[tuple[str, ...], tuple[np.ndarray, np.ndarray | None]] = {}
-        self._recency_at: int | None = None
-        self._recency = self.half_quality
-
-    def column(self, key: str) -> np.ndarray:
-        col = self.codes.get(key)
-        if col is None:
-            col = self.codes[key] = np.concatenate([t.column(key) for t in self.tiers.values()])
-        return col
-
-    def positions(self, tiers: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray | None]:
-        """For a policy's tiers: each entry's position among them, and which entries
-        are visible (None: all are). Cached: a few policies ask again and again."""
-        found = self._positions.get(tiers)
-        if found is None:
-            pos = np.zeros(len(self.episode), dtype=np.int64)
-            visible = np.zeros(len(self.episode), dtype=bool)
-            for p, name in enumerate(tiers):
-                lo, hi = self.bounds[name]
-                pos[lo:hi] = p
-                visible[lo:hi] = True
-            found = self._positions[tiers] = (pos, None if visible.all() else visible)
-        return found
-
-    def starts(self, tiers: tuple[str, ...]) -> np.ndarray:
-        return np.array([self.bounds[name][0] for name in tiers], dtype=np.int64)
-
-    def recency(self, now: int) -> np.ndarray:
-        if self._recency_at != now:
-            self._recency = _recency_of(np.maximum(now - self.episode, 0))
-            self._recency_at = now
-        return self._recency
-
-
-def _recency_table(n: int) -> np.ndarray:
-    return 0.3 + 0.7 * np.exp(-0.01 * np.arange(n))
-
-
-_RECENCY = _recency_table(2048)  # _RECENCY[Δ] = 0.3 + 0.7·e^(−0.01Δ); a memo, grown on demand
-
-
-def _recency_of(delta: np.ndarray) -> np.ndarray:
-    """The recency factor by table lookup: the same elementwise values as evaluating
-    the formula on `delta` (a test pins that), at a third of the cost."""
-    global _RECENCY
-    top = int(delta.max()) if len(delta) else 0
-    if top >= len(_RECENCY):
-        _RECENCY = _recency_table(max(top + 1, 2 * len(_RECENCY)))
-    return _RECENCY[delta]
-
-
 def _entry_state(e: MemoryEntry) -> dict[str, Any]:
     """`asdict(e)` without the deep copy (same keys, same order: MemoryEntry(**state) reads it)."""
     return {"id": e.id, "tier": e.tier, "content": e.content, "metadata": e.metadata, "quality": e.quality,
@@ -265,7 +198,7 @@ class MemoryStore:
         self._intern: dict[str, dict[Any, int]] = {}
         self.tiers = {name: _Tier(name, self._intern) for name in TIERS}
         self._next_id = {name: 0 for name in TIERS}
-        self._flat_view: _Flat | None = None
+        self._flat_view: FlatView | None = None
         # pattern key -> {"direction", "windows": count, "last_window"}
         self.corroboration: dict[str, dict[str, Any]] = {}
         # rule entry id -> outcomes of its last uses (1 held, 0 did not)
@@ -316,14 +249,14 @@ class MemoryStore:
                 tier.useful[row] = h.entry.usefulness
 
     # ------------------------------------------------------------- scoring
-    def _flat(self) -> _Flat:
+    def _flat(self) -> FlatView:
         view = self._flat_view
         if (view is None or view.tiers is not self.tiers
                 or view.versions != tuple((t.version, len(t)) for t in self.tiers.values())):
-            view = self._flat_view = _Flat(self.tiers)
+            view = self._flat_view = FlatView(self.tiers, TIER_BOOST)
         return view
 
-    def _scores(self, query: dict[str, Any]) -> tuple[_Flat, np.ndarray]:
+    def _scores(self, query: dict[str, Any]) -> tuple[FlatView, np.ndarray]:
         """The composite score of every entry of every tier (the flat view's order)."""
         flat = self._flat()
         match = np.zeros(len(flat.episode))
