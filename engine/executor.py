@@ -45,14 +45,12 @@ def run_all(task: Callable[[T], R], items: Sequence[T], workers: int | None = No
             group: Callable[[T], Hashable] | None = None) -> list[R]:
     """`task(item)` for every item, in worker processes when there are several
     items and workers; results in item order. `on_done(index, result)` is called
-    in this process as each finishes (progress). `task` and the items must pickle
+    in this process as items finish (progress). `task` and the items must pickle
     (a module-level function, plain data). The first exception raised by a task
     is raised here, after the runs still queued are cancelled.
 
     `group(item)` names what items share (say, a seed whose stream and caches a
-    worker builds once): a worker that finishes an item is given the next item of
-    the same group while there is one, so each group is mostly built by one
-    worker, and only the last groups are shared out to keep every core busy."""
+    worker builds once); see `_Lanes` for how that keeps a group on one worker."""
     n = len(items)
     workers = min(default_workers() if workers is None else workers, n)
     if workers <= 1:
@@ -64,25 +62,26 @@ def run_all(task: Callable[[T], R], items: Sequence[T], workers: int | None = No
         return results
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait  # not needed for one worker
 
-    queue = _Queue(items, group)
+    lanes = _Lanes([group(item) if group else None for item in items], workers)
     results: list = [None] * n
     with ProcessPoolExecutor(max_workers=workers, mp_context=_context()) as pool:
-        # one item in flight per worker, so the worker that just finished takes the next one
+        # one chunk in flight per worker slot, so the process that just finished takes its slot's next
         running = {}
-        for _ in range(workers):
-            i = queue.next(None)
-            running[pool.submit(task, items[i])] = i
+        for slot in range(workers):
+            chunk = lanes.next(slot)
+            running[pool.submit(_run_chunk, task, [items[i] for i in chunk])] = (slot, chunk)
         try:
             while running:
                 done, _ = wait(running, return_when=FIRST_COMPLETED)
-                for future in sorted(done, key=running.__getitem__):
-                    i = running.pop(future)
-                    results[i] = future.result()
-                    if on_done is not None:
-                        on_done(i, results[i])
-                    following = queue.next(i)
-                    if following is not None:
-                        running[pool.submit(task, items[following])] = following
+                for future in done:
+                    slot, chunk = running.pop(future)
+                    for i, result in zip(chunk, future.result()):
+                        results[i] = result
+                        if on_done is not None:
+                            on_done(i, result)
+                    following = lanes.next(slot)
+                    if following:
+                        running[pool.submit(_run_chunk, task, [items[i] for i in following])] = (slot, following)
         except BaseException:
             for future in running:
                 future.cancel()
@@ -90,30 +89,40 @@ def run_all(task: Callable[[T], R], items: Sequence[T], workers: int | None = No
     return results
 
 
-class _Queue:
-    """Items not yet started, handed out group by group (in item order without groups)."""
+def _run_chunk(task: Callable[[T], R], chunk: list[T]) -> list[R]:
+    return [task(item) for item in chunk]
 
-    def __init__(self, items: Sequence, group: Callable[[Any], Hashable] | None):
-        self.key = [group(item) if group else i for i, item in enumerate(items)]
-        self.pending: dict[Hashable, list[int]] = {}
-        for i, k in enumerate(self.key):
-            self.pending.setdefault(k, []).append(i)
-        self.started: set[Hashable] = set()
 
-    def next(self, finished: int | None) -> int | None:
-        """The next item for the worker that just finished `finished` (None: a new worker)."""
-        if finished is not None and self.pending.get(self.key[finished]):
-            return self._take(self.key[finished])
-        fresh = next((k for k, left in self.pending.items() if left and k not in self.started), None)
-        if fresh is None:  # every group is under way: help the one with the most left
-            fresh = max(self.pending, key=lambda k: len(self.pending[k]), default=None)
-            if fresh is None or not self.pending[fresh]:
-                return None
-        self.started.add(fresh)
-        return self._take(fresh)
+class _Lanes:
+    """Which items a worker slot runs next, a chunk at a time.
 
-    def _take(self, key: Hashable) -> int:
-        i = self.pending[key].pop(0)
-        if not self.pending[key]:
-            del self.pending[key]
-        return i
+    Items are put in group order (each group's items together, groups in order of
+    first appearance) and cut into chunks, a round trip to the parent each: about
+    eight per worker, at most 64 items. Each slot owns one contiguous lane of
+    chunks and works along it, so a group is built by one worker; a slot whose
+    lane is done takes the back half of the longest lane left (work stealing),
+    so every core stays busy and at most the group at each cut is built twice."""
+
+    def __init__(self, keys: list[Hashable], slots: int):
+        first: dict[Hashable, int] = {}
+        for i, k in enumerate(keys):
+            first.setdefault(i if k is None else k, i)
+        order = sorted(range(len(keys)), key=lambda i: (first[i if keys[i] is None else keys[i]], i))
+        size = max(1, min(64, len(keys) // (slots * 8)))
+        self.chunks = [order[i:i + size] for i in range(0, len(order), size)]
+        cuts = [round(j * len(self.chunks) / slots) for j in range(slots + 1)]
+        self.lanes = [[cuts[j], cuts[j + 1]] for j in range(slots)]  # [next, end) per slot
+
+    def next(self, slot: int) -> list[int]:
+        """The next chunk (item indices) for `slot`; [] when nothing is left."""
+        lane = self.lanes[slot]
+        if lane[0] >= lane[1]:
+            victim = max(self.lanes, key=lambda l: l[1] - l[0])
+            if victim[1] - victim[0] < 1:
+                return []
+            # the back half (at least one chunk); the victim keeps the front, where it is at work
+            middle = victim[1] - max(1, (victim[1] - victim[0]) // 2)
+            lane[0], lane[1] = middle, victim[1]
+            victim[1] = middle
+        lane[0] += 1
+        return self.chunks[lane[0] - 1]

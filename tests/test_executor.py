@@ -48,18 +48,23 @@ def test_workers_must_be_positive(capsys):
     assert "--workers" in capsys.readouterr().err
 
 
-def test_groups_keep_their_items_together_until_every_group_is_under_way():
-    from engine.executor import _Queue
+def test_each_worker_runs_whole_groups_and_steals_only_when_its_lane_is_done():
+    from engine.executor import _Lanes
 
-    items = [(g, j) for j in range(3) for g in "abcd"]  # interleaved, as selectors × seeds are
-    q = _Queue(items, group=lambda item: item[0])
-    assert (q.next(None), q.next(None)) == (0, 1)  # two workers start on groups a and b
-    handed, last = [], 0
-    while (last := q.next(last)) is not None:  # the first worker keeps finishing
-        handed.append(last)
-    # a to its end, then the untouched c and d, then it helps b, where the other worker is
-    assert [items[i] for i in handed] == [("a", 1), ("a", 2), ("c", 0), ("c", 1), ("c", 2),
-                                          ("d", 0), ("d", 1), ("d", 2), ("b", 1), ("b", 2)]
+    items = [(g, j) for j in range(8) for g in "abcd"]  # interleaved, as selectors × seeds are
+    lanes = _Lanes([g for g, _ in items], slots=2)
+    first = [items[i] for i in lanes.next(0)]
+    second = [items[i] for i in lanes.next(1)]
+    assert {g for g, _ in first} == {"a"} and {g for g, _ in second} == {"c"}  # far apart
+    slot0 = [items[i] for _ in range(3) for i in lanes.next(0)]
+    assert [g for g, _ in slot0] == ["a"] * 6  # slot 0 stays on its group
+    handed = first + second + slot0
+    while chunk := lanes.next(0):  # slot 0 runs on: b, then steals the back of slot 1's lane
+        handed += [items[i] for i in chunk]
+    while chunk := lanes.next(1):
+        handed += [items[i] for i in chunk]
+    assert sorted(handed) == sorted(items)  # every item exactly once
+    assert handed[-1][0] == "c"  # slot 1 finished what was left of its own lane
 
 
 def test_grouped_runs_still_return_every_result_in_item_order():
