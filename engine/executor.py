@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Any, Callable, Hashable, Sequence, TypeVar
+from typing import Callable, Hashable, Sequence, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
