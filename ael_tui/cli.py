@@ -64,6 +64,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--reflect-threshold", type=types.reflect_threshold, help="threshold of the reflection gate")
     run.add_argument("--data", help="portfolio market data: synthetic (default), yahoo, or a folder")
     run.add_argument("--quiet", action="store_true", help="no progress bar and no table")
+    run.add_argument("--workers", type=int,
+                     help="worker processes for independent offline runs (default: every core; the results "
+                          "are the same for any count; LLM-backed runs go one at a time)")
     run.add_argument("--allow-code-auto", action="store_true",
                      help="let --approve auto admit Python-code policies too (off: they are rejected in batch)")
     add_llm_flags(run)

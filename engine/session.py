@@ -28,7 +28,6 @@ from .codearms import CodeArms
 from .decisions import Decisions
 from .errors import AELError
 from .llm import UsageLedger
-from .llm_reflector import LLMReflector
 from .llm_setup import LLMConfig, LLMRuntime, shared_cassette
 from .memory import MemoryStore
 from .policies import PolicySpec
@@ -94,6 +93,8 @@ class Session(Decisions):
         if self.reflection_on:
             self.reflector = scenario.make_reflector(config.reflector_options)
             if self.llm.reflector is not None and self.reflector is not None:
+                from .llm_reflector import LLMReflector  # only with a model: offline start-up stays light
+
                 self.reflector = LLMReflector(self.reflector, self.llm.reflector,
                                               task=getattr(scenario, "task_brief", ""))
         self.queue = ApprovalQueue(mode=config.approval, allow_code_auto=config.allow_code_auto)
