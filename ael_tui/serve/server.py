@@ -38,7 +38,8 @@ TEMPLATES = Path(__file__).parent / "templates"
 # What an app process inherits when LLMs are not allowed: enough to run Python and
 # draw the terminal, nothing that could hold a credential.
 SAFE_ENV = ("PATH", "HOME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "PYTHONPATH", "VIRTUAL_ENV", "SYSTEMROOT",
-            "XDG_CONFIG_HOME", "AEL_LAB_KEYS", "COLUMNS", "ROWS", "TERM", "TERM_PROGRAM", "TERM_PROGRAM_VERSION")
+            "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "AEL_LAB_KEYS", "AEL_LAB_CACHE_DIR",  # the support table's cache
+            "COLUMNS", "ROWS", "TERM", "TERM_PROGRAM", "TERM_PROGRAM_VERSION")
 SAFE_PREFIXES = ("LC_", "TEXTUAL")
 MAX_FRAME = 64 * 1024            # bytes of one browser frame: keys, pastes, mouse reports
 WIDTH, HEIGHT = (10, 400), (5, 200)  # terminal sizes a browser may ask for
