@@ -5,6 +5,7 @@
     ael-lab open FILE                open a saved session in the lab
     ael-lab run SCENARIO [flags]     batch runs, sweeps, benchmarks
     ael-lab export-stream SCENARIO   write a scenario's stream as JSONL
+    ael-lab serve [--port 8000]      the lab in web browsers, one per visitor (a class)
 
 Every error a user can cause is one line on stderr and exit code 2; no file
 is written unless the run succeeded (saves and JSON are atomic).
@@ -89,6 +90,10 @@ def build_parser() -> argparse.ArgumentParser:
     ex = sub.add_parser("export-stream", help="write a scenario's episode stream as JSONL to stdout")
     ex.add_argument("scenario")
     ex.add_argument("--seed", type=types.seed, default=42)
+
+    from .serve.command import add_parser as add_serve
+
+    add_serve(sub)
     return p
 
 
@@ -143,6 +148,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             code = run_command(args)
         elif args.command == "export-stream":
             code = export_stream(args)
+        elif args.command == "serve":
+            from .serve.command import serve_command
+
+            code = serve_command(args)
         else:
             code = open_lab(args)
         sys.stdout.flush()  # a full disk or a closed pipe shows here, not at exit

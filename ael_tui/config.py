@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from engine.documents import MAX_KEYS_BYTES, parse_json, read_capped
 from engine.errors import AELError
@@ -73,6 +74,12 @@ class LabSettings:
     autosave_every: int = 0          # episodes; 0 = off
     saves_dir: Path = field(default_factory=default_saves_dir)
     exports_dir: Path = Path("exports")  # CSV, JSON and SVG exports: never mixed into the saves lists
+    served: Any = None               # a serve.mode.ServedMode when a browser visitor drives this lab
+
+    def place(self, path: Path, what: str = "file") -> Path:
+        """Where a path a person typed may be used: itself, or for a served lab
+        (`ael-lab serve`) the same inside its sessions folder, else AELError."""
+        return path if self.served is None else self.served.confine(path, what)
 
     def faster(self) -> float:
         slower = [d for d in DELAYS if d < self.delay]

@@ -222,6 +222,7 @@ class SessionHost:
         return self.settings.saves_dir / f"autosave-{c.scenario}-s{c.seed}-{self.autosave_id}.json"
 
     def save(self, path: Path) -> None:
+        path = self.settings.place(path, "save")
         if path.parent == self.settings.saves_dir:
             path.parent.mkdir(parents=True, exist_ok=True)
         with self.lock:

@@ -651,7 +651,11 @@ class LabScreen(RunControls, Screen):
     def _save_named(self, text: str | None) -> None:
         if not text or not text.strip():
             return
-        path = Path(text.strip()).expanduser()
+        try:
+            path = self.host.settings.place(Path(text.strip()).expanduser(), "save")
+        except AELError as err:  # before `exists`: a served lab tells nothing about other folders
+            self.notify(str(err), severity="error", title="Not saved")
+            return
         if path.exists():
             def confirmed(yes: bool | None) -> None:
                 if yes:

@@ -75,10 +75,10 @@ class RunControls:
         """Write NAME.csv and NAME.json for the answer of the export prompt (None: cancelled)."""
         if not text or not text.strip():
             return
-        base = Path(text.strip()).expanduser()
-        if base.parent == self.host.settings.exports_dir:
-            base.parent.mkdir(parents=True, exist_ok=True)
         try:
+            base = self.host.settings.place(Path(text.strip()).expanduser(), "export")
+            if base.parent == self.host.settings.place(self.host.settings.exports_dir, "export"):
+                base.parent.mkdir(parents=True, exist_ok=True)
             with self.host.lock:
                 csv_path, json_path = export_history(self._exported_sessions(), base)
         except AELError as err:

@@ -1,0 +1,7 @@
+"""`ael-lab serve`: the lab in a browser, one app process per visitor (textual-serve).
+
+mode.py    what a served lab may do (its folder, its backends), read by the app
+lab.py     the app process a visitor gets (`python -m ael_tui.serve.lab`)
+server.py  the web server: session cap, idle limit, the app's environment
+command.py the `ael-lab serve` command
+"""

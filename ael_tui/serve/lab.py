@@ -1,0 +1,110 @@
+"""The lab one browser visitor gets: `python -m ael_tui.serve.lab`, started by the server.
+
+It reads its `ServedMode` from the environment (`AEL_LAB_SERVED`), works in
+the sessions folder, and refuses, with a notification, what a served lab must
+not do: a file outside the folder, a session that would call a model with the
+teacher's keys, market data from outside. In class mode it opens on the
+teacher's scenario and seed, at the tour's first card. When the server ends it (tab
+closed, idle), unsaved progress is autosaved to the folder.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import sys
+from pathlib import Path
+
+from engine.errors import AELError
+from engine.session import Session
+
+from ..app import AelLab
+from ..config import LabSettings
+from ..sessions import NewSession, build_session
+from .mode import ServedMode
+
+
+class ServedLab(AelLab):
+    CSS_PATH = Path(inspect.getfile(AelLab)).parent / AelLab.CSS_PATH  # relative to the lab's module, not this one
+
+    def __init__(self, mode: ServedMode, session: Session | None = None, **kwargs) -> None:
+        folder = mode.folder
+        saves = Path(".") if Path.cwd().resolve() == folder else folder  # short names when working there
+        settings = kwargs.pop("settings", None) or LabSettings()
+        settings.saves_dir, settings.exports_dir, settings.served = saves, saves / "exports", mode
+        super().__init__(session, settings=settings, **kwargs)
+        self.served = mode
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        if self.served.tour and self.initial_session is not None:
+            self.call_after_refresh(self._open_tour)
+
+    def _open_tour(self) -> None:
+        if self.lab is not None:
+            self.lab.action_tour()  # runs to the first moment and shows its card
+
+    async def _on_exit_app(self) -> None:
+        """The server ends a lab this way (its tab closed, or idle too long): progress no file
+        holds goes to an autosave in the sessions folder first, so a closed tab loses nothing.
+        (A visitor's own quit asks them instead, and does not come here.)"""
+        lab = self.lab
+        if lab is not None and lab.host.unsaved:
+            host = lab.host
+            host.pause()
+            try:
+                host.save(host.autosave_path())
+            except (AELError, OSError) as err:
+                print(f"ael-lab: autosave at exit failed: {err}", file=sys.stderr)
+        await super()._on_exit_app()
+
+    def open_saved_session(self, path: Path) -> None:
+        try:
+            path = self.served.confine(path, "open")
+        except AELError as err:
+            self.notify(str(err), severity="error", title="Not loaded", timeout=10)
+            return
+        super().open_saved_session(path)
+
+    def start_new_session(self, spec: NewSession) -> None:
+        try:
+            self.served.check_new(spec.agent, spec.reflector, spec.llm, spec.data)
+        except AELError as err:
+            self.notify(str(err), severity="error", title="Cannot start")
+            return
+        super().start_new_session(spec)
+
+    def _loaded(self, session: Session, path: Path) -> None:
+        try:
+            self.served.admit(session)
+        except AELError as err:
+            self.notify(str(err), severity="error", title="Not loaded", timeout=10)
+            return
+        super()._loaded(session, path)
+
+
+def first_session(mode: ServedMode) -> Session | None:
+    """The teacher's scenario and seed, or None for the start screen."""
+    if mode.scenario is None:
+        return None
+    return build_session(NewSession(mode.scenario, mode.seed, mode.selector))
+
+
+def main() -> int:
+    mode = ServedMode.from_env()
+    if mode is None:
+        print("ael-lab: this module is started by `ael-lab serve`, not by hand", file=sys.stderr)
+        return 2
+    try:
+        os.chdir(mode.folder)
+        session = first_session(mode)
+    except (AELError, OSError) as err:
+        print(f"ael-lab: {err}", file=sys.stderr)
+        return 2
+    app = ServedLab(mode, session)
+    app.run()
+    return app.return_code or 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,210 @@
+"""`ael-lab serve` as a teacher runs it: a real server process on 127.0.0.1, driven
+over HTTP and the websocket protocol of textual-serve's page (JSON frames in:
+["resize", {...}], ["stdin", text]; the terminal's bytes out as binary frames).
+
+Every server is started in its own process group and the whole group is killed
+when the test ends, pass or fail, so no server or visitor's app outlives a test.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import select
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import aiohttp
+import pytest
+
+ANSI = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[@-Z\\-_])")
+STARTUP = 30.0
+SCREEN = 60.0    # seconds for a visitor's lab to draw (two shared cores, a cold import)
+
+
+class Served:
+    def __init__(self, process: subprocess.Popen, first_line: str) -> None:
+        self.process, self.first_line = process, first_line
+        self.url = re.search(r"http://127\.0\.0\.1:\d+/", first_line)[0]
+        self.ws_url = self.url.replace("http://", "ws://") + "ws?width=160&height=48"
+
+    def group_alive(self) -> bool:
+        try:
+            os.killpg(self.process.pid, 0)
+            return True
+        except ProcessLookupError:
+            return False
+
+
+def stop_group(process: subprocess.Popen) -> None:
+    """SIGTERM to the server's group (the server and every app it started), SIGKILL if slow."""
+    for sig, wait in ((signal.SIGTERM, 10.0), (signal.SIGKILL, 5.0)):
+        try:
+            os.killpg(process.pid, sig)
+        except ProcessLookupError:
+            break
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline:
+            process.poll()  # reap the server: a zombie still counts as a member of its group
+            try:
+                os.killpg(process.pid, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.1)
+        else:
+            continue
+        break
+    try:
+        process.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        pass
+    if process.stdout:
+        process.stdout.close()
+
+
+@pytest.fixture
+def serve(tmp_path, request):
+    """serve(*flags) -> Served: `ael-lab serve --port 0 …` started and announced."""
+    started: list[subprocess.Popen] = []
+
+    def start(*flags: str, env: dict[str, str] | None = None) -> Served:
+        cmd = [sys.executable, "-m", "ael_tui.cli", "serve", "--port", "0", "--sessions",
+               str(tmp_path / "class"), *flags]
+        process = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                   env={**os.environ, **(env or {})}, start_new_session=True, text=True)
+        started.append(process)
+        ready, _, _ = select.select([process.stdout], [], [], STARTUP)
+        line = process.stdout.readline() if ready else ""
+        assert line.startswith("AEL Lab: serving"), f"no announcement: {line!r}"
+        return Served(process, line)
+
+    yield start
+    for process in started:
+        stop_group(process)
+
+
+async def screen_text(ws: aiohttp.ClientWebSocketResponse, pattern: str, timeout: float = SCREEN) -> str:
+    """The terminal's text (escape sequences removed) once `pattern` shows in it."""
+    await ws.send_json(["resize", {"width": 160, "height": 48}])
+    raw = ""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            message = await ws.receive(timeout=1.0)
+        except asyncio.TimeoutError:
+            continue
+        if message.type == aiohttp.WSMsgType.BINARY:
+            raw += message.data.decode("utf-8", "replace")
+            text = ANSI.sub("", raw)
+            if re.search(pattern, text):
+                return text
+        elif message.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED, aiohttp.WSMsgType.CLOSING):
+            break
+    raise AssertionError(f"not on the visitor's screen: {pattern!r}\n{ANSI.sub('', raw)[-2000:]}")
+
+
+def test_serve_shows_the_lab_page_and_a_visitors_status_line(serve):
+    served = serve("--scenario", "support", "--seed", "42")
+    assert "support, seed 42" in served.first_line and "offline only" in served.first_line
+
+    async def visit() -> None:
+        async with aiohttp.ClientSession() as http:
+            async with http.get(served.url) as page:
+                assert page.status == 200
+                html = await page.text()
+            assert "<title>AEL Lab · support, seed 42</title>" in html
+            assert "googleapis" not in html  # a classroom page loads nothing from the internet
+            async with http.ws_connect(served.ws_url) as ws:
+                for junk in ("not json", "{}", "[]", "[5]", '["stdin", 5]', '["resize", {"width": 1e12}]',
+                             '["resize", {"width": "x", "height": -3}]', '["ping", "' + "p" * 100 + '"]'):
+                    await ws.send_str(junk)  # a visitor can send anything: dropped or clamped
+                text = await screen_text(ws, r"support · seed 42 +│ +episode 0/1200")
+                assert "0 pending" in text
+                await ws.send_json(["stdin", " "])  # space: one episode, typed in the browser
+                await screen_text(ws, r"episode 1/1200")
+
+    asyncio.run(visit())
+    assert served.process.poll() is None
+    stop_group(served.process)
+    assert not served.group_alive()  # the server and the visitor's app are gone
+
+
+def test_the_session_beyond_the_cap_gets_the_full_page(serve):
+    served = serve("--max-sessions", "2")
+
+    async def visit() -> None:
+        async with aiohttp.ClientSession() as http:
+            first = await http.ws_connect(served.ws_url)
+            second = await http.ws_connect(served.ws_url)
+            for ws in (first, second):
+                await screen_text(ws, r"New session")  # each has its own lab, on the start screen
+            async with http.get(served.url) as page:
+                assert page.status == 503
+                assert "AEL Lab is full" in await page.text()
+            third = await http.ws_connect(served.ws_url)
+            message = await third.receive(timeout=10)
+            assert b"AEL Lab is full" in message.data
+            await third.receive(timeout=10)
+            assert third.closed and third.close_code == 1013
+            await first.close()
+            for _ in range(100):  # the place frees up once the first visitor's app has stopped
+                async with http.get(served.url) as page:
+                    if page.status == 200:
+                        break
+                await asyncio.sleep(0.2)
+            assert page.status == 200
+            await second.close()
+
+    asyncio.run(visit())
+
+
+def test_an_idle_session_is_ended_and_typing_keeps_one_open(serve):
+    served = serve("--idle-minutes", "0.1")  # 6 seconds
+
+    async def visit(typing: bool) -> float:
+        async with aiohttp.ClientSession() as http:
+            async with http.ws_connect(served.ws_url) as ws:
+                started = time.monotonic()
+                await ws.send_json(["resize", {"width": 120, "height": 40}])
+                while not ws.closed and time.monotonic() - started < (10 if typing else 20):
+                    if typing:
+                        await ws.send_json(["stdin", "\x1b[B"])  # a key: the visitor is there
+                    try:
+                        await ws.receive(timeout=1.0)
+                    except asyncio.TimeoutError:
+                        pass
+                return time.monotonic() - started if ws.closed else float("inf")
+
+    assert 5.0 <= asyncio.run(visit(typing=False)) < 20
+    assert asyncio.run(visit(typing=True)) == float("inf")
+
+
+def test_a_visitors_app_gets_no_api_key(serve, tmp_path):
+    secret = "sk-ant-test-" + "x" * 30
+    served = serve(env={"ANTHROPIC_API_KEY": secret, "MY_TOKEN": secret})
+
+    async def visit() -> list[str]:
+        async with aiohttp.ClientSession() as http:
+            async with http.ws_connect(served.ws_url) as ws:
+                text = await screen_text(ws, r"New session")
+                assert "Anthropic" not in text  # the start screen offers the offline backends only
+                return [p for p in Path("/proc").iterdir() if p.name.isdigit() and _in_group(p, served.process.pid)
+                        and p.name != str(served.process.pid)]
+
+    apps = asyncio.run(visit())
+    assert apps, "no app process found in the server's group"
+    for proc in apps:
+        environ = (proc / "environ").read_bytes()
+        assert secret.encode() not in environ and b"AEL_LAB_SERVED" in environ
+
+
+def _in_group(proc: Path, pgid: int) -> bool:
+    try:
+        fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
+        return int(fields[2]) == pgid
+    except (OSError, IndexError, ValueError):
+        return False
