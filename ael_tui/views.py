@@ -244,11 +244,6 @@ def _next_phase(name: str) -> str:
     return order[min(order.index(name) + 1, len(order) - 1)]
 
 
-# -------------------------------------------------------------------- log
-def outcome_text(record: dict[str, Any]) -> str:
-    return str(record.get("result", ""))
-
-
 # -------------------------------------------------------------- proposals
 def window_stats(session: Session, proposal: Proposal) -> dict[str, Any]:
     """The numbers of the slow window a proposal came from: overall and per policy."""

@@ -2,30 +2,17 @@
 
 Deterministic by construction: time is frozen (tests.tui_helpers), the cursor
 does not blink, every session is built and advanced before the app starts,
-workers are waited for before the picture, and scenarios that are not in this
-build yet are skipped (they activate when they land). Update with
+and workers are waited for before the picture. Update with
 `pytest tests/test_tui_snapshots.py --snapshot-update` after checking the diff.
 """
 
 from __future__ import annotations
 
-import pytest
-
 from ael_tui.sessions import NewSession, build_session
-from engine.errors import AELError
 from engine.persistence import save_session
-from scenarios import scenario_class
 from tests.tui_helpers import frozen_lab, make_app, synthetic  # noqa: F401
 
 SIZE = (160, 48)
-
-
-def available(name: str) -> bool:
-    try:
-        scenario_class(name)
-        return True
-    except AELError:
-        return False
 
 
 async def settled(pilot) -> None:
@@ -68,14 +55,12 @@ def test_approval_dialog(snap_compare):
     assert snap_compare(make_app(s), terminal_size=SIZE, run_before=open_dialog)
 
 
-@pytest.mark.skipif(not available("support"), reason="the support scenario is not in this build yet")
 def test_lab_support_mid_run(snap_compare):
     s = build_session(NewSession("support", 42, "ts+reflection", "auto"))
     s.run(until=160)
     assert snap_compare(make_app(s), terminal_size=SIZE, run_before=settled)
 
 
-@pytest.mark.skipif(not available("portfolio"), reason="the portfolio scenario is not in this build yet")
 def test_lab_portfolio_mid_run(snap_compare):
     s = build_session(NewSession("portfolio", 42, "ts+reflection", "auto", data="synthetic"))
     s.run(until=min(60, s.n_episodes))

@@ -7,7 +7,7 @@ environment when the provider is first used.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from typing import Any, Mapping
 
 from ..errors import AELError
@@ -82,9 +82,6 @@ class LLMSettings:
         _check_range("max_retries", self.max_retries, 0, 10)
         _check_range("backoff_base_s", self.backoff_base_s, 0.0, 600.0)
         _check_range("backoff_max_s", self.backoff_max_s, 0.0, 3600.0)
-
-    def with_changes(self, **changes: Any) -> "LLMSettings":
-        return replace(self, **changes)
 
     def resolved_model(self, env: Mapping[str, str]) -> str:
         """The model a request will name; raises `AELError` if none is known."""

@@ -151,9 +151,6 @@ class Market:
             regimes=None if self.regimes is None else self.regimes[s], _next_returns=None,
         )
 
-    def phase_bars(self, phase: str) -> np.ndarray:
-        return np.flatnonzero(self.phases == phase)
-
 
 def phase_of_bars(market: Market) -> np.ndarray:
     """The phase ("train" / "val" / "test") of every bar."""
