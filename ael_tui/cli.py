@@ -174,14 +174,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def export_stream(args: argparse.Namespace) -> int:
-    from scenarios import scenario_class
+    from scenarios import scenario_class, spec_of
 
-    cls = scenario_class(args.scenario)
-    exporter = getattr(cls, "export_stream", None)
-    if exporter is None:
+    if not spec_of(args.scenario).exports_stream:
         raise AELError(f"the {args.scenario} scenario has no stream to export")
     try:
-        for row in exporter(args.seed):
+        for row in scenario_class(args.scenario).export_stream(args.seed):
             sys.stdout.write(json.dumps(row) + "\n")
         sys.stdout.flush()
     except BrokenPipeError:

@@ -21,7 +21,7 @@ from typing import Callable
 from engine import events as ev
 from engine.errors import AELError
 from engine.session import Session, SessionConfig
-from scenarios import make_scenario, scenario_class
+from scenarios import make_scenario, spec_of
 
 from .config import LabSettings
 from .host import RunOutcome
@@ -45,7 +45,7 @@ def build_compare(config: SessionConfig, selectors: list[str], scenario=None) ->
         raise AELError(f"compare: choose between 1 and {MAX_SELECTORS} selectors")
     if len(set(selectors)) != len(selectors):
         raise AELError("compare: a selector is chosen twice")
-    shareable = bool(getattr(scenario_class(config.scenario), "shareable", False))
+    shareable = spec_of(config.scenario).shareable
     if scenario is None and shareable:
         scenario = make_scenario(config.scenario, config.seed, config.scenario_options)
     sessions = {}

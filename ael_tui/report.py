@@ -9,6 +9,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from engine.scenario_spec import ScenarioSpec
+
 
 def _num(value: float | None) -> str:
     return "–" if value is None else f"{value:.3f}"
@@ -35,9 +37,9 @@ def _injected(episodes: list[int | None]) -> str:
     return text + (f" ({missing} none)" if missing else "")
 
 
-def print_table(document: dict[str, Any], scenario_cls) -> None:
+def print_table(document: dict[str, Any], spec: ScenarioSpec) -> None:
     comparable = document.get("paper_comparable", True)
-    paper = getattr(scenario_cls, "paper_table", {}) if comparable else {}
+    paper = spec.paper_table if comparable else {}
     summary = document["summary"]
     if not summary:
         return
@@ -75,7 +77,7 @@ def print_table(document: dict[str, Any], scenario_cls) -> None:
     if any("test_mean" in row for row in summary):
         # the paper's rows only where they are comparable: its own data (D-full), not another market
         comparable = comparable and all(r.get("paper_comparable", False) for r in document["runs"])
-        _print_test_table(summary, getattr(scenario_cls, "paper_test_table", {}) if comparable else {})
+        _print_test_table(summary, spec.paper_test_table if comparable else {})
 
 
 def _print_test_table(summary: list[dict[str, Any]], paper: dict[str, dict[str, float]]) -> None:

@@ -11,16 +11,17 @@ from engine.persistence import load_session, save_session
 from engine.llm_setup import LLMConfig, shared_cassette
 from engine.results import finite, run_result, summarise
 from engine.session import Session, SessionConfig
-from scenarios import make_scenario, scenario_class
+from engine.scenario_spec import ScenarioSpec
+from scenarios import make_scenario, spec_of
 
 from .cli import llm_config, parse_seeds
 
 PROGRESS_MIN_EPISODES = 2000  # show a progress bar when a command runs at least this many
 
 
-def _selectors(text: str, cls) -> list[str]:
+def _selectors(text: str, spec: ScenarioSpec) -> list[str]:
     if text.strip() == "all":
-        return list(cls.all_selectors) + [f"baseline:{b}" for b in getattr(cls, "baseline_names", ())]
+        return spec.all_selectors
     from engine.bandits import parse_selector
 
     names = [s.strip() for s in text.split(",") if s.strip()]
@@ -28,7 +29,7 @@ def _selectors(text: str, cls) -> list[str]:
         raise AELError("--selector: give at least one selector")
     for name in names:
         if name.startswith("baseline:"):
-            known = getattr(cls, "baseline_names", ())
+            known = spec.baselines
             if name.split(":", 1)[1] not in known:
                 raise AELError(f"--selector: unknown baseline {name!r} "
                                f"(this scenario has {', '.join(f'baseline:{b}' for b in known) or 'none'})")
@@ -87,7 +88,7 @@ SESSION_FLAGS = ("seeds", "selector", "approve", "episodes", "warmup", "split", 
 
 
 def run_command(args: argparse.Namespace) -> int:
-    cls = scenario_class(args.scenario)
+    spec = spec_of(args.scenario)
     if args.resume:
         given = [f for f in SESSION_FLAGS if getattr(args, f) is not None]
         given += [f for f in ("agent", "reflector") if getattr(args, f) != "offline"]
@@ -102,7 +103,7 @@ def run_command(args: argparse.Namespace) -> int:
         seeds = [session.config.seed]
     else:
         seeds = parse_seeds(args.seeds or "42")
-        selectors = _selectors(args.selector or "ts+reflection", cls)
+        selectors = _selectors(args.selector or "ts+reflection", spec)
         _check_outputs(args, len(seeds) * len(selectors), selectors)
         reflector_options = _reflector_options(args)
         scenario_options = _scenario_options(args)
@@ -129,7 +130,7 @@ def run_command(args: argparse.Namespace) -> int:
     if not args.quiet:
         from .report import print_table
 
-        print_table(document, cls)
+        print_table(document, spec)
     return 0
 
 
@@ -166,7 +167,7 @@ def _execute(items: list, args: argparse.Namespace) -> list[dict[str, Any]]:
             continue
         key = (item.seed, repr(sorted(item.scenario_options.items())))
         # a scenario holds no run state unless it says so, so runs on one seed share its stream
-        scenario = scenarios.get(key) if getattr(scenario_class(item.scenario), "shareable", False) else None
+        scenario = scenarios.get(key) if spec_of(item.scenario).shareable else None
         if scenario is None:
             scenario = scenarios[key] = make_scenario(item.scenario, item.seed, item.scenario_options)
         sessions.append(Session(item, scenario, cassette))
@@ -205,4 +206,4 @@ def _execute(items: list, args: argparse.Namespace) -> list[dict[str, Any]]:
 def _baseline_run(config: SessionConfig) -> dict[str, Any]:
     """`baseline:NAME`: the scenario's own non-learning baseline, as one run of the results."""
     scenario = make_scenario(config.scenario, config.seed, config.scenario_options)
-    return scenario.baseline_run(scenario, config.selector.split(":", 1)[1], config.seed)
+    return scenario.baseline_run(config.selector.split(":", 1)[1])

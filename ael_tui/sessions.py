@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
 from engine.errors import AELError
 from engine.persistence import load_session
 from engine.session import Session, SessionConfig
-from scenarios import REGISTRY, make_scenario, scenario_class
+from scenarios import REGISTRY, make_scenario, scenario_class, spec_of
 
 APPROVAL_MODES = ("manual", "auto")
 DATA_SOURCES = ("synthetic", "yahoo", "folder")
@@ -29,25 +29,16 @@ def scenario_availability() -> dict[str, str]:
 
 
 def selectors_of(scenario: str) -> list[str]:
-    try:
-        return list(getattr(scenario_class(scenario), "all_selectors", None) or ["ts+reflection"])
-    except AELError:
-        return ["ts+reflection"]
-
-
-def _llm_wired() -> bool:
-    """Whether this build's sessions take an LLM configuration (`SessionConfig.llm`)."""
-    return "llm" in {f.name for f in fields(SessionConfig)}
+    """The session methods the scenario offers (baselines are not sessions)."""
+    return list(spec_of(scenario).selectors)
 
 
 def usable_backends(role: str, env: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
     """(value, label) of the agent or reflector backends that can work here and now:
-    offline always; a provider only if sessions take an LLM configuration and its
-    key (or, for an OpenAI-compatible server, its URL) is in the environment."""
+    offline always; a provider only if its key (or, for an OpenAI-compatible server,
+    its URL) is in the environment."""
     env = os.environ if env is None else env
     out = [("offline", "offline (no API calls, $0)")]
-    if not _llm_wired():
-        return out
     if env.get("ANTHROPIC_API_KEY"):
         out.append(("anthropic", "Anthropic (ANTHROPIC_API_KEY)"))
     if env.get("GEMINI_API_KEY") or env.get("GOOGLE_API_KEY"):
@@ -78,12 +69,8 @@ class NewSession:
             options["data"] = self.data
         extra: dict[str, Any] = {}
         if self.llm:
-            if not _llm_wired():
-                raise AELError("this build runs offline only: drop the LLM flags")
             extra["llm"] = dict(self.llm)
         elif self.agent != "offline" or self.reflector != "offline":
-            if not _llm_wired():
-                raise AELError("this build runs offline only: choose the offline agent and reflector")
             extra["llm"] = {"agent": self.agent, "reflector": self.reflector}
         return SessionConfig(scenario=self.scenario, seed=self.seed, selector=self.selector,
                              approval=self.approval, scenario_options=options, **extra)

@@ -34,6 +34,7 @@ from .policies import PolicySpec
 from .reflection import Reflection, ReflectionContext, Reflector
 from .rng import make_rng, restore_rng, rng_state
 from .scenario import AgentContext, Scenario
+from .scenario_spec import ENGINE_DEFAULTS, TRAILING_WINDOW
 
 PHASES = ("warmup", "train", "val", "test")
 
@@ -73,23 +74,22 @@ class Session(Decisions):
     def __init__(self, config: SessionConfig, scenario: Scenario, cassette=None):
         self.config = config
         self.scenario = scenario
-        defaults = scenario.defaults
+        defaults = {**ENGINE_DEFAULTS, **scenario.defaults}
         self.n_episodes = min(config.episodes or scenario.n_episodes, scenario.n_episodes)
-        self.warmup = defaults.get("warmup", 15) if config.warmup is None else config.warmup
-        self.slow_window = config.slow_window or defaults.get("slow_window", 10)
+        self.warmup = defaults["warmup"] if config.warmup is None else config.warmup
+        self.slow_window = config.slow_window or defaults["slow_window"]
         self.phase_ends = self._phase_ends(defaults)
         kind, self.reflection_on, fixed = parse_selector(config.selector)
         self.pool: dict[str, PolicySpec] = {p.name: p for p in scenario.initial_pool}
         self.selector: Selector = make_selector(kind, list(self.pool), config.prior, fixed)
         self.rng = make_rng(scenario.session_seed())
-        self.memory = MemoryStore(scenario.match_bonuses, cap_per_tier=defaults.get("memory_cap", 500))
+        self.memory = MemoryStore(scenario.match_bonuses, cap_per_tier=defaults["memory_cap"])
         self.llm = LLMRuntime(LLMConfig.from_dict(config.llm), cassette)
         self.reflector: Reflector | None = None
         if self.reflection_on:
             self.reflector = scenario.make_reflector(config.reflector_options)
             if self.llm.reflector is not None and self.reflector is not None:
-                self.reflector = LLMReflector(self.reflector, self.llm.reflector,
-                                              task=getattr(scenario, "task_brief", ""))
+                self.reflector = LLMReflector(self.reflector, self.llm.reflector, task=scenario.spec.task_brief)
         self.queue = ApprovalQueue(mode=config.approval, allow_code_auto=config.allow_code_auto)
         self.t = 0
         self.history: list[dict[str, Any]] = []
@@ -97,7 +97,6 @@ class Session(Decisions):
         self.insight: dict[str, Any] | None = None
         self.injections: list[dict[str, Any]] = []
         self.last_hits: list[str] = []
-        self._listeners: list[Callable[[ev.Event], None]] = []
         self._patterns_at = -1
         self._patterns: list = []
 
@@ -149,13 +148,10 @@ class Session(Decisions):
         return self.t >= self.n_episodes
 
     # ------------------------------------------------------------ events
-    def subscribe(self, listener: Callable[[ev.Event], None]) -> None:
-        self._listeners.append(listener)
-
     def _emit(self, out: list[ev.Event], event: ev.Event) -> None:
+        # events travel back as the step's return value: whoever stepped (the lab's
+        # worker, the runner) hands them on, so the engine keeps no listeners
         out.append(event)
-        for listener in self._listeners:
-            listener(event)
 
     # ---------------------------------------------------------- stepping
     @property
@@ -315,8 +311,8 @@ class Session(Decisions):
             self._propose("arm", spec.to_dict(), index, refl.rationale, refl.evidence, out)
 
     def _reflection_context(self, t: int) -> ReflectionContext:
-        # the gate's trailing window (the paper's 120 unless configured); reflectors may read more from history
-        trailing_n = int(self.config.reflector_options.get("window") or 120)
+        # the gate's trailing window as configured, else the paper's; reflectors may read more from history
+        trailing_n = int(self.config.reflector_options.get("window") or TRAILING_WINDOW)
         posteriors = [
             {"arm": a.name, "alpha": a.alpha, "beta": a.beta, "mean": a.mean, "pulls": a.pulls}
             for a in self.selector.arms

@@ -106,11 +106,9 @@ def test_warm_up_plays_the_first_arm_without_drawing_or_writing():
     assert s.selector.arms[0].pulls == 15  # the reference still credits the forced arm
 
 
-def test_events_are_typed_and_reach_subscribers():
+def test_events_are_typed_and_returned_by_the_steps():
     s = new_session()
-    seen = []
-    s.subscribe(seen.append)
-    s.run(until=30)
+    seen = s.run(until=30)
     kinds = {e.kind for e in seen}
     assert {"EpisodeDone", "Reflected", "ProposalQueued", "Decided", "ArmAdded", "Distilled"} <= kinds
     assert all(json.dumps(e.to_dict()) for e in seen)
