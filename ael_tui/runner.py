@@ -22,7 +22,7 @@ PROGRESS_MIN_EPISODES = 2000  # show a progress bar when a command runs at least
 def _selectors(text: str, spec: ScenarioSpec) -> list[str]:
     if text.strip() == "all":
         return spec.all_selectors
-    from engine.bandits import parse_selector
+    from engine.methods import parse_method
 
     names = [s.strip() for s in text.split(",") if s.strip()]
     if not names:
@@ -34,7 +34,7 @@ def _selectors(text: str, spec: ScenarioSpec) -> list[str]:
                 raise AELError(f"--selector: unknown baseline {name!r} "
                                f"(this scenario has {', '.join(f'baseline:{b}' for b in known) or 'none'})")
         else:
-            parse_selector(name)  # refuses an unknown selector before anything runs
+            parse_method(name)  # refuses an unknown selector before anything runs
     return names
 
 

@@ -81,9 +81,9 @@ def build_session(spec: NewSession) -> Session:
     if spec.seed < 0:
         raise AELError("seed: must be a non-negative integer")
     config = spec.config()
-    from engine.bandits import parse_selector
+    from engine.methods import parse_method
 
-    parse_selector(config.selector)
+    parse_method(config.selector)
     scenario = make_scenario(config.scenario, config.seed, config.scenario_options)
     return Session(config, scenario)
 

@@ -97,10 +97,13 @@ class Selector:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "Selector":
+        """The selector saved by `to_dict`: the subclass whose `kind` the state names
+        (every subclass is loadable, so a method's own selector needs no list here)."""
         kind = d["kind"]
-        if kind not in SELECTOR_KINDS:
+        kinds = {k.kind: k for k in _subclasses(Selector)}
+        if kind not in kinds:
             raise AELError(f"unknown selector kind {kind!r} in session file")
-        sel = SELECTOR_KINDS[kind]()
+        sel = kinds[kind]()
         for k, v in d.items():
             if k != "arms":
                 setattr(sel, k, v)
@@ -192,34 +195,8 @@ class Oracle(Selector):
         return self.index(name)
 
 
-SELECTOR_KINDS: dict[str, type[Selector]] = {
-    "ts": ThompsonSampling, "ucb1": UCB1, "egreedy": EpsilonGreedy, "rr": RoundRobin,
-    "fixed": FixedPolicy, "oracle": Oracle,
-}
-
-SELECTOR_HELP = "rr, ucb1, egreedy, ts, ts+reflection, oracle or fixed:POLICY"
-
-
-def parse_selector(spec: str) -> tuple[str, bool, str | None]:
-    """'ts+reflection' -> ('ts', True, None); 'fixed:none' -> ('fixed', False, 'none')."""
-    spec = spec.strip()
-    if spec.startswith("fixed:"):
-        name = spec.split(":", 1)[1]
-        if not name:
-            raise AELError("selector 'fixed:' needs a policy name, e.g. fixed:none")
-        return "fixed", False, name
-    reflect = spec.endswith("+reflection")
-    kind = spec[: -len("+reflection")] if reflect else spec
-    if kind not in SELECTOR_KINDS or kind == "fixed":
-        raise AELError(f"unknown selector {spec!r} (expected {SELECTOR_HELP})")
-    return kind, reflect, None
-
-
-def make_selector(kind: str, arms: list[str], prior: tuple[float, float], fixed: str | None = None) -> Selector:
-    sel = SELECTOR_KINDS[kind]()
-    for name in arms:
-        sel.add_arm(name, prior)
-    if kind == "fixed":
-        sel.arm_name = fixed or ""
-        sel.index(sel.arm_name)  # refuses an unknown policy now, not mid-run
-    return sel
+def _subclasses(cls: type) -> list[type]:
+    found = []
+    for sub in cls.__subclasses__():
+        found += [sub, *_subclasses(sub)]
+    return found

@@ -23,13 +23,14 @@ from typing import Any, Callable
 
 from . import events as ev
 from .approvals import ApprovalQueue
-from .bandits import Selector, make_selector, parse_selector
+from .bandits import Selector
 from .decisions import Decisions
 from .errors import AELError
 from .llm import UsageLedger
 from .llm_reflector import LLMReflector
 from .llm_setup import LLMConfig, LLMRuntime
 from .memory import MemoryStore
+from .methods import parse_method
 from .policies import PolicySpec
 from .reflection import Reflection, ReflectionContext, Reflector
 from .rng import make_rng, restore_rng, rng_state
@@ -79,15 +80,16 @@ class Session(Decisions):
         self.warmup = defaults["warmup"] if config.warmup is None else config.warmup
         self.slow_window = config.slow_window or defaults["slow_window"]
         self.phase_ends = self._phase_ends(defaults)
-        kind, self.reflection_on, fixed = parse_selector(config.selector)
+        self.method = parse_method(config.selector)
+        self.reflection_on = self.method.reflection
         self.pool: dict[str, PolicySpec] = {p.name: p for p in scenario.initial_pool}
-        self.selector: Selector = make_selector(kind, list(self.pool), config.prior, fixed)
+        self.selector: Selector = self.method.make_selector(list(self.pool), config.prior)
         self.rng = make_rng(scenario.session_seed())
         self.memory = MemoryStore(scenario.match_bonuses, cap_per_tier=defaults["memory_cap"])
         self.llm = LLMRuntime(LLMConfig.from_dict(config.llm), cassette)
         self.reflector: Reflector | None = None
         if self.reflection_on:
-            self.reflector = scenario.make_reflector(config.reflector_options)
+            self.reflector = self.method.make_reflector(scenario, config.reflector_options)
             if self.llm.reflector is not None and self.reflector is not None:
                 self.reflector = LLMReflector(self.reflector, self.llm.reflector, task=scenario.spec.task_brief)
         self.queue = ApprovalQueue(mode=config.approval, allow_code_auto=config.allow_code_auto)
@@ -359,6 +361,8 @@ class Session(Decisions):
             "reflector": self.reflector.state_dict() if self.reflector else None,
             "scenario_state": self.scenario.state_dict(),
             "usage": self.usage.to_dict(),
+            # a method's learning beyond its selector (none of the built-ins has any)
+            **({"method": state} if (state := self.method.state_dict()) else {}),
         }
 
     @classmethod
@@ -387,5 +391,6 @@ class Session(Decisions):
         if s.reflector is not None and d.get("reflector") is not None:
             s.reflector.load_state_dict(d["reflector"])
         s.scenario.load_state_dict(d["scenario_state"])
+        s.method.load_state_dict(d.get("method") or {})
         if not keep_usage and d.get("usage"):
             s.llm.ledger.replace_with(UsageLedger.load(d["usage"]))

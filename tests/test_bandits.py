@@ -5,7 +5,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.bandits import Selector, make_selector, parse_selector
+from engine.bandits import Selector
+from engine.methods import parse_method
+
+
+def make_selector(kind, arms, prior, fixed=None):
+    return parse_method(f"{kind}:{fixed}" if fixed else kind).make_selector(arms, prior)
+
+
+def parse_selector(text):
+    m = parse_method(text)
+    return m.name, m.reflection, m.arg
 from engine.errors import AELError
 
 
