@@ -22,9 +22,9 @@ PROGRESS_MIN_EPISODES = 2000  # show a progress bar when a command runs at least
 def _selectors(text: str, spec: ScenarioSpec) -> list[str]:
     if text.strip() == "all":
         return spec.all_selectors
-    from engine.methods import parse_method
+    from engine.methods import UnknownMethod, offered_help, parse_method, split_methods
 
-    names = [s.strip() for s in text.split(",") if s.strip()]
+    names = split_methods(text)
     if not names:
         raise AELError("--selector: give at least one selector")
     for name in names:
@@ -34,7 +34,10 @@ def _selectors(text: str, spec: ScenarioSpec) -> list[str]:
                 raise AELError(f"--selector: unknown baseline {name!r} "
                                f"(this scenario has {', '.join(f'baseline:{b}' for b in known) or 'none'})")
         else:
-            parse_method(name)  # refuses an unknown selector before anything runs
+            try:
+                parse_method(name)  # refuses an unknown selector before anything runs
+            except UnknownMethod:
+                raise AELError(f"unknown selector {name!r} (expected {offered_help(spec.selectors)})") from None
     return names
 
 

@@ -29,6 +29,10 @@ from .options import OptionSpec, resolve
 REFLECTION = "+reflection"
 
 
+class UnknownMethod(AELError):
+    """A selector text that names no registered method (a caller may say what its scenario offers)."""
+
+
 class Method:
     """Base of every method. Subclasses set the class attributes and `selector_class`;
     a method with learning state beyond its selector overrides `state_dict`."""
@@ -89,7 +93,27 @@ def method_help() -> str:
     return ", ".join(shown) + f"; add {REFLECTION} for AEL's reflection"
 
 
+def offered_help(selectors: list[str] | tuple[str, ...]) -> str:
+    """What a scenario offers, as a person types it: its selectors, with the methods
+    that take an argument written once with it ('... oracle or fixed:POLICY')."""
+    plain = [s for s in selectors if parse_method(s).arg is None]
+    general = [f"{n}:{c.argument}" for n, c in METHODS.items() if c.argument]
+    return ", ".join(plain) + (" or " + ", ".join(general) if general else "")
+
+
 _TEXT = re.compile(r"^(?P<name>[a-z0-9_-]+)(?::(?P<arg>[^()+]*))?(?:\((?P<opts>[^()]*)\))?(?P<refl>\+reflection)?$")
+
+
+def split_methods(text: str) -> list[str]:
+    """'ts,egreedy(epsilon=0.2,x=1)' -> ['ts', 'egreedy(epsilon=0.2,x=1)']: commas inside
+    an option list do not separate methods."""
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(text + ","):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if ch == "," and depth == 0:
+            out.append(text[start:i].strip())
+            start = i + 1
+    return [s for s in out if s]
 
 
 def parse_method(text: str) -> Method:
@@ -98,7 +122,7 @@ def parse_method(text: str) -> Method:
     m = _TEXT.match(text)
     cls = METHODS.get(m["name"]) if m else None
     if cls is None:
-        raise AELError(f"unknown selector {text!r} (expected {method_help()})")
+        raise UnknownMethod(f"unknown selector {text!r} (expected {method_help()})")
     arg = m["arg"]
     if cls.argument and not arg:
         raise AELError(f"selector '{cls.name}:' needs a {cls.argument.lower()} name, e.g. {cls.name}:none")

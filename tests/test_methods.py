@@ -100,3 +100,10 @@ def test_a_registered_method_runs_saves_and_resumes_exactly(greedy, tmp_path):
 def test_a_saved_selector_of_an_unknown_kind_is_refused():
     with pytest.raises(AELError, match="unknown selector kind"):
         Selector.from_dict({"kind": "nobody", "arms": []})
+
+
+def test_a_comma_inside_an_option_list_does_not_separate_methods():
+    from engine.methods import split_methods
+
+    assert split_methods("ts, egreedy(epsilon=0.2,x=1)+reflection,oracle") == [
+        "ts", "egreedy(epsilon=0.2,x=1)+reflection", "oracle"]
