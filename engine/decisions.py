@@ -14,15 +14,38 @@ scenario, queue and event emitter.
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import events as ev
-from .approvals import Proposal
+from .approvals import ApprovalQueue, Proposal
 from .errors import AELError
 from .policies import PolicySpec
 
+if TYPE_CHECKING:
+    from .bandits import Selector
+    from .memory import MemoryStore
+    from .reflection import Reflection
+    from .scenario import Scenario
+    from .session import SessionConfig
+
 
 class Decisions:
+    # what the mixin reads and writes of its Session (set in Session.__init__)
+    config: "SessionConfig"
+    scenario: "Scenario"
+    queue: ApprovalQueue
+    pool: dict[str, PolicySpec]
+    selector: "Selector"
+    memory: "MemoryStore"
+    reflections: list["Reflection"]
+    insight: dict[str, Any] | None
+    injections: list[dict[str, Any]]
+    t: int
+    n_episodes: int
+
+    def _emit(self, out: list[ev.Event], event: ev.Event) -> None:
+        raise NotImplementedError  # Session's
+
     def _new_proposal(self, kind: str, payload: dict[str, Any], reflection: int, rationale: str,
                       evidence: dict[str, Any]) -> Proposal:
         p = Proposal(id=len(self.queue.proposals) + 1, kind=kind, episode=self.t - 1, payload=payload,
@@ -42,15 +65,27 @@ class Decisions:
                         f"approval mode {self.queue.mode}", who, out)
 
     def decide(self, pid: int, decision: str, edited: dict[str, Any] | None = None, reason: str = "",
-               who: str = "human") -> list[ev.Event]:
-        """Approve, edit (with the edited object) or reject a pending proposal."""
+               who: str = "human", standing: bool = False) -> list[ev.Event]:
+        """Approve, edit (with the edited object) or reject a pending proposal.
+
+        An edit that changes nothing is recorded as what it is, an approval.
+        `standing` (with approve) also sets the standing rule "always approve this
+        kind" first, so later proposals of the kind are approved as they come."""
         p = self.queue.get(pid)
         if p.status != "pending":
             raise AELError(f"proposal #{pid} was already decided ({p.status})")
         if decision not in ("approve", "edit", "reject"):
             raise AELError(f"unknown decision {decision!r} (expected approve, edit or reject)")
+        if decision == "edit" and edited == p.payload:
+            decision, edited = "approve", None
+        if standing and decision != "approve":
+            raise AELError("a standing rule goes with an approval")
+        if standing:
+            reason = reason or f"always approve {p.kind} proposals (standing rule set here)"
         out: list[ev.Event] = []
         self._apply(p, decision, edited, reason, who, out)
+        if standing:  # only once the approval went through: a refused arm sets no rule
+            self.queue.set_standing(p.kind, "approve")
         return out
 
     def validate_edit(self, p: Proposal, edited: dict[str, Any]) -> dict[str, Any]:
