@@ -20,6 +20,7 @@ from typing import Callable
 
 from engine import events as ev
 from engine.errors import AELError
+from engine.run_targets import StopOn, run_target
 from engine.session import Session, SessionConfig
 from scenarios import make_scenario, spec_of
 
@@ -102,21 +103,10 @@ class CompareHost:
     def done(self) -> bool:
         return all(s.done for s in self.sessions.values())
 
-    def target(self, mode: str) -> tuple[int, Callable[[list[ev.Event]], bool] | None]:
-        s = self.lead
-        t = self.t
-        n = max(x.n_episodes for x in self.sessions.values())
-        if mode == "step":
-            return t + 1, None
-        if mode == "window":
-            w = s.slow_window
-            return (t // w + 1) * w, None
-        if mode == "reflection":
-            return n, lambda events: any(isinstance(e, ev.Reflected) for e in events)
-        if mode == "phase":
-            end = s.phase_ends[s.phase_of(min(t, s.n_episodes - 1))]
-            return (end if end > t else n), None
-        raise AELError(f"unknown run mode {mode!r}")
+    def target(self, mode: str) -> tuple[int, StopOn]:
+        """The engine's target of `mode` for the lead session, at the comparison's
+        episode and over its longest stream (a shorter session may have finished)."""
+        return run_target(self.lead, mode, t=self.t, n_episodes=max(x.n_episodes for x in self.sessions.values()))
 
     # ----------------------------------------------------------- running
     def begin(self, mode: str) -> str | None:

@@ -33,7 +33,9 @@ class OptionSpec:
     folder in the D-full layout") means a typed value outside them is allowed too,
     which the start screen offers as a text field. `expose` puts the option on the
     command line (`--name`, `_` written `-`) and on the start screen; options that
-    are not exposed are for code (tests, benchmarks, the bench's presets)."""
+    are not exposed are for code (tests, benchmarks). `label`, `other_label` and
+    `example` are the start screen's words for the field, the text field and its
+    placeholder."""
 
     name: str
     kind: type
@@ -44,6 +46,9 @@ class OptionSpec:
     minimum: float | None = None
     maximum: float | None = None
     expose: bool = False
+    label: str = ""
+    other_label: str = ""
+    example: str = ""
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -52,6 +57,10 @@ class OptionSpec:
     @property
     def flag(self) -> str:
         return "--" + self.name.replace("_", "-")
+
+    @property
+    def title(self) -> str:
+        return self.label or self.name.replace("_", " ").capitalize()
 
     @property
     def values(self) -> tuple[str, ...]:
