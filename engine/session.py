@@ -17,7 +17,7 @@ keeps sampling. In manual approval mode a pending proposal blocks stepping.
 
 from __future__ import annotations
 
-import json
+import copy
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
 
@@ -179,12 +179,40 @@ class Session(Decisions):
             raise AELError(f"cannot step: {reason}")
         if not (self.llm.config.uses_llm and self.llm.config.error_policy == "raise"):
             return self._step()
-        before = json.loads(json.dumps(self.to_dict()))
+        before = self._checkpoint()
         try:
             return self._step()
         except AELError:
-            self.load_state(before, keep_usage=True)
+            self._rollback(before)
             raise
+
+    def _checkpoint(self) -> dict[str, Any]:
+        """What one episode can change, copied: not the history or the reflections (a step
+        only appends to them, so their lengths are enough), nor the LLM ledger (calls made
+        are spent)."""
+        return copy.deepcopy({
+            "t": self.t, "rng": rng_state(self.rng), "selector": self.selector.to_dict(),
+            "pool": dict(self.pool), "memory": self.memory.to_dict(), "queue": self.queue.to_dict(),
+            "history": len(self.history), "reflections": len(self.reflections), "insight": self.insight,
+            "injections": len(self.injections), "last_hits": self.last_hits,
+            "reflector": self.reflector.state_dict() if self.reflector else None,
+            "scenario_state": self.scenario.state_dict(), "method": self.method.state_dict(),
+        })
+
+    def _rollback(self, cp: dict[str, Any]) -> None:
+        self.t = cp["t"]
+        self.rng = restore_rng(cp["rng"])
+        self.selector = Selector.from_dict(cp["selector"])
+        self.pool = cp["pool"]
+        self.memory.load_dict(cp["memory"])
+        self.queue = ApprovalQueue.from_dict(cp["queue"])
+        del self.history[cp["history"]:], self.reflections[cp["reflections"]:], self.injections[cp["injections"]:]
+        self.insight, self.last_hits = cp["insight"], cp["last_hits"]
+        self._patterns_at = -1
+        if self.reflector is not None:
+            self.reflector.load_state_dict(cp["reflector"])
+        self.scenario.load_state_dict(cp["scenario_state"])
+        self.method.load_state_dict(cp["method"])
 
     def _step(self) -> list[ev.Event]:
         out: list[ev.Event] = []
