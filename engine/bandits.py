@@ -181,18 +181,15 @@ class FixedPolicy(Selector):
 
 @dataclass
 class Oracle(Selector):
-    """Hindsight: the scenario names the best arm of this episode, which may be
-    outside the pool (the synthetic hidden arm); it is added on first use."""
+    """Hindsight: the arm the scenario names as best for this episode. The session
+    puts it in the pool before choosing when it is new (the synthetic hidden arm)."""
 
     kind: str = "oracle"
 
     def choose(self, rng, oracle):
         if oracle is None:
             raise AELError("the oracle selector needs a scenario that knows the best arm")
-        name = oracle()
-        if name not in self.names():
-            self.add_arm(name, episode=self.t)
-        return self.index(name)
+        return self.index(oracle())
 
 
 def _subclasses(cls: type) -> list[type]:

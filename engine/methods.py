@@ -43,6 +43,7 @@ class Method:
     options: ClassVar[tuple[OptionSpec, ...]] = ()
     argument: ClassVar[str] = ""        # e.g. "POLICY": the method needs `NAME:POLICY`
     reflects: ClassVar[bool] = True     # may run with `+reflection`
+    hindsight: ClassVar[bool] = False   # chooses from the scenario's best arm of each episode (`oracle_arm`)
 
     def __init__(self, argument: str | None = None, reflection: bool = False, **options: Any):
         self.arg = argument
@@ -191,3 +192,4 @@ class OracleMethod(Method):
     name = "oracle"
     summary = "hindsight: the best arm of each episode, which the scenario names"
     selector_class = Oracle
+    hindsight = True

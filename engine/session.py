@@ -227,7 +227,8 @@ class Session(Decisions):
             arm_i = self.selector.index("none") if "none" in self.pool else 0
             self.selector.t += 1  # a forced pull makes no draw, but it is a choice
         else:
-            arm_i = self.selector.select(self.rng, lambda: self._oracle_name(t))
+            best = self._admit_hindsight_arm(t) if self.method.hindsight else None
+            arm_i = self.selector.select(self.rng, None if best is None else lambda: best)
         arm = self.selector.arms[arm_i]
         policy = self.pool[arm.name]
         qdict = {**query.metadata, "_episode": t}
@@ -287,9 +288,14 @@ class Session(Decisions):
         elif t > 0 and phase != self.phase_of(t - 1):
             self._emit(out, ev.PhaseChanged(t, phase, False))
 
-    def _oracle_name(self, t: int) -> str:
+    def _admit_hindsight_arm(self, t: int) -> str:
+        """The scenario's best arm for episode t, put in the pool and the selector first
+        when it is new (the synthetic hidden arm): an engine step of its own, so choosing
+        never changes the pool."""
         spec = self.scenario.oracle_arm(t, list(self.pool.values()), self.memory)
         self.pool.setdefault(spec.name, spec)
+        if spec.name not in self.selector.names():
+            self.selector.add_arm(spec.name, episode=self.selector.t)
         return spec.name
 
     # --------------------------------------------------------- slow loop

@@ -89,10 +89,21 @@ def test_epsilon_greedy_exploits_the_best_mean_without_exploring():
     assert eg.select(np.random.default_rng(0)) == 1
 
 
-def test_oracle_adds_an_arm_from_outside_the_pool():
-    oracle = make_selector("oracle", ["a"], (1.0, 1.0))
-    assert oracle.select(np.random.default_rng(0), lambda: "hidden") == 1
-    assert oracle.names() == ["a", "hidden"]
+def test_the_oracle_plays_the_arm_it_is_told_and_never_grows_the_pool_itself():
+    oracle = make_selector("oracle", ["a", "b"], (1.0, 1.0))
+    assert oracle.select(np.random.default_rng(0), lambda: "b") == 1
+    with pytest.raises(AELError, match="no arm named 'hidden'"):
+        oracle.select(np.random.default_rng(0), lambda: "hidden")
+    assert oracle.names() == ["a", "b"]
+
+
+def test_the_session_admits_the_oracles_arm_from_outside_the_pool_before_choosing():
+    from tests.conftest import new_session
+
+    s = new_session(selector="oracle")  # synthetic: the hidden arm a10 is best in the last regime
+    s.run()
+    hidden = s.selector.arms[s.selector.index("a10")]
+    assert "a10" in s.pool and hidden.added_at == 156 and s.history[156]["policy"] == "a10"
 
 
 @pytest.mark.parametrize("text,expected", [
