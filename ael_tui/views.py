@@ -115,7 +115,7 @@ def posterior_rows(session: Session) -> list[ArmRow]:
     rows = []
     for a in session.selector.arms:
         lo, hi = a.interval(0.9)
-        rows.append(ArmRow(a.name, a.alpha, a.beta, a.mean, lo, hi, a.pulls, a.last_sample,
+        rows.append(ArmRow(a.name, a.alpha, a.beta, a.mean, lo, hi, a.pulls, session.selector.last_draws.get(a.name),
                            a.name == chosen, a.added_at, a.name in injected))
     return rows
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, ClassVar
 
 import numpy as np
 
@@ -26,7 +26,6 @@ class Arm:
     pulls: int = 0
     reward_sum: float = 0.0
     added_at: int = 0
-    last_sample: float | None = None
 
     @property
     def mean(self) -> float:
@@ -55,6 +54,9 @@ class Selector:
     frozen: bool = False
     t: int = 0  # choices made so far
     kind: str = "base"
+    # display only, never saved: the draw each arm got at the last choice (Thompson
+    # sampling's samples). Reassigned, never mutated, so the class default stays empty.
+    last_draws: ClassVar[dict[str, float]] = {}
 
     def names(self) -> list[str]:
         return [a.name for a in self.arms]
@@ -107,7 +109,8 @@ class Selector:
         for k, v in d.items():
             if k != "arms":
                 setattr(sel, k, v)
-        sel.arms = [Arm(**a) for a in d["arms"]]
+        # saves before the display state moved out of the arms carry `last_sample`: not learning state
+        sel.arms = [Arm(**{k: v for k, v in a.items() if k != "last_sample"}) for a in d["arms"]]
         return sel
 
 
@@ -119,11 +122,12 @@ class ThompsonSampling(Selector):
 
     def choose(self, rng, oracle):
         best, best_i = -1.0, 0
+        draws = {}
         for i, arm in enumerate(self.arms):
-            x = float(rng.beta(arm.alpha, arm.beta))
-            arm.last_sample = x
+            x = draws[arm.name] = float(rng.beta(arm.alpha, arm.beta))
             if x > best:
                 best, best_i = x, i
+        self.last_draws = draws
         return best_i
 
 

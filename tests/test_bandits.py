@@ -130,3 +130,13 @@ def test_selector_state_round_trips(kind, rewards):
     copy = Selector.from_dict(sel.to_dict())
     assert copy.to_dict() == sel.to_dict()
     assert type(copy) is type(sel)
+
+
+def test_thompson_draws_are_shown_but_are_not_learning_state():
+    ts = make_selector("ts", ["a", "b"], (1.0, 1.0))
+    before = ts.to_dict()
+    ts.frozen = True  # no learning: a choice alone must leave the saved state as it was, but t
+    ts.select(np.random.default_rng(3))
+    assert set(ts.last_draws) == {"a", "b"} and all(0 <= x <= 1 for x in ts.last_draws.values())
+    after = ts.to_dict()
+    assert {**after, "t": 0} == {**before, "frozen": True} and "last" not in str(after)
