@@ -26,12 +26,11 @@ if TYPE_CHECKING:
     from .memory import MemoryStore
     from .reflection import Reflection
     from .scenario import Scenario
-    from .session import SessionConfig
 
 
 class Decisions:
     # what the mixin reads and writes of its Session (set in Session.__init__)
-    config: "SessionConfig"
+    config: Any  # the Session's SessionConfig (engine.session imports this module, not the reverse)
     scenario: "Scenario"
     queue: ApprovalQueue
     pool: dict[str, PolicySpec]

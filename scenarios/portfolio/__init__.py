@@ -2,7 +2,7 @@
 mechanics, non-LLM baselines and the LLM prompt/parser.
 
 Modules: `spec` (what the scenario declares: light, no pandas), `data` (Market,
-load_market, phases), `market` (synthetic generator), `yahoo` (yfinance with an
+phases, the folder source), `sources` (load_market: picks the source), `market` (synthetic generator), `yahoo` (yfinance with an
 on-disk cache), `tools` (ToolBox), `episode` (weights, returns, outcome score,
 bandit reward), `baselines`, `prompt`; and the scenario the engine runs:
 `scenario` (PortfolioScenario), `world` (the cached per-bar arrays), `agent` (the
@@ -21,7 +21,7 @@ from typing import Any
 
 _EXPORTS = {
     "BASELINES": "baselines", "evaluate_baselines": "baselines", "simulate_baseline": "baselines",
-    "DFULL_TICKERS": "data", "PHASES": "data", "Market": "data", "load_market": "data",
+    "DFULL_TICKERS": "data", "PHASES": "data", "Market": "data", "load_market": "sources",
     "phase_of_bars": "data", "split_phases": "data",
     "PortfolioState": "episode", "bandit_reward": "episode", "outcome_score": "episode",
     "return_regime": "episode", "step_portfolio": "episode",
