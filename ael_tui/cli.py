@@ -127,6 +127,8 @@ def add_llm_flags(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--llm-url", help="base URL of the provider (a proxy, a gateway or a local server)")
     g.add_argument("--llm-timeout", type=float, default=30.0, help="seconds per LLM request (default 30)")
     g.add_argument("--llm-retries", type=int, default=3, help="retries on 429, 5xx and timeouts (default 3)")
+    g.add_argument("--llm-context", type=int, help="the model's context window in tokens (default: what the server "
+                                                   "reports, else the provider's, else 2048)")
     g.add_argument("--record", help="write every LLM request and response to this cassette")
     g.add_argument("--replay", help="answer LLM requests from this cassette, with no network")
 
@@ -139,11 +141,19 @@ def llm_config(args: argparse.Namespace) -> dict:
         raise AELError("--llm-timeout: must be a positive number of seconds")
     if not 0 <= args.llm_retries <= 10:
         raise AELError("--llm-retries: must be between 0 and 10")
+    if args.llm_context is not None and not 256 <= args.llm_context <= 100_000_000:
+        raise AELError("--llm-context: give the model's context window in tokens (256 or more)")
     config = LLMConfig(
         agent=args.agent, reflector=args.reflector, agent_model=args.agent_model,
         reflector_model=args.reflector_model, error_policy=args.error_policy, timeout_s=args.llm_timeout,
         max_retries=args.llm_retries, base_url=args.llm_url, record=args.record, replay=args.replay,
+        context_tokens=args.llm_context,
     )
+    if config.agent != "offline":
+        from scenarios import spec_of
+
+        if not spec_of(args.scenario).uses_llm:
+            raise AELError(f"--agent: the {args.scenario} scenario has no agent a model could play; drop --agent")
     return config.to_dict() if config.uses_llm else {}
 
 
@@ -166,7 +176,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return export_stream(args)
         return open_lab(args)
     except AELError as err:
-        print(f"ael-lab: {err}", file=sys.stderr)
+        from engine.secrets import scrub  # an error line is shown: it must never carry a key
+
+        print(f"ael-lab: {scrub(str(err))}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("ael-lab: interrupted", file=sys.stderr)

@@ -8,7 +8,7 @@ from typing import Any
 from engine.errors import AELError
 from engine.atomic import write_json_atomic
 from engine.persistence import load_session, save_session
-from engine.llm_setup import LLMConfig, shared_cassette
+from engine.llm_setup import LLMConfig, fallback_line, shared_cassette
 from engine.results import finite, run_result, summarise
 from engine.session import Session, SessionConfig
 from engine.scenario_spec import ScenarioSpec
@@ -87,7 +87,7 @@ def _check_outputs(args: argparse.Namespace, n_runs: int, selectors: list[str] =
 # flags that shape a new session; a resumed session keeps the settings it was saved with
 SESSION_FLAGS = ("seeds", "selector", "approve", "episodes", "warmup", "split", "prior", "trigger",
                  "reflect_every", "reflect_window", "reflect_threshold", "data", "agent_model",
-                 "reflector_model", "llm_url", "record", "replay")
+                 "reflector_model", "llm_url", "llm_context", "record", "replay")
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -174,7 +174,11 @@ def _execute(items: list, args: argparse.Namespace) -> list[dict[str, Any]]:
         if scenario is None:
             scenario = scenarios[key] = make_scenario(item.scenario, item.seed, item.scenario_options)
         sessions.append(Session(item, scenario, cassette))
-    total = sum(s.n_episodes - s.t for s in sessions if isinstance(s, Session))
+    live = [s for s in sessions if isinstance(s, Session)]
+    for s in live:  # breaker and Retry-After notices, as warnings while the run goes on
+        s.llm.on_notice(lambda text: console.print(f"ael-lab: warning: {text}", markup=False, highlight=False,
+                                                   soft_wrap=True))
+    total = sum(s.n_episodes - s.t for s in live)
     show = not args.quiet and console.is_terminal and total >= PROGRESS_MIN_EPISODES
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=console, disable=not show, transient=True) as progress:
@@ -202,7 +206,10 @@ def _execute(items: list, args: argparse.Namespace) -> list[dict[str, Any]]:
         finally:
             for s in sessions:
                 if isinstance(s, Session):
-                    s.llm.flush()
+                    s.llm.close()  # flushes, and lets another process record to the cassette
+    line = fallback_line([s.llm for s in live])
+    if line:
+        console.print(f"ael-lab: {line}", markup=False, highlight=False, soft_wrap=True)
     return runs
 
 

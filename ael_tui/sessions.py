@@ -71,6 +71,9 @@ class NewSession:
         if self.llm:
             extra["llm"] = dict(self.llm)
         elif self.agent != "offline" or self.reflector != "offline":
+            if self.agent != "offline" and not spec_of(self.scenario).uses_llm:
+                raise AELError(f"the {self.scenario} scenario has no agent a model could play: "
+                               "choose the offline agent")
             extra["llm"] = {"agent": self.agent, "reflector": self.reflector}
         return SessionConfig(scenario=self.scenario, seed=self.seed, selector=self.selector,
                              approval=self.approval, scenario_options=options, **extra)

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import AELError
+from .secrets import scrub
 
 
 def write_json_atomic(path: str | os.PathLike, document: Any, *, indent: int | None = None,
@@ -25,7 +26,9 @@ def write_json_atomic(path: str | os.PathLike, document: Any, *, indent: int | N
 
 def write_text_atomic(path: str | os.PathLike, text: str) -> None:
     """Temp file in the same folder + fsync + rename: the target is either the old
-    file or the complete new one, never half of one."""
+    file or the complete new one, never half of one. Every file the program writes
+    passes here, so this is where secrets are scrubbed (`engine.secrets`)."""
+    text = scrub(text)
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir():

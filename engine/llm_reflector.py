@@ -22,6 +22,7 @@ import json
 from typing import Any
 
 from .errors import AELError
+from .secrets import clip
 from .llm import LLMClient
 from .policies import FORMATS, ORDERS, TIERS, PolicySpec
 from .reflection import Reflection, ReflectionContext, Reflector
@@ -93,8 +94,9 @@ class LLMReflector:
                     "insight": r.insight if r else "", "regime_label": r.regime_label if r else "",
                     "confidence": float(r.confidence) if r else 0.0}
 
-        diag = self.client.complete_json(self._diagnosis_messages(ctx), DIAGNOSIS_SCHEMA,
-                                         purpose="reflect.diagnose", fallback=diagnosis_fallback)
+        messages, trimmed = self._diagnosis_messages(ctx)
+        diag = self.client.complete_json(messages, DIAGNOSIS_SCHEMA, purpose="reflect.diagnose",
+                                         fallback=diagnosis_fallback, trimmed=trimmed)
         if diag.fallback:
             r = heuristic()
             if r is not None:
@@ -117,9 +119,9 @@ class LLMReflector:
                 return {"propose": True, "policy": r.policy, "rationale": r.rationale}
             return {"propose": False, "rationale": "offline heuristic: no new policy"}
 
-        messages = self._prescription_messages(ctx, reflection)
+        messages, trimmed = self._prescription_messages(ctx, reflection)
         presc = self.client.complete_json(messages, PRESCRIPTION_SCHEMA, purpose="reflect.prescribe",
-                                          fallback=prescription_fallback)
+                                          fallback=prescription_fallback, trimmed=trimmed)
         if presc.fallback:
             reflection.source = "llm+fallback"
             reflection.evidence["llm_failure"] = presc.reason
@@ -152,50 +154,78 @@ class LLMReflector:
         try:
             spec = PolicySpec.from_dict(policy, names)
         except AELError as err:
-            return str(err)
+            return clip(str(err))  # it may quote the model's value, which can be long
         return f"policy field 'name': {spec.name!r} is already in the pool" if spec.name in names else ""
 
     # ------------------------------------------------------------ prompts
-    def _diagnosis_messages(self, ctx: ReflectionContext) -> list[dict[str, str]]:
+    def _diagnosis_messages(self, ctx: ReflectionContext) -> tuple[list[dict[str, str]], str]:
+        """The diagnosis prompt, fitted to the model's context (`LLMClient.fit`) and the
+        note on what was cut. What goes first when it must: episodes that went well
+        before those that failed (failures are what a diagnosis explains), older
+        patterns, rules, reflections and the last items of the side information."""
+        window = ctx.window[-MAX_EPISODE_LINES:]
+        informative = sorted(range(len(window)), key=lambda i: (window[i]["reward"], -i))
         patterns = [e.content for e in ctx.memory.entries("semantic")][-MAX_PATTERNS:]
         rules = [e.content for e in ctx.memory.entries("procedural")][-MAX_PATTERNS:]
         previous = [{"episode": r.episode, "insight": r.insight, "regime_label": r.regime_label}
                     for r in ctx.previous]
-        body = {
-            "task": self.task,
-            "window_episodes": [_episode_line(r) for r in ctx.window[-MAX_EPISODE_LINES:]],
-            "window_stats": _window_stats(ctx),
-            "posteriors": ctx.posteriors,
-            "memory_patterns": patterns,
-            "procedural_rules": rules,
-            "side_information_agent_never_sees": ctx.side_info,
-            "last_three_reflections": previous,
-        }
-        user = ("Diagnose this slow window. Explain the cause of the outcomes in 2-3 sentences (diagnosis), "
-                "then write one insight the agent should read before its next decisions (empty if none), "
-                "a short regime label and your confidence in [0, 1].\n" + json.dumps(body, default=str))
-        return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
+        side = list(ctx.side_info.items()) if isinstance(ctx.side_info, dict) else []
+        stats = _window_stats(ctx)
 
-    def _prescription_messages(self, ctx: ReflectionContext, reflection: Reflection) -> list[dict[str, str]]:
-        body = {
-            "diagnosis": reflection.diagnosis,
-            "insight": reflection.insight,
-            "regime_label": reflection.regime_label,
-            "pool": [p.to_dict() for p in ctx.pool],
-            "per_policy": _window_stats(ctx)["per_policy"],
-            "policy_fields": POLICY_FIELDS,
-        }
-        user = ("Given this diagnosis, is the policy pool itself missing a way of reading memory? "
-                "Propose at most one new retrieval policy (propose=true with the policy) only if the "
-                "diagnosis shows the current policies cannot succeed; otherwise propose=false. "
-                "Always give a rationale that cites the evidence.\n" + json.dumps(body, default=str))
-        return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
+        def build(n: dict[str, int]) -> list[dict[str, str]]:
+            body = {
+                "task": self.task,
+                "window_episodes": [_episode_line(window[i]) for i in sorted(informative[:n["window_episodes"]])],
+                "window_stats": stats,
+                "posteriors": ctx.posteriors,
+                "memory_patterns": _newest(patterns, n["memory_patterns"]),
+                "procedural_rules": _newest(rules, n["procedural_rules"]),
+                "side_information_agent_never_sees": dict(side[:n["side_information"]]) if side else ctx.side_info,
+                "last_three_reflections": _newest(previous, n["last_three_reflections"]),
+            }
+            user = ("Diagnose this slow window. Explain the cause of the outcomes in 2-3 sentences (diagnosis), "
+                    "then write one insight the agent should read before its next decisions (empty if none), "
+                    "a short regime label and your confidence in [0, 1].\n" + json.dumps(body, default=str))
+            return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
+
+        sizes = {"window_episodes": len(window), "memory_patterns": len(patterns), "procedural_rules": len(rules),
+                 "side_information": len(side), "last_three_reflections": len(previous)}
+        return self.client.fit(build, sizes, DIAGNOSIS_SCHEMA)
+
+    def _prescription_messages(self, ctx: ReflectionContext,
+                               reflection: Reflection) -> tuple[list[dict[str, str]], str]:
+        """The prescription prompt, fitted to the context; when it must be cut, the
+        policies added to the pool latest go first."""
+        pool = [p.to_dict() for p in ctx.pool]
+        per_policy = _window_stats(ctx)["per_policy"]
+
+        def build(n: dict[str, int]) -> list[dict[str, str]]:
+            body = {
+                "diagnosis": reflection.diagnosis,
+                "insight": reflection.insight,
+                "regime_label": reflection.regime_label,
+                "pool": pool[:n["pool"]],
+                "per_policy": per_policy,
+                "policy_fields": POLICY_FIELDS,
+            }
+            user = ("Given this diagnosis, is the policy pool itself missing a way of reading memory? "
+                    "Propose at most one new retrieval policy (propose=true with the policy) only if the "
+                    "diagnosis shows the current policies cannot succeed; otherwise propose=false. "
+                    "Always give a rationale that cites the evidence.\n" + json.dumps(body, default=str))
+            return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
+
+        return self.client.fit(build, {"pool": len(pool)}, PRESCRIPTION_SCHEMA)
 
     def state_dict(self) -> dict[str, Any]:
         return {"heuristic": self.heuristic.state_dict()}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         self.heuristic.load_state_dict(state.get("heuristic", {}))
+
+
+def _newest(items: list, n: int) -> list:
+    """The last n items (n may be 0: `items[-0:]` would be all of them)."""
+    return items[len(items) - n:] if n > 0 else []
 
 
 def _episode_line(r: dict[str, Any]) -> str:

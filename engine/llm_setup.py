@@ -9,12 +9,13 @@ nothing in the default path can open a socket.
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Callable
 
 from .errors import AELError
 from .llm import Cassette, LLMClient, LLMSettings, UsageLedger
-from .llm.settings import ERROR_POLICIES, PROVIDERS
+from .llm.settings import DEFAULT_MODELS, ERROR_POLICIES, PROVIDERS
 
 
 @dataclass
@@ -30,6 +31,7 @@ class LLMConfig:
     base_url: str | None = None     # overrides ANTHROPIC_BASE_URL / GOOGLE_GEMINI_BASE_URL / AEL_OPENAI_BASE_URL
     record: str | None = None       # cassette to write every request and response to
     replay: str | None = None       # cassette to answer from, with no network
+    context_tokens: int | None = None  # the model's context window (--llm-context); None: asked or default
 
     def __post_init__(self) -> None:
         for role in ("agent", "reflector"):
@@ -48,7 +50,7 @@ class LLMConfig:
         return LLMSettings(
             provider=getattr(self, role), model=getattr(self, f"{role}_model"), temperature=self.temperature,
             timeout_s=self.timeout_s, max_retries=self.max_retries, error_policy=self.error_policy,
-            base_url=self.base_url,
+            base_url=self.base_url, context_tokens=self.context_tokens,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -59,15 +61,15 @@ class LLMConfig:
         return cls(**(d or {}))
 
 
-def shared_cassette(config: LLMConfig) -> Cassette | None:
+def shared_cassette(config: LLMConfig, *, append: bool = False) -> Cassette | None:
     """One cassette for all the sessions of a command (they record to, or replay
-    from, one file)."""
+    from, one file). `append`: a resumed session adds to the calls recorded so far."""
     if not config.uses_llm:
         return None
     if config.replay:
         return Cassette.replay(config.replay)
     if config.record:
-        return Cassette.record(config.record, save_every_s=1.0)
+        return Cassette.record(config.record, save_every_s=1.0, append=append)
     return None
 
 
@@ -77,15 +79,44 @@ class LLMRuntime:
     def __init__(self, config: LLMConfig, cassette: Cassette | None = None):
         self.config = config
         self.ledger = UsageLedger()
+        self.notices: deque[str] = deque(maxlen=100)  # the latest; a flapping server must not grow it forever
+        self._listeners: list[Callable[[str], None]] = []
         # shared by every session of one command when given, else this session's own
         self.cassette = cassette if cassette is not None else shared_cassette(config)
         self.agent = self._client("agent")
-        self.reflector = self._client("reflector")
+        self.reflector = self._client("reflector", self.agent.breaker if self._same_endpoint() else None)
+        # the model each role resolved to is pinned in the config (which the session saves),
+        # so resuming never depends on AEL_OPENAI_MODEL or a changed default
+        for role in ("agent", "reflector"):
+            client = getattr(self, role)
+            if client is not None and not getattr(config, f"{role}_model"):
+                setattr(config, f"{role}_model", client.model)
 
-    def _client(self, role: str) -> LLMClient | None:
+    def _client(self, role: str, breaker=None) -> LLMClient | None:
         if getattr(self.config, role) == "offline":
             return None
-        return LLMClient(self.config.settings(role), ledger=self.ledger, cassette=self.cassette)
+        return LLMClient(self.config.settings(role), ledger=self.ledger, cassette=self.cassette,
+                         notify=self._notice, name=role, breaker=breaker)
+
+    def _same_endpoint(self) -> bool:
+        # agent and reflector on one provider reach one endpoint (one base URL for both):
+        # one breaker, so a dead server costs one round of retries, not one per role
+        return self.config.agent != "offline" and self.config.agent == self.config.reflector
+
+    def on_notice(self, listener: Callable[[str], None]) -> None:
+        """Hear what a person should know as it happens: a long Retry-After wait, a
+        circuit breaker opening or closing (the CLI prints them as warnings)."""
+        self._listeners.append(listener)
+
+    def _notice(self, text: str) -> None:
+        self.notices.append(text)
+        for listener in self._listeners:
+            listener(text)
+
+    def breakers_open(self) -> list[str]:
+        """The roles whose circuit breaker is open now."""
+        clients = {"agent": self.agent, "reflector": self.reflector}
+        return [role for role, c in clients.items() if c is not None and c.breaker.opened]
 
     def describe(self) -> str:
         """For the status line: 'offline', or who plays which role."""
@@ -95,21 +126,51 @@ class LLMRuntime:
         for role in ("agent", "reflector"):
             provider = getattr(self.config, role)
             model = getattr(self.config, f"{role}_model")
-            parts.append(f"{role} {provider}{'/' + model if model else ''}")
+            shown = model and model != DEFAULT_MODELS.get(provider)  # the pinned default goes without saying
+            parts.append(f"{role} {provider}{'/' + model if shown else ''}")
         mode = " (replay)" if self.config.replay else " (recording)" if self.config.record else ""
-        return ", ".join(parts) + mode
+        tripped = "".join(f" ⚠ {role} circuit open" for role in self.breakers_open())
+        return ", ".join(parts) + mode + tripped
+
+    def fallback_line(self) -> str:
+        """One line on the calls answered offline after failing ("" when none):
+        how many, and for which purposes."""
+        return fallback_line([self])
 
     def flush(self) -> None:
         if self.cassette is not None:
             self.cassette.flush()
 
+    def close(self) -> None:
+        """Flush, and let other processes record to the cassette (idempotent)."""
+        if self.cassette is not None:
+            self.cassette.close()
+
     def summary(self) -> dict[str, Any]:
-        """Calls, fallbacks, tokens and estimated cost, in total and per purpose
-        (latency is left out: it differs run to run and results must not)."""
+        """Calls (answered first try, after the repair round, or offline after failing),
+        prompts trimmed to fit the context, tokens and estimated cost, in total and per
+        purpose (latency is left out: it differs run to run and results must not)."""
         def block(t) -> dict[str, Any]:
-            return {"calls": t.calls, "fallbacks": t.fallbacks, "attempts": t.attempts,
+            return {"calls": t.calls, "fallbacks": t.fallbacks, "repaired": t.repaired,
+                    "first_try": t.calls - t.fallbacks - t.repaired, "trimmed": t.trimmed, "attempts": t.attempts,
                     "input_tokens": t.input_tokens, "output_tokens": t.output_tokens,
                     "cost_usd": round(t.cost_usd, 6)}
 
         return {**block(self.ledger.totals()),
                 "by_purpose": {k: block(v) for k, v in sorted(self.ledger.by_purpose().items())}}
+
+
+def fallback_line(runtimes: list["LLMRuntime"]) -> str:
+    """"N of M LLM calls were answered offline after failing (agent.route 120, ...)"
+    over the runtimes of one command; "" when no call fell back."""
+    calls, by_purpose = 0, {}
+    for runtime in runtimes:
+        for record in runtime.ledger.records:
+            calls += 1
+            if record.fallback:
+                by_purpose[record.purpose] = by_purpose.get(record.purpose, 0) + 1
+    if not by_purpose:
+        return ""
+    parts = ", ".join(f"{purpose} {n}" for purpose, n in sorted(by_purpose.items()))
+    return (f"{sum(by_purpose.values())} of {calls} LLM calls were answered offline after failing ({parts}); "
+            "the results JSON has them under llm.fallbacks")

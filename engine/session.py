@@ -28,12 +28,13 @@ from .decisions import Decisions
 from .errors import AELError
 from .llm import UsageLedger
 from .llm_reflector import LLMReflector
-from .llm_setup import LLMConfig, LLMRuntime
+from .llm_setup import LLMConfig, LLMRuntime, shared_cassette
 from .memory import MemoryStore
 from .methods import parse_method
 from .policies import PolicySpec
 from .reflection import Reflection, ReflectionContext, Reflector
 from .rng import make_rng, restore_rng, rng_state
+from .secrets import clip
 from .scenario import AgentContext, Scenario
 from .scenario_spec import ENGINE_DEFAULTS, TRAILING_WINDOW
 
@@ -87,6 +88,8 @@ class Session(Decisions):
         self.rng = make_rng(scenario.session_seed())
         self.memory = MemoryStore(scenario.match_bonuses, cap_per_tier=defaults["memory_cap"])
         self.llm = LLMRuntime(LLMConfig.from_dict(config.llm), cassette)
+        if config.llm:  # the runtime pinned each role's model: the save keeps it
+            config.llm = self.llm.config.to_dict()
         self.reflector: Reflector | None = None
         if self.reflection_on:
             self.reflector = self.method.make_reflector(scenario, config.reflector_options)
@@ -342,7 +345,7 @@ class Session(Decisions):
             except AELError as err:
                 p = self._new_proposal("arm", refl.policy, index, refl.rationale, refl.evidence)
                 p.status = "rejected"
-                self.queue.record(p, "drop", "engine", None, str(err), t)
+                self.queue.record(p, "drop", "engine", None, clip(str(err)), t)  # may quote a model's long value
                 return
             self._propose("arm", spec.to_dict(), index, refl.rationale, refl.evidence, out)
 
@@ -403,7 +406,8 @@ class Session(Decisions):
     def from_dict(cls, d: dict[str, Any], scenario_factory: Callable[[str, int, dict], Scenario]) -> "Session":
         config = SessionConfig.from_dict(d["config"])
         scenario = scenario_factory(config.scenario, config.seed, config.scenario_options)
-        s = cls(config, scenario)
+        # a resumed session that records adds to its cassette instead of starting it afresh
+        s = cls(config, scenario, shared_cassette(LLMConfig.from_dict(config.llm), append=True))
         s.load_state(d)
         return s
 

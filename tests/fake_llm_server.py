@@ -12,13 +12,14 @@ prompt (between <json-schema> and </json-schema>), `fail` answers 500. Every
 request is kept in `server.requests` (headers included, so a test can check
 the key was sent, and then that it appears nowhere else).
 
-By hand:  python -m tests.fake_llm_server --port 8765 --mode echo
+By hand:  python -m tests.fake_llm_server --port 8765 --mode echo [--context 2048]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import re
 import threading
 from collections import deque
@@ -37,10 +38,12 @@ GEMINI_PATH = re.compile(r"^/(v1|v1beta|v1alpha)/models/([^/:]+):generateContent
 class Behaviour:
     """What the server does with one request.
 
-    kind: `ok` (answer `text` as the model's reply), `status` (an API error
-    with `status`, `headers` and, if given, `text` as its message), `hang`
-    (say nothing for `seconds`). `cut` marks an `ok` reply as stopped at
-    max_tokens.
+    kind: `ok` (answer `text` as the model's reply), `echo` (answer from
+    the request's schema, as the `echo` mode does), `status` (an API error
+    with `status`, `headers` and, if given, `text` as its message), `raw`
+    (send `text` as the whole HTTP body with `status`: an empty, non-JSON or
+    wrongly shaped 200), `hang` (say nothing for `seconds`). `cut` marks an
+    `ok` reply as stopped at max_tokens.
     """
 
     kind: str
@@ -54,6 +57,18 @@ class Behaviour:
 def ok(data: Any) -> Behaviour:
     """A reply whose text is `data` (a str as is, anything else as JSON)."""
     return Behaviour("ok", data if isinstance(data, str) else json.dumps(data))
+
+
+def echo(quote: str = "") -> Behaviour:
+    """What the `echo` mode answers: a valid object for the request's schema;
+    with `quote`, every free-text field says it (a model repeating a key it saw)."""
+    return Behaviour("echo", quote)
+
+
+def raw_body(body: str | bytes = "", status: int = 200) -> Behaviour:
+    """The whole HTTP body as given, whatever the API: b"" is an empty 200,
+    "<html>..." a non-JSON one, '{"x": 1}' a JSON one in the wrong envelope."""
+    return Behaviour("raw", body.decode("latin-1") if isinstance(body, bytes) else body, status=status)
 
 
 def not_json(text: str = "Sure! Here is what I found: the regime changed.") -> Behaviour:
@@ -84,6 +99,12 @@ def error(status: int, message: str = "") -> Behaviour:
     return Behaviour("status", text=message, status=status)
 
 
+def trickle(seconds: float = 3.0) -> Behaviour:
+    """A valid answer whose body arrives a byte every 50 ms for `seconds`: no
+    single read waits long, the whole reply never comes in time."""
+    return Behaviour("trickle", seconds=seconds)
+
+
 def hang(seconds: float = 2.0) -> Behaviour:
     """Keep the client waiting (bounded by the server's `max_hang_s`)."""
     return Behaviour("hang", seconds=seconds)
@@ -103,13 +124,24 @@ class FakeLLMServer:
     """A threaded HTTP server on 127.0.0.1 (port 0 picks a free one).
 
     Use as a context manager; leaving it stops the server and ends any hang.
+
+    `context_tokens` makes it a small local model: a chat completion whose
+    prompt plus `max_tokens` exceeds it is refused with HTTP 400 and the
+    wording of OpenAI-compatible servers (counted in `over_context`), and
+    `GET /props` (llama.cpp) and `GET /v1/models` (vLLM) report it unless
+    `report_context` is False. Its token count is stricter than real
+    tokenizers: 3.2 characters a token plus 4 a message.
     """
 
-    def __init__(self, mode: str = "echo", port: int = 0, max_hang_s: float = 5.0) -> None:
+    def __init__(self, mode: str = "echo", port: int = 0, max_hang_s: float = 5.0,
+                 context_tokens: int | None = None, report_context: bool = True) -> None:
         if mode not in ("echo", "fail"):
             raise ValueError(f"mode {mode!r}: expected echo or fail")
         self.mode = mode
         self.max_hang_s = max_hang_s
+        self.context_tokens = context_tokens
+        self.report_context = report_context
+        self.over_context = 0
         self.requests: list[SeenRequest] = []
         self.log: list[str] = []
         self._script: deque[Behaviour] = deque()
@@ -219,12 +251,27 @@ def _handler_for(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
             if api == "unknown":  # noted, but it does not use up a scripted behaviour
                 server._note(seen)
                 return self._send(404, {"error": {"message": f"no route {path}"}})
+            refusal = _over_context(server, api, body)
+            if refusal:
+                server._note(seen)
+                return self._send(400, {"error": {"message": refusal, "type": "invalid_request_error",
+                                                  "code": "context_length_exceeded"}})
             behaviour, n = server._next(seen)
             if behaviour.kind == "hang":
                 server._stop.wait(min(behaviour.seconds, server.max_hang_s))
                 if server._stop.is_set():
                     return
-                behaviour = Behaviour("ok", json.dumps(_echo_answer(body)))
+                behaviour = Behaviour("echo")
+            if behaviour.kind == "echo":
+                answer = json.dumps(_echo_answer(body))
+                if behaviour.text:
+                    answer = answer.replace('"example"', json.dumps(f"as you said: {behaviour.text}"))
+                behaviour = Behaviour("ok", answer)
+            if behaviour.kind == "trickle":
+                return self._trickle(json.dumps(_ok_body(api, model, json.dumps(_echo_answer(body)), 1, 1, n)),
+                                     behaviour.seconds)
+            if behaviour.kind == "raw":
+                return self._send_bytes(behaviour.status, behaviour.text.encode("latin-1"))
             if behaviour.kind == "status":
                 return self._send(behaviour.status, _error_body(api, behaviour.status, behaviour.text),
                                   dict(behaviour.headers))
@@ -232,10 +279,34 @@ def _handler_for(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
             self._send(200, _ok_body(api, model, behaviour.text, tokens_in, tokens_out, n, behaviour.cut))
 
         def do_GET(self) -> None:  # noqa: N802
+            path = self.path.split("?", 1)[0]
+            n = server.context_tokens
+            if n and server.report_context and path == "/props":
+                return self._send(200, {"default_generation_settings": {"n_ctx": n}})
+            if n and server.report_context and path == "/v1/models":
+                return self._send(200, {"object": "list", "data": [{"id": "fake", "max_model_len": n}]})
             self._send(404, {"error": {"message": "only POST is spoken here"}})
 
         def _send(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
-            data = json.dumps(payload).encode("utf-8")
+            self._send_bytes(status, json.dumps(payload).encode("utf-8"), headers)
+
+        def _trickle(self, text: str, seconds: float) -> None:
+            data = text.encode("utf-8")
+            padded = data + b" " * max(0, int(seconds / 0.05) - len(data))  # JSON allows trailing spaces
+            try:
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(padded)))
+                self.end_headers()
+                for i in range(len(padded)):
+                    if server._stop.wait(0.05):
+                        return
+                    self.wfile.write(padded[i:i + 1])
+                    self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+
+        def _send_bytes(self, status: int, data: bytes, headers: dict[str, str] | None = None) -> None:
             try:
                 self.send_response(status)
                 self.send_header("content-type", "application/json")
@@ -249,6 +320,22 @@ def _handler_for(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
                 pass  # the client gave up (a timeout test); nothing to tell it
 
     return Handler
+
+
+def _over_context(server: FakeLLMServer, api: str, body: Any) -> str:
+    """The refusal of a request over the context window, or ""."""
+    if not server.context_tokens or api != "openai" or not isinstance(body, dict):
+        return ""
+    messages = body.get("messages") or []
+    prompt = sum(math.ceil(len(str(m.get("content", ""))) / 3.2) + 4 for m in messages if isinstance(m, dict))
+    wanted = prompt + int(body.get("max_tokens") or 0)
+    if wanted <= server.context_tokens:
+        return ""
+    with server._lock:
+        server.over_context += 1
+    return (f"This model's maximum context length is {server.context_tokens} tokens. However, you requested "
+            f"{wanted} tokens ({prompt} in the messages, {body.get('max_tokens')} in the completion). "
+            "Please reduce the length of the messages or completion.")
 
 
 def _route(path: str, body: Any) -> tuple[str, str]:
@@ -298,10 +385,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--mode", choices=("echo", "fail"), default="echo")
+    parser.add_argument("--context", type=int, default=None,
+                        help="play a model with this many tokens of context (refuse longer requests, report it)")
     parser.add_argument("--seconds", type=float, default=0.0,
                         help="stop after this many seconds (default: run until Ctrl-C)")
     args = parser.parse_args(argv)
-    server = FakeLLMServer(args.mode, args.port).start()
+    server = FakeLLMServer(args.mode, args.port, context_tokens=args.context).start()
     print(f"fake LLM server on {server.url} (mode {args.mode}); point a client at it with e.g.\n"
           f"  ANTHROPIC_BASE_URL={server.url} GOOGLE_GEMINI_BASE_URL={server.url} "
           f"AEL_OPENAI_BASE_URL={server.url}  (any non-empty key works)", flush=True)

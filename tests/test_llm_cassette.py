@@ -55,10 +55,12 @@ def record_session(server: FakeLLMServer, path) -> tuple[list, UsageLedger]:
     server.script(rate_limited(1), ok({"insight": "storm ahead", "k": 3}),
                   ok({"insight": "calm", "k": 8}),
                   schema_invalid(), schema_invalid())
-    client = LLMClient(LLMSettings(provider="anthropic", error_policy="fallback"),
-                       cassette=Cassette.record(path), sleep=lambda s: None,
-                       env={"ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": server.url})
-    results = [client.complete_json(ask(n), SCHEMA, purpose="reflect", fallback=offline_answer) for n in range(3)]
+    with Cassette.record(path) as cassette:  # closing it writes the rest and drops the writer's lock
+        client = LLMClient(LLMSettings(provider="anthropic", error_policy="fallback"),
+                           cassette=cassette, sleep=lambda s: None,
+                           env={"ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": server.url})
+        results = [client.complete_json(ask(n), SCHEMA, purpose="reflect", fallback=offline_answer)
+                   for n in range(3)]
     return results, client.ledger
 
 
@@ -215,6 +217,19 @@ def test_a_throttled_cassette_writes_on_flush(tmp_path):
 def test_an_unwritable_cassette_is_a_clear_error(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("")
-    client = LLMClient(LLMSettings(provider="offline"), cassette=Cassette.record(blocker / "calls.json"))
-    with pytest.raises(AELError, match="llm record: cannot write"):
+    with pytest.raises(AELError, match="llm record: cannot write"):  # before any call is paid for
+        Cassette.record(blocker / "calls.json")
+
+
+def test_a_replayed_reply_over_the_size_cap_is_unreadable_like_a_live_one(tmp_path):
+    tape = tmp_path / "tape.json"
+    with Cassette.record(tape) as cassette:
+        client = LLMClient(LLMSettings(provider="offline"), cassette=cassette)
         client.complete_json(ask(1), SCHEMA, purpose="agent", fallback=offline_answer)
+    data = json.loads(tape.read_text())
+    for entry in data["entries"].values():
+        entry["outcomes"][0]["reply"]["text"] = json.dumps({"insight": "x" * 300_000, "k": 1})
+    tape.write_text(json.dumps(data))
+    client = LLMClient(LLMSettings(provider="offline", error_policy="fallback"), cassette=Cassette.replay(tape))
+    result = client.complete_json(ask(1), SCHEMA, purpose="agent", fallback=offline_answer)
+    assert result.fallback and "over the 262,144-byte cap" in result.reason

@@ -44,3 +44,24 @@ def test_a_failing_server_with_fallback_allocates_exactly_as_offline(tmp_path, m
     a, b = json.loads(offline.read_text())["runs"][0], json.loads(failing.read_text())["runs"][0]
     assert a["phases"] == b["phases"] and a["overall"] == b["overall"]
     assert b["agent_fallbacks"] == 30
+
+
+def test_the_llm_allocator_shows_an_insight_only_while_the_offline_agent_reads_it():
+    from types import SimpleNamespace
+
+    from scenarios import make_scenario
+    from scenarios.portfolio.agent import read_advice
+    from scenarios.portfolio.llm_allocator import prompt_context
+
+    scenario = make_scenario("portfolio", 42, {})
+    tools = scenario.world.tools
+
+    def applied(ago: int, confidence: float = 0.8) -> dict:  # an insight applied `ago` bars before bar 0
+        return {"insight": "Cut risk.", "regime_label": "bearish", "confidence": confidence, "episode": -ago}
+
+    ages = range(12)
+    shown = [a for a in ages if prompt_context(scenario, 0, SimpleNamespace(insight=applied(a)), [], []).insight]
+    offline = [a for a in ages if read_advice(applied(a), 0, tools, scenario.config).exposure < 1]
+    assert shown == offline == [0, 1, 2, 3]  # the day after the reflection, not every later bar
+    assert not any(prompt_context(scenario, 0, SimpleNamespace(insight=applied(a, 0.3)), [], []).insight
+                   for a in ages)

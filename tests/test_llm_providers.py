@@ -11,7 +11,7 @@ from engine.errors import AELError
 from engine.llm import LLMClient, LLMSettings
 
 from tests.fake_llm_server import (FakeLLMServer, cut_off, error, hang, not_json, ok, rate_limited,
-                                   schema_invalid, server_error)
+                                   schema_invalid, server_error, trickle)
 
 PROVIDERS = ("anthropic", "gemini", "openai-compatible")
 KEYS = {"anthropic": "sk-ant-test-KEY-0123456789", "gemini": "gm-test-KEY-9876543210",
@@ -244,3 +244,14 @@ def test_nothing_listening_is_a_connection_error_after_retries():
     client = LLMClient(LLMSettings(provider="anthropic", max_retries=1), env=env, sleep=lambda s: None)
     with pytest.raises(AELError, match="could not connect"):
         client.complete_json(MESSAGES, SCHEMA, purpose="reflect")
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_a_reply_that_trickles_in_is_given_up_at_the_deadline_and_retried(provider, server):
+    import time
+
+    server.script(trickle(30), ok(GOOD))
+    start = time.monotonic()
+    result = client_for(provider, server, timeout_s=0.2).complete_json(MESSAGES, SCHEMA, purpose="reflect")
+    assert result.data == GOOD and result.attempts == 2
+    assert time.monotonic() - start < 5  # the deadline is 2 x 0.2 + 1 s; each read alone never timed out

@@ -99,3 +99,10 @@ def schemas(depth: int = 3):
 def test_the_example_for_any_schema_satisfies_it(schema):
     check_schema(schema)
     validate(example_for(schema), schema)
+
+
+def test_a_reply_nested_too_deeply_is_a_parse_error_not_a_crash():
+    from engine.llm.prompt import parse_json
+
+    with pytest.raises(ValueError, match="nested too deeply"):
+        parse_json("[" * 100_000 + "]" * 100_000)

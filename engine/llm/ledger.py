@@ -27,18 +27,22 @@ class UsageRecord:
     fallback: bool
     reason: str = ""
     request_hash: str = ""
+    repaired: bool = False
+    trimmed: str = ""
 
     @classmethod
     def from_result(cls, result: LLMResult) -> "UsageRecord":
         return cls(result.purpose, result.provider, result.model, result.input_tokens,
                    result.output_tokens, result.cost_usd, result.latency_s, result.attempts,
-                   result.fallback, result.reason, result.request_hash)
+                   result.fallback, result.reason, result.request_hash, result.repaired, result.trimmed)
 
 
 @dataclass
 class Totals:
     calls: int = 0
     fallbacks: int = 0
+    repaired: int = 0    # answered after the repair round
+    trimmed: int = 0     # calls whose prompt was cut to fit the context
     attempts: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
@@ -48,6 +52,8 @@ class Totals:
     def add(self, r: UsageRecord) -> None:
         self.calls += 1
         self.fallbacks += int(r.fallback)
+        self.repaired += int(r.repaired)
+        self.trimmed += int(bool(r.trimmed))
         self.attempts += r.attempts
         self.input_tokens += r.input_tokens
         self.output_tokens += r.output_tokens

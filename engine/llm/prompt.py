@@ -63,6 +63,8 @@ def parse_json(text: str) -> Any:
         return json.loads(body, parse_constant=_refuse_constant)
     except json.JSONDecodeError as exc:
         raise ValueError(f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
+    except RecursionError:  # "[[[[…" a hundred thousand deep: hostile or broken, never a traceback
+        raise ValueError("not usable JSON (nested too deeply)") from None
 
 
 def correction(error: str) -> str:

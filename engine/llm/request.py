@@ -12,6 +12,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
+from ..secrets import clip
+
 # The caller's offline answer for one call: (messages, schema) -> a JSON object,
 # given the caller's own messages (without the schema instruction).
 Fallback = Callable[[list[dict[str, Any]], dict[str, Any]], Any]
@@ -83,6 +85,7 @@ class ProviderError(Exception):
 
     def __init__(self, message: str, *, retryable: bool, retry_after: float | None = None,
                  status: int | None = None) -> None:
+        message = clip(message)  # error text is kept (ledger, cassette): never a whole reply
         super().__init__(message)
         self.message = message
         self.retryable = retryable
@@ -101,9 +104,14 @@ class ProviderError(Exception):
 
 class Provider(Protocol):
     """Sends one request. `live` is False when no network is involved
-    (offline, replay), so the client skips backoff sleeps."""
+    (offline, replay), so the client skips backoff sleeps. `context_tokens`
+    never raises: a server that cannot say gives None."""
 
     name: str
     live: bool
 
     def send(self, request: LLMRequest) -> Reply: ...
+
+    def context_tokens(self) -> int | None:
+        """The model's context window as the server reports it, or None if it does not say."""
+        ...

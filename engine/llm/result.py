@@ -21,6 +21,11 @@ class LLMResult:
       without any).
     - `fallback`: True when the caller's offline fallback answered because
       the model could not; `reason` then says why in one line.
+    - `repaired`: True when the first reply was unusable (not JSON, or not
+      the schema's shape) and the one repair round, which quotes the error
+      back to the model, produced the answer.
+    - `trimmed`: how the prompt was cut to fit the model's context ("" when
+      it was not), e.g. "window_episodes 60→15 (~2700→~1400 tokens)".
     """
 
     data: Any
@@ -35,6 +40,8 @@ class LLMResult:
     reason: str = ""
     purpose: str = ""
     request_hash: str = ""
+    repaired: bool = False
+    trimmed: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -47,9 +47,17 @@ class LLMSettings:
     - `temperature`: sent to Gemini and OpenAI-compatible servers. Not sent to
       Anthropic: its SDK 2.x / API version 2026-10-21 rejects sampling
       parameters. It is still part of the recorded request.
-    - `max_retries`: extra attempts after a 429, 5xx, timeout or connection
-      error; the wait doubles from `backoff_base_s`, or is the server's
-      Retry-After, and never exceeds `backoff_max_s`.
+    - `max_retries`: extra attempts after a 429, 5xx, timeout, connection
+      error or unreadable reply; the wait doubles from `backoff_base_s`, or is
+      the server's Retry-After, and never exceeds `backoff_max_s` (a longer
+      Retry-After is announced and cut to it).
+    - `max_reply_bytes`: a reply longer than this is unreadable, like a 5xx.
+    - `context_tokens`: the model's context window (`--llm-context`); None:
+      what the server reports, else the provider's window, else 2,048
+      (`context.py`). Prompts are trimmed to fit it with room for the answer.
+    - `breaker_failures`, `breaker_cooldown_calls`, `breaker_cooldown_s`: the
+      circuit breaker (`breaker.py`): after that many failed calls in a row,
+      stop calling for that many calls (fallback) or seconds (raise), then probe.
     - `error_policy`: `raise` turns a failed call into an `AELError`;
       `fallback` answers it with the caller's offline fallback instead.
     - `base_url`: overrides the provider's URL (else ANTHROPIC_BASE_URL,
@@ -65,7 +73,12 @@ class LLMSettings:
     timeout_s: float = 30.0
     max_retries: int = 3
     backoff_base_s: float = 1.0
-    backoff_max_s: float = 60.0
+    backoff_max_s: float = 30.0
+    max_reply_bytes: int = 256 * 1024
+    context_tokens: int | None = None
+    breaker_failures: int = 5
+    breaker_cooldown_calls: int = 20
+    breaker_cooldown_s: float = 30.0
     error_policy: str = "raise"
     base_url: str | None = None
     api_key: str | None = field(default=None, repr=False, compare=False)
@@ -82,6 +95,12 @@ class LLMSettings:
         _check_range("max_retries", self.max_retries, 0, 10)
         _check_range("backoff_base_s", self.backoff_base_s, 0.0, 600.0)
         _check_range("backoff_max_s", self.backoff_max_s, 0.0, 3600.0)
+        _check_range("max_reply_bytes", self.max_reply_bytes, 1, 64 * 1024 * 1024)
+        if self.context_tokens is not None:
+            _check_range("context_tokens", self.context_tokens, 256, 100_000_000)
+        _check_range("breaker_failures", self.breaker_failures, 1, 1000)
+        _check_range("breaker_cooldown_calls", self.breaker_cooldown_calls, 0, 1_000_000)
+        _check_range("breaker_cooldown_s", self.breaker_cooldown_s, 0.0, 86400.0)
 
     def resolved_model(self, env: Mapping[str, str]) -> str:
         """The model a request will name; raises `AELError` if none is known."""
@@ -90,7 +109,8 @@ class LLMSettings:
         if self.provider == "openai-compatible":
             model = env.get("AEL_OPENAI_MODEL", "")
             if not model:
-                raise AELError("llm provider openai-compatible: no model; set AEL_OPENAI_MODEL or --llm-model")
+                raise AELError("llm provider openai-compatible: no model; give --agent-model / --reflector-model "
+                               "or set AEL_OPENAI_MODEL")
             return model
         return DEFAULT_MODELS[self.provider]
 

@@ -80,15 +80,21 @@ class Allocation:
     advice: Advice = field(default_factory=Advice)
 
 
+def insight_seen(insight: Mapping[str, Any] | None, t: int, cfg: AllocatorConfig) -> bool:
+    """Whether the agent at bar t reads the injected insight: it was applied fewer than
+    `insight_ttl` episodes ago (the reference shows yesterday's insight to the next
+    day's bars) and its confidence is above `min_confidence`. The offline allocator
+    and the LLM allocator's prompt follow this one rule."""
+    return (bool(insight) and t - int(insight.get("episode", t)) < cfg.insight_ttl
+            and float(insight.get("confidence", 0.0)) > cfg.min_confidence)
+
+
 def read_advice(insight: Mapping[str, Any] | None, t: int, tools: Sequence[str],
                 cfg: AllocatorConfig) -> Advice:
-    """The advice of an injected insight, if it is fresh (applied at most `insight_ttl`
-    episodes ago) and confident enough; otherwise none."""
-    if not insight or t - int(insight.get("episode", t)) >= cfg.insight_ttl:
+    """The advice of an injected insight the agent sees (`insight_seen`); otherwise none."""
+    if not insight_seen(insight, t, cfg):
         return Advice()
     conf = float(insight.get("confidence", 0.0))
-    if conf <= cfg.min_confidence:
-        return Advice()
     exposure = 1.0 - EXPOSURE_CUT.get(str(insight.get("regime_label", "")), 0.0) * conf
     text = str(insight.get("insight", ""))
     by_name = {short(tl): tl for tl in tools} | {tl: tl for tl in tools}

@@ -11,6 +11,7 @@ the `fallback` policy allocates exactly as the offline lab would, marked.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -18,6 +19,7 @@ import numpy as np
 from engine.memory import Hit, MemoryEntry
 from engine.scenario import AgentContext
 
+from .agent import insight_seen
 from .prompt import PromptContext, build_prompt, parse_weights
 
 MAX_LESSONS = 8
@@ -33,7 +35,8 @@ def schema(tickers: list[str]) -> dict[str, Any]:
 def prompt_context(scenario, t: int, ctx: AgentContext, hits: list[Hit], rules: list[MemoryEntry]) -> PromptContext:
     w, state = scenario.world, scenario.state
     tickers = list(w.tickers)
-    insight = ctx.insight or {}
+    # the offline allocator's rule: only a fresh, confident insight is shown (not the last one forever)
+    insight = ctx.insight if insight_seen(ctx.insight, t, scenario.config) else {}
     lessons = [h.entry.content for h in hits if h.entry.tier != "procedural"][:MAX_LESSONS]
     rule_texts = [r.content for r in rules] + [h.entry.content for h in hits if h.entry.tier == "procedural"]
     return PromptContext(
@@ -52,9 +55,15 @@ def llm_weights(scenario, t: int, ctx: AgentContext, hits: list[Hit], rules: lis
     """(weights over the tickers, "llm" or "fallback", the parser's notes)."""
     tickers = list(scenario.world.tickers)
     offline_answer = {**{tk: float(x) for tk, x in zip(tickers, offline)}, "cash": float(max(0.0, 1 - offline.sum()))}
-    messages = [{"role": "system", "content": SYSTEM},
-                {"role": "user", "content": build_prompt(prompt_context(scenario, t, ctx, hits, rules))}]
-    result = ctx.llm.complete_json(messages, schema(tickers), purpose="agent.allocate",
+    full = prompt_context(scenario, t, ctx, hits, rules)
+
+    def build(n: dict[str, int]) -> list[dict[str, str]]:  # lessons and rules cut, the best kept, to fit
+        cut = replace(full, lessons=full.lessons[:n["lessons"]], rules=full.rules[:n["rules"]])
+        return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": build_prompt(cut)}]
+
+    messages, trimmed = ctx.llm.fit(build, {"lessons": len(full.lessons), "rules": len(full.rules)},
+                                    schema(tickers))
+    result = ctx.llm.complete_json(messages, schema(tickers), purpose="agent.allocate", trimmed=trimmed,
                                    fallback=lambda _m, _s: offline_answer)
     if result.fallback:
         return offline, "fallback", []

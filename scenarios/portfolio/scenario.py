@@ -39,7 +39,7 @@ from engine.policies import PAPER_POLICIES, PolicySpec
 from engine.scenario import AgentContext, Outcome, Query, ScenarioBase
 
 from . import memory_records as records
-from .agent import AllocatorConfig, Allocation, allocate, read_advice
+from .agent import AllocatorConfig, Allocation, allocate, insight_seen, read_advice
 from .baselines import baseline_run
 from .data import PHASES, is_paper_market
 from .llm_allocator import llm_weights
@@ -156,6 +156,7 @@ class PortfolioScenario(ScenarioBase):
                   "weights": {tk: round(float(x), 6) for tk, x in zip(tickers, res.weights)},
                   "regime": query.metadata["regime"], "exposure": round(alloc.exposure, 4),
                   "evidence_calls": round(float(alloc.evidence_calls.sum()), 2), "agent": agent,
+                  "insight_seen": insight_seen(ctx.insight, t, self.config),
                   **({"parser_notes": notes} if notes else {})},
         )
 

@@ -29,13 +29,18 @@ SCHEMA: dict[str, Any] = {
 }
 
 
-def messages(query: Query, ctx: AgentContext) -> list[dict[str, str]]:
+def messages(query: Query, ctx: AgentContext, limits: dict[str, int] | None = None) -> list[dict[str, str]]:
+    """The routing prompt; `limits` cuts the memories (kept in retrieval order, the best
+    first) and rules to fit a small context."""
+    n = limits or {}
     memories = [f"[{h.entry.metadata.get('endpoint', '?')}] {h.entry.content}" for h in ctx.hits[:MAX_MEMORIES]]
+    rules = [r.content for r in ctx.rules]
     body: dict[str, Any] = {
         "ticket": query.text,
         "endpoint": query.metadata["endpoint"],
-        "retrieved_memories": memories or ["(the retrieval policy showed no memories)"],
-        "rules": [r.content for r in ctx.rules],
+        "retrieved_memories": memories[:n.get("retrieved_memories", len(memories))]
+        or ["(the retrieval policy showed no memories)"],
+        "rules": rules[:n.get("rules", len(rules))],
     }
     if ctx.insight:
         body["insight"] = {k: ctx.insight[k] for k in ("insight", "regime_label", "confidence")}
@@ -45,8 +50,10 @@ def messages(query: Query, ctx: AgentContext) -> list[dict[str, str]]:
 
 def llm_route(query: Query, ctx: AgentContext, offline_route: str) -> tuple[str, str]:
     """(route, "llm" or "fallback")."""
+    sizes = {"retrieved_memories": min(len(ctx.hits), MAX_MEMORIES), "rules": len(ctx.rules)}
+    prompt, trimmed = ctx.llm.fit(lambda n: messages(query, ctx, n), sizes, SCHEMA)
     result = ctx.llm.complete_json(
-        messages(query, ctx), SCHEMA, purpose="agent.route",
+        prompt, SCHEMA, purpose="agent.route", trimmed=trimmed,
         fallback=lambda _m, _s: {"route": offline_route, "reason": "offline router"},
     )
     return result.data["route"], "fallback" if result.fallback else "llm"

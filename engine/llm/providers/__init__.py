@@ -6,16 +6,25 @@ running offline) never loads them.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Callable, Mapping
 
-from ..request import LLMRequest, Provider, Reply
+from ...secrets import REDACTED
+
+from ..request import LLMRequest, Provider, ProviderError, Reply
 from ..settings import LLMSettings
 from .offline import OfflineProvider
 
 
 def make_provider(settings: LLMSettings, env: Mapping[str, str]) -> Provider:
     """Build the provider the settings name; raises `ProviderError` (not
-    retryable) when it cannot be used, e.g. for want of a key."""
+    retryable) when it cannot be used, e.g. for want of a key.
+
+    A URL's userinfo is never saved (`engine.secrets` turns it into
+    "[redacted]@"): a resumed session reaches the same host without it, and
+    the key comes from the environment as usual."""
+    if settings.base_url and f"{REDACTED}@" in settings.base_url:
+        settings = replace(settings, base_url=settings.base_url.replace(f"{REDACTED}@", ""))
     if settings.provider == "anthropic":
         from .anthropic_sdk import AnthropicProvider
         return AnthropicProvider(settings, env)
@@ -43,6 +52,14 @@ class LazyProvider:
         if self._provider is None:
             self._provider = self._factory()
         return self._provider.send(request)
+
+    def context_tokens(self) -> int | None:
+        try:
+            if self._provider is None:
+                self._provider = self._factory()
+        except ProviderError:  # no key: the first call will say so
+            return None
+        return self._provider.context_tokens()
 
 
 __all__ = ["LazyProvider", "OfflineProvider", "make_provider"]

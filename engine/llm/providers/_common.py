@@ -5,6 +5,7 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any
 
+from ...secrets import clip, scrub
 from ..request import ProviderError
 from ..retry import is_retryable_status, retry_after_seconds
 
@@ -42,8 +43,7 @@ def transport_classes() -> tuple[type[BaseException], ...]:
 
 
 def one_line(text: Any, limit: int = 200) -> str:
-    flat = " ".join(str(text).split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    return clip(text, limit)
 
 
 def status_error(provider: str, status: int, headers: Any, detail: Any = "", secret: str = "") -> ProviderError:
@@ -59,8 +59,7 @@ def status_error(provider: str, status: int, headers: Any, detail: Any = "", sec
     }.get(status, "server error" if status >= 500 else "request refused")
     text = f"{provider}: HTTP {status} ({advice})"
     if detail:
-        detail = str(detail).replace(secret, "[redacted]") if secret else str(detail)
-        text += f": {one_line(detail)}"
+        text += f": {one_line(scrub(one_line(detail, 4000), extra=[secret]))}"
     return ProviderError(text, retryable=is_retryable_status(status),
                          retry_after=retry_after_seconds(headers), status=status)
 

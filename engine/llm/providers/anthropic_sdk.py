@@ -36,6 +36,9 @@ class AnthropicProvider:
             api_key=key, base_url=self._url, timeout=settings.timeout_s, max_retries=0,
         )
 
+    def context_tokens(self) -> int | None:
+        return None  # the API does not report it; the provider's documented window is the default
+
     def send(self, request: LLMRequest) -> Reply:
         sdk = self._sdk
         system, messages = split_system(request.messages)
@@ -55,7 +58,7 @@ class AnthropicProvider:
                                getattr(exc, "api_message", "") or "", self._key) from None
         except sdk.APIError as exc:  # e.g. a response the SDK could not read
             raise ProviderError(f"{self.name}: unreadable response ({type(exc).__name__})",
-                                retryable=False) from None
+                                retryable=True) from None
         text = "".join(block.text for block in message.content if getattr(block, "type", "") == "text")
         usage = message.usage
         return Reply(text, int(usage.input_tokens or 0), int(usage.output_tokens or 0), str(message.model),

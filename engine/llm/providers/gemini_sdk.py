@@ -39,6 +39,9 @@ class GeminiProvider:
         # switch us to a different API and its credential lookup.
         self._client = genai.Client(api_key=key, vertexai=False, http_options=options)
 
+    def context_tokens(self) -> int | None:
+        return None  # the API does not report it; the provider's documented window is the default
+
     def send(self, request: LLMRequest) -> Reply:
         types = self._types
         system, messages = split_system(request.messages)
@@ -65,7 +68,7 @@ class GeminiProvider:
             raise connect_error(self.name, self._url) from None
         except ValueError as exc:  # e.g. a body the SDK could not parse
             raise ProviderError(f"{self.name}: unreadable response ({type(exc).__name__})",
-                                retryable=False) from None
+                                retryable=True) from None
         usage = response.usage_metadata
         return Reply(_text(response), _count(usage, "prompt_token_count"),
                      _count(usage, "candidates_token_count") + _count(usage, "thoughts_token_count"),

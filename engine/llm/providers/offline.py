@@ -13,6 +13,9 @@ class OfflineProvider:
     name = "offline"
     live = False
 
+    def context_tokens(self) -> int | None:
+        return None  # the API does not report it; the provider's documented window is the default
+
     def send(self, request: LLMRequest) -> Reply:
         if request.fallback is None:
             raise ProviderError(f"offline: no offline answer was given for {request.purpose!r}",

@@ -22,7 +22,7 @@ class OpenAICompatibleProvider:
     def __init__(self, settings: LLMSettings, env: Mapping[str, str]) -> None:
         base = settings.base_url or env.get("AEL_OPENAI_BASE_URL", "")
         if not base:
-            raise ProviderError(f"{self.name}: no server URL; set AEL_OPENAI_BASE_URL or --llm-base-url",
+            raise ProviderError(f"{self.name}: no server URL; give --llm-url or set AEL_OPENAI_BASE_URL",
                                 retryable=False)
         base = base.rstrip("/")
         self._url = base + ("/chat/completions" if base.endswith("/v1") else "/v1/chat/completions")
@@ -30,8 +30,24 @@ class OpenAICompatibleProvider:
         self._key = key
         self._headers = {"Authorization": f"Bearer {key}"} if key else {}
         self._timeout_s = settings.timeout_s
+        self._root = base[:-3] if base.endswith("/v1") else base
         self._http = http_module()
         self._client = self._http.Client(timeout=settings.timeout_s)
+
+    def context_tokens(self) -> int | None:
+        """What the server says its context is: llama.cpp's `/props`
+        (`default_generation_settings.n_ctx`), vLLM's `/v1/models` (`max_model_len`)
+        or llama.cpp's `/v1/models` (`meta.n_ctx_train`). None if neither says."""
+        for path, read in (("/props", _llama_props), ("/v1/models", _models_context)):
+            try:
+                response = self._client.get(self._root + path, headers=self._headers,
+                                            timeout=min(self._timeout_s, 5.0))
+                n = read(response.json()) if response.status_code == 200 else None
+            except Exception:  # noqa: BLE001 - any failure means "not reported"
+                n = None
+            if isinstance(n, int) and not isinstance(n, bool) and n > 0:
+                return n
+        return None
 
     def send(self, request: LLMRequest) -> Reply:
         body = {
@@ -56,10 +72,23 @@ class OpenAICompatibleProvider:
             choice = data["choices"][0]
             text = choice["message"]["content"] or ""
         except (ValueError, KeyError, IndexError, TypeError):
-            raise ProviderError(f"{self.name}: unreadable response body", retryable=False) from None
+            raise ProviderError(f"{self.name}: unreadable response body (not a chat completion)",
+                                retryable=True) from None
         usage = data.get("usage") or {}
         return Reply(str(text), int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0),
                      str(data.get("model") or request.model), truncated=choice.get("finish_reason") == "length")
+
+
+def _llama_props(data: Any) -> Any:
+    settings = data.get("default_generation_settings") if isinstance(data, dict) else None
+    return settings.get("n_ctx") if isinstance(settings, dict) else None
+
+
+def _models_context(data: Any) -> Any:
+    models = data.get("data") if isinstance(data, dict) else None
+    first = models[0] if isinstance(models, list) and models and isinstance(models[0], dict) else {}
+    meta = first.get("meta")
+    return first.get("max_model_len") or (meta.get("n_ctx_train") if isinstance(meta, dict) else None)
 
 
 def _error_detail(response: Any) -> str:
