@@ -22,7 +22,7 @@ from engine.session import Session, SessionConfig
 
 from .actions import bindings_for
 from .commands import LabCommands
-from .cli import llm_config
+from .llm_flags import llm_config
 from .config import LabSettings, load_keymap
 from .host import SessionHost
 from .screens.dialogs import ConfirmScreen

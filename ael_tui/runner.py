@@ -14,7 +14,8 @@ from engine.session import Session, SessionConfig
 from engine.scenario_spec import ScenarioSpec
 from scenarios import make_scenario, spec_of
 
-from .cli import llm_config, parse_seeds
+from .cli import parse_seeds  # moves to args.py with issue 11, which ends this import
+from .llm_flags import llm_config
 
 PROGRESS_MIN_EPISODES = 2000  # show a progress bar when a command runs at least this many
 
