@@ -199,7 +199,8 @@ STARTUP = r"""
 import asyncio, time
 t0 = time.perf_counter()
 from pathlib import Path
-from ael_tui.cli import build_parser, llm_config
+from ael_tui.cli import build_parser
+from ael_tui.llm_flags import llm_config
 from ael_tui.app import AelLab
 from ael_tui.config import LabSettings
 from ael_tui.sessions import NewSession, build_session
