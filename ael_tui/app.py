@@ -182,5 +182,6 @@ def run_app(args: argparse.Namespace | None = None) -> int:
     elif command == "open":
         path = Path(args.file)
         session = open_session(path)
-    AelLab(session, path=path).run()
-    return 0
+    app = AelLab(session, path=path)
+    app.run()
+    return app.return_code or 0  # a crash inside the interface must not look like success

@@ -18,8 +18,11 @@ import os
 import sys
 from typing import Sequence
 
+from engine.atomic import remove_temp_files_on_signals
 from engine.errors import AELError
 
+from . import args as types
+from .args import parse_seeds
 from .llm_flags import add_llm_flags
 
 EXIT_USAGE = 2
@@ -32,69 +35,31 @@ class _Parser(argparse.ArgumentParser):
         raise AELError(f"{message} (see {self.prog} --help)")
 
 
-def parse_seeds(text: str) -> list[int]:
-    """'42,123' or '1..200' (inclusive) or a mix: '1..3,42'."""
-    seeds: list[int] = []
-    for part in text.split(","):
-        part = part.strip()
-        try:
-            if ".." in part:
-                lo, hi = (int(x) for x in part.split("..", 1))
-                if hi < lo:
-                    raise ValueError
-                seeds.extend(range(lo, hi + 1))
-            else:
-                seeds.append(int(part))
-        except ValueError:
-            raise AELError(f"--seeds: {part!r} is not a seed; give integers like 42,123 or a range 1..200") from None
-    if any(s < 0 for s in seeds):
-        raise AELError("--seeds: seeds must be non-negative integers")
-    if len(set(seeds)) != len(seeds):
-        raise AELError("--seeds: a seed is listed twice")
-    return seeds
-
-
-def _fraction_pair(text: str) -> tuple[float, float]:
-    try:
-        a, b = (float(x) for x in text.split(","))
-    except ValueError:
-        raise AELError(f"--split: {text!r} should be two fractions, train,val (e.g. 0.6,0.2)") from None
-    return a, b
-
-
-def _prior(text: str) -> tuple[float, float]:
-    try:
-        a, b = (float(x) for x in text.split(","))
-        if a <= 0 or b <= 0:
-            raise ValueError
-    except ValueError:
-        raise AELError(f"--prior: {text!r} should be two positive numbers alpha,beta (e.g. 1,1)") from None
-    return a, b
-
-
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="ael-lab", description="AEL Lab: step, watch and steer an agent that learns how to use its memory.")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
 
     run = sub.add_parser("run", help="run sessions headless and print the results table")
     run.add_argument("scenario", help="synthetic, support or portfolio")
-    run.add_argument("--seeds", help="comma list and/or ranges: 42,123 or 1..200 (default 42)")
+    run.add_argument("--seeds", type=parse_seeds, help="comma list and/or ranges: 42,123 or 1..200 (default 42)")
     run.add_argument("--selector",
                      help="rr, ucb1, egreedy, ts, ts+reflection, oracle, fixed:POLICY, a comma list, or all")
-    run.add_argument("--episodes", type=int, help="stop the stream after N episodes")
+    run.add_argument("--episodes", type=types.episodes, help="stop the stream after N episodes")
     run.add_argument("--approve", choices=["auto", "reject"],
                      help="what happens to proposals in batch (default auto)")
-    run.add_argument("--until", type=int, help="stop at this episode (exclusive), e.g. to --save mid-run")
+    run.add_argument("--until", type=types.until, help="stop at this episode (exclusive), e.g. to --save mid-run")
     run.add_argument("--save", help="save the session here at the end (one run only)")
     run.add_argument("--resume", help="continue a saved session to the end")
     run.add_argument("--json", dest="json_path", help="write results as JSON here")
-    run.add_argument("--warmup", type=int, help="warm-up episodes (default: the scenario's)")
-    run.add_argument("--split", type=_fraction_pair_arg, help="train,val fractions after warm-up, e.g. 0.6,0.2")
-    run.add_argument("--prior", type=_prior_arg, help="Beta prior alpha,beta of every arm (default 1,1)")
+    run.add_argument("--force", action="store_true",
+                     help="let --save replace a file that is not a session (and --json one that is)")
+    run.add_argument("--warmup", type=types.warmup, help="warm-up episodes (default: the scenario's)")
+    run.add_argument("--split", type=types.fraction_pair, help="train,val fractions after warm-up, e.g. 0.6,0.2")
+    run.add_argument("--prior", type=types.prior, help="Beta prior alpha,beta of every arm (default 1,1)")
     run.add_argument("--trigger", help="reflection trigger: diagnose or paper (default: the scenario's)")
-    run.add_argument("--reflect-every", type=int, help="slow-window length: reflect every N episodes")
-    run.add_argument("--reflect-window", type=int, help="trailing window of the reflection gate")
-    run.add_argument("--reflect-threshold", type=float, help="threshold of the reflection gate")
+    run.add_argument("--reflect-every", type=types.reflect_every, help="slow-window length: reflect every N episodes")
+    run.add_argument("--reflect-window", type=types.reflect_window, help="trailing window of the reflection gate")
+    run.add_argument("--reflect-threshold", type=types.reflect_threshold, help="threshold of the reflection gate")
     run.add_argument("--data", help="portfolio market data: synthetic (default), yahoo, or a folder")
     run.add_argument("--quiet", action="store_true", help="no progress bar and no table")
     run.add_argument("--allow-code-auto", action="store_true",
@@ -103,7 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     lab = sub.add_parser("lab", help="open the lab on a new session")
     lab.add_argument("scenario")
-    lab.add_argument("--seed", type=int, default=42)
+    lab.add_argument("--seed", type=types.seed, default=42)
     lab.add_argument("--selector", default="ts+reflection")
     lab.add_argument("--approve", choices=["manual", "auto"], default="manual")
     lab.add_argument("--data", help="portfolio market data: synthetic (default), yahoo, or a folder")
@@ -114,32 +79,38 @@ def build_parser() -> argparse.ArgumentParser:
 
     ex = sub.add_parser("export-stream", help="write a scenario's episode stream as JSONL to stdout")
     ex.add_argument("scenario")
-    ex.add_argument("--seed", type=int, default=42)
+    ex.add_argument("--seed", type=types.seed, default=42)
     return p
 
 
-def _fraction_pair_arg(text: str) -> tuple[float, float]:
-    return _fraction_pair(text)
-
-
-def _prior_arg(text: str) -> tuple[float, float]:
-    return _prior(text)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    remove_temp_files_on_signals()
     try:
         args = build_parser().parse_args(argv)
         if args.command == "run":
             from .runner import run_command
 
-            return run_command(args)
-        if args.command == "export-stream":
-            return export_stream(args)
-        return open_lab(args)
+            code = run_command(args)
+        elif args.command == "export-stream":
+            code = export_stream(args)
+        else:
+            code = open_lab(args)
+        sys.stdout.flush()  # a full disk or a closed pipe shows here, not at exit
+        return code
     except AELError as err:
         from engine.secrets import scrub  # an error line is shown: it must never carry a key
 
         print(f"ael-lab: {scrub(str(err))}", file=sys.stderr)
+        return EXIT_USAGE
+    except OSError as err:
+        if not _is_stdout_error(err):
+            raise
+        _silence_stdout()
+        what = "output closed early (broken pipe)" if isinstance(err, BrokenPipeError) else \
+            f"cannot write the output: {err.strerror or err}"
+        print(f"ael-lab: {what}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("ael-lab: interrupted", file=sys.stderr)
@@ -151,14 +122,26 @@ def export_stream(args: argparse.Namespace) -> int:
 
     if not spec_of(args.scenario).exports_stream:
         raise AELError(f"the {args.scenario} scenario has no stream to export")
-    try:
-        for row in scenario_class(args.scenario).export_stream(args.seed):
-            sys.stdout.write(json.dumps(row) + "\n")
-        sys.stdout.flush()
-    except BrokenPipeError:
-        # the reader (say `head`) has had enough: stop quietly, as Unix tools do
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    for row in scenario_class(args.scenario).export_stream(args.seed):
+        sys.stdout.write(json.dumps(row) + "\n")
     return 0
+
+
+def _is_stdout_error(err: OSError) -> bool:
+    """Whether `err` came from writing stdout (a closed pipe, a full disk), which main
+    reports in one line; other OSErrors are not the user's output and stay bugs."""
+    import errno
+
+    return isinstance(err, BrokenPipeError) or err.errno in (errno.ENOSPC, errno.EPIPE, errno.EDQUOT, errno.EIO)
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's exit-time flush cannot fail
+    (and print a second, unhelpful message)."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def open_lab(args: argparse.Namespace) -> int:

@@ -9,15 +9,18 @@ reported (one line each) and the parts that make sense are still used.
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from engine.documents import MAX_KEYS_BYTES, parse_json, read_capped
+from engine.errors import AELError
 
 from .actions import BY_ID
 
 KEYS_ENV = "AEL_LAB_KEYS"
 SAVES_ENV = "AEL_LAB_SAVES"
+MAX_KEY_TEXT = 200  # characters of one binding's keys: "ctrl+shift+n,f5" is 15
 
 # Delay between episodes while running, in seconds; "+" moves left, "-" right.
 DELAYS: tuple[float, ...] = (0.0, 0.005, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0)
@@ -37,12 +40,10 @@ def load_keymap(path: Path | None = None) -> tuple[dict[str, str], list[str]]:
     path = keys_path() if path is None else path
     if not path.exists():
         return {}, []
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as err:
-        return {}, [f"{path}: cannot read it ({err}); default keys used"]
-    except json.JSONDecodeError as err:
-        return {}, [f"{path}: not valid JSON ({err.msg} at line {err.lineno}); default keys used"]
+    try:  # capped in size and depth before it is parsed or walked (engine.documents)
+        raw = parse_json(read_capped(path, MAX_KEYS_BYTES, "keys file"), path, "keys file", depth=4)
+    except AELError as err:
+        return {}, [f"{err}; default keys used"]
     if not isinstance(raw, dict):
         return {}, [f"{path}: expected an object mapping binding ids to keys; default keys used"]
     keymap: dict[str, str] = {}
@@ -53,7 +54,7 @@ def load_keymap(path: Path | None = None) -> tuple[dict[str, str], list[str]]:
             continue
         if isinstance(keys, list) and keys and all(isinstance(k, str) and k.strip() for k in keys):
             keys = ",".join(k.strip() for k in keys)
-        if not isinstance(keys, str) or not keys.strip():
+        if not isinstance(keys, str) or not keys.strip() or len(keys) > MAX_KEY_TEXT:
             problems.append(f"{path}: {binding_id!r} needs a key such as \"n\" or \"ctrl+n\" (ignored)")
             continue
         keymap[binding_id] = ",".join(k.strip() for k in keys.split(",") if k.strip())

@@ -14,7 +14,10 @@ tour (`tour`) is fed every step's and decision's events.
 
 from __future__ import annotations
 
+import itertools
+import os
 import threading
+import time
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +30,8 @@ from engine.session import Session
 
 from .config import LabSettings
 from .tour import TourGuide
+
+_HOSTS = itertools.count(1)  # hosts made by this process, for unique autosave names
 
 RUN_MODES = {
     "step": "one episode",
@@ -59,6 +64,7 @@ class SessionHost:
         self.saved_version = 0                 # loaded or new: nothing to lose yet
         self.saved_at = path                   # the file holding saved_version, if any
         self.tour: TourGuide | None = None
+        self.autosave_id = f"{time.strftime('%Y%m%dT%H%M%S')}-p{os.getpid()}-{next(_HOSTS)}"
 
     @property
     def unsaved(self) -> bool:
@@ -155,8 +161,10 @@ class SessionHost:
         return self.settings.saves_dir / f"{c.scenario}-s{c.seed}-e{self.session.t}.json"
 
     def autosave_path(self) -> Path:
+        """Unique per host (start time, pid, a per-process count): two labs on the same
+        scenario and seed never write, or report, each other's autosave."""
         c = self.session.config
-        return self.settings.saves_dir / f"autosave-{c.scenario}-s{c.seed}.json"
+        return self.settings.saves_dir / f"autosave-{c.scenario}-s{c.seed}-{self.autosave_id}.json"
 
     def save(self, path: Path) -> None:
         if path.parent == self.settings.saves_dir:

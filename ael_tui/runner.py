@@ -14,8 +14,8 @@ from engine.session import Session, SessionConfig
 from engine.scenario_spec import ScenarioSpec
 from scenarios import make_scenario, spec_of
 
-from .cli import parse_seeds  # moves to args.py with issue 11, which ends this import
 from .llm_flags import llm_config
+from .outputs import check_run_outputs
 
 PROGRESS_MIN_EPISODES = 2000  # show a progress bar when a command runs at least this many
 
@@ -92,6 +92,7 @@ SESSION_FLAGS = ("seeds", "selector", "approve", "episodes", "warmup", "split", 
 
 
 def run_command(args: argparse.Namespace) -> int:
+    check_run_outputs(args)  # before any work: a refused output must not cost a run
     spec = spec_of(args.scenario)
     if args.resume:
         given = [f for f in SESSION_FLAGS if getattr(args, f) is not None]
@@ -106,7 +107,7 @@ def run_command(args: argparse.Namespace) -> int:
         sessions = [session]
         seeds = [session.config.seed]
     else:
-        seeds = parse_seeds(args.seeds or "42")
+        seeds = args.seeds or [42]  # a list: checked and capped by the parser (args.parse_seeds)
         selectors = _selectors(args.selector or "ts+reflection", spec)
         _check_outputs(args, len(seeds) * len(selectors), selectors)
         reflector_options = _reflector_options(args)

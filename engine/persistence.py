@@ -11,15 +11,18 @@ are migrated (`MIGRATIONS`).
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any, Callable
 
 from .approvals import now_iso
+from pydantic import ValidationError
+
 from .atomic import write_json_atomic
+from .documents import MAX_SESSION_BYTES, parse_json, read_capped, validation_error
 from .errors import AELError
 from .session import Session
+from .session_schema import SessionDoc
 
 FORMAT = "ael-lab-session"
 SCHEMA_VERSION = 1
@@ -39,23 +42,11 @@ def save_session(session: Session, path: str | os.PathLike) -> None:
 
 
 def read_document(path: str | os.PathLike) -> dict[str, Any]:
-    """The session document in `path`, checked and migrated to the current version."""
+    """The session document in `path`, checked against the schema and migrated to
+    the current version (size, depth and finite numbers before anything else)."""
     p = Path(path)
-    if not p.exists():
-        raise AELError(f"no such session file: {p}")
-    if p.is_dir():
-        raise AELError(f"{p} is a folder, not a session file")
-    try:
-        raw = p.read_bytes()
-    except OSError as err:
-        raise AELError(f"cannot read {p}: {err.strerror or err}") from err
-    if not raw.strip():
-        raise AELError(f"{p} is empty: not an AEL Lab session file")
-    try:
-        doc = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        what = "truncated or corrupt" if raw.lstrip()[:1] in (b"{", b"[") else "not JSON"
-        raise AELError(f"{p} is {what} (JSON error at byte {getattr(err, 'pos', 0)}): not a usable session file") from err
+    raw = read_capped(p, MAX_SESSION_BYTES, "session file")
+    doc = parse_json(raw, p, "session file")
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise AELError(f"{p} is JSON but not an AEL Lab session (no \"format\": \"{FORMAT}\")")
     version = doc.get("schema_version")
@@ -69,15 +60,44 @@ def read_document(path: str | os.PathLike) -> dict[str, Any]:
         version = doc["schema_version"]
     if not isinstance(doc.get("session"), dict):
         raise AELError(f"{p} has no session in it")
+    try:
+        SessionDoc.model_validate(doc["session"])
+    except ValidationError as err:
+        raise validation_error(err, p, ("session",)) from None
     return doc
+
+
+def is_session_file(path: str | os.PathLike) -> bool:
+    """Whether `path` holds an AEL Lab session (any version): what `--save` may replace."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4096)
+    except OSError:
+        return False
+    return head.lstrip().startswith(b"{") and f'"format":"{FORMAT}"'.encode() in head.replace(b" ", b"")
 
 
 def load_session(path: str | os.PathLike, scenario_factory) -> Session:
     doc = read_document(path)
     try:
-        return Session.from_dict(doc["session"], scenario_factory)
-    except AELError:
-        raise
-    except (KeyError, TypeError, ValueError, IndexError) as err:
+        session = Session.from_dict(doc["session"], scenario_factory)
+    except AELError as err:
+        raise AELError(f"{path}: {err}") from err
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as err:  # past the schema: still one line
         raise AELError(f"{path} is an AEL Lab session but its contents are damaged "
                        f"({type(err).__name__}: {err})") from err
+    _check_memory_metadata(doc["session"]["memory"], session.scenario.memory_metadata, path)
+    if session.t > session.n_episodes:  # needs the scenario: its stream's length
+        raise AELError(f"{path}: field session.t: {session.t} is beyond the end of the "
+                       f"{session.config.scenario} stream ({session.n_episodes} episodes)")
+    return session
+
+
+def _check_memory_metadata(memory: dict[str, Any], models: dict[str, Any], path) -> None:
+    """What the scenario reads from its memory entries (`Scenario.memory_metadata`)."""
+    for tier, model in models.items():
+        for i, row in enumerate(memory["tiers"].get(tier, [])):
+            try:
+                model.model_validate(row["metadata"])
+            except ValidationError as err:
+                raise validation_error(err, path, ("session", "memory", "tiers", tier, i, "metadata")) from None

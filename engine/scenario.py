@@ -88,6 +88,7 @@ class Scenario(Protocol):
     initial_pool: list[PolicySpec]   # the arms at episode 0, in arm order
     match_bonuses: dict[str, float]  # metadata key -> relevance bonus
     defaults: dict[str, Any]         # spec.session_defaults(), plus what depends on the instance (phases)
+    memory_metadata: dict[str, Any]  # tier -> pydantic model of an entry's metadata, checked when a save loads
 
     def session_seed(self) -> int | list[int]:
         """Seed material of the session's generator."""
@@ -150,6 +151,7 @@ class ScenarioBase:
     regime_names: list[str] = []
     match_bonuses: dict[str, float] = {}
     defaults: dict[str, Any] = {}
+    memory_metadata: dict[str, Any] = {}  # tier -> pydantic model of an entry's metadata in a save
 
     def session_seed(self) -> int | list[int]:
         return self.seed  # type: ignore[attr-defined]

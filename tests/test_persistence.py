@@ -42,7 +42,7 @@ def test_load_restores_the_session_state(saved):
     (b'[1, 2]', "not an AEL Lab session"),
     (b'{"format": "ael-lab-session", "schema_version": 999, "session": {}}', "newer AEL Lab"),
     (b'{"format": "ael-lab-session", "schema_version": "1", "session": {}}', "invalid schema_version"),
-    (b'{"format": "ael-lab-session", "schema_version": 1, "session": {"config": {}}}', "damaged"),
+    (b'{"format": "ael-lab-session", "schema_version": 1, "session": {"config": {}}}', "field session.config.scenario: field required"),
 ])
 def test_bad_files_are_refused_with_one_clear_line(tmp_path, content, message):
     path = tmp_path / "bad.json"

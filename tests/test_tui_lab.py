@@ -282,7 +282,9 @@ async def test_autosave_writes_every_n_episodes():
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("w")
         await settle(pilot)
-    assert load_session("saves/autosave-synthetic-s42.json", make_scenario).t == 10
+        path = app.lab.host.autosave_path()
+    assert path.name.startswith("autosave-synthetic-s42-")
+    assert load_session(path, make_scenario).t == 10
 
 
 # ------------------------------------------------------------ the panels

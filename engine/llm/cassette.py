@@ -19,15 +19,18 @@ calls. A resumed session appends to its cassette (`append=True`).
 from __future__ import annotations
 
 import fcntl
-import json
 import os
 import threading
 import time
 from pathlib import Path
 from typing import Any, Callable
 
+from pydantic import ValidationError
+
 from ..atomic import write_json_atomic
+from ..documents import MAX_CASSETTE_BYTES, parse_json, read_capped, validation_error
 from ..errors import AELError
+from .cassette_schema import CassetteDoc
 from .request import LLMRequest, Provider, ProviderError, Reply
 
 CASSETTE_KIND = "ael-llm-cassette"
@@ -105,19 +108,22 @@ class Cassette:
     def replay(cls, path: str | os.PathLike[str]) -> "Cassette":
         """Load a recorded cassette; raises `AELError` if it is missing or not one."""
         p = Path(path)
-        try:
-            data = json.loads(p.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise AELError(f"llm replay: no cassette at {p}; record one with --record {p}") from None
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise AELError(f"llm replay: cannot read {p}: {exc}") from None
+        if not p.exists():
+            raise AELError(f"llm replay: no cassette at {p}; record one with --record {p}")
+        try:  # size, depth and finite numbers first, then the schema (cassette_schema)
+            data = parse_json(read_capped(p, MAX_CASSETTE_BYTES, "cassette"), p, "cassette")
+        except AELError as exc:
+            raise AELError(f"llm replay: cannot read the cassette: {exc}") from None
         if not isinstance(data, dict) or data.get("kind") != CASSETTE_KIND or not isinstance(data.get("entries"), dict):
             raise AELError(f"llm replay: {p} is not an LLM cassette")
         if not isinstance(data.get("version"), int) or data["version"] > CASSETTE_VERSION:
             raise AELError(f"llm replay: {p} has cassette version {data.get('version')!r}; "
                            f"this program reads up to {CASSETTE_VERSION}")
-        meta = data.get("meta") if isinstance(data.get("meta"), dict) else {}
-        return cls(p, "replay", data["entries"], meta=meta)
+        try:
+            CassetteDoc.model_validate(data)
+        except ValidationError as err:
+            raise AELError(f"llm replay: {validation_error(err, p)}") from None
+        return cls(p, "replay", data["entries"], meta=data.get("meta", {}))
 
     def __len__(self) -> int:
         return len(self._entries)

@@ -189,21 +189,59 @@ def split_phases(timestamps: pd.DatetimeIndex, mode: str = "auto") -> np.ndarray
 
 
 # ----------------------------------------------------------------------------- folder source
+MAX_CSV_BYTES = 64 * 1024 * 1024  # D-full's largest price file is under 20 KiB
+PRICE_COLUMNS = ("Open", "High", "Low", "Close")
+
+
 def read_bar_csv(path: Path) -> pd.DataFrame:
-    """One prices_1h CSV: Datetime (tz-aware) index in ET; Open/High/Low/Close/Volume floats."""
+    """One prices_1h CSV: Datetime (tz-aware) index in ET; Open/High/Low/Close/Volume floats.
+
+    Rows with an empty cell are dropped (gaps in the source); a cell that holds
+    something else than a date or a number, a price that is not positive and
+    finite or a negative volume is refused, naming the file, row and column."""
+    read_capped_check(path)
     try:
-        df = pd.read_csv(path)
-    except (OSError, ValueError) as e:
+        df = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except (OSError, ValueError, UnicodeDecodeError) as e:
         raise AELError(f"cannot read price file {path}: {e}") from e
     need = ["Datetime", "Open", "High", "Low", "Close", "Volume"]
     missing = [c for c in need if c not in df.columns]
     if missing:
         raise AELError(f"{path} lacks column(s) {', '.join(missing)} (expected {', '.join(need)})")
-    idx = pd.to_datetime(df["Datetime"], utc=True).dt.tz_convert(TZ)
-    out = df[need[1:]].astype(float)
-    out.index = pd.DatetimeIndex(idx, name="Datetime")
+    df = df[need].replace("", np.nan).dropna()
+    idx = pd.to_datetime(df["Datetime"], utc=True, errors="coerce", format="ISO8601")
+    _refuse_first(path, df["Datetime"], idx.isna(), "Datetime", "a date and time like 2025-01-06 09:30:00-05:00")
+    out = pd.DataFrame({c: pd.to_numeric(df[c], errors="coerce") for c in need[1:]})
+    for c in need[1:]:
+        _refuse_first(path, df[c], out[c].isna(), c, "a number")
+        bad = ~np.isfinite(out[c]) | (out[c] <= 0 if c in PRICE_COLUMNS else out[c] < 0)
+        _refuse_first(path, df[c], bad, c, "a positive price" if c in PRICE_COLUMNS else "a volume of 0 or more")
+    out.index = pd.DatetimeIndex(idx.dt.tz_convert(TZ), name="Datetime")
     out = out[~out.index.duplicated(keep="first")].sort_index()
-    return out.dropna()
+    return out.astype(float)
+
+
+def read_capped_check(path: Path) -> None:
+    """A price file must be a regular file of sane size before pandas reads it."""
+    import os
+    import stat
+
+    try:
+        st = os.stat(path)
+    except OSError as e:
+        raise AELError(f"cannot read price file {path}: {e.strerror or e}") from e
+    if not stat.S_ISREG(st.st_mode):
+        raise AELError(f"price file {path} is not a regular file")
+    if st.st_size > MAX_CSV_BYTES:
+        raise AELError(f"price file {path} is {st.st_size // 2**20} MiB: more than the "
+                       f"{MAX_CSV_BYTES // 2**20} MiB a price file may be")
+
+
+def _refuse_first(path: Path, raw: pd.Series, bad: pd.Series, column: str, expected: str) -> None:
+    if bad.any():
+        row = bad.to_numpy().nonzero()[0][0]
+        line = int(raw.index[row]) + 2  # 1-based, after the header line
+        raise AELError(f"{path}: line {line}, column {column}: {raw.iloc[row]!r} is not {expected}")
 
 
 def _align(frames: dict[str, pd.DataFrame], where: str) -> tuple[pd.DatetimeIndex, dict[str, np.ndarray]]:
@@ -256,16 +294,18 @@ def load_folder(path: str | Path, tickers: Sequence[str] | None = None, *, split
     )
 
 
-def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError) as e:
-        raise AELError(f"cannot read {path}: {e}") from e
+def _read_json(path: Path, adapter=None) -> Any:
+    """A folder's JSON file, size-capped and checked against its schema (data_schema)."""
+    from .data_schema import STATIC, read_checked
+
+    return read_checked(path, adapter or STATIC)
 
 
 def _read_sectors(root: Path, tickers: list[str]) -> dict[str, str]:
     meta_path = root / "metadata" / "tickers.json"
-    meta = _read_json(meta_path) if meta_path.is_file() else {}
+    from .data_schema import TICKERS
+
+    meta = _read_json(meta_path, TICKERS) if meta_path.is_file() else {}
     out = {}
     for t in tickers:
         sector = (meta.get(t) or {}).get("sector")
@@ -273,7 +313,7 @@ def _read_sectors(root: Path, tickers: list[str]) -> dict[str, str]:
             fpath = root / "fundamentals" / f"{t}.json"
             if fpath.is_file():
                 sector = (_read_json(fpath).get("info") or {}).get("sector")
-        out[t] = sector or DFULL_SECTORS.get(t, "Unknown")
+        out[t] = sector if isinstance(sector, str) and sector else DFULL_SECTORS.get(t, "Unknown")
     return out
 
 
@@ -302,7 +342,9 @@ def _inferred_date(kind: str, data: dict[str, Any]) -> dt.date | None:
 
 def _read_static(root: Path, tickers: list[str]) -> dict[str, dict[str, StaticRecord]]:
     overrides_path = root / "snapshots.json"
-    overrides = _read_json(overrides_path) if overrides_path.is_file() else {}
+    from .data_schema import SNAPSHOTS
+
+    overrides = _read_json(overrides_path, SNAPSHOTS) if overrides_path.is_file() else {}
     out: dict[str, dict[str, StaticRecord]] = {t: {} for t in tickers}
     for kind in STATIC_KINDS:
         folder = root / kind

@@ -20,7 +20,6 @@ yfinance is imported only when a download is needed.
 from __future__ import annotations
 
 import datetime as dt
-import json
 import os
 from pathlib import Path
 from typing import Any, Sequence
@@ -144,8 +143,14 @@ def _write_cache(folder: Path, frames: dict[str, pd.DataFrame]) -> None:
         out.to_csv(tmp)
         tmp.replace(prices / f"{t}.csv")   # atomic: a half-written file is never read as cache
     meta_path = folder / "metadata" / "tickers.json"
-    meta: dict[str, Any] = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
+    from engine.atomic import write_json_atomic
+
+    from .data import _read_json
+    from .data_schema import TICKERS
+
+    # the cache is a folder a user may edit: read its tickers.json through the schema
+    meta: dict[str, Any] = _read_json(meta_path, TICKERS) if meta_path.is_file() else {}
     for t in frames:
         meta.setdefault(t, {"sector": DFULL_SECTORS.get(t, "Unknown")})
     meta_path.parent.mkdir(parents=True, exist_ok=True)
-    meta_path.write_text(json.dumps(meta, indent=1, sort_keys=True))
+    write_json_atomic(meta_path, meta, indent=1, sort_keys=True)

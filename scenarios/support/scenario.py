@@ -28,6 +28,7 @@ from engine.options import resolve
 from engine.policies import PolicySpec
 from engine.scenario import AgentContext, Outcome, Query, ScenarioBase
 
+from .saved_metadata import MEMORY_METADATA
 from . import patterns
 from .bank import REGIME_NAMES, ROUTES
 from .llm_router import llm_route
@@ -45,6 +46,7 @@ class SupportScenario(ScenarioBase):
     name = SPEC.name
     regime_names = list(REGIME_NAMES)
     match_bonuses = {"endpoint": 1.0}  # what `relevance`-ordered (edited) policies match on
+    memory_metadata = MEMORY_METADATA  # what a save's memory must carry (checked on load)
 
     def __init__(self, seed: int, **options: Any):
         n = resolve(SPEC.options, options, "support scenario")["n_episodes"]

@@ -18,6 +18,7 @@ from engine.options import resolve
 from engine.policies import PolicySpec
 from engine.scenario import AgentContext, Outcome, Query, ScenarioBase
 
+from .saved_metadata import MEMORY_METADATA
 from .reflector import SyntheticReflector
 from .spec import SPEC
 from .world import ARMS, HIDDEN_ARM, N_EPISODES, P, REGIMES, best_arm, regime_of
@@ -35,6 +36,7 @@ class SyntheticScenario(ScenarioBase):
     name = SPEC.name
     regime_names = REGIMES
     match_bonuses = {"arm": 1.0}
+    memory_metadata = MEMORY_METADATA  # what a save's memory must carry (checked on load)
 
     def __init__(self, seed: int, **options: Any):
         resolve(SPEC.options, options, "the synthetic scenario")  # it has none: refuses any
