@@ -19,10 +19,12 @@ from textual.screen import ModalScreen
 
 from engine.errors import AELError
 from engine.session import Session, SessionConfig
+from scenarios import all_specs, spec_of
 
 from .actions import bindings_for
 from .commands import LabCommands
 from .llm_flags import llm_config
+from .scenario_flags import scenario_options
 from .config import LabSettings, load_keymap
 from .host import SessionHost
 from .screens.dialogs import ConfirmScreen
@@ -176,9 +178,10 @@ def run_app(args: argparse.Namespace | None = None) -> int:
     session: Session | None = None
     path: Path | None = None
     if command == "lab":
-        session = build_session(NewSession(scenario=args.scenario, seed=args.seed, selector=args.selector,
-                                           approval=args.approve, data=getattr(args, "data", None),
-                                           llm=llm_config(args) if hasattr(args, "agent") else None))
+        session = build_session(NewSession(
+            scenario=args.scenario, seed=args.seed, selector=args.selector, approval=args.approve,
+            options=scenario_options(args, spec_of(args.scenario), all_specs()),
+            llm=llm_config(args) if hasattr(args, "agent") else None))
     elif command == "open":
         path = Path(args.file)
         session = open_session(path)

@@ -20,10 +20,13 @@ from typing import Sequence
 
 from engine.atomic import remove_temp_files_on_signals
 from engine.errors import AELError
+from engine.methods import method_help
+from scenarios import all_specs
 
 from . import args as types
 from .args import parse_seeds
 from .llm_flags import add_llm_flags
+from .scenario_flags import add_scenario_flags, scenario_help
 
 EXIT_USAGE = 2
 
@@ -39,11 +42,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="ael-lab", description="AEL Lab: step, watch and steer an agent that learns how to use its memory.")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
 
+    # what the scenarios and methods declare: their names, one-line summaries and options
+    specs = all_specs()
+    scenario_names = f"one of: {scenario_help(specs)}"
+
     run = sub.add_parser("run", help="run sessions headless and print the results table")
-    run.add_argument("scenario", help="synthetic, support or portfolio")
+    run.add_argument("scenario", help=scenario_names)
     run.add_argument("--seeds", type=parse_seeds, help="comma list and/or ranges: 42,123 or 1..200 (default 42)")
-    run.add_argument("--selector",
-                     help="rr, ucb1, egreedy, ts, ts+reflection, oracle, fixed:POLICY, a comma list, or all")
+    run.add_argument("--selector", help=f"{method_help()}; a comma list, or all (default ts+reflection)")
     run.add_argument("--episodes", type=types.episodes, help="stop the stream after N episodes")
     run.add_argument("--approve", choices=["auto", "reject"],
                      help="what happens to proposals in batch (default auto)")
@@ -60,25 +66,25 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--reflect-every", type=types.reflect_every, help="slow-window length: reflect every N episodes")
     run.add_argument("--reflect-window", type=types.reflect_window, help="trailing window of the reflection gate")
     run.add_argument("--reflect-threshold", type=types.reflect_threshold, help="threshold of the reflection gate")
-    run.add_argument("--data", help="portfolio market data: synthetic (default), yahoo, or a folder")
     run.add_argument("--quiet", action="store_true", help="no progress bar and no table")
     run.add_argument("--allow-code-auto", action="store_true",
                      help="let --approve auto admit Python-code policies too (off: they are rejected in batch)")
+    add_scenario_flags(run, specs)
     add_llm_flags(run)
 
     lab = sub.add_parser("lab", help="open the lab on a new session")
-    lab.add_argument("scenario")
+    lab.add_argument("scenario", help=scenario_names)
     lab.add_argument("--seed", type=types.seed, default=42)
     lab.add_argument("--selector", default="ts+reflection")
     lab.add_argument("--approve", choices=["manual", "auto"], default="manual")
-    lab.add_argument("--data", help="portfolio market data: synthetic (default), yahoo, or a folder")
+    add_scenario_flags(lab, specs)
     add_llm_flags(lab)
 
     op = sub.add_parser("open", help="open a saved session in the lab")
     op.add_argument("file")
 
     ex = sub.add_parser("export-stream", help="write a scenario's episode stream as JSONL to stdout")
-    ex.add_argument("scenario")
+    ex.add_argument("scenario", help=scenario_names)
     ex.add_argument("--seed", type=types.seed, default=42)
     return p
 

@@ -12,10 +12,12 @@ from engine.llm_setup import LLMConfig, fallback_line, shared_cassette
 from engine.results import finite, run_result, summarise
 from engine.session import Session, SessionConfig
 from engine.scenario_spec import ScenarioSpec
-from scenarios import make_scenario, spec_of
+from scenarios import all_specs, make_scenario, spec_of
 
 from .llm_flags import llm_config
 from .outputs import check_run_outputs
+from .scenario_flags import given_scenario_flags
+from .scenario_flags import scenario_options as scenario_options_of
 
 PROGRESS_MIN_EPISODES = 2000  # show a progress bar when a command runs at least this many
 
@@ -63,15 +65,6 @@ def _reflector_options(args: argparse.Namespace) -> dict[str, Any]:
     return opts
 
 
-def _scenario_options(args: argparse.Namespace) -> dict[str, Any]:
-    opts: dict[str, Any] = {}
-    if args.data is not None:
-        if args.scenario != "portfolio":
-            raise AELError("--data applies only to the portfolio scenario")
-        opts["data"] = args.data
-    return opts
-
-
 def _check_outputs(args: argparse.Namespace, n_runs: int, selectors: list[str] = ()) -> None:
     if args.save and n_runs != 1:
         raise AELError("--save needs exactly one run (one seed and one selector)")
@@ -87,7 +80,7 @@ def _check_outputs(args: argparse.Namespace, n_runs: int, selectors: list[str] =
 
 # flags that shape a new session; a resumed session keeps the settings it was saved with
 SESSION_FLAGS = ("seeds", "selector", "approve", "episodes", "warmup", "split", "prior", "trigger",
-                 "reflect_every", "reflect_window", "reflect_threshold", "data", "agent_model",
+                 "reflect_every", "reflect_window", "reflect_threshold", "agent_model",
                  "reflector_model", "llm_url", "llm_context", "record", "replay")
 
 
@@ -97,8 +90,9 @@ def run_command(args: argparse.Namespace) -> int:
     if args.resume:
         given = [f for f in SESSION_FLAGS if getattr(args, f) is not None]
         given += [f for f in ("agent", "reflector") if getattr(args, f) != "offline"]
+        given = ["--" + f.replace("_", "-") for f in given] + given_scenario_flags(args)
         if given:
-            flag = "--" + given[0].replace("_", "-")
+            flag = given[0]
             raise AELError(f"{flag}: a resumed session keeps the settings it was saved with; drop {flag}")
         session = load_session(args.resume, make_scenario)
         if session.config.scenario != args.scenario:
@@ -111,7 +105,7 @@ def run_command(args: argparse.Namespace) -> int:
         selectors = _selectors(args.selector or "ts+reflection", spec)
         _check_outputs(args, len(seeds) * len(selectors), selectors)
         reflector_options = _reflector_options(args)
-        scenario_options = _scenario_options(args)
+        scenario_options = scenario_options_of(args, spec, all_specs())
         llm = llm_config(args)
         sessions = []
         for selector in selectors:

@@ -56,17 +56,13 @@ class NewSession:
     approval: str = "manual"
     agent: str = "offline"
     reflector: str = "offline"
-    data: str | None = None              # portfolio only: synthetic, yahoo or a folder
+    options: dict[str, Any] | None = None  # the scenario's options (its spec's), e.g. the portfolio's data
     llm: dict[str, Any] | None = None    # a full LLMConfig dict (`ael-lab lab` flags); overrides agent/reflector
 
     def config(self) -> SessionConfig:
         if self.approval not in APPROVAL_MODES:
             raise AELError(f"approval mode {self.approval!r}: expected manual or auto")
-        options: dict[str, Any] = {}
-        if self.data not in (None, ""):
-            if self.scenario != "portfolio":
-                raise AELError("a data source applies only to the portfolio scenario")
-            options["data"] = self.data
+        options = dict(self.options or {})
         extra: dict[str, Any] = {}
         if self.llm:
             extra["llm"] = dict(self.llm)

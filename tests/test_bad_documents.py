@@ -87,7 +87,7 @@ def test_a_bad_market_data_folder_is_one_line_in_the_cli_and_the_lab(case, capsy
     folder = str(CORPUS / case)
     one_line_refusal(capsys, main(["run", "portfolio", "--data", folder, "--quiet"]), case)
     with pytest.raises(AELError) as err:
-        build_session(NewSession("portfolio", data=folder))
+        build_session(NewSession("portfolio", options={"data": folder}))
     assert "\n" not in str(err.value) and EXPECTED[case] in str(err.value)
     assert fingerprint(CORPUS, tmp_path) == before
 

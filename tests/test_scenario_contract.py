@@ -7,6 +7,7 @@ no change anywhere else.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -99,3 +100,20 @@ def test_an_option_declaration_refuses_what_it_does_not_describe():
         count.check(0)
     with pytest.raises(AELError, match="not a whole number"):
         count.check(True)
+
+
+def test_it_appears_in_ael_lab_run_help_with_its_options(tiny, capsys):
+    with pytest.raises(SystemExit) as done:
+        main(["run", "--help"])
+    assert done.value.code == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "tiny: three coins whose best flips halfway" in out
+    assert "--length LENGTH tiny: episodes in the stream (default 40)" in out
+
+
+def test_its_flag_reaches_it_and_no_other_scenario(tiny, tmp_path, capsys):
+    out = tmp_path / "tiny.json"
+    assert main(["run", "tiny", "--length", "12", "--selector", "ts", "--json", str(out), "--quiet"]) == 0
+    assert json.loads(out.read_text())["runs"][0]["episodes"] == 12
+    assert main(["run", "synthetic", "--length", "12"]) == 2
+    assert "--length applies only to the tiny scenario" in capsys.readouterr().err

@@ -62,7 +62,7 @@ def test_lab_support_mid_run(snap_compare):
 
 
 def test_lab_portfolio_mid_run(snap_compare):
-    s = build_session(NewSession("portfolio", 42, "ts+reflection", "auto", data="synthetic"))
+    s = build_session(NewSession("portfolio", 42, "ts+reflection", "auto", options={"data": "synthetic"}))
     s.run(until=min(60, s.n_episodes))
     assert snap_compare(make_app(s), terminal_size=SIZE, run_before=settled)
 
