@@ -10,16 +10,16 @@ from typing import Any, Mapping
 from engine.errors import AELError
 from engine.persistence import load_session
 from engine.session import Session, SessionConfig
-from scenarios import REGISTRY, make_scenario, scenario_class, spec_of
+from scenarios import make_scenario, scenario_class, scenario_names, spec_of
 
 APPROVAL_MODES = ("manual", "auto")
-DATA_SOURCES = ("synthetic", "yahoo", "folder")
 
 
 def scenario_availability() -> dict[str, str]:
-    """Scenario name -> "" if it can be used now, else why not. Imports each scenario."""
+    """Scenario name -> "" if it can be used now, else why not (a registered scenario whose
+    libraries are not installed). Imports each scenario."""
     out = {}
-    for name in REGISTRY:
+    for name in scenario_names():
         try:
             scenario_class(name)
             out[name] = ""

@@ -11,12 +11,14 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, Select, Static
 
 from engine.errors import AELError
+from scenarios import all_specs, spec_of
 
 from ..actions import bindings_for
 from ..sessions import (APPROVAL_MODES, NewSession, scenario_availability, selectors_of,
                         usable_backends)
 from ..views import SaveInfo, list_saves
 from ..widgets.saves import SaveTable
+from ..widgets.scenario_options import option_fields, option_values, show_for
 
 
 class StartScreen(Screen):
@@ -50,12 +52,7 @@ class StartScreen(Screen):
                     yield Label("Reflector")
                     yield Select([(label, v) for v, label in usable_backends("reflector")], value="offline",
                                  allow_blank=False, id="reflector")
-                    yield Label("Market data", classes="portfolio-only")
-                    yield Select([("synthetic market (offline)", "synthetic"), ("Yahoo Finance (network)", "yahoo"),
-                                  ("a folder in the D-full layout", "folder")],
-                                 value="synthetic", allow_blank=False, id="data", classes="portfolio-only")
-                    yield Label("Data folder", classes="data-folder")
-                    yield Input(placeholder="path/to/dfull", id="data-folder", classes="data-folder")
+                    yield from option_fields(all_specs())
                     yield Label("Autosave every")
                     yield Input("0", type="integer", id="autosave", placeholder="episodes; 0 = off")
                 yield Static("", id="scenario-note", classes="field-hint", markup=False)
@@ -76,7 +73,7 @@ class StartScreen(Screen):
         for widget in self.query("Input"):
             widget.cursor_blink = self.app.cursor_blink_enabled
         self.query_one("#saves-folder", Static).update(f"in {self.app.settings.saves_dir}/")
-        self._set_portfolio_fields(self.defaults.scenario)
+        show_for(self, self.defaults.scenario)
         self.query_one("#scenario", Select).focus()
         self.check_scenarios()
         self.rescan()
@@ -112,14 +109,6 @@ class StartScreen(Screen):
         self.query_one("#saves-empty", Static).update("" if infos else "No saves yet.")
 
     # ---------------------------------------------------------------- form
-    def _set_portfolio_fields(self, scenario: str) -> None:
-        portfolio = scenario == "portfolio"
-        folder = portfolio and self.query_one("#data", Select).value == "folder"
-        for widget in self.query(".portfolio-only"):
-            widget.display = portfolio
-        for widget in self.query(".data-folder"):
-            widget.display = folder
-
     def on_select_changed(self, event: Select.Changed) -> None:
         if event.select.id == "scenario" and isinstance(event.value, str):
             selector = self.query_one("#selector", Select)
@@ -128,7 +117,7 @@ class StartScreen(Screen):
                 "ts+reflection" if "ts+reflection" in options else options[0])
             selector.set_options([(s, s) for s in options])
             selector.value = keep
-        self._set_portfolio_fields(str(self.query_one("#scenario", Select).value))
+        show_for(self, str(self.query_one("#scenario", Select).value))
 
     def form(self) -> NewSession:
         """The form as a NewSession; AELError naming the field that is wrong."""
@@ -138,19 +127,13 @@ class StartScreen(Screen):
             seed = int(seed_text)
         except ValueError:
             raise AELError(f"seed: {seed_text!r} is not a whole number") from None
-        data = None
-        if scenario == "portfolio":
-            data = str(self.query_one("#data", Select).value)
-            if data == "folder":
-                data = self.query_one("#data-folder", Input).value.strip()
-                if not data:
-                    raise AELError("market data: type the folder's path")
+        options = option_values(self, spec_of(scenario))
         approval = str(self.query_one("#approval", Select).value)
         if approval not in APPROVAL_MODES:
             raise AELError("approval: choose manual or auto")
         return NewSession(scenario=scenario, seed=seed, selector=str(self.query_one("#selector", Select).value),
                           approval=approval, agent=str(self.query_one("#agent", Select).value),
-                          reflector=str(self.query_one("#reflector", Select).value), data=data)
+                          reflector=str(self.query_one("#reflector", Select).value), options=options)
 
     def autosave_every(self) -> int:
         text = self.query_one("#autosave", Input).value.strip() or "0"
