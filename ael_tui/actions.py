@@ -116,6 +116,13 @@ ACTIONS: tuple[NamedAction, ...] = (
                 "Approve this one and every later proposal of the same kind", key_display="A"),
     NamedAction("approval.later", "approval", "escape", "later", "Later",
                 "Close; the proposal stays pending and stepping stays blocked"),
+    # ------------------------------------------ code review (a loaded file's code)
+    NamedAction("code_review.admit", "code_review", "y", "admit", "Admit",
+                "Admit this code policy: its arm may be sampled again (runs sandboxed)"),
+    NamedAction("code_review.reject", "code_review", "n", "reject", "Reject",
+                "Reject it: the arm stays in the pool but is never sampled"),
+    NamedAction("code_review.later", "code_review", "escape", "later", "Later",
+                "Close; the policy stays quarantined and stepping stays blocked"),
     # ------------------------------------------------------------- editor
     NamedAction("editor.accept", "editor", "ctrl+s", "accept", "Accept edit",
                 "Accept the edited object (only when it is valid)"),

@@ -56,6 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--until", type=types.until, help="stop at this episode (exclusive), e.g. to --save mid-run")
     run.add_argument("--save", help="save the session here at the end (one run only)")
     run.add_argument("--resume", help="continue a saved session to the end")
+    run.add_argument("--trust-code", action="store_true",
+                     help="with --resume: admit the save's Python-code policies unreviewed (they run sandboxed)")
     run.add_argument("--json", dest="json_path", help="write results as JSON here")
     run.add_argument("--force", action="store_true",
                      help="let --save replace a file that is not a session (and --json one that is)")

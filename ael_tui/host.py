@@ -175,6 +175,13 @@ class SessionHost:
         self.path = self.saved_at = path
 
     # ---------------------------------------------------------- decisions
+    def review_code(self, name: str, decision: str) -> list[ev.Event]:
+        """A person's admit or reject of a code arm a loaded file brought in."""
+        with self.lock:
+            events = self.session.review_code_arm(name, decision, who="human")
+            self.version += 1
+        return events
+
     def decide(self, pid: int, decision: str, edited: dict[str, Any] | None = None, reason: str = "",
                standing: bool = False) -> list[ev.Event]:
         """A person's decision; `standing` also sets 'always approve this kind' first.

@@ -97,6 +97,7 @@ def run_command(args: argparse.Namespace) -> int:
         session = load_session(args.resume, make_scenario)
         if session.config.scenario != args.scenario:
             raise AELError(f"{args.resume} is a {session.config.scenario} session, not {args.scenario}")
+        admit_saved_code(session, args)
         _check_outputs(args, 1)
         sessions = [session]
         seeds = [session.config.seed]
@@ -131,6 +132,19 @@ def run_command(args: argparse.Namespace) -> int:
 
         print_table(document, spec)
     return 0
+
+
+def admit_saved_code(session, args: argparse.Namespace) -> None:
+    """A save's code policies run only when a person says so: here, --trust-code."""
+    names = sorted(session.code_arms.quarantined)
+    if args.trust_code:
+        session.trust_saved_code(who="cli:--trust-code")
+    elif names:
+        raise AELError(f"{args.resume} holds Python-code policies ({', '.join(names)}): review them in the lab "
+                       f"(ael-lab open {args.resume}) or pass --trust-code to run them unreviewed")
+    elif session.code_arms.saved_auto_admission:
+        raise AELError(f"{args.resume} was saved with --allow-code-auto, which a file cannot grant: "
+                       "pass --trust-code to keep it")
 
 
 def _paper_comparable(items: list) -> bool:

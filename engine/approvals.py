@@ -39,13 +39,14 @@ class AuditEntry:
     episode: int
     proposal_id: int
     kind: str
-    decision: str                  # approve, edit, reject, drop
+    decision: str                  # approve, edit, reject, drop; admit, suspend (code arms)
     who: str                       # "human", "rule:auto-approve", "rule:always-approve-arm", "engine"
     proposed: dict[str, Any]
     accepted: dict[str, Any] | None
     reason: str = ""
     at: str = ""                   # wall-clock time (ISO, UTC); never part of results
     source: str = "offline"        # the proposal's source; "fallback" marks an LLM failure answered offline
+    code_sha256: str = ""          # a code policy admitted, rejected or suspended: SHA-256 of its source
 
 
 def now_iso() -> str:
@@ -97,6 +98,17 @@ class ApprovalQueue:
             seq=len(self.audit), episode=episode, proposal_id=p.id, kind=p.kind, decision=decision,
             who=who, proposed=p.payload, accepted=accepted, reason=reason, at=now_iso(), source=p.source,
         )
+        self.audit.append(entry)
+        return entry
+
+    def record_arm(self, arm: dict[str, Any], decision: str, who: str, reason: str, episode: int,
+                   sha256: str) -> AuditEntry:
+        """A decision about an arm already in the pool (no proposal behind it): a
+        quarantined code arm admitted or rejected, a failing one suspended."""
+        entry = AuditEntry(seq=len(self.audit), episode=episode, proposal_id=0, kind="arm", decision=decision,
+                           who=who, proposed=arm, accepted=arm if decision == "admit" else None, reason=reason,
+                           at=now_iso(), source="saved file" if decision != "suspend" else "engine",
+                           code_sha256=sha256)
         self.audit.append(entry)
         return entry
 

@@ -74,13 +74,26 @@ class Selector:
                 return i
         raise AELError(f"no arm named {name!r} in the pool ({', '.join(self.names())})")
 
-    def select(self, rng: np.random.Generator, oracle: Callable[[], str] | None = None) -> int:
-        i = self.choose(rng, oracle)
+    def select(self, rng: np.random.Generator, oracle: Callable[[], str] | None = None,
+               skip: frozenset[str] = frozenset()) -> int:
+        """Choose an arm; arms named in `skip` (quarantined or suspended code
+        policies) are not chosen, unless nothing else is left."""
+        self._skip = skip if any(a.name not in skip for a in self.arms) else frozenset()
+        try:
+            i = self.choose(rng, oracle)
+        finally:
+            self._skip = frozenset()
         self.t += 1
         return i
 
     def choose(self, rng: np.random.Generator, oracle: Callable[[], str] | None) -> int:
         raise NotImplementedError
+
+    _skip: ClassVar[frozenset[str]] = frozenset()  # set for the length of one `select`; not a field, never saved
+
+    def _open(self) -> list[int]:
+        """Indices of the arms that may be chosen now."""
+        return [i for i, a in enumerate(self.arms) if a.name not in self._skip]
 
     def update(self, i: int, reward: float) -> None:
         """Credit arm i with a reward in [0, 1]: α += r, β += 1 − r; no-op when frozen."""
@@ -121,11 +134,12 @@ class ThompsonSampling(Selector):
     kind: str = "ts"
 
     def choose(self, rng, oracle):
-        best, best_i = -1.0, 0
+        # every arm is drawn, a skipped one too, so skipping never shifts the generator
+        best, best_i = -1.0, self._open()[0]
         draws = {}
         for i, arm in enumerate(self.arms):
             x = draws[arm.name] = float(rng.beta(arm.alpha, arm.beta))
-            if x > best:
+            if x > best and arm.name not in self._skip:
                 best, best_i = x, i
         self.last_draws = draws
         return best_i
@@ -139,12 +153,13 @@ class UCB1(Selector):
     kind: str = "ucb1"
 
     def choose(self, rng, oracle):
-        for i, arm in enumerate(self.arms):
-            if arm.pulls == 0:
+        open_ = self._open()
+        for i in open_:
+            if self.arms[i].pulls == 0:
                 return i
         log_t = math.log(max(self.t, 1))
-        scores = [a.empirical_mean + math.sqrt(2 * log_t / a.pulls) for a in self.arms]
-        return int(np.argmax(scores))
+        scores = [self.arms[i].empirical_mean + math.sqrt(2 * log_t / self.arms[i].pulls) for i in open_]
+        return open_[int(np.argmax(scores))]
 
 
 @dataclass
@@ -157,9 +172,10 @@ class EpsilonGreedy(Selector):
     epsilon: float = 0.1
 
     def choose(self, rng, oracle):
+        open_ = self._open()
         if rng.random() < self.epsilon:
-            return int(rng.integers(len(self.arms)))
-        return int(np.argmax([a.empirical_mean for a in self.arms]))
+            return open_[int(rng.integers(len(open_)))]
+        return open_[int(np.argmax([self.arms[i].empirical_mean for i in open_]))]
 
 
 @dataclass
@@ -169,7 +185,8 @@ class RoundRobin(Selector):
     kind: str = "rr"
 
     def choose(self, rng, oracle):
-        return self.t % len(self.arms)
+        n = len(self.arms)
+        return next(i % n for i in range(self.t, self.t + n) if self.arms[i % n].name not in self._skip)
 
 
 @dataclass

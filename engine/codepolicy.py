@@ -7,51 +7,48 @@ A code policy is one function over plain data:
         same = [e for e in entries if e["metadata"].get("regime") == regime]
         return sorted(same, key=lambda e: e["quality"], reverse=True)[:5]
 
-`entries` are memory entries as dicts (id, tier, content, metadata, quality,
-episode, ...), `query` is the query's metadata; it returns a list of entries
-drawn from `entries`. Such code comes from a model, so before a person is even
-asked to approve it, it passes two gates:
+`entries` are memory entries as read-only mappings (id, tier, content,
+metadata, quality, episode, ...), `query` is the query's metadata; it returns
+a list of entries drawn from `entries`. Every line of such code is hostile:
+it comes from a model (prompt-injectable through ticket text or tool output),
+from a person's edit, or from a save file someone shared. So it never runs in
+the lab's or the CLI's process:
 
-1. `check_source`: an AST allow-list. Only a small expression language is
-   accepted: one `def retrieve(a, b)`, assignments, `for`, `if`, `return`,
-   comprehensions, lambdas, arithmetic and comparisons, calls of a few safe
-   builtins (`SAFE_BUILTINS`) and of a few container/string methods
-   (`ALLOWED_METHODS`). Everything else is refused with the line and the
-   reason: imports, `while`, `try`, `with`, classes, `global`, decorators,
-   f-strings, names or attributes that start with `_`, strings containing
-   `__`, bit shifts, big constants and exponents, and any call of a name
-   that is not a safe builtin (so no recursion and no `getattr`/`eval`).
-2. `smoke_test`: the function runs in a separate Python process with an
-   address-space limit (RLIMIT_AS), a CPU limit, no file writes and a
-   wall-clock timeout, on the sample and on the sample scaled up to a few
-   hundred entries (a blow-up that grows with memory size shows there, not
-   in the lab's process), and once with each distinct metadata of the
-   sample as the query (code that misbehaves for one regime only).
-
-An approved `CodePolicy` then runs in-process, compiled against a namespace
-whose only builtins are `SAFE_BUILTINS`, on deep copies of the entries (the
-code cannot change memory); what it returns is mapped back to the originals.
-What remains possible is slowness on inputs much larger than the scaled
-sample; the person who approves is the last gate.
+1. `check_source` is a first filter, and fails closed: an AST allow-list of a
+   small expression language (one `def retrieve(a, b)`, assignments, `for`,
+   `if`, `return`, comprehensions, lambdas, arithmetic, comparisons, calls of
+   `SAFE_BUILTINS` and of `ALLOWED_METHODS`), walked without recursion, and a
+   tree it cannot walk entirely (too deep, too many nodes, unparsable) is
+   refused, never waved through; then RestrictedPython must compile it too.
+2. It runs only in a sandboxed worker process (`engine.codeworker`,
+   `engine.sandbox_child`): RestrictedPython's guards, read-only inputs, no
+   environment, no new file descriptors or processes, capped memory and CPU,
+   a wall-clock deadline per call enforced by the parent, which kills the
+   worker's process group on overrun.
+3. `smoke_test` runs it there, in a worker of its own (killed afterwards, with
+   anything it started), on the sample, on the sample repeated up to the
+   memory cap and with each distinct metadata of the sample as the query,
+   each call within the per-call deadline a live run will give it.
+4. A person admits it (and again after every load of a save that holds it).
 """
-
 from __future__ import annotations
 
 import ast
-import builtins
 import copy
+import hashlib
 import json
 import math
-import subprocess
-import sys
-from dataclasses import dataclass, field
-from typing import Any, Callable
+from dataclasses import dataclass
+from types import SimpleNamespace
+from typing import Any
 
+from .codearms import CALL_DEADLINE_S
 from .errors import AELError
 
 MAX_BYTES = 4096
 MAX_LINES = 80
 MAX_NODES = 1500
+MAX_DEPTH = 50           # syntax-tree depth; real policies stay under 20
 MAX_CONSTANT = 10**6
 MAX_STRING = 200
 MAX_EXPONENT = 4
@@ -135,20 +132,25 @@ def check_source(source: str, name: str = "policy") -> ast.Module:
     except (ValueError, RecursionError, MemoryError) as exc:
         raise refuse(f"the source cannot be parsed ({type(exc).__name__})") from None
 
+    # Size and depth first, and as refusals: a tree that is not walked entirely
+    # is not known to be safe (the old gate stopped at depth 100 and let the rest in).
+    if sum(1 for _ in ast.walk(tree)) > MAX_NODES:
+        raise refuse(f"the code is too large (more than {MAX_NODES} syntax nodes)")
+    walked = list(_walk(tree))
+    deepest = max(walked, key=lambda item: item[1])
+    if deepest[1] > MAX_DEPTH:
+        raise refuse(f"the code is nested more than {MAX_DEPTH} levels deep", deepest[2])
+
     # Report the problem a reader meets first: earliest in the source, and of
     # nodes that start at the same place, the innermost (`type` before `.mro`).
     problems: list[tuple[tuple[int, int, int], str, ast.AST]] = []
-    for node, depth, where in _walk(tree, 0, tree):
-        if len(problems) > MAX_NODES or depth > 100:
-            break
+    for node, depth, where in walked:
         why = _why_refused(node, depth)
         if why:
             problems.append(((getattr(where, "lineno", 0), getattr(where, "col_offset", 0), -depth), why, where))
         if isinstance(node, ast.FunctionDef) and node.decorator_list:
             first = node.decorator_list[0]
             problems.append(((first.lineno, -1, 0), "decorators are not allowed", first))
-    if sum(1 for _ in ast.walk(tree)) > MAX_NODES:
-        raise refuse(f"the code is too large (more than {MAX_NODES} syntax nodes)")
     if problems:
         _, why, node = min(problems, key=lambda p: p[0])
         more = len(problems) - 1
@@ -165,16 +167,38 @@ def check_source(source: str, name: str = "policy") -> ast.Module:
     if (len(args.args) != 2 or args.posonlyargs or args.vararg or args.kwonlyargs or args.kwarg
             or args.defaults or fn.returns is not None or any(a.annotation for a in args.args)):
         raise refuse(f"`{FUNCTION_NAME}` takes exactly two plain arguments (entries, query)", fn)
+    _restricted_compile(source, refuse)
     return tree
 
 
-def _walk(node: ast.AST, depth: int, where: ast.AST):
-    """Every node with its depth (the module is 0) and the nearest node that
-    has a source position (itself, or for `Del`, `withitem`… its parent)."""
-    where = node if hasattr(node, "lineno") else where
-    yield node, depth, where
-    for child in ast.iter_child_nodes(node):
-        yield from _walk(child, depth + 1, where)
+def _restricted_compile(source: str, refuse) -> None:
+    """The second static check: a maintained restricted compiler must accept it too.
+    Compiling runs nothing; the worker compiles the same source the same way."""
+    from RestrictedPython import compile_restricted
+
+    try:
+        compile_restricted(source, "<policy>", "exec")
+    except SyntaxError as exc:
+        # its message is a tuple of "Line N: why." texts; the first, in our "line N: why" form
+        errors = exc.msg if isinstance(exc.msg, (tuple, list)) else (str(exc.msg or exc),)
+        first = str(errors[0]) if errors else "it is not allowed"
+        where, _, why = first.partition(": ") if first.startswith("Line ") else ("", "", first)
+        where = f"line {where.split()[1]}: " if where else ""
+        raise refuse(f"{where}{why.rstrip('.')[:200]} (RestrictedPython)") from None
+    except (ValueError, RecursionError, MemoryError) as exc:
+        raise refuse(f"RestrictedPython cannot compile it ({type(exc).__name__})") from None
+
+
+def _walk(tree: ast.AST):
+    """Every node with its depth (the module is 0) and the nearest node that has
+    a source position (itself, or for `Del`, `withitem`… its parent). With an
+    explicit stack: no recursion limit can cut the walk short."""
+    stack = [(tree, 0, tree)]
+    while stack:
+        node, depth, where = stack.pop()
+        where = node if hasattr(node, "lineno") else where
+        yield node, depth, where
+        stack.extend((child, depth + 1, where) for child in ast.iter_child_nodes(node))
 
 
 def _why_refused(node: ast.AST, depth: int) -> str:
@@ -242,46 +266,7 @@ def _name_problem(name: str) -> str:
 
 
 # ---------------------------------------------------------------------------
-# gate 2: the smoke test in a separate, limited process
-
-# Runs with `python -I -S`: no site-packages, no environment, no engine import.
-_CHILD = r"""
-import json, resource, sys
-payload = json.loads(sys.stdin.read())
-limit = payload["memory_mb"] * 1024 * 1024
-resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-resource.setrlimit(resource.RLIMIT_CPU, (payload["cpu_s"], payload["cpu_s"]))
-resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
-import builtins
-safe = {n: getattr(builtins, n) for n in payload["builtins"]}
-def report(**kw):
-    sys.stdout.write(json.dumps(kw) + "\n")
-    sys.stdout.flush()
-try:
-    namespace = {"__builtins__": safe}
-    exec(compile(payload["source"], "<policy>", "exec"), namespace)
-    fn = namespace["retrieve"]
-    sizes = []
-    runs = [(payload["sample"], payload["query"]), (payload["scaled"], payload["query"])]
-    runs += [(payload["sample"], q) for q in payload["queries"]]
-    for entries, query in runs:
-        out = fn(entries, query)
-        if not isinstance(out, list):
-            report(ok=False, error="it must return a list, not %s" % type(out).__name__)
-            raise SystemExit(0)
-        ids = {id(e) for e in entries}
-        if not all(id(x) in ids for x in out):
-            report(ok=False, error="it must return entries taken from `entries`, not new objects")
-            raise SystemExit(0)
-        sizes.append(len(out))
-    report(ok=True, sizes=sizes[:2])
-except MemoryError:
-    report(ok=False, error="memory")
-except RecursionError:
-    report(ok=False, error="it recursed too deeply")
-except Exception as exc:
-    report(ok=False, error="%s: %s" % (type(exc).__name__, str(exc)[:200]))
-"""
+# the smoke test, in a sandboxed worker of its own
 
 
 @dataclass(frozen=True)
@@ -294,13 +279,17 @@ class SmokeResult:
 
 
 def smoke_test(source: str, entries: list[dict[str, Any]], query: dict[str, Any], *, name: str = "policy",
-               time_limit_s: float = 2.0, memory_mb: int = 256, scale_to: int = 300) -> SmokeResult:
-    """Run a vetted policy in a child process under time and memory limits.
+               deadline_s: float = CALL_DEADLINE_S, memory_mb: int = 256, scale_to: int = 1500) -> SmokeResult:
+    """Run a vetted policy in a fresh sandboxed worker, each call within `deadline_s`.
 
-    It runs on `entries` and on `entries` repeated up to `scale_to`; raises
-    `CodePolicyError` with the reason when it overruns, crashes, or returns
-    anything but a list of the entries it was given.
+    It runs on `entries`, on `entries` repeated up to `scale_to` (give the memory
+    cap of the tiers it reads: no live call sees more), and with each distinct
+    metadata of the sample as the query; the worker's process group is killed
+    afterwards. Raises `CodePolicyError` with the reason when a call overruns,
+    crashes, or returns anything but a list of the entries it was given.
     """
+    from .codeworker import CodePolicyFailure, CodeWorker, Limits
+
     check_source(source, name)
     sample = _plain(entries, name)
     scaled = [dict(e, id=f"{e.get('id', 'entry')}~{i}") for i in range(_repeats(len(sample), scale_to))
@@ -312,34 +301,20 @@ def smoke_test(source: str, entries: list[dict[str, Any]], query: dict[str, Any]
         meta = e.get("metadata") if isinstance(e, dict) else None
         if isinstance(meta, dict) and meta not in queries and len(queries) < 8:
             queries.append(meta)
-    payload = json.dumps({
-        "source": source, "sample": sample, "scaled": scaled, "query": _plain(query, name), "queries": queries,
-        "builtins": list(SAFE_BUILTINS), "memory_mb": int(memory_mb), "cpu_s": max(1, math.ceil(time_limit_s)),
-    })
-    refused = f"code policy {name!r} refused: the smoke test"
+    query = _plain(query, name)
+    runs = [(entry_rows(sample), query), (entry_rows(scaled), query)] + [(entry_rows(sample), q) for q in queries]
+    key = source_hash(source)
+    worker = CodeWorker(Limits(memory_mb=memory_mb))
+    sizes = []
     try:
-        done = subprocess.run([sys.executable, "-I", "-S", "-X", "utf8", "-c", _CHILD], input=payload,
-                              capture_output=True, text=True, timeout=time_limit_s, env={})
-    except subprocess.TimeoutExpired:
-        raise CodePolicyError(
-            f"{refused} did not finish within {time_limit_s:g} s (an endless or huge loop?)") from None
-    lines = done.stdout.strip().splitlines()
-    try:
-        verdict = json.loads(lines[-1]) if lines else None
-    except ValueError:
-        verdict = None
-    if not isinstance(verdict, dict):
-        if done.returncode < 0:
-            raise CodePolicyError(f"{refused} process was killed by signal {-done.returncode} "
-                                  "(over its CPU or memory limit)")
-        raise CodePolicyError(f"{refused} process ended without a verdict (exit code {done.returncode})")
-    if not verdict.get("ok"):
-        error = str(verdict.get("error", "unknown failure"))
-        if error == "memory":
-            error = f"ran out of its {memory_mb} MB memory limit"
-        raise CodePolicyError(f"{refused} failed: {error}")
-    sizes = verdict.get("sizes", [0, 0])
-    return SmokeResult(len(sample), len(scaled), (int(sizes[0]), int(sizes[1])))
+        for rows, q in runs:
+            sizes.append(len(worker.call(key, source, rows, q, deadline_s)))
+    except CodePolicyFailure as failure:
+        what = f"on {len(rows)} entries" if rows else "on no entries"
+        raise CodePolicyError(f"code policy {name!r} refused: the smoke test failed {what}: {failure}") from None
+    finally:
+        worker.close()  # the whole process group: anything the policy started goes too
+    return SmokeResult(len(sample), len(scaled), (sizes[0], sizes[1]))
 
 
 def _repeats(n: int, target: int) -> int:
@@ -347,52 +322,51 @@ def _repeats(n: int, target: int) -> int:
 
 
 def _plain(value: Any, name: str) -> Any:
-    """The JSON-able copy of sample data (what the child process receives)."""
+    """The JSON-able copy of sample data (what the worker receives)."""
     try:
         return json.loads(json.dumps(value))
     except (TypeError, ValueError):
         raise CodePolicyError(f"code policy {name!r}: the sample entries and query must be plain JSON data") from None
 
 
+def entry_rows(entries: list[Any]) -> list[SimpleNamespace]:
+    """Sample dicts as the entry objects the worker reads (the fields of a MemoryEntry)."""
+    rows = []
+    for i, e in enumerate(entries):
+        e = e if isinstance(e, dict) else {}
+        meta = e.get("metadata")
+        rows.append(SimpleNamespace(
+            id=str(e.get("id", f"entry{i}")), tier=str(e.get("tier", "episodic")), content=str(e.get("content", "")),
+            metadata=meta if isinstance(meta, dict) else {}, quality=e.get("quality", 0.0),
+            episode=e.get("episode", 0), retrieval_count=e.get("retrieval_count", 0),
+            usefulness=e.get("usefulness", 0.0)))
+    return rows
+
+
+def source_hash(source: str) -> str:
+    """SHA-256 of the source text (UTF-8): what a person approves, and the audit log records."""
+    return hashlib.sha256(source.encode("utf-8")).hexdigest()
+
+
 # ---------------------------------------------------------------------------
-# an approved policy, run in-process
+# a vetted policy: data only, never run here
 
 
 @dataclass(frozen=True)
 class CodePolicy:
-    """A vetted code policy, ready to run on real entries.
-
-    Build it with `review_code_policy` (both gates) for a new proposal, or
-    `from_dict` (the AST gate again) when loading a saved session.
-    """
+    """A code policy that passed the static filter. Building one runs nothing;
+    `engine.codearms` runs it in the session's sandboxed worker."""
 
     name: str
     source: str
     description: str = ""
-    _fn: Callable[..., Any] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        tree = check_source(self.source, self.name)
-        namespace: dict[str, Any] = {"__builtins__": {n: getattr(builtins, n) for n in SAFE_BUILTINS}}
-        exec(compile(tree, f"<code policy {self.name}>", "exec"), namespace)  # noqa: S102 - vetted above
-        object.__setattr__(self, "_fn", namespace[FUNCTION_NAME])
+        check_source(self.source, self.name)
 
-    def retrieve(self, entries: list[dict[str, Any]], query: dict[str, Any]) -> list[dict[str, Any]]:
-        """The entries the policy picks, as the original objects, in its order.
-
-        The code sees deep copies, so it cannot change memory. Raises
-        `CodePolicyError` when it fails or returns something else than
-        entries it was given; the caller decides what to fall back on.
-        """
-        copies = copy.deepcopy(entries)
-        position = {id(c): i for i, c in enumerate(copies)}
-        try:
-            out = self._fn(copies, copy.deepcopy(query))
-        except Exception as exc:  # the policy's bug, reported as data, not a crash of the lab
-            raise CodePolicyError(f"code policy {self.name!r} failed: {type(exc).__name__}: {exc}") from None
-        if not isinstance(out, list) or not all(id(x) in position for x in out):
-            raise CodePolicyError(f"code policy {self.name!r} must return a list of the entries it was given")
-        return [entries[position[id(x)]] for x in out]
+    @property
+    def sha256(self) -> str:
+        return source_hash(self.source)
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": "code", "name": self.name, "source": self.source, "description": self.description}
@@ -408,10 +382,12 @@ class CodePolicy:
 
 
 def review_code_policy(name: str, source: str, sample_entries: list[dict[str, Any]], sample_query: dict[str, Any],
-                       *, description: str = "", time_limit_s: float = 2.0, memory_mb: int = 256) -> CodePolicy:
-    """Both gates for a proposed code policy: the AST allow-list, then the smoke
+                       *, description: str = "", deadline_s: float = CALL_DEADLINE_S, memory_mb: int = 256,
+                       scale_to: int = 1500) -> CodePolicy:
+    """Both gates for a proposed code policy: the static filter, then the smoke
     test. What comes back may be shown to a person for approval; it is not
     approved by passing."""
     policy = CodePolicy.from_dict({"kind": "code", "name": name, "source": source, "description": description})
-    smoke_test(source, sample_entries, sample_query, name=name, time_limit_s=time_limit_s, memory_mb=memory_mb)
+    smoke_test(source, sample_entries, sample_query, name=name, deadline_s=deadline_s, memory_mb=memory_mb,
+               scale_to=scale_to)
     return policy

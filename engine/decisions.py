@@ -5,7 +5,10 @@ approval mode may decide it at once, otherwise it waits (and stepping waits)
 until a person approves, edits or rejects it. What is accepted is the exact
 normalised object the engine will use; an arm that cannot be used (an invalid
 spec, a name already in the pool, a policy the world cannot play, Python code
-that fails its smoke test) is refused before anything is recorded.
+that fails its smoke test) is refused before anything is recorded. Code arms
+also have decisions without a proposal: after a load each is quarantined until
+a person admits or rejects it (`review_code_arm`), and one that keeps failing
+is suspended by the engine; the audit log records both, with the code's hash.
 
 `Decisions` is mixed into `Session` and uses its pool, selector, memory,
 scenario, queue and event emitter.
@@ -110,13 +113,63 @@ class Decisions:
         return {"insight": text.strip(), "regime_label": label, "confidence": float(conf)}
 
     def _smoke_test(self, spec: PolicySpec) -> None:
-        """Run a code policy in a separate, limited process on a sample of this
-        memory before it may become an arm; AELError says why it was refused."""
+        """Run a code policy in a sandboxed worker on a sample of this memory, scaled
+        up to the memory cap of the tiers it reads, each call within the live
+        deadline, before it may become an arm; AELError says why it was refused."""
         from .codepolicy import smoke_test
 
         sample = [asdict(e) for name in spec.tiers for e in self.memory.tiers[name].entries[-40:]]
         query = self.scenario.query(min(self.t, self.n_episodes - 1)).metadata
-        smoke_test(spec.code or "", sample, query, name=spec.name)
+        smoke_test(spec.code or "", sample, query, name=spec.name, deadline_s=self.code_arms.deadline_s,
+                   scale_to=self.memory.cap_per_tier * max(1, len(spec.tiers)))
+
+    # ------------------------------------------------- code arms after a load
+    def quarantine_code_arms(self) -> None:
+        """Every code arm in the pool waits for a person again (called on load), and a
+        file cannot grant itself automatic admission of future code policies: that
+        stays off unless `trust_saved_code` turns it back on."""
+        from .codepolicy import source_hash
+
+        self.code_arms.quarantined = {name: source_hash(spec.code) for name, spec in self.pool.items()
+                                      if spec.code and name not in self.code_arms.suspended}
+        self.code_arms.saved_auto_admission = self.queue.allow_code_auto
+        self.queue.allow_code_auto = False
+
+    def trust_saved_code(self, who: str) -> None:
+        """Admit every quarantined code arm and restore the file's automatic admission
+        of code policies (the CLI's --trust-code)."""
+        for name in list(self.code_arms.quarantined):
+            self.review_code_arm(name, "admit", who=who)
+        self.queue.allow_code_auto = self.code_arms.saved_auto_admission
+
+    def review_code_arm(self, name: str, decision: str, who: str = "human", reason: str = "") -> list[ev.Event]:
+        """Admit a quarantined code arm (it may be sampled again) or reject it (it is
+        suspended for good); the audit log records the decision and the source's hash."""
+        sha = self.code_arms.quarantined.get(name)
+        if sha is None:
+            raise AELError(f"no quarantined code policy named {name!r}")
+        if decision not in ("admit", "reject"):
+            raise AELError(f"unknown decision {decision!r} (expected admit or reject)")
+        t = self.t - 1
+        del self.code_arms.quarantined[name]
+        if decision == "reject":
+            self.code_arms.suspended[name] = f"rejected after loading by {who}"
+        self.queue.record_arm(self.pool[name].to_dict(), decision, who, reason, t, sha)
+        out: list[ev.Event] = []
+        self._emit(out, ev.CodeArmReviewed(t, name, decision, sha, who))
+        return out
+
+    def _suspend_failing_code_arms(self, t: int, out: list[ev.Event]) -> None:
+        from .codepolicy import source_hash
+
+        arms = self.code_arms
+        for name in arms.due_for_suspension():
+            last = arms.failed_now.get(name, "an earlier call")
+            reason = f"{arms.failures[name]} calls in a row failed (last: {last})"
+            arms.suspended[name] = reason
+            self.queue.record_arm(self.pool[name].to_dict(), "suspend", "engine", reason, t,
+                                  source_hash(self.pool[name].code or ""))
+            self._emit(out, ev.CodeArmSuspended(t, name, reason))
 
     def _apply(self, p: Proposal, decision: str, edited: dict[str, Any] | None, reason: str, who: str,
                out: list[ev.Event]) -> None:
@@ -135,7 +188,11 @@ class Decisions:
         if spec is not None and spec.code:
             self._smoke_test(spec)  # refused: the proposal stays pending, nothing is recorded
         p.status = "edited" if decision == "edit" else "approved"
-        self.queue.record(p, decision, who, accepted, reason, t)
+        entry = self.queue.record(p, decision, who, accepted, reason, t)
+        if spec is not None and spec.code:
+            from .codepolicy import source_hash
+
+            entry.code_sha256 = source_hash(spec.code)
         self._emit(out, ev.Decided(t, p.id, decision, who))
         if spec is not None:
             self.pool[spec.name] = spec

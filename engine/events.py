@@ -76,6 +76,24 @@ class ArmAdded(Event):
 
 
 @dataclass
+class CodeArmSuspended(Event):
+    """A code policy failed too many calls in a row: its arm is no longer sampled."""
+
+    arm: str = ""
+    reason: str = ""
+
+
+@dataclass
+class CodeArmReviewed(Event):
+    """A person admitted (or rejected) a code arm that a loaded file had quarantined."""
+
+    arm: str = ""
+    decision: str = ""   # admit or reject
+    sha256: str = ""
+    who: str = ""
+
+
+@dataclass
 class InsightApplied(Event):
     insight: str = ""
     regime_label: str = ""

@@ -181,6 +181,8 @@ class MemoryStore:
         # rule entry id -> outcomes of its last uses (1 held, 0 did not)
         self.rule_uses: dict[str, list[int]] = {}
         self.pruned: list[dict[str, Any]] = []
+        # runs a code policy in a sandbox (the session's `CodeArms.run`); code never runs here
+        self.code_runner: Callable[[PolicySpec, list[MemoryEntry], dict[str, Any]], list[MemoryEntry]] | None = None
 
     # ---------------------------------------------------------------- writes
     def write(self, tier: str, content: str, metadata: dict[str, Any], quality: float,
@@ -329,19 +331,19 @@ class MemoryStore:
         return hits
 
     def _retrieve_code(self, spec: PolicySpec, query: dict[str, Any]) -> list[Hit]:
-        """A code policy picks from the visible tiers' entries (as plain dicts, on
-        copies); its order is the ranking, k (if set) caps it. A policy that fails
-        on real entries retrieves nothing, so the session's fallback takes over."""
+        """A code policy picks from the visible tiers' entries, in the sandbox the
+        session attached (`code_runner`; none attached: nothing is retrieved); its
+        order is the ranking, k (if set) caps it. A policy that fails retrieves
+        nothing, so the session's fallback takes over."""
         from .codepolicy import CodePolicyError
 
+        if self.code_runner is None:
+            return []
         entries = [e for name in spec.tiers for e in self.tiers[name].entries]
-        plain = [asdict(e) for e in entries]
         try:
-            picked = spec.compiled.retrieve(plain, {k: v for k, v in query.items() if not k.startswith("_")})
+            chosen = self.code_runner(spec, entries, {k: v for k, v in query.items() if not k.startswith("_")})
         except CodePolicyError:
             return []
-        index = {id(p): i for i, p in enumerate(plain)}
-        chosen = [entries[index[id(p)]] for p in picked]
         if spec.k:
             chosen = chosen[: spec.k]
         n = len(chosen)

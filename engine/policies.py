@@ -60,10 +60,11 @@ class PolicySpec:
     - `fallback`: the name of a policy to use when this one yields no usable evidence.
     - `code`: optional Python source of `def retrieve(entries, query)` (the
       paper's RegimeFilteredRetrieval kind) that picks and orders the visible
-      tiers' entries itself; `k` then caps what it returns. Checked by the AST
-      allow-list of `engine.codepolicy` here, smoke-tested in a separate
-      process before it is admitted, and never admitted by a standing rule
-      unless the user allowed that explicitly.
+      tiers' entries itself; `k` then caps what it returns. Checked by the
+      static filter of `engine.codepolicy` here, smoke-tested before it is
+      admitted, run only in the session's sandboxed worker (`engine.codearms`),
+      and never admitted by a standing rule unless the user allowed that
+      explicitly.
     """
 
     name: str
@@ -83,13 +84,6 @@ class PolicySpec:
     fallback: str | None = None
     description: str = ""
     code: str | None = None
-
-    @cached_property
-    def compiled(self):
-        """The vetted, compiled code policy (only for specs with `code`)."""
-        from .codepolicy import CodePolicy
-
-        return CodePolicy(self.name, self.code or "", self.description)
 
     @property
     def retrieves_nothing(self) -> bool:

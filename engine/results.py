@@ -38,6 +38,10 @@ def run_result(session: Session) -> dict[str, Any]:
     if session.llm.config.uses_llm:
         result["llm"] = session.llm.summary()
         result["agent_fallbacks"] = sum(1 for h in session.history if h.get("info", {}).get("agent") == "fallback")
+    code_failures = sum(1 for h in session.history if "code_failure" in h)
+    if code_failures or session.code_arms.suspended:  # absent when no code policy failed: old results unchanged
+        result["code_failures"] = code_failures
+        result["code_suspended"] = sorted(session.code_arms.suspended)
     result.update(scenario.summary(session.history))
     return result
 

@@ -24,6 +24,7 @@ from typing import Any, Callable
 from . import events as ev
 from .approvals import ApprovalQueue
 from .bandits import Selector
+from .codearms import CodeArms
 from .decisions import Decisions
 from .errors import AELError
 from .llm import UsageLedger
@@ -87,6 +88,8 @@ class Session(Decisions):
         self.selector: Selector = self.method.make_selector(list(self.pool), config.prior)
         self.rng = make_rng(scenario.session_seed())
         self.memory = MemoryStore(scenario.match_bonuses, cap_per_tier=defaults["memory_cap"])
+        self.code_arms = CodeArms()  # code policies run only in its sandboxed worker
+        self.memory.code_runner = self.code_arms.run
         self.llm = LLMRuntime(LLMConfig.from_dict(config.llm), cassette)
         if config.llm:  # the runtime pinned each role's model: the save keeps it
             config.llm = self.llm.config.to_dict()
@@ -163,6 +166,10 @@ class Session(Decisions):
     def blocked_reason(self) -> str | None:
         if self.done:
             return f"the run is finished ({self.n_episodes} episodes)"
+        if self.code_arms.quarantined:
+            name = next(iter(self.code_arms.quarantined))
+            return (f"code policy {name!r} came from a file and is quarantined: review its source and admit "
+                    "or reject it before stepping")
         pending = self.queue.pending
         if pending:
             p = pending[0]
@@ -200,6 +207,7 @@ class Session(Decisions):
             "injections": len(self.injections), "last_hits": self.last_hits,
             "reflector": self.reflector.state_dict() if self.reflector else None,
             "scenario_state": self.scenario.state_dict(), "method": self.method.state_dict(),
+            "code_arms": self.code_arms.to_dict(),
         })
 
     def _rollback(self, cp: dict[str, Any]) -> None:
@@ -216,6 +224,7 @@ class Session(Decisions):
             self.reflector.load_state_dict(cp["reflector"])
         self.scenario.load_state_dict(cp["scenario_state"])
         self.method.load_state_dict(cp["method"])
+        self.code_arms.load_dict(cp["code_arms"])  # failures and suspensions; quarantine is not a step's
 
     def _step(self) -> list[ev.Event]:
         out: list[ev.Event] = []
@@ -225,13 +234,15 @@ class Session(Decisions):
             self._enter_phase(out)
         scenario = self.scenario
         self.memory.episode = t
+        self.code_arms.begin_episode()
         query = scenario.query(t)
         if phase == "warmup":
             arm_i = self.selector.index("none") if "none" in self.pool else 0
             self.selector.t += 1  # a forced pull makes no draw, but it is a choice
         else:
             best = self._admit_hindsight_arm(t) if self.method.hindsight else None
-            arm_i = self.selector.select(self.rng, None if best is None else lambda: best)
+            arm_i = self.selector.select(self.rng, None if best is None else lambda: best,
+                                         skip=self.code_arms.unavailable)
         arm = self.selector.arms[arm_i]
         policy = self.pool[arm.name]
         qdict = {**query.metadata, "_episode": t}
@@ -269,9 +280,13 @@ class Session(Decisions):
             "action": outcome.action, "result": outcome.result, "hits": len(hits),
             "insight": insight is not None, **({"info": outcome.info} if outcome.info else {}),
         }
+        if self.code_arms.failed_now:  # a code policy failed: say so, and what was used instead
+            record["code_failure"] = {"errors": dict(self.code_arms.failed_now),
+                                      "fallback": hits_from if hits_from != arm.name else None}
         self.history.append(record)
         self.t = t + 1
         self._emit(out, ev.EpisodeDone(t, record))
+        self._suspend_failing_code_arms(t, out)
         if not self.memory.frozen and phase != "warmup":
             self._slow_loop(t, out)
         if self.done:
@@ -400,6 +415,9 @@ class Session(Decisions):
             "usage": self.usage.to_dict(),
             # a method's learning beyond its selector (none of the built-ins has any)
             **({"method": state} if (state := self.method.state_dict()) else {}),
+            # only when a code arm has failed: a save without code stays as it was
+            **({"code_arms": self.code_arms.to_dict()} if self.code_arms.failures or self.code_arms.suspended
+               else {}),
         }
 
     @classmethod
@@ -409,6 +427,7 @@ class Session(Decisions):
         # a resumed session that records adds to its cassette instead of starting it afresh
         s = cls(config, scenario, shared_cassette(LLMConfig.from_dict(config.llm), append=True))
         s.load_state(d)
+        s.quarantine_code_arms()  # code from a file runs only after a person admits it again
         return s
 
     def load_state(self, d: dict[str, Any], keep_usage: bool = False) -> None:
@@ -430,5 +449,6 @@ class Session(Decisions):
             s.reflector.load_state_dict(d["reflector"])
         s.scenario.load_state_dict(d["scenario_state"])
         s.method.load_state_dict(d.get("method") or {})
+        s.code_arms.load_dict(d.get("code_arms"))
         if not keep_usage and d.get("usage"):
             s.llm.ledger.replace_with(UsageLedger.load(d["usage"]))

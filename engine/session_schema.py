@@ -240,13 +240,14 @@ class Audit(Strict):
     episode: Count
     proposal_id: Count
     kind: Literal[KINDS]  # type: ignore[valid-type]
-    decision: Literal[(*DECISIONS, "drop")]  # type: ignore[valid-type]
+    decision: Literal[(*DECISIONS, "drop", "admit", "suspend")]  # type: ignore[valid-type]
     who: Name
     proposed: dict[str, Any]
     accepted: dict[str, Any] | None
     reason: Text = ""
     at: Text = ""
     source: Name = "offline"
+    code_sha256: Annotated[str, Field(pattern="^([0-9a-f]{64})?$")] = ""  # a code policy's source hash
 
 
 class Queue(Strict):
@@ -255,6 +256,17 @@ class Queue(Strict):
     allow_code_auto: bool = False
     proposals: Annotated[list[Proposal], Items]
     audit: Annotated[list[Audit], Items]
+
+
+class CodeFailure(Strict):
+    errors: Annotated[dict[Name, Text], Field(max_length=10_000)]
+    fallback: Name | None = None
+
+
+class CodeArms(Strict):
+    """Which code arms failed in a row and which were suspended (engine/codearms.py)."""
+    failures: Annotated[dict[Name, Count], Field(max_length=10_000)] = {}
+    suspended: Annotated[dict[Name, Text], Field(max_length=10_000)] = {}
 
 
 class Record(Strict):
@@ -270,6 +282,7 @@ class Record(Strict):
     hits: Count
     insight: bool
     info: dict[str, Any] | None = None
+    code_failure: CodeFailure | None = None  # a code policy failed in its worker this episode
 
 
 class Reflection(Strict):
@@ -390,6 +403,7 @@ class SessionDoc(Strict):
     reflector: ReflectorState | None
     scenario_state: ScenarioState
     usage: Usage | None = None
+    code_arms: CodeArms | None = None
     method: dict[str, Any] | None = None  # a registered method's state beyond its selector (engine.methods)
 
     @field_validator("pool")

@@ -132,6 +132,32 @@ def test_selector_state_round_trips(kind, rewards):
     assert type(copy) is type(sel)
 
 
+@pytest.mark.parametrize("kind", ["ts", "ucb1", "egreedy", "rr"])
+def test_a_skipped_arm_is_never_chosen(kind):
+    sel = make_selector(kind, ["a", "b", "c"], (1.0, 1.0))
+    sel.arms[1].alpha = 1e6  # "b" would win every Thompson draw
+    rng = np.random.default_rng(3)
+    for _ in range(60):
+        i = sel.select(rng, skip=frozenset({"b"}))
+        assert sel.arms[i].name != "b"
+        sel.update(i, 0.5)
+
+
+def test_skipping_an_arm_draws_the_same_numbers_from_the_generator():
+    # suspending a code arm must not shift every later draw of the run
+    skipped, plain = (make_selector("ts", ["a", "b", "c"], (1.0, 1.0)) for _ in range(2))
+    r1, r2 = np.random.default_rng(9), np.random.default_rng(9)
+    for _ in range(20):
+        skipped.select(r1, skip=frozenset({"c"}))
+        plain.select(r2)
+    assert r1.random() == r2.random()
+
+
+def test_when_every_arm_is_skipped_the_skip_is_ignored():
+    sel = make_selector("ts", ["a"], (1.0, 1.0))
+    assert sel.select(np.random.default_rng(0), skip=frozenset({"a"})) == 0
+
+
 def test_thompson_draws_are_shown_but_are_not_learning_state():
     ts = make_selector("ts", ["a", "b"], (1.0, 1.0))
     before = ts.to_dict()

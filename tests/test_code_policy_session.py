@@ -34,11 +34,12 @@ class ProposesCode:
                           policy={"name": "winners", "tiers": ["episodic"], "k": 3, "code": self.code},
                           rationale="recall only what paid")
 
+    # saved under a field the save schema knows for reflectors (when it proposed)
     def state_dict(self):
-        return {"done": self.done}
+        return {"proposed_at": 0 if self.done else None}
 
     def load_state_dict(self, state):
-        self.done = state["done"]
+        self.done = state.get("proposed_at") is not None
 
 
 def session_with(code: str, **kw) -> Session:
@@ -76,6 +77,8 @@ def test_approved_code_runs_on_memory_and_survives_save_and_load(tmp_path):
     loaded = Session.from_dict(doc, make_scenario)
     loaded.reflector = ProposesCode(WINNERS)
     loaded.reflector.done = True
+    assert loaded.run() == [] and "quarantined" in loaded.blocked_reason  # nothing runs before a person looks
+    loaded.review_code_arm("winners", "admit")
     loaded.run()
     assert loaded.history == s.history
 

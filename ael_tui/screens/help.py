@@ -81,11 +81,17 @@ PANELS: dict[str, list[tuple[str, str]]] = {
          "(validated as you type), n rejects with an optional reason, A approves and sets a standing rule for "
          "its kind, Escape leaves it pending (stepping waits). Every decision, automatic ones too, is in the audit "
          "log (a)."),
+        ("A code policy from a file",
+         "A loaded session's Python-code policies are quarantined: the review shows each one's source and SHA-256, "
+         "y admits it (it runs only in a sandboxed worker process), n rejects it (its arm is never sampled), "
+         "Escape leaves it quarantined (stepping waits). A code policy that fails three calls in a row is "
+         "suspended, and says so."),
     ],
 }
 
 SCOPE_TITLES = {"app": "Everywhere", "start": "Start screen", "lab": "Lab", "compare": "Compare view",
-                "approval": "Approval dialog", "editor": "Proposal editor", "tour": "Tour card"}
+                "approval": "Approval dialog", "code_review": "Code review", "editor": "Proposal editor",
+                "tour": "Tour card"}
 
 
 def panels_text() -> Text:

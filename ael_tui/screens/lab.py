@@ -26,6 +26,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Tab, Tabs
 
+from engine import events as ev
 from engine.errors import AELError
 
 from ..actions import bindings_for
@@ -42,6 +43,7 @@ from ..widgets.progress import ProgressChart
 from ..widgets.reflection import ReflectionPanel
 from ..widgets.status import StatusBar
 from .approval import ApprovalScreen, Decision, ProposalContext
+from .code_review import CodeReviewScreen
 from .compare import CompareScreen
 from .dialogs import CompareSetupScreen, ConfirmScreen, PromptScreen, SettingsAnswer, SettingsScreen
 from .load import LoadScreen
@@ -122,7 +124,7 @@ class LabScreen(RunControls, Screen):
             self.query_one(selector).border_title = title
         for widget in self.query("Input"):
             widget.cursor_blink = self.app.cursor_blink_enabled
-        self._bindings_state = (False, bool(self.host.session.queue.pending))
+        self._bindings_state = (False, self._decision_waits())
         self.set_interval(TICK, self._tick)
         self.redraw(force=True)
         self.call_after_refresh(settle_heap)
@@ -130,6 +132,13 @@ class LabScreen(RunControls, Screen):
             reason = self.host.session.blocked_reason if self.host.session.queue.pending else None
         if reason:
             self.notify(f"{reason} (press d)", severity="warning", title="Decision pending")
+        if self.host.session.code_arms.quarantined:
+            self.call_after_refresh(self.action_decide)  # code from a file: a person looks before anything runs
+
+    def _decision_waits(self) -> bool:
+        """A proposal, or a quarantined code arm from a loaded file, waits for a person."""
+        s = self.host.session
+        return bool(s.queue.pending or s.code_arms.quarantined)
 
     def on_unmount(self) -> None:
         self.host.pause()  # let the engine thread end with the screen
@@ -267,7 +276,7 @@ class LabScreen(RunControls, Screen):
         if action == "pause":
             return running
         if action == "decide":
-            return bool(self.host.session.queue.pending)
+            return self._decision_waits()
         if action == "next_panels":
             return self.compact
         return True
@@ -277,7 +286,7 @@ class LabScreen(RunControls, Screen):
 
     def _sync_bindings(self, running: bool) -> None:
         """Refresh the footer only when what it shows changes (a refresh re-lays the screen)."""
-        state = (running, bool(self.host.session.queue.pending))
+        state = (running, self._decision_waits())
         if state != self._bindings_state:
             self._bindings_state = state
             self.refresh_bindings()
@@ -285,6 +294,10 @@ class LabScreen(RunControls, Screen):
     def on_lab_screen_run_stopped(self, message: RunStopped) -> None:
         o = message.outcome
         self.host.running = None
+        for e in o.events:
+            if isinstance(e, ev.CodeArmSuspended):
+                self.notify(f"Its arm is no longer sampled: {e.reason}", severity="warning", timeout=10,
+                            title=f"Code policy {e.arm!r} suspended")
         self._sync_bindings(False)
         self.redraw(force=o.mode != "step")  # one step: its numbers now, the plots right after
         if o.reason == "refused":
@@ -311,7 +324,15 @@ class LabScreen(RunControls, Screen):
 
     # ------------------------------------------------------------- decisions
     def action_decide(self) -> None:
-        if any(isinstance(screen, ApprovalScreen) for screen in self.app.screen_stack):
+        if any(isinstance(screen, (ApprovalScreen, CodeReviewScreen)) for screen in self.app.screen_stack):
+            return
+        with self.host.lock:
+            quarantined = dict(self.host.session.code_arms.quarantined)
+            name = next(iter(quarantined), None)
+            spec = self.host.session.pool.get(name) if name else None
+        if spec is not None:
+            self.app.push_screen(CodeReviewScreen(spec, quarantined[name], len(quarantined)),
+                                 partial(self._reviewed, name))
             return
         with self.host.lock:
             s = self.host.session
@@ -354,6 +375,24 @@ class LabScreen(RunControls, Screen):
             self.call_after_refresh(self.action_decide)
         elif self.host.tour is not None and self.host.tour.cards:
             self.call_after_refresh(self._show_card)
+
+    def _reviewed(self, name: str, decision: str | None) -> None:
+        if decision is None:
+            self.notify(f"Code policy {name!r} stays quarantined; stepping waits (d opens it again).",
+                        severity="warning", title="Later")
+            return
+        try:
+            self.host.review_code(name, decision)
+        except AELError as err:
+            self.notify(str(err), severity="error", title=f"Code policy {name!r}")
+            return
+        finally:
+            self._sync_bindings(False)
+            self.redraw(force=True)
+        done = "admitted: it runs sandboxed" if decision == "admit" else "rejected: its arm is never sampled"
+        self.notify(f"Code policy {name!r} {done}.", title="Reviewed")
+        if self._decision_waits():
+            self.call_after_refresh(self.action_decide)
 
     def action_audit(self) -> None:
         with self.host.lock:

@@ -59,10 +59,12 @@ class AuditScreen(ModalScreen[None]):
         for c in cols:
             table.add_column(c, key=c)
         for a in self.audit:
-            style = {"reject": "red", "drop": "red", "edit": "yellow"}.get(a.decision, "green")
+            style = {"reject": "red", "drop": "red", "suspend": "red", "edit": "yellow"}.get(a.decision, "green")
             who = a.who + (" ⚠ LLM fallback" if a.source == "fallback" else "")
-            row = [str(a.seq), str(a.episode), f"#{a.proposal_id}", a.kind, Text(a.decision, style=style), who,
-                   a.reason or "—", _short(a.accepted)]
+            # code-arm decisions (admit, suspend) have no proposal; code carries its hash
+            reason = " · ".join(x for x in (a.reason, a.code_sha256 and f"sha256 {a.code_sha256[:16]}…") if x)
+            row = [str(a.seq), str(a.episode), f"#{a.proposal_id}" if a.proposal_id else "—", a.kind,
+                   Text(a.decision, style=style), who, reason or "—", _short(a.accepted)]
             if self.show_times:
                 row.append(a.at.replace("T", " ").removesuffix("+00:00"))
             table.add_row(*row)

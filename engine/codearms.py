@@ -1,0 +1,93 @@
+"""A session's code-policy arms: where they run, when they stop being sampled.
+
+`CodeArms.run` is what memory calls to retrieve under a code policy: it sends
+the call to the session's sandboxed worker (`engine.codeworker`, started on
+the first call, restarted after a failure) with a wall-clock deadline. Three
+things keep an arm from running:
+
+- **quarantine**: every code arm of a session loaded from a file starts
+  quarantined and stays so until a person admits it again, having seen its
+  source and SHA-256 (the lab's review dialog, or `--trust-code` in the CLI).
+  Quarantine is not saved: every load starts there.
+- **suspension**: after `suspend_after` failed calls in a row (overrun, crash,
+  error, a bad answer) the arm is no longer sampled. Saved with the session.
+- **one failure per episode**: once a call has failed in an episode, further
+  calls of that arm in the same episode fail at once, so a policy that loops
+  forever costs at most one deadline per episode, however often a scenario
+  retrieves per episode.
+
+A failed call retrieves nothing; the session then uses the policy's declared
+fallback, and marks the episode in the history.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+# The sandbox's modules load on the first code-policy call, not with every session:
+# most sessions never run code, and the lab's start-up should not pay for it.
+CALL_DEADLINE_S = 0.5    # wall clock per call of a policy, smoke test and live run alike
+SUSPEND_AFTER = 3
+
+
+class CodeArms:
+    def __init__(self, deadline_s: float = CALL_DEADLINE_S, suspend_after: int = SUSPEND_AFTER):
+        self.deadline_s = deadline_s
+        self.suspend_after = suspend_after
+        self.failures: dict[str, int] = {}        # consecutive failed calls per arm (saved)
+        self.suspended: dict[str, str] = {}       # arm -> why it is no longer sampled (saved)
+        self.quarantined: dict[str, str] = {}     # arm -> SHA-256 of its source (never saved)
+        self.saved_auto_admission = False         # the loaded file asked to admit code automatically
+        self.failed_now: dict[str, str] = {}      # arm -> why its call failed in this episode
+        self.worker = None                        # a CodeWorker, from the first call on
+
+    @property
+    def unavailable(self) -> frozenset[str]:
+        """Arms the selector must not sample."""
+        return frozenset(self.suspended) | frozenset(self.quarantined)
+
+    def run(self, spec: Any, entries: Sequence[Any], query: dict[str, Any]) -> list[Any]:
+        """The entries the code policy `spec` picks; `CodePolicyError` when it may not run or failed."""
+        from .codepolicy import CodePolicyError, source_hash
+        from .codeworker import CodePolicyFailure, CodeWorker
+
+        name = spec.name
+        barred = ("quarantined until a person admits it" if name in self.quarantined else
+                  f"suspended: {self.suspended[name]}" if name in self.suspended else "")
+        if barred:  # chosen anyway (a fixed selector, the oracle): the history says why nothing came back
+            self.failed_now.setdefault(name, f"not run: {barred}")
+            raise CodePolicyError(f"code policy {name!r} is {barred}")
+        if name in self.failed_now:
+            raise CodePolicyError(f"code policy {name!r} already failed in this episode")
+        if self.worker is None:
+            self.worker = CodeWorker()
+        try:
+            chosen = self.worker.call(source_hash(spec.code), spec.code, entries, query, self.deadline_s)
+        except CodePolicyFailure as failure:
+            self.failed_now[name] = str(failure)
+            self.failures[name] = self.failures.get(name, 0) + 1
+            raise
+        self.failures.pop(name, None)
+        return chosen
+
+    def begin_episode(self) -> None:
+        self.failed_now = {}
+
+    def due_for_suspension(self) -> list[str]:
+        """Arms that have just reached `suspend_after` failures in a row."""
+        return [n for n, k in self.failures.items() if k >= self.suspend_after and n not in self.suspended]
+
+    def close(self) -> None:
+        """Stop the worker (the next call starts a new one)."""
+        if self.worker is not None:
+            self.worker.close()
+            self.worker = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"failures": dict(self.failures), "suspended": dict(self.suspended)}
+
+    def load_dict(self, d: dict[str, Any] | None) -> None:
+        d = d or {}
+        self.failures = {str(k): int(v) for k, v in dict(d.get("failures", {})).items()}
+        self.suspended = {str(k): str(v) for k, v in dict(d.get("suspended", {})).items()}
+        self.failed_now = {}

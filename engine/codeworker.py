@@ -1,0 +1,284 @@
+"""The parent's side of the sandbox: one worker process per session, reused.
+
+`CodeWorker.call(policy, entries, query)` sends the entries the policy may see
+and the query to the worker (`engine.sandbox_child`), waits at most the call's
+deadline, and returns the entries it chose, each checked against those it was
+given. On overrun, crash, a reply that breaks the protocol or a fatal error
+(memory, recursion) the whole process group is killed and the next call starts
+a fresh worker; the caller gets a `CodePolicyFailure` saying what happened and
+decides what to fall back on. Nothing here runs policy code in this process.
+
+The worker keeps the entries it has seen; a call sends only entries that are
+new or changed since the last one (the order is sent in full), which is what
+makes a retrieval over 1,500 entries cost about a millisecond rather than the
+few it takes to encode them all. That cache is the worker's only state, it
+never changes what a policy sees, and it is rebuilt after a restart: nothing of
+the worker belongs in a save.
+"""
+
+from __future__ import annotations
+
+import json
+import operator
+import os
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import weakref
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+from .codepolicy import CodePolicyError
+
+CHILD = Path(__file__).with_name("sandbox_child.py")
+NOBODY = 65534
+MAX_REPLY_BYTES = 4 * 2**20  # every id of the largest memory is well under 1 MB; more is an attack on our memory
+# what the worker is sent of each entry, in `sandbox_child._FIELDS` order but with metadata second
+_FIELDS = operator.attrgetter("id", "metadata", "tier", "content", "quality", "episode", "retrieval_count",
+                              "usefulness")
+
+
+class CodePolicyFailure(CodePolicyError):
+    """A code policy's call failed: it overran, crashed, broke the protocol or raised."""
+
+    def __init__(self, message: str, kind: str):
+        super().__init__(message)
+        self.kind = kind   # timeout, crash, protocol, error
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one worker may use. `cpu_s` is for the worker's whole life; it is
+    replaced before it can run out (`recycle_cpu_s`), so only a runaway call meets it."""
+
+    memory_mb: int = 256
+    cpu_s: int = 60
+    recycle_cpu_s: float = 30.0
+    start_timeout_s: float = 15.0
+
+
+def _rp_dir() -> str:
+    import RestrictedPython
+
+    return str(Path(RestrictedPython.__file__).resolve().parent.parent)
+
+
+def _plain(value: Any) -> Any:
+    """json.dumps' fallback for numpy scalars and other non-JSON values of metadata."""
+    item = getattr(value, "item", None)
+    if callable(item):
+        return item()
+    return str(value)
+
+
+class CodeWorker:
+    """One sandboxed worker process (started on the first call, restarted after a failure)."""
+
+    def __init__(self, limits: Limits | None = None, *, plain_python: bool = False):
+        """`plain_python` runs sources as plain Python with every builtin, no RestrictedPython:
+        only for tests that show the process walls hold on their own."""
+        from .codepolicy import ALLOWED_METHODS, SAFE_BUILTINS
+
+        self.limits = limits or Limits()
+        self._config = json.dumps({"memory_mb": self.limits.memory_mb, "cpu_s": self.limits.cpu_s,
+                                   "methods": sorted(ALLOWED_METHODS), "builtins": list(SAFE_BUILTINS),
+                                   "plain": plain_python,
+                                   # RLIMIT_NPROC does not bind root, so a root worker becomes nobody
+                                   # (after its imports: it could not read root's interpreter as nobody)
+                                   "drop_to": NOBODY})
+        self._proc: subprocess.Popen | None = None
+        self._scratch: str | None = None
+        self._buffer = b""
+        self._sent: dict[str, tuple] = {}
+        self._loaded: set[str] = set()
+        self._cpu = 0.0
+        self._seq = 0            # numbers requests: a reply to another request is a protocol breach
+        self.starts = 0          # how many processes this worker has started (for tests and the lab)
+        self.last_pid: int | None = None
+        self._finalizer: weakref.finalize | None = None
+
+    # ------------------------------------------------------------ process
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc is not None else None
+
+    def _start(self) -> None:
+        scratch = None
+        try:
+            scratch = tempfile.mkdtemp(prefix="ael-policy-")
+            os.chmod(scratch, 0o711)  # a cwd the worker may enter but not list or write
+            self._proc = subprocess.Popen(
+                [sys.executable, "-S", "-s", "-P", "-X", "utf8", str(CHILD), _rp_dir(), self._config],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=scratch,
+                env={"PYTHONHASHSEED": "0"},  # nothing of ours (no keys); a fixed hash seed keeps set order repeatable
+                process_group=0, close_fds=True)
+        except OSError as err:  # no process to be had (limits, disk): the call fails, the lab goes on
+            if scratch:
+                shutil.rmtree(scratch, ignore_errors=True)
+            raise CodePolicyFailure(f"the code-policy sandbox could not start ({err.strerror or err})",
+                                    "crash") from None
+        self._scratch = scratch
+        self.starts += 1
+        self.last_pid = self._proc.pid  # kept after a kill: tests check its group is gone
+        self._finalizer = weakref.finalize(self, _kill, self._proc, self._scratch)
+        for fd in (self._proc.stdin.fileno(), self._proc.stdout.fileno()):
+            os.set_blocking(fd, False)
+        self._buffer, self._sent, self._loaded, self._cpu = b"", {}, set(), 0.0
+        try:
+            ready = self._read(time.monotonic() + self.limits.start_timeout_s)
+        except CodePolicyFailure as failure:
+            self.close()
+            raise CodePolicyFailure(f"the code-policy sandbox did not start ({failure})", "crash") from None
+        if ready != {"ready": True}:
+            self.close()
+            why = str(ready.get("error", ""))[:200] if isinstance(ready, dict) else ""
+            raise CodePolicyFailure("the code-policy sandbox did not start" + (f" ({why})" if why else ""), "crash")
+
+    def close(self) -> None:
+        """Kill the worker's whole process group (anything it started goes with it)."""
+        if self._finalizer is not None:
+            self._finalizer()
+        self._proc = self._finalizer = None
+
+    # --------------------------------------------------------------- call
+    def call(self, key: str, source: str, entries: Sequence[Any], query: dict[str, Any],
+             deadline_s: float) -> list[Any]:
+        """The entries (from `entries`) the policy `key` picks for `query`, in its order.
+
+        `entries` are objects with the MemoryEntry fields. Raises `CodePolicyFailure`."""
+        if self._proc is not None and (self._proc.poll() is not None or self._cpu > self.limits.recycle_cpu_s):
+            self.close()
+        if self._proc is None:
+            self._start()
+        try:
+            request = self._request(key, source, entries, query)
+        except CodePolicyFailure:
+            self.close()  # what the worker was told it has no longer matches what it has
+            raise
+        try:
+            reply = self._roundtrip(request, deadline_s)
+        except CodePolicyFailure:
+            self.close()
+            raise
+        if not isinstance(reply, dict) or not isinstance(reply.get("ok"), bool) or reply.get("seq") != self._seq \
+                or self._buffer:  # a line more than one reply: something else wrote to the pipe
+            self.close()
+            raise CodePolicyFailure("the sandbox broke the protocol", "protocol")
+        cpu = reply.get("cpu")
+        self._cpu = float(cpu) if isinstance(cpu, (int, float)) else self.limits.cpu_s
+        if not reply["ok"]:
+            self._loaded.discard(key)  # it may have failed to compile: send the source again next time
+            if reply.get("fatal"):
+                self.close()
+            raise CodePolicyFailure(_printable(str(reply.get("error", "it failed"))[:300]), "error")
+        return self._chosen(reply.get("ids"), entries)
+
+    def _request(self, key: str, source: str, entries: Sequence[Any], query: dict[str, Any]) -> bytes:
+        self._seq += 1
+        req: dict[str, Any] = {"seq": self._seq, "key": key, "query": query}
+        if key not in self._loaded:
+            req["source"] = source
+            self._loaded.add(key)
+        if len(self._sent) > 4 * max(len(entries), 1000):  # evicted entries pile up: start the cache over
+            self._sent.clear()
+            req["reset"] = True
+        upsert = []
+        sent = self._sent
+        for e in entries:
+            now = _FIELDS(e)
+            # `==` on the tuples: metadata (kept as sent, see below) compares by value
+            if sent.get(now[0]) != now:
+                sent[now[0]] = (now[0], dict(now[1]), *now[2:])  # a copy: a change in place still shows next time
+                upsert.append(now)
+        req["upsert"] = upsert
+        req["order"] = [e.id for e in entries]
+        try:
+            return (json.dumps(req, default=_plain) + "\n").encode()
+        except (TypeError, ValueError) as err:
+            raise CodePolicyFailure(f"its inputs are not plain data ({err})", "protocol") from None
+
+    def _chosen(self, ids: Any, entries: Sequence[Any]) -> list[Any]:
+        if not isinstance(ids, list):
+            self.close()
+            raise CodePolicyFailure("the sandbox broke the protocol", "protocol")
+        by_id = {e.id: e for e in entries}
+        chosen, seen = [], set()
+        for i in ids:
+            if not isinstance(i, str) or i not in by_id:
+                self.close()
+                raise CodePolicyFailure(f"it answered an id it was not given ({_printable(str(i)[:40])!r})",
+                                        "protocol")
+            if i not in seen:
+                seen.add(i)
+                chosen.append(by_id[i])
+        return chosen
+
+    # ---------------------------------------------------------------- I/O
+    def _roundtrip(self, request: bytes, deadline_s: float) -> Any:
+        end = time.monotonic() + deadline_s
+        fd = self._proc.stdin.fileno()
+        view = memoryview(request)
+        while view:
+            left = end - time.monotonic()
+            if left <= 0 or not select.select([], [fd], [], left)[1]:
+                raise CodePolicyFailure(f"it did not finish within {deadline_s:g} s", "timeout")
+            try:
+                view = view[os.write(fd, view):]
+            except BlockingIOError:
+                continue
+            except (BrokenPipeError, OSError):
+                raise CodePolicyFailure("the sandbox process died", "crash") from None
+        return self._read(end, deadline_s)
+
+    def _read(self, end: float, deadline_s: float | None = None) -> Any:
+        fd = self._proc.stdout.fileno()
+        while b"\n" not in self._buffer:
+            left = end - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                raise CodePolicyFailure(f"it did not finish within {deadline_s or 0:g} s", "timeout")
+            try:
+                chunk = os.read(fd, 1 << 16)
+            except BlockingIOError:
+                continue
+            if not chunk:
+                code = self._proc.wait()
+                why = f"killed by signal {-code}" if code < 0 else f"exit code {code}"
+                raise CodePolicyFailure(f"the sandbox process died ({why}: over its CPU or memory limit?)",
+                                        "crash")
+            self._buffer += chunk
+            if len(self._buffer) > MAX_REPLY_BYTES:
+                raise CodePolicyFailure(f"it answered more than {MAX_REPLY_BYTES // 2**20} MB", "protocol")
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        try:
+            return json.loads(line)
+        except ValueError:
+            raise CodePolicyFailure("the sandbox broke the protocol", "protocol") from None
+
+
+def _printable(text: str) -> str:
+    """The worker's error text, safe to show: no newlines or terminal control sequences."""
+    return "".join(c if c.isprintable() else "?" for c in text)
+
+
+def _kill(proc: subprocess.Popen, scratch: str | None) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    for stream in (proc.stdin, proc.stdout):
+        try:
+            if stream is not None:
+                stream.close()
+        except OSError:
+            pass
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        pass
+    if scratch:
+        shutil.rmtree(scratch, ignore_errors=True)

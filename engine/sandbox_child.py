@@ -1,0 +1,183 @@
+"""The process a code policy runs in. Never imported by the lab or the CLI:
+`engine.codeworker` starts it as `python -S -s -P sandbox_child.py RP_DIR CONFIG`
+with an environment holding nothing but PYTHONHASHSEED, in a scratch folder,
+in its own process group (and, when the lab runs as root, as user nobody).
+
+Before it reads a line of policy code it imports all it will ever need and
+then closes its own doors: no new file descriptors (so no files and no
+sockets), no new processes, no file writes, no core dumps, a cap on address
+space and on CPU seconds. Only then does it serve requests, one JSON line in,
+one JSON line out:
+
+    in:  {"seq": n, "key": sha256, "source": text (only when the worker lacks it),
+          "upsert": [[id, metadata, tier, content, quality, episode,
+                      retrieval_count, usefulness], ...],
+          "order": [ids of the entries to show, in order], "query": {...},
+          "reset": bool (forget every cached entry first)}
+    out: {"ok": true, "ids": [...], "cpu": seconds used so far, "seq": n}
+         {"ok": false, "error": "...", "fatal": bool, "cpu": ..., "seq": n}
+
+The policy is compiled by RestrictedPython (attribute reads, subscripts,
+writes and iteration go through the guards below) and sees entries and the
+query as read-only mappings, so it cannot change what later calls see: the
+same inputs give the same answer whether this worker is fresh or old.
+"""
+
+import builtins
+import json
+import operator
+import os
+import resource
+import sys
+from types import MappingProxyType
+
+
+def _freeze(value):
+    """A read-only copy of JSON data: mappings become mapping proxies, lists tuples."""
+    if isinstance(value, dict):
+        return MappingProxyType({k: _freeze(v) for k, v in value.items()})
+    if isinstance(value, list):
+        return tuple(_freeze(v) for v in value)
+    return value
+
+
+_FIELDS = ("id", "metadata", "tier", "content", "quality", "episode", "retrieval_count", "usefulness")
+
+
+def _entry(row):
+    return MappingProxyType({name: _freeze(v) for name, v in zip(_FIELDS, row)})
+
+
+def _drop_root(uid):
+    # RLIMIT_NPROC is not enforced for root: as root, become an unprivileged user
+    # first (which also drops every capability), groups before the user id.
+    if os.geteuid() == 0:
+        os.setgroups([])
+        os.setgid(uid)
+        os.setuid(uid)
+
+
+def _limit(config):
+    # Each limit is set hard as well as soft, so the policy cannot raise it again.
+    mb = config["memory_mb"] * 1024 * 1024
+    limits = [(resource.RLIMIT_AS, mb), (resource.RLIMIT_CPU, config["cpu_s"]),
+              (resource.RLIMIT_FSIZE, 0), (resource.RLIMIT_CORE, 0), (resource.RLIMIT_NPROC, 0)]
+    for which, value in limits:
+        resource.setrlimit(which, (value, value))
+    # Descriptors 0, 1 and 2 are open (requests, replies, /dev/null); a limit of
+    # 3 means no new one: no file can be opened, no socket created, no pipe made.
+    resource.setrlimit(resource.RLIMIT_NOFILE, (3, 3))
+
+
+def _guards(allowed_methods, builtin_names):
+    from RestrictedPython.Guards import guarded_iter_unpack_sequence, guarded_unpack_sequence
+
+    def _getattr_(obj, name, *default):
+        if not isinstance(name, str) or name.startswith("_") or name not in allowed_methods:
+            raise AttributeError("attribute %r is not allowed" % (name,))
+        return getattr(obj, name)
+
+    def _write_(obj):
+        if type(obj) in (dict, list, set):
+            return obj
+        raise TypeError("%s is read-only" % type(obj).__name__)
+
+    inplace = {"+=": operator.iadd, "-=": operator.isub, "*=": operator.imul, "/=": operator.itruediv,
+               "//=": operator.ifloordiv, "%=": operator.imod}
+
+    def _inplacevar_(op, x, y):
+        if op not in inplace:
+            raise TypeError("%s is not allowed" % op)
+        return inplace[op](x, y)
+
+    safe = {n: getattr(builtins, n) for n in builtin_names}
+    return {
+        "__builtins__": safe, "__name__": "policy", "_getattr_": _getattr_, "_getitem_": operator.getitem,
+        "_getiter_": iter, "_write_": _write_, "_inplacevar_": _inplacevar_,
+        "_iter_unpack_sequence_": guarded_iter_unpack_sequence, "_unpack_sequence_": guarded_unpack_sequence,
+    }
+
+
+def _cpu():
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return round(r.ru_utime + r.ru_stime, 3)
+
+
+def main():
+    sys.path.append(sys.argv[1])
+    config = json.loads(sys.argv[2])
+    # everything the worker will ever import, imported while it still may open files
+    from RestrictedPython import compile_restricted
+    from RestrictedPython.Guards import guarded_iter_unpack_sequence  # noqa: F401 - imported now, used later
+
+    allowed = frozenset(config["methods"])
+    builtin_names = tuple(config["builtins"])
+    inp, out = sys.stdin.buffer, sys.stdout
+    try:
+        _drop_root(config["drop_to"])
+        _limit(config)
+    except OSError as exc:  # the walls could not be built: say why, and serve nothing
+        out.write(json.dumps({"ready": False, "error": "%s: %s" % (type(exc).__name__, exc)}) + "\n")
+        out.flush()
+        return
+    out.write('{"ready": true}\n')
+    out.flush()
+
+    policies = {}
+    cache = {}   # entry id -> its read-only mapping
+    owner = {}   # id() of a cached mapping -> its entry id (cached mappings stay alive, so ids stay unique)
+    for line in inp:
+        reply = {"ok": False, "error": "bad request", "fatal": True}
+        seq = None
+        try:
+            req = json.loads(line)
+            seq = req.get("seq")
+            if req.get("reset"):
+                cache.clear()
+                owner.clear()
+            for row in req.get("upsert", ()):
+                old = cache.get(row[0])
+                if old is not None:
+                    del owner[id(old)]
+                entry = cache[row[0]] = _entry(row)
+                owner[id(entry)] = row[0]
+            key = req["key"]
+            fn = policies.get(key)
+            if fn is None:
+                if config.get("plain"):  # tests of the OS walls alone: plain Python, every builtin
+                    namespace = {"__builtins__": builtins}
+                    exec(compile(req["source"], "<policy>", "exec"), namespace)
+                else:
+                    namespace = _guards(allowed, builtin_names)
+                    exec(compile_restricted(req["source"], "<policy>", "exec"), namespace)
+                fn = policies[key] = namespace["retrieve"]
+            picked = fn([cache[i] for i in req["order"]], _freeze(req["query"]))
+            # identity, not the "id" inside: a made-up mapping with a real id is refused.
+            # (Whether each entry was among those given, the parent checks.)
+            if type(picked) is not list:
+                reply = {"ok": False, "error": "it must return a list, not %s" % type(picked).__name__}
+            elif not all(id(x) in owner for x in picked):
+                reply = {"ok": False, "error": "it must return entries taken from `entries`, not new objects"}
+            else:
+                reply = {"ok": True, "ids": [owner[id(x)] for x in picked]}
+        except MemoryError:
+            reply = {"ok": False, "error": "it ran out of its %d MB memory limit" % config["memory_mb"], "fatal": True}
+        except RecursionError:
+            reply = {"ok": False, "error": "it recursed too deeply", "fatal": True}
+        except BaseException as exc:  # the policy's failure is a reply, never the end of the worker
+            reply = {"ok": False, "error": "%s: %s" % (type(exc).__name__, str(exc)[:200])}
+        reply["cpu"] = _cpu()
+        reply["seq"] = seq
+        try:
+            text = json.dumps(reply)
+        except BaseException:  # a reply JSON cannot hold (a policy-made error text): say so plainly
+            text = json.dumps({"ok": False, "error": "the policy's error could not be reported", "cpu": _cpu(),
+                               "seq": seq})
+        out.write(text + "\n")
+        out.flush()
+        if reply.get("fatal"):
+            return
+
+
+if __name__ == "__main__":
+    main()

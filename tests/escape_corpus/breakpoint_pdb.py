@@ -1,0 +1,5 @@
+# escape: eval exec import
+# expect: static
+def retrieve(entries, query):
+    breakpoint()
+    return []

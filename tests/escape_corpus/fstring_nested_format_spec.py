@@ -1,0 +1,5 @@
+# escape: computed attribute
+# expect: static
+def retrieve(entries, query):
+    w = 'x'
+    return [f'{entries!r:{w}}']

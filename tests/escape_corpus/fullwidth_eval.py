@@ -1,0 +1,4 @@
+# escape: unicode
+# expect: static
+def retrieve(entries, query):
+    return ｅval('entries')

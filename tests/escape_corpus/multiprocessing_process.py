@@ -1,0 +1,6 @@
+# escape: fork and grandchildren
+# expect: static
+def retrieve(entries, query):
+    import multiprocessing
+    multiprocessing.Process(target=print).start()
+    return []

@@ -1,0 +1,4 @@
+# escape: memory and recursion
+# expect: static
+def retrieve(entries, query):
+    return retrieve(entries, query)

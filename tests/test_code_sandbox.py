@@ -1,0 +1,242 @@
+"""Code policies in a session: a runaway costs one deadline per episode, three in a
+row suspend the arm, and code from a file waits for a person (lab) or --trust-code (CLI)."""
+
+from __future__ import annotations
+
+import json
+import time
+from types import SimpleNamespace
+
+import pytest
+
+from ael_tui.cli import main
+from engine import events as ev
+from engine.codearms import CodeArms
+from engine.codepolicy import CodePolicyError, entry_rows, source_hash
+from engine.codeworker import CodeWorker
+from engine.errors import AELError
+from engine.persistence import load_session, save_session
+from engine.results import run_result
+from scenarios import make_scenario
+from tests.test_code_policy_session import WINNERS, ProposesCode, session_with
+
+# Behaves while the memory holds only early episodes (so it passes the smoke test
+# at episode 40), then loops for ever: what a time bomb looks like live.
+TIME_BOMB = '''def retrieve(entries, query):
+    if max([e["episode"] for e in entries] + [0]) >= 60:
+        n = 1000000
+        for i in range(n * n):
+            pass
+    return entries[-3:]
+'''
+LOOP = "def retrieve(entries, query):\n    n = 1000000\n    for i in range(n * n):\n        pass\n    return []\n"
+
+
+def admitted(code: str, deadline_s: float = 0.2, **policy):
+    """A support session whose code arm `winners` was approved at episode 40 and is
+    all but certain to be sampled from then on."""
+    s = session_with(code, approval="manual")
+    s.code_arms.deadline_s = deadline_s
+    s.run()
+    p = s.queue.pending[0]
+    if policy:
+        s.decide(p.id, "edit", edited={**p.payload, **policy})
+    else:
+        s.decide(p.id, "approve")
+    s.selector.arms[s.selector.index("winners")].alpha = 1e6
+    return s
+
+
+def test_a_runaway_costs_one_deadline_per_episode_then_its_arm_is_suspended():
+    s = admitted(TIME_BOMB, fallback="compressed")
+    started = time.monotonic()
+    seen: list[ev.Event] = s.run(until=70)  # the events of every step, in order
+    assert time.monotonic() - started < 30  # a hang guard, not a benchmark: three deadlines of 0.2 s
+    failed = [r for r in s.history if "code_failure" in r]
+    assert [r["episode"] for r in failed] == [61, 62, 63]
+    assert all(r["code_failure"]["fallback"] == "compressed" for r in failed)
+    assert "did not finish within 0.2 s" in failed[0]["code_failure"]["errors"]["winners"]
+    assert "winners" in s.code_arms.suspended
+    assert all(r["policy"] != "winners" for r in s.history[64:])  # suspended: no longer sampled
+    [suspended] = [e for e in seen if isinstance(e, ev.CodeArmSuspended)]
+    assert suspended.arm == "winners" and suspended.episode == 63
+    [audit] = [a for a in s.queue.audit if a.decision == "suspend"]
+    assert audit.who == "engine" and audit.code_sha256 == source_hash(TIME_BOMB)
+    result = run_result(s)
+    assert result["code_failures"] == 3 and result["code_suspended"] == ["winners"]
+
+
+def test_calls_after_a_failure_in_the_same_episode_do_not_wait_again():
+    # a scenario may retrieve many times per episode (the portfolio: once per ticker)
+    arms = CodeArms(deadline_s=0.2)
+    spec = SimpleNamespace(name="loop", code=LOOP)
+    rows = entry_rows([{"id": "a"}])
+    arms.begin_episode()
+    for _ in range(10):
+        with pytest.raises(CodePolicyError):
+            arms.run(spec, rows, {})
+    assert arms.failures == {"loop": 1} and arms.worker.starts == 1
+    arms.close()
+
+
+def test_a_failed_worker_is_replaced_and_the_next_call_works():
+    worker = CodeWorker()
+    good = "def retrieve(entries, query):\n    return entries[:1]\n"
+    with pytest.raises(CodePolicyError, match="did not finish"):
+        worker.call(source_hash(LOOP), LOOP, entry_rows([{"id": "a"}]), {}, 0.2)
+    assert [e.id for e in worker.call(source_hash(good), good, entry_rows([{"id": "a"}]), {}, 5.0)] == ["a"]
+    assert worker.starts == 2
+    worker.close()
+
+
+def test_the_worker_state_stays_out_of_saves_and_a_resume_is_exact(tmp_path):
+    s = admitted(WINNERS)
+    s.run(until=60)
+    save_session(s, tmp_path / "mid.json")
+    assert "worker" not in json.dumps(json.loads((tmp_path / "mid.json").read_text())["session"].get("code_arms", {}))
+    s.run()
+    loaded = load_session(tmp_path / "mid.json", make_scenario)
+    loaded.reflector = ProposesCode(WINNERS)
+    loaded.reflector.done = True
+    loaded.review_code_arm("winners", "admit")
+    loaded.run()
+    assert loaded.history == s.history
+
+
+# ------------------------------------------------------------------ quarantine
+
+
+@pytest.fixture
+def saved_with_code(tmp_path):
+    s = admitted(WINNERS)
+    s.run(until=50)
+    path = tmp_path / "shared.json"
+    save_session(s, path)
+    return path
+
+
+def test_a_loaded_code_arm_is_quarantined_until_a_person_admits_it(saved_with_code):
+    s = load_session(saved_with_code, make_scenario)
+    assert s.code_arms.quarantined == {"winners": source_hash(WINNERS)}
+    with pytest.raises(AELError, match="quarantined"):
+        s.step()
+    s.review_code_arm("winners", "admit", who="human")
+    [entry] = [a for a in s.queue.audit if a.decision == "admit"]
+    assert entry.who == "human" and entry.code_sha256 == source_hash(WINNERS)
+    s.step()
+
+
+def test_a_rejected_code_arm_is_never_sampled(saved_with_code):
+    s = load_session(saved_with_code, make_scenario)
+    s.review_code_arm("winners", "reject")
+    s.run(until=70)
+    assert "winners" in s.code_arms.suspended and all(r["policy"] != "winners" for r in s.history[50:])
+
+
+def test_every_admitted_code_policy_has_its_hash_in_the_audit_log():
+    s = admitted(WINNERS)
+    [approval] = [a for a in s.queue.audit if a.kind == "arm"]
+    assert approval.code_sha256 == source_hash(WINNERS)
+
+
+def test_cli_resume_refuses_code_in_one_line_and_writes_nothing(saved_with_code, tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(CodeWorker, "_start", lambda self: pytest.fail("a worker was started"))
+    out = tmp_path / "out.json"
+    assert main(["run", "support", "--resume", str(saved_with_code), "--json", str(out), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "winners" in err and "--trust-code" in err
+    assert not out.exists()
+
+
+def test_cli_resume_with_trust_code_runs_the_save_to_the_end(saved_with_code, tmp_path):
+    out = tmp_path / "out.json"
+    assert main(["run", "support", "--resume", str(saved_with_code), "--trust-code", "--json", str(out),
+                 "--quiet"]) == 0
+    assert json.loads(out.read_text())["runs"][0]["episodes"] == 120
+
+
+@pytest.fixture
+def saved_with_escape(saved_with_code, tmp_path):
+    """The save, its code arm swapped for the attack the old gate let through: a long
+    expression first (the walk stopped at depth 100), then a subclass walk."""
+    doc = json.loads(saved_with_code.read_text())
+    escape = "def retrieve(entries, query):\n    x = " + "[" * 99 + "1" + "]" * 99 + \
+             "\n    return ().__class__.__base__.__subclasses__()\n"
+    for p in doc["session"]["pool"]:
+        if p["name"] == "winners":
+            p["code"] = escape
+    bad = tmp_path / "escape.json"
+    bad.write_text(json.dumps(doc))
+    return bad
+
+
+def test_cli_resume_of_a_save_with_escaping_code_is_refused_even_with_trust_code(saved_with_escape, tmp_path,
+                                                                                   capsys):
+    out = tmp_path / "out.json"
+    assert main(["run", "support", "--resume", str(saved_with_escape), "--trust-code", "--json", str(out),
+                 "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "nested more than" in err and not out.exists()
+
+
+def test_ael_lab_open_of_a_save_with_escaping_code_runs_and_writes_nothing(saved_with_escape, capsys, monkeypatch):
+    import ael_tui.app
+
+    monkeypatch.setattr(ael_tui.app.AelLab, "run", lambda self: pytest.fail("the lab opened"))
+    monkeypatch.setattr(CodeWorker, "_start", lambda self: pytest.fail("a worker was started"))
+    folder = sorted(saved_with_escape.parent.iterdir())
+    assert main(["open", str(saved_with_escape)]) == 2
+    assert "nested more than" in capsys.readouterr().err
+    assert sorted(saved_with_escape.parent.iterdir()) == folder
+
+
+def test_a_worker_that_cannot_start_is_a_failed_call_not_a_crash(monkeypatch):
+    import engine.codeworker
+
+    def no_process(*args, **kwargs):
+        raise OSError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(engine.codeworker.subprocess, "Popen", no_process)
+    arms = CodeArms()
+    arms.begin_episode()
+    with pytest.raises(CodePolicyError, match="sandbox could not start"):
+        arms.run(SimpleNamespace(name="p", code=WINNERS), entry_rows([{"id": "a"}]), {})
+    assert arms.failures == {"p": 1}
+
+
+def test_a_flood_of_an_answer_is_cut_off_before_it_fills_our_memory():
+    worker = CodeWorker()
+    flood = "def retrieve(entries, query):\n    return entries * 400\n"
+    rows = entry_rows([{"id": f"entry{i}"} for i in range(1500)])
+    try:
+        with pytest.raises(CodePolicyError, match="answered more than 4 MB"):
+            worker.call(source_hash(flood), flood, rows, {}, 10.0)
+        assert worker.pid is None  # killed: its next answer cannot be trusted to line up
+    finally:
+        worker.close()
+
+
+def test_a_policy_cannot_put_control_characters_in_what_the_lab_shows():
+    # Python's own messages quote with repr; a worker past RestrictedPython could send raw text
+    worker = CodeWorker(plain_python=True)
+    source = "def retrieve(entries, query):\n    raise ValueError('\\x1b]0;pwned\\x07\\x1b[2J\\nline two')\n"
+    try:
+        with pytest.raises(CodePolicyError) as caught:
+            worker.call("ctl", source, entry_rows([{"id": "a"}]), {}, 5.0)
+    finally:
+        worker.close()
+    assert "pwned" in str(caught.value) and all(c.isprintable() for c in str(caught.value))
+
+
+def test_a_save_cannot_grant_itself_automatic_admission_of_code(tmp_path, capsys):
+    s = session_with(WINNERS, approval="auto", allow_code_auto=True)
+    s.run(until=20)
+    path = tmp_path / "auto.json"
+    save_session(s, path)
+    loaded = load_session(path, make_scenario)
+    assert not loaded.queue.allow_code_auto  # off until someone vouches for the file
+    loaded.trust_saved_code(who="test")
+    assert loaded.queue.allow_code_auto
+    assert main(["run", "support", "--resume", str(path), "--quiet"]) == 2
+    assert "--allow-code-auto" in capsys.readouterr().err
+    assert main(["run", "support", "--resume", str(path), "--trust-code", "--quiet"]) == 0
