@@ -74,7 +74,8 @@ class LLMReflector:
         self.heuristic = heuristic
         self.client = client
         self.task = task
-        self.name = f"llm({getattr(heuristic, 'name', 'heuristic')})"
+        self.name = f"llm({heuristic.name})"
+        self.trigger = heuristic.trigger  # the model reflects behind the offline reflector's gate
 
     def should_reflect(self, ctx: ReflectionContext) -> bool:
         return self.heuristic.should_reflect(ctx)
@@ -105,7 +106,7 @@ class LLMReflector:
             return r
         d = diag.data
         reflection = Reflection(
-            episode=ctx.episode, trigger=f"llm:{getattr(self.heuristic, 'trigger', 'gate')}",
+            episode=ctx.episode, trigger=f"llm:{self.trigger}",
             diagnosis=d["diagnosis"], insight=d["insight"], regime_label=d["regime_label"],
             confidence=float(d["confidence"]), evidence={"window": _window_stats(ctx)}, source="llm",
         )

@@ -56,6 +56,7 @@ class Reflection:
 
 class Reflector(Protocol):
     name: str
+    trigger: str  # which gate it uses (e.g. diagnose or paper), shown with each reflection
 
     def should_reflect(self, ctx: ReflectionContext) -> bool:
         """Whether this slow window is worth a reflection at all (the gate)."""
