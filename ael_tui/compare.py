@@ -1,12 +1,11 @@
 """Several selectors on one stream, stepped in lockstep: the compare view's host.
 
-`CompareHost` is UI-free, like `SessionHost`: one session per selector, all on
-the same scenario and seed (one shared scenario instance where the scenario
-allows it), with approvals automatic. A worker thread calls `run(mode)`, which
-steps every unfinished session by one episode per round while holding `lock`
-and returns as soon as the stop event is set, the target is reached, or (for
-`reflection`) any session reflected. So all sessions are always at the same
-episode, except that a shorter one may have finished.
+`CompareHost` is UI-free, like `SessionHost`, and runs the same loop (`RunLoop`):
+one session per selector, all on the same scenario and seed (one shared scenario
+instance where the scenario allows it), with approvals automatic. A step of the
+loop is one lockstep round, every unfinished session by one episode, so all
+sessions are always at the same episode, except that a shorter one may have
+finished; `reflection` stops when any session reflected.
 
 The host also keeps a timeline of what happened, in words (regime changes,
 reflections, insights, new arms), for the view to list.
@@ -14,9 +13,7 @@ reflections, insights, new arms), for the view to list.
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass, replace
-from typing import Callable
 
 from engine import events as ev
 from engine.errors import AELError
@@ -25,7 +22,7 @@ from engine.session import Session, SessionConfig
 from scenarios import make_scenario, spec_of
 
 from .config import LabSettings
-from .host import RunOutcome
+from .run_loop import RunLoop
 
 DEFAULT_SELECTORS = ("ts", "ts+reflection", "oracle")
 MAX_SELECTORS = 5
@@ -65,16 +62,12 @@ class TimelineEntry:
     text: str
 
 
-class CompareHost:
+class CompareHost(RunLoop):
     def __init__(self, sessions: dict[str, Session], settings: LabSettings | None = None):
         if not sessions:
             raise AELError("compare: no sessions")
+        super().__init__(settings)
         self.sessions = sessions
-        self.settings = settings or LabSettings()
-        self.lock = threading.RLock()
-        self.stop_event = threading.Event()
-        self.version = 0
-        self.running: str | None = None
         self.timeline: list[TimelineEntry] = []
         first = next(iter(sessions.values()))
         self._last_regime = first.history[-1].get("regime") if first.history else None
@@ -118,9 +111,6 @@ class CompareHost:
         self.running = mode
         return None
 
-    def pause(self) -> None:
-        self.stop_event.set()
-
     def step_all(self) -> list[ev.Event]:
         """One lockstep round: one episode of every unfinished session (call under the lock)."""
         out: list[ev.Event] = []
@@ -130,31 +120,18 @@ class CompareHost:
             events = s.step()
             self._note(name, s, events)
             out.extend(events)
-        self.version += 1
         return out
 
-    def run(self, mode: str, cancelled: Callable[[], bool] = lambda: False) -> RunOutcome:
-        stop = self.stop_event
-        steps = 0
-        try:
-            with self.lock:
-                end, stop_on = self.target(mode)
-            while True:
-                if stop.is_set() or cancelled():
-                    return RunOutcome(mode, steps, "paused")
-                with self.lock:
-                    if self.done:
-                        return RunOutcome(mode, steps, "finished")
-                    if self.t >= end:
-                        return RunOutcome(mode, steps, "reached")
-                    events = self.step_all()
-                    steps += 1
-                if stop_on is not None and stop_on(events):
-                    return RunOutcome(mode, steps, "reflected")
-                if mode != "step" and self.settings.delay > 0:
-                    stop.wait(self.settings.delay)
-        except AELError as err:
-            return RunOutcome(mode, steps, "refused", str(err))
+    # the run loop's hooks: a step is one lockstep round
+    @property
+    def position(self) -> int:
+        return self.t
+
+    def _stopped_before(self, mode: str) -> tuple[str, str] | None:
+        return ("finished", "") if self.done else None
+
+    def _advance(self, mode: str) -> list[ev.Event]:
+        return self.step_all()
 
     # ---------------------------------------------------------- timeline
     def _note(self, name: str, s: Session, events: list[ev.Event]) -> None:

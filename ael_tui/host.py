@@ -19,7 +19,6 @@ import os
 import threading
 import time
 from collections import deque
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
@@ -29,6 +28,7 @@ from engine.persistence import save_session
 from engine.session import Session
 
 from .config import LabSettings
+from .run_loop import RunOutcome
 from .tour import TourGuide
 
 _HOSTS = itertools.count(1)  # hosts made by this process, for unique autosave names
@@ -40,15 +40,6 @@ RUN_MODES = {
     "phase": "to the end of the phase",
     "tour": "to the next moment of the tour",
 }
-
-
-@dataclass
-class RunOutcome:
-    mode: str
-    steps: int
-    reason: str          # reached, reflected, moment (tour), paused, blocked, finished, refused, error
-    message: str = ""
-    events: list[ev.Event] = field(default_factory=list)
 
 
 class SessionHost:
