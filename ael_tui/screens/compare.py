@@ -17,6 +17,7 @@ from pathlib import Path
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.message import Message
+from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer
 
@@ -31,7 +32,6 @@ from ..widgets.timeline import Timeline
 from .dialogs import PromptScreen
 from .run_controls import RunControls
 
-TICK = 1 / 8
 PLOT_EVERY = 0.25
 RUN_ACTIONS = {"step": "step", "run_window": "window", "run_reflection": "reflection", "run_phase": "phase"}
 
@@ -51,6 +51,15 @@ class CompareScreen(RunControls, Screen):
             super().__init__()
             self.outcome = outcome
 
+    class Stepped(Message):
+        """Posted by the engine's worker after each lockstep round; a newer one replaces
+        one still queued, so a fast run never floods the screen."""
+
+        def can_replace(self, message: Message) -> bool:
+            return isinstance(message, CompareScreen.Stepped)
+
+    shown = reactive(-1, init=False)  # the host's version the panels show
+
     def __init__(self, host: CompareHost) -> None:
         super().__init__()
         self.host = host
@@ -59,6 +68,7 @@ class CompareScreen(RunControls, Screen):
         self._plots_drawn = -1
         self._plots_at = 0.0
         self._status_key = None
+        self._plots_later = False  # a timer will draw the throttled plots
 
     def compose(self) -> ComposeResult:
         yield CompareStatusBar(id="compare-status")
@@ -76,14 +86,18 @@ class CompareScreen(RunControls, Screen):
         for i, name in enumerate(self.host.names):
             box = self.query_one(f"#arms-{i}")
             box.border_title = f"[{self.colours[name]}]■[/] {name}"
-        self.set_interval(TICK, self._tick)
+        self.host.on_step = lambda: self.post_message(self.Stepped())
         self.redraw(force=True)
 
     def on_unmount(self) -> None:
         self.host.pause()
+        self.host.on_step = None
 
     def on_screen_suspend(self) -> None:
         self.host.pause()  # back in the lab: a comparison never runs unseen
+
+    def on_screen_resume(self) -> None:
+        self.host.on_step = lambda: self.post_message(self.Stepped())
 
     def on_resize(self) -> None:
         self.set_class(self.size.height < 42 or self.size.width < 120, "-compact")
@@ -91,7 +105,14 @@ class CompareScreen(RunControls, Screen):
         self.call_after_refresh(self.redraw, True)
 
     # ------------------------------------------------------------ redraw
-    def _tick(self) -> None:
+    def on_compare_screen_stepped(self, message: Stepped) -> None:
+        self.shown = self.host.version
+
+    def watch_shown(self) -> None:
+        self.redraw()
+
+    def _draw_plots_later(self) -> None:
+        self._plots_later = False
         self.redraw()
 
     def redraw(self, force: bool = False) -> None:
@@ -129,6 +150,10 @@ class CompareScreen(RunControls, Screen):
             if plots_due:
                 chart.show(list(data.items()))
                 self._plots_drawn, self._plots_at = v, now
+            elif chart.size.width > 0 and v != self._plots_drawn and not self._plots_later:
+                # throttled: draw the plots once the interval is over, even if no step follows
+                self._plots_later = True
+                self.set_timer(PLOT_EVERY - (now - self._plots_at), self._draw_plots_later)
         finally:
             host.lock.release()
 
