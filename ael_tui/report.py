@@ -44,24 +44,25 @@ def print_table(document: dict[str, Any], spec: ScenarioSpec) -> None:
     if not summary:
         return
     regimes = list(summary[0]["regimes"])
-    # where results have phases (the portfolio) the phase table below is the result;
-    # this one only shows the bandit's reward, and a reward stream's mean/std is no Sharpe
-    rewards_only = any("test_mean" in row for row in summary)
+    if any("test_mean" in row for row in summary):
+        # where results have phases (the portfolio) the phase table is the result: a table of
+        # the bandit's mean reward (about 0.50 in every row by construction of the z-scored
+        # reward) read like a bug, so it is not printed
+        comparable = comparable and all(r.get("paper_comparable", False) for r in document["runs"])
+        _print_test_table(summary, spec.paper_test_table if comparable else {})
+        return
     title = f"{document['scenario']}: {len(document['seeds'])} seed(s)"
-    if rewards_only:
-        title += ", bandit reward"
     table = Table(title=title, caption="dim rows: the paper's published values" if paper else None)
     table.add_column("selector")
     for g in regimes:
         table.add_column(g, justify="right")
-    table.add_column("mean reward ± sd" if rewards_only else "overall ± sd", justify="right")
-    if not rewards_only:
-        table.add_column("Sharpe", justify="right")
+    table.add_column("overall ± sd", justify="right")
+    table.add_column("Sharpe", justify="right")
     table.add_column("injected at", justify="right")
     for row in summary:
         sd = row["overall_std"]
         injected = _injected(row["injection_episodes"])
-        sharpe = [] if rewards_only else [f"{row['sharpe_mean']:.2f}"]
+        sharpe = [f"{row['sharpe_mean']:.2f}"]
         table.add_row(
             row["selector"], *[_num(row["regimes"].get(g)) for g in regimes],
             f"{row['overall_mean']:.3f}" + (f"±{sd:.3f}" if sd is not None else ""), *sharpe, injected,
@@ -74,19 +75,21 @@ def print_table(document: dict[str, Any], spec: ScenarioSpec) -> None:
                 f"{ref['sharpe']:.2f}" if "sharpe" in ref else "", str(ref.get("injected", "")), style="dim",
             )
     _console().print(table)
-    if any("test_mean" in row for row in summary):
-        # the paper's rows only where they are comparable: its own data (D-full), not another market
-        comparable = comparable and all(r.get("paper_comparable", False) for r in document["runs"])
-        _print_test_table(summary, spec.paper_test_table if comparable else {})
+
+
+TEST_COLUMNS = {"sharpe": "Sharpe", "sortino": "Sortino", "calmar": "Calmar", "max_drawdown_pct": "MaxDD %",
+                "total_return_pct": "total return %", "win_rate": "win rate"}
 
 
 def _print_test_table(summary: list[dict[str, Any]], paper: dict[str, dict[str, float]]) -> None:
-    keys = ["sharpe", "sortino", "calmar", "max_drawdown_pct", "total_return_pct", "win_rate"]
+    """The test phase; the paper's rows only where comparable (its own data, D-full)."""
+    keys = list(TEST_COLUMNS)
     table = Table(title="test phase (mean ± sample sd over seeds)",
                   caption="dim rows: the paper's published values (± population sd)" if paper else None)
     table.add_column("selector")
     for k in keys:
-        table.add_column(k, justify="right")
+        table.add_column(TEST_COLUMNS[k], justify="right")
+    table.add_column("injected at", justify="right")
 
     def cell(mean: float | None, sd: float | None) -> str:
         if mean is None:
@@ -95,9 +98,10 @@ def _print_test_table(summary: list[dict[str, Any]], paper: dict[str, dict[str, 
 
     for row in summary:
         m, s = row.get("test_mean", {}), row.get("test_std", {})
-        table.add_row(row["selector"], *[cell(m.get(k), s.get(k)) for k in keys])
+        table.add_row(row["selector"], *[cell(m.get(k), s.get(k)) for k in keys],
+                      _injected(row["injection_episodes"]))
         ref = paper.get(row["selector"])
         if ref:
-            table.add_row("  paper", *[cell(ref.get(k), ref.get(f"{k}_sd")) if k in ref else "" for k in keys],
+            table.add_row("  paper", *[cell(ref.get(k), ref.get(f"{k}_sd")) if k in ref else "" for k in keys], "",
                           style="dim")
     _console().print(table)

@@ -63,6 +63,12 @@ class Reflector(Protocol):
 
     def reflect(self, ctx: ReflectionContext) -> Reflection | None: ...
 
+    def rejected(self, kind: str, episode: int) -> None:
+        """A person (or a rule) rejected what was proposed after `episode`: wait, then look again."""
+
+    def outlook(self, episode: int) -> str:
+        """When this reflector will next consider a proposal ("" when nothing holds it back)."""
+
     def state_dict(self) -> dict[str, Any]: ...
 
     def load_state_dict(self, state: dict[str, Any]) -> None: ...
