@@ -72,3 +72,21 @@ class Reflector(Protocol):
     def state_dict(self) -> dict[str, Any]: ...
 
     def load_state_dict(self, state: dict[str, Any]) -> None: ...
+
+
+class ReflectorBase:
+    """Defaults for what a reflector may leave out (as ScenarioBase for a scenario)."""
+
+    trigger: str = "gate"
+
+    def rejected(self, kind: str, episode: int) -> None:
+        pass  # nothing to wait for: the gate decides again at the next window
+
+    def outlook(self, episode: int) -> str:
+        return ""
+
+    def state_dict(self) -> dict[str, Any]:
+        return {}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        pass
