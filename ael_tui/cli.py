@@ -23,10 +23,10 @@ from engine.errors import AELError
 from engine.methods import method_help
 from scenarios import all_specs
 
-from . import args as types
-from .args import parse_seeds
-from .llm_flags import add_llm_flags
-from .scenario_flags import add_scenario_flags, scenario_help
+from ael_tui import args as types
+from ael_tui.args import parse_seeds
+from ael_tui.llm_flags import add_llm_flags
+from ael_tui.scenario_flags import add_scenario_flags, scenario_help
 
 EXIT_USAGE = 2
 
@@ -103,7 +103,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         if args.command == "run":
-            from .runner import run_command
+            from ael_tui.runner import run_command
 
             code = run_command(args)
         elif args.command == "export-stream":
@@ -159,7 +159,7 @@ def _silence_stdout() -> None:
 
 def open_lab(args: argparse.Namespace) -> int:
     try:
-        from .app import run_app
+        from ael_tui.app import run_app
     except ImportError as err:
         raise AELError(f"the lab's interface is not available in this build ({err})") from err
     return run_app(args)

@@ -14,10 +14,10 @@ from engine.session import Session, SessionConfig
 from engine.scenario_spec import ScenarioSpec
 from scenarios import all_specs, make_scenario, spec_of
 
-from .llm_flags import llm_config
-from .outputs import check_run_outputs
-from .scenario_flags import given_scenario_flags
-from .scenario_flags import scenario_options as scenario_options_of
+from ael_tui.llm_flags import llm_config
+from ael_tui.outputs import check_run_outputs
+from ael_tui.scenario_flags import given_scenario_flags
+from ael_tui.scenario_flags import scenario_options as scenario_options_of
 
 PROGRESS_MIN_EPISODES = 2000  # show a progress bar when a command runs at least this many
 
@@ -129,7 +129,7 @@ def run_command(args: argparse.Namespace) -> int:
         except OSError as err:
             raise AELError(f"cannot write {args.json_path}: {err.strerror or err}") from err
     if not args.quiet:
-        from .report import print_table
+        from ael_tui.report import print_table
 
         print_table(document, spec)
     return 0
