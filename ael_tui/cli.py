@@ -69,6 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--reflect-window", type=types.reflect_window, help="trailing window of the reflection gate")
     run.add_argument("--reflect-threshold", type=types.reflect_threshold, help="threshold of the reflection gate")
     run.add_argument("--quiet", action="store_true", help="no progress bar and no table")
+    run.add_argument("--workers", type=int,
+                     help="worker processes for independent offline runs (default: every core; the results "
+                          "are the same for any count; LLM-backed runs go one at a time)")
     run.add_argument("--allow-code-auto", action="store_true",
                      help="let --approve auto admit Python-code policies too (off: they are rejected in batch)")
     add_scenario_flags(run, specs)
