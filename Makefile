@@ -7,11 +7,11 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: lab test bench clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml constraints.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "AEL Lab needs Python 3.11 or newer (found " + sys.version.split()[0] + ")")'
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet -c constraints.txt -e '.[test]'
 	@touch $(STAMP)
 
 lab: $(STAMP)

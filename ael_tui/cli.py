@@ -21,9 +21,13 @@ from typing import Sequence
 
 from engine.atomic import remove_temp_files_on_signals
 from engine.errors import AELError
+from engine.methods import method_help
+from scenarios import all_specs
 
-from . import args as types
-from .args import parse_seeds
+from ael_tui import args as types
+from ael_tui.args import parse_seeds
+from ael_tui.llm_flags import add_llm_flags
+from ael_tui.scenario_flags import add_scenario_flags, scenario_help
 
 EXIT_USAGE = 2
 
@@ -39,11 +43,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="ael-lab", description="AEL Lab: step, watch and steer an agent that learns how to use its memory.")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
 
+    # what the scenarios and methods declare: their names, one-line summaries and options
+    specs = all_specs()
+    scenario_names = f"one of: {scenario_help(specs)}"
+
     run = sub.add_parser("run", help="run sessions headless and print the results table")
-    run.add_argument("scenario", help="synthetic, support or portfolio")
+    run.add_argument("scenario", help=scenario_names)
     run.add_argument("--seeds", type=parse_seeds, help="comma list and/or ranges: 42,123 or 1..200 (default 42)")
-    run.add_argument("--selector",
-                     help="rr, ucb1, egreedy, ts, ts+reflection, oracle, fixed:POLICY, a comma list, or all")
+    run.add_argument("--selector", help=f"{method_help()}; a comma list, or all (default ts+reflection)")
     run.add_argument("--episodes", type=types.episodes, help="stop the stream after N episodes")
     run.add_argument("--approve", choices=["auto", "reject"],
                      help="what happens to proposals in batch (default auto)")
@@ -62,25 +69,25 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--reflect-every", type=types.reflect_every, help="slow-window length: reflect every N episodes")
     run.add_argument("--reflect-window", type=types.reflect_window, help="trailing window of the reflection gate")
     run.add_argument("--reflect-threshold", type=types.reflect_threshold, help="threshold of the reflection gate")
-    run.add_argument("--data", help="portfolio market data: synthetic (default), yahoo, or a folder")
     run.add_argument("--quiet", action="store_true", help="no progress bar and no table")
     run.add_argument("--workers", type=int,
                      help="worker processes for independent offline runs (default: every core; the results "
                           "are the same for any count; LLM-backed runs go one at a time)")
     run.add_argument("--allow-code-auto", action="store_true",
                      help="let --approve auto admit Python-code policies too (off: they are rejected in batch)")
+    add_scenario_flags(run, specs)
     add_llm_flags(run)
 
     lab = sub.add_parser("lab", help="open the lab on a new session")
-    lab.add_argument("scenario")
+    lab.add_argument("scenario", help=scenario_names)
     lab.add_argument("--seed", type=types.seed, default=42)
     lab.add_argument("--selector", default="ts+reflection")
     lab.add_argument("--approve", choices=["manual", "auto"], default="manual")
-    lab.add_argument("--data", help="portfolio market data: synthetic (default), yahoo, or a folder")
     lab.add_argument("--trigger", help="reflection trigger: diagnose or paper (default: the scenario's)")
     lab.add_argument("--reflect-every", type=int, help="slow-window length: reflect every N episodes")
     lab.add_argument("--reflect-window", type=int, help="trailing window of the reflection gate")
     lab.add_argument("--reflect-threshold", type=float, help="threshold of the reflection gate")
+    add_scenario_flags(lab, specs)
     add_llm_flags(lab)
 
     op = sub.add_parser("open", help="open a saved session in the lab")
@@ -88,7 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     op.add_argument("--llm-url", help="confirm the LLM endpoint the file names (a file cannot choose it for you)")
 
     ex = sub.add_parser("export-stream", help="write a scenario's episode stream as JSONL to stdout")
-    ex.add_argument("scenario")
+    ex.add_argument("scenario", help=scenario_names)
     ex.add_argument("--seed", type=types.seed, default=42)
 
     from .serve.command import add_parser as add_serve
@@ -97,45 +104,6 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def add_llm_flags(parser: argparse.ArgumentParser) -> None:
-    g = parser.add_argument_group("LLM backends (offline unless asked; keys come from the environment)")
-    g.add_argument("--agent", default="offline", help="who acts: offline, anthropic, gemini or openai-compatible")
-    g.add_argument("--reflector", default="offline", help="who reflects: offline, anthropic, gemini or openai-compatible")
-    g.add_argument("--agent-model", help="model for the agent (default: the provider's)")
-    g.add_argument("--reflector-model", help="model for the reflector (default: the provider's)")
-    g.add_argument("--error-policy", default="raise", help="after retries: raise (stop, session intact) or fallback "
-                                                           "(answer offline, marked)")
-    g.add_argument("--llm-url", help="base URL of the provider (a proxy, a gateway or a local server)")
-    g.add_argument("--llm-timeout", type=float, default=30.0, help="seconds per LLM request (default 30)")
-    g.add_argument("--llm-retries", type=int, default=3, help="retries on 429, 5xx and timeouts (default 3)")
-    g.add_argument("--llm-context", type=int, help="the model's context window in tokens (default: what the server "
-                                                   "reports, else the provider's, else 2048)")
-    g.add_argument("--record", help="write every LLM request and response to this cassette")
-    g.add_argument("--replay", help="answer LLM requests from this cassette, with no network")
-
-
-def llm_config(args: argparse.Namespace) -> dict:
-    """The session's LLM settings from the flags, validated (AELError names the flag)."""
-    from engine.llm_setup import LLMConfig
-
-    if args.llm_timeout <= 0:
-        raise AELError("--llm-timeout: must be a positive number of seconds")
-    if not 0 <= args.llm_retries <= 10:
-        raise AELError("--llm-retries: must be between 0 and 10")
-    if args.llm_context is not None and not 256 <= args.llm_context <= 100_000_000:
-        raise AELError("--llm-context: give the model's context window in tokens (256 or more)")
-    config = LLMConfig(
-        agent=args.agent, reflector=args.reflector, agent_model=args.agent_model,
-        reflector_model=args.reflector_model, error_policy=args.error_policy, timeout_s=args.llm_timeout,
-        max_retries=args.llm_retries, base_url=args.llm_url, record=args.record, replay=args.replay,
-        context_tokens=args.llm_context,
-    )
-    if config.agent != "offline":
-        from scenarios import scenario_class
-
-        if not scenario_class(args.scenario).llm_agent:
-            raise AELError(f"--agent: the {args.scenario} scenario has no agent a model could play; drop --agent")
-    return config.to_dict() if config.uses_llm else {}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -143,7 +111,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         if args.command == "run":
-            from .runner import run_command
+            from ael_tui.runner import run_command
 
             code = run_command(args)
         elif args.command == "export-stream":
@@ -175,13 +143,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def export_stream(args: argparse.Namespace) -> int:
-    from scenarios import scenario_class
+    from scenarios import scenario_class, spec_of
 
-    cls = scenario_class(args.scenario)
-    exporter = getattr(cls, "export_stream", None)
-    if exporter is None:
+    if not spec_of(args.scenario).exports_stream:
         raise AELError(f"the {args.scenario} scenario has no stream to export")
-    for row in exporter(args.seed):
+    for row in scenario_class(args.scenario).export_stream(args.seed):
         sys.stdout.write(json.dumps(row) + "\n")
     return 0
 
@@ -205,7 +171,7 @@ def _silence_stdout() -> None:
 
 def open_lab(args: argparse.Namespace) -> int:
     try:
-        from .app import run_app
+        from ael_tui.app import run_app
     except ImportError as err:
         raise AELError(f"the lab's interface is not available in this build ({err})") from err
     return run_app(args)

@@ -9,6 +9,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from engine.scenario_spec import ScenarioSpec
+
 
 def _num(value: float | None) -> str:
     return "–" if value is None else f"{value:.3f}"
@@ -35,9 +37,9 @@ def _injected(episodes: list[int | None]) -> str:
     return text + (f" ({missing} none)" if missing else "")
 
 
-def print_table(document: dict[str, Any], scenario_cls) -> None:
+def print_table(document: dict[str, Any], spec: ScenarioSpec) -> None:
     comparable = document.get("paper_comparable", True)
-    paper = getattr(scenario_cls, "paper_table", {}) if comparable else {}
+    paper = spec.paper_table if comparable else {}
     summary = document["summary"]
     if not summary:
         return
@@ -47,7 +49,7 @@ def print_table(document: dict[str, Any], scenario_cls) -> None:
         # the bandit's mean reward (about 0.50 in every row by construction of the z-scored
         # reward) read like a bug, so it is not printed
         comparable = comparable and all(r.get("paper_comparable", False) for r in document["runs"])
-        _print_test_table(summary, getattr(scenario_cls, "paper_test_table", {}) if comparable else {})
+        _print_test_table(summary, spec.paper_test_table if comparable else {})
         return
     title = f"{document['scenario']}: {len(document['seeds'])} seed(s)"
     table = Table(title=title, caption="dim rows: the paper's published values" if paper else None)

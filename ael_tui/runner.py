@@ -12,30 +12,36 @@ from engine.persistence import load_session, save_session
 from engine.llm_setup import LLMConfig, fallback_line, shared_cassette
 from engine.results import finite, run_result, summarise
 from engine.session import Session, SessionConfig
-from scenarios import make_scenario, scenario_class
+from engine.scenario_spec import ScenarioSpec
+from scenarios import all_specs, make_scenario, spec_of
 
-from .cli import llm_config
-from .outputs import check_run_outputs
+from ael_tui.llm_flags import llm_config
+from ael_tui.outputs import check_run_outputs
+from ael_tui.scenario_flags import given_scenario_flags
+from ael_tui.scenario_flags import scenario_options as scenario_options_of
 
 PROGRESS_MIN_RUNS = 10  # show a progress bar when a command has at least this many runs
 
 
-def _selectors(text: str, cls) -> list[str]:
+def _selectors(text: str, spec: ScenarioSpec) -> list[str]:
     if text.strip() == "all":
-        return list(cls.all_selectors) + [f"baseline:{b}" for b in getattr(cls, "baseline_names", ())]
-    from engine.bandits import parse_selector
+        return spec.all_selectors
+    from engine.methods import UnknownMethod, offered_help, parse_method, split_methods
 
-    names = [s.strip() for s in text.split(",") if s.strip()]
+    names = split_methods(text)
     if not names:
         raise AELError("--selector: give at least one selector")
     for name in names:
         if name.startswith("baseline:"):
-            known = getattr(cls, "baseline_names", ())
+            known = spec.baselines
             if name.split(":", 1)[1] not in known:
                 raise AELError(f"--selector: unknown baseline {name!r} "
                                f"(this scenario has {', '.join(f'baseline:{b}' for b in known) or 'none'})")
         else:
-            parse_selector(name)  # refuses an unknown selector before anything runs
+            try:
+                parse_method(name)  # refuses an unknown selector before anything runs
+            except UnknownMethod:
+                raise AELError(f"unknown selector {name!r} (expected {offered_help(spec.selectors)})") from None
     return names
 
 
@@ -60,15 +66,6 @@ def _reflector_options(args: argparse.Namespace) -> dict[str, Any]:
     return opts
 
 
-def _scenario_options(args: argparse.Namespace) -> dict[str, Any]:
-    opts: dict[str, Any] = {}
-    if args.data is not None:
-        if args.scenario != "portfolio":
-            raise AELError("--data applies only to the portfolio scenario")
-        opts["data"] = args.data
-    return opts
-
-
 def _check_outputs(args: argparse.Namespace, n_runs: int, selectors: list[str] = ()) -> None:
     if args.save and n_runs != 1:
         raise AELError("--save needs exactly one run (one seed and one selector)")
@@ -85,18 +82,19 @@ def _check_outputs(args: argparse.Namespace, n_runs: int, selectors: list[str] =
 # flags that shape a new session; a resumed session keeps the settings it was saved with
 # (--llm-url and --record are allowed: they confirm the endpoint and cassette a file names)
 SESSION_FLAGS = ("seeds", "selector", "approve", "episodes", "warmup", "split", "prior", "trigger",
-                 "reflect_every", "reflect_window", "reflect_threshold", "data", "agent_model",
+                 "reflect_every", "reflect_window", "reflect_threshold", "agent_model",
                  "reflector_model", "llm_context", "replay")
 
 
 def run_command(args: argparse.Namespace) -> int:
     check_run_outputs(args)  # before any work: a refused output must not cost a run
-    cls = scenario_class(args.scenario)
+    spec = spec_of(args.scenario)
     if args.resume:
         given = [f for f in SESSION_FLAGS if getattr(args, f) is not None]
         given += [f for f in ("agent", "reflector") if getattr(args, f) != "offline"]
+        given = ["--" + f.replace("_", "-") for f in given] + given_scenario_flags(args)
         if given:
-            flag = "--" + given[0].replace("_", "-")
+            flag = given[0]
             raise AELError(f"{flag}: a resumed session keeps the settings it was saved with; drop {flag}")
         session = load_session(args.resume, make_scenario, llm_url=args.llm_url, record=args.record)
         if session.config.scenario != args.scenario:
@@ -107,10 +105,10 @@ def run_command(args: argparse.Namespace) -> int:
         seeds = [session.config.seed]
     else:
         seeds = args.seeds or [42]  # a list: checked and capped by the parser (args.parse_seeds)
-        selectors = _selectors(args.selector or "ts+reflection", cls)
+        selectors = _selectors(args.selector or "ts+reflection", spec)
         _check_outputs(args, len(seeds) * len(selectors), selectors)
         reflector_options = _reflector_options(args)
-        scenario_options = _scenario_options(args)
+        scenario_options = scenario_options_of(args, spec, all_specs())
         llm = llm_config(args)
         sessions = []
         for selector in selectors:
@@ -132,9 +130,9 @@ def run_command(args: argparse.Namespace) -> int:
         except OSError as err:
             raise AELError(f"cannot write {args.json_path}: {err.strerror or err}") from err
     if not args.quiet:
-        from .report import print_table
+        from ael_tui.report import print_table
 
-        print_table(document, cls)
+        print_table(document, spec)
     return 0
 
 
@@ -176,10 +174,10 @@ def _execute(items: list, args: argparse.Namespace) -> list[dict[str, Any]]:
         return _execute_here(items, args)
     from engine.executor import run_all
 
-    from .batch import RunTask, affinity, run_task
+    from .batch import affinity, run_task, task_of
 
     with _progress(args, len(configs)) as advance:
-        return run_all(run_task, [RunTask(c, args.until) for c in configs], workers,
+        return run_all(run_task, [task_of(c, args.until) for c in configs], workers,
                        on_done=lambda i, run: advance(1, f"{run['selector']} seed {run['seed']}"), group=affinity)
 
 
@@ -264,7 +262,7 @@ def _warn(text: str, prefix: str = "ael-lab: warning: ") -> None:
 def _scenario_for(config: SessionConfig, scenarios: dict[tuple, Any]):
     key = (config.seed, repr(sorted(config.scenario_options.items())))
     # a scenario holds no run state unless it says so, so runs on one seed share its stream
-    if not getattr(scenario_class(config.scenario), "shareable", False):
+    if not spec_of(config.scenario).shareable:
         return make_scenario(config.scenario, config.seed, config.scenario_options)
     if key not in scenarios:
         scenarios[key] = make_scenario(config.scenario, config.seed, config.scenario_options)

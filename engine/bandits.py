@@ -26,7 +26,6 @@ class Arm:
     pulls: int = 0
     reward_sum: float = 0.0
     added_at: int = 0
-    last_sample: float | None = None
 
     @property
     def mean(self) -> float:
@@ -55,6 +54,9 @@ class Selector:
     frozen: bool = False
     t: int = 0  # choices made so far
     kind: str = "base"
+    # display only, never saved: the draw each arm got at the last choice (Thompson
+    # sampling's samples). Reassigned, never mutated, so the class default stays empty.
+    last_draws: ClassVar[dict[str, float]] = {}
 
     def names(self) -> list[str]:
         return [a.name for a in self.arms]
@@ -110,14 +112,18 @@ class Selector:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "Selector":
+        """The selector saved by `to_dict`: the subclass whose `kind` the state names
+        (every subclass is loadable, so a method's own selector needs no list here)."""
         kind = d["kind"]
-        if kind not in SELECTOR_KINDS:
+        kinds = {k.kind: k for k in _subclasses(Selector)}
+        if kind not in kinds:
             raise AELError(f"unknown selector kind {kind!r} in session file")
-        sel = SELECTOR_KINDS[kind]()
+        sel = kinds[kind]()
         for k, v in d.items():
             if k != "arms":
                 setattr(sel, k, v)
-        sel.arms = [Arm(**a) for a in d["arms"]]
+        # saves before the display state moved out of the arms carry `last_sample`: not learning state
+        sel.arms = [Arm(**{k: v for k, v in a.items() if k != "last_sample"}) for a in d["arms"]]
         return sel
 
 
@@ -130,11 +136,12 @@ class ThompsonSampling(Selector):
     def choose(self, rng, oracle):
         # every arm is drawn, a skipped one too, so skipping never shifts the generator
         best, best_i = -1.0, self._open()[0]
+        draws = {}
         for i, arm in enumerate(self.arms):
-            x = float(rng.beta(arm.alpha, arm.beta))
-            arm.last_sample = x
+            x = draws[arm.name] = float(rng.beta(arm.alpha, arm.beta))
             if x > best and arm.name not in self._skip:
                 best, best_i = x, i
+        self.last_draws = draws
         return best_i
 
 
@@ -195,48 +202,19 @@ class FixedPolicy(Selector):
 
 @dataclass
 class Oracle(Selector):
-    """Hindsight: the scenario names the best arm of this episode, which may be
-    outside the pool (the synthetic hidden arm); it is added on first use."""
+    """Hindsight: the arm the scenario names as best for this episode. The session
+    puts it in the pool before choosing when it is new (the synthetic hidden arm)."""
 
     kind: str = "oracle"
 
     def choose(self, rng, oracle):
         if oracle is None:
             raise AELError("the oracle selector needs a scenario that knows the best arm")
-        name = oracle()
-        if name not in self.names():
-            self.add_arm(name, episode=self.t)
-        return self.index(name)
+        return self.index(oracle())
 
 
-SELECTOR_KINDS: dict[str, type[Selector]] = {
-    "ts": ThompsonSampling, "ucb1": UCB1, "egreedy": EpsilonGreedy, "rr": RoundRobin,
-    "fixed": FixedPolicy, "oracle": Oracle,
-}
-
-SELECTOR_HELP = "rr, ucb1, egreedy, ts, ts+reflection, oracle or fixed:POLICY"
-
-
-def parse_selector(spec: str) -> tuple[str, bool, str | None]:
-    """'ts+reflection' -> ('ts', True, None); 'fixed:none' -> ('fixed', False, 'none')."""
-    spec = spec.strip()
-    if spec.startswith("fixed:"):
-        name = spec.split(":", 1)[1]
-        if not name:
-            raise AELError("selector 'fixed:' needs a policy name, e.g. fixed:none")
-        return "fixed", False, name
-    reflect = spec.endswith("+reflection")
-    kind = spec[: -len("+reflection")] if reflect else spec
-    if kind not in SELECTOR_KINDS or kind == "fixed":
-        raise AELError(f"unknown selector {spec!r} (expected {SELECTOR_HELP})")
-    return kind, reflect, None
-
-
-def make_selector(kind: str, arms: list[str], prior: tuple[float, float], fixed: str | None = None) -> Selector:
-    sel = SELECTOR_KINDS[kind]()
-    for name in arms:
-        sel.add_arm(name, prior)
-    if kind == "fixed":
-        sel.arm_name = fixed or ""
-        sel.index(sel.arm_name)  # refuses an unknown policy now, not mid-run
-    return sel
+def _subclasses(cls: type) -> list[type]:
+    found = []
+    for sub in cls.__subclasses__():
+        found += [sub, *_subclasses(sub)]
+    return found

@@ -17,15 +17,38 @@ scenario, queue and event emitter.
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import events as ev
-from .approvals import Proposal
+from .approvals import ApprovalQueue, Proposal
 from .errors import AELError
 from .policies import PolicySpec
 
+if TYPE_CHECKING:
+    from .bandits import Selector
+    from .memory import MemoryStore
+    from .reflection import Reflection, Reflector
+    from .scenario import Scenario
+
 
 class Decisions:
+    # what the mixin reads and writes of its Session (set in Session.__init__)
+    config: Any  # the Session's SessionConfig (engine.session imports this module, not the reverse)
+    scenario: "Scenario"
+    queue: ApprovalQueue
+    pool: dict[str, PolicySpec]
+    selector: "Selector"
+    memory: "MemoryStore"
+    reflections: list["Reflection"]
+    reflector: "Reflector | None"
+    insight: dict[str, Any] | None
+    injections: list[dict[str, Any]]
+    t: int
+    n_episodes: int
+
+    def _emit(self, out: list[ev.Event], event: ev.Event) -> None:
+        raise NotImplementedError  # Session's
+
     def _new_proposal(self, kind: str, payload: dict[str, Any], reflection: int, rationale: str,
                       evidence: dict[str, Any]) -> Proposal:
         p = Proposal(id=len(self.queue.proposals) + 1, kind=kind, episode=self.t - 1, payload=payload,
@@ -45,15 +68,27 @@ class Decisions:
                         f"approval mode {self.queue.mode}", who, out)
 
     def decide(self, pid: int, decision: str, edited: dict[str, Any] | None = None, reason: str = "",
-               who: str = "human") -> list[ev.Event]:
-        """Approve, edit (with the edited object) or reject a pending proposal."""
+               who: str = "human", standing: bool = False) -> list[ev.Event]:
+        """Approve, edit (with the edited object) or reject a pending proposal.
+
+        An edit that changes nothing is recorded as what it is, an approval.
+        `standing` (with approve) also sets the standing rule "always approve this
+        kind" first, so later proposals of the kind are approved as they come."""
         p = self.queue.get(pid)
         if p.status != "pending":
             raise AELError(f"proposal #{pid} was already decided ({p.status})")
         if decision not in ("approve", "edit", "reject"):
             raise AELError(f"unknown decision {decision!r} (expected approve, edit or reject)")
+        if decision == "edit" and edited == p.payload:
+            decision, edited = "approve", None
+        if standing and decision != "approve":
+            raise AELError("a standing rule goes with an approval")
+        if standing:
+            reason = reason or f"always approve {p.kind} proposals (standing rule set here)"
         out: list[ev.Event] = []
         self._apply(p, decision, edited, reason, who, out)
+        if standing:  # only once the approval went through: a refused arm sets no rule
+            self.queue.set_standing(p.kind, "approve", who=who, episode=self.t - 1)
         return out
 
     def validate_edit(self, p: Proposal, edited: dict[str, Any]) -> dict[str, Any]:
@@ -144,9 +179,8 @@ class Decisions:
             p.status = "rejected"
             self.queue.record(p, "reject", who, None, reason, t)
             self._emit(out, ev.Decided(t, p.id, "reject", who))
-            rejected = getattr(self.reflector, "rejected", None)
-            if rejected is not None:  # a reflector may wait, then propose again on fresh evidence
-                rejected(p.kind, t)
+            if self.reflector is not None:  # a reflector may wait, then propose again on fresh evidence
+                self.reflector.rejected(p.kind, t)
             return
         if decision == "edit" and edited is None:
             raise AELError("an edit needs the edited object")

@@ -74,7 +74,8 @@ class LLMReflector:
         self.heuristic = heuristic
         self.client = client
         self.task = task
-        self.name = f"llm({getattr(heuristic, 'name', 'heuristic')})"
+        self.name = f"llm({heuristic.name})"
+        self.trigger = heuristic.trigger  # the model reflects behind the offline reflector's gate
 
     def should_reflect(self, ctx: ReflectionContext) -> bool:
         return self.heuristic.should_reflect(ctx)
@@ -105,7 +106,7 @@ class LLMReflector:
             return r
         d = diag.data
         reflection = Reflection(
-            episode=ctx.episode, trigger=f"llm:{getattr(self.heuristic, 'trigger', 'gate')}",
+            episode=ctx.episode, trigger=f"llm:{self.trigger}",
             diagnosis=d["diagnosis"], insight=d["insight"], regime_label=d["regime_label"],
             confidence=float(d["confidence"]), evidence={"window": _window_stats(ctx)}, source="llm",
         )
@@ -215,6 +216,12 @@ class LLMReflector:
             return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
 
         return self.client.fit(build, {"pool": len(pool)}, PRESCRIPTION_SCHEMA)
+
+    def rejected(self, kind: str, episode: int) -> None:
+        self.heuristic.rejected(kind, episode)  # the offline gate decides when to look again
+
+    def outlook(self, episode: int) -> str:
+        return self.heuristic.outlook(episode)
 
     def state_dict(self) -> dict[str, Any]:
         return {"heuristic": self.heuristic.state_dict()}

@@ -92,7 +92,7 @@ def load_session(path: str | os.PathLike, scenario_factory, *, llm_url: str | No
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as err:  # past the schema: still one line
         raise AELError(f"{path} is an AEL Lab session but its contents are damaged "
                        f"({type(err).__name__}: {err})") from err
-    _check_memory_metadata(doc["session"]["memory"], getattr(session.scenario, "memory_metadata", {}), path)
+    _check_memory_metadata(doc["session"]["memory"], session.scenario.memory_metadata, path)
     if session.t > session.n_episodes:  # needs the scenario: its stream's length
         raise AELError(f"{path}: field session.t: {session.t} is beyond the end of the "
                        f"{session.config.scenario} stream ({session.n_episodes} episodes)")

@@ -56,12 +56,37 @@ class Reflection:
 
 class Reflector(Protocol):
     name: str
+    trigger: str  # which gate it uses (e.g. diagnose or paper), shown with each reflection
 
     def should_reflect(self, ctx: ReflectionContext) -> bool:
         """Whether this slow window is worth a reflection at all (the gate)."""
 
     def reflect(self, ctx: ReflectionContext) -> Reflection | None: ...
 
+    def rejected(self, kind: str, episode: int) -> None:
+        """A person (or a rule) rejected what was proposed after `episode`: wait, then look again."""
+
+    def outlook(self, episode: int) -> str:
+        """When this reflector will next consider a proposal ("" when nothing holds it back)."""
+
     def state_dict(self) -> dict[str, Any]: ...
 
     def load_state_dict(self, state: dict[str, Any]) -> None: ...
+
+
+class ReflectorBase:
+    """Defaults for what a reflector may leave out (as ScenarioBase for a scenario)."""
+
+    trigger: str = "gate"
+
+    def rejected(self, kind: str, episode: int) -> None:
+        pass  # nothing to wait for: the gate decides again at the next window
+
+    def outlook(self, episode: int) -> str:
+        return ""
+
+    def state_dict(self) -> dict[str, Any]:
+        return {}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        pass

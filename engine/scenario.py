@@ -16,12 +16,14 @@ same generator (the synthetic scenario draws its Bernoulli reward there).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import numpy as np
 
+from .errors import AELError
 from .memory import Hit, MemoryEntry, MemoryStore, Pattern
 from .policies import PolicySpec
+from .scenario_spec import ScenarioSpec
 
 if TYPE_CHECKING:
     from .reflection import Reflector
@@ -74,18 +76,27 @@ class Outcome:
 
 
 class Scenario(Protocol):
+    """A world. What it is (selectors, options, baselines, paper tables, defaults...)
+    is declared in `spec`, a class attribute read without building one; the rest is
+    what an instance does, episode by episode."""
+
+    spec: ClassVar[ScenarioSpec]
     name: str
     seed: int
     n_episodes: int
     regime_names: list[str]          # e.g. ["R0", "R1", "R2", "R3"]; [] if the scenario has none
     initial_pool: list[PolicySpec]   # the arms at episode 0, in arm order
     match_bonuses: dict[str, float]  # metadata key -> relevance bonus
-    defaults: dict[str, Any]         # session defaults this scenario needs (warmup, slow_window, splits...)
+    defaults: dict[str, Any]         # spec.session_defaults(), plus what depends on the instance (phases)
+    memory_metadata: dict[str, Any]  # tier -> pydantic model of an entry's metadata, checked when a save loads
 
     def session_seed(self) -> int | list[int]:
         """Seed material of the session's generator."""
 
     def query(self, t: int) -> Query: ...
+
+    def prepare(self) -> None:
+        """Compute now what the first episode would otherwise compute (a table, a cache)."""
 
     def regime(self, t: int) -> int | None:
         """The true regime index of episode t (analysis and display only)."""
@@ -129,6 +140,13 @@ class Scenario(Protocol):
     def summary(self, history: list[dict[str, Any]]) -> dict[str, Any]:
         """Scenario-specific results of a finished run (added to the CLI JSON)."""
 
+    def baseline_run(self, name: str) -> dict[str, Any]:
+        """One of `spec.baselines` on this world, as one run of the results (`baseline:NAME`)."""
+
+    @staticmethod
+    def export_stream(seed: int) -> list[dict[str, Any]]:
+        """The stream of `seed` as JSON rows, when `spec.exports_stream`."""
+
 
 class ScenarioBase:
     """Sensible defaults so a scenario implements only what it has."""
@@ -136,7 +154,6 @@ class ScenarioBase:
     regime_names: list[str] = []
     match_bonuses: dict[str, float] = {}
     defaults: dict[str, Any] = {}
-    llm_agent: bool = False  # whether a model can play the agent (`--agent`); False: no agent to play
     memory_metadata: dict[str, Any] = {}  # tier -> pydantic model of an entry's metadata in a save
 
     def session_seed(self) -> int | list[int]:
@@ -181,3 +198,10 @@ class ScenarioBase:
 
     def summary(self, history):
         return {}
+
+    def baseline_run(self, name):
+        raise AELError(f"the {self.spec.name} scenario has no baseline {name!r}")  # type: ignore[attr-defined]
+
+    @staticmethod
+    def export_stream(seed):
+        raise AELError("this scenario has no stream to export")

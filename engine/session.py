@@ -17,24 +17,26 @@ keeps sampling. In manual approval mode a pending proposal blocks stepping.
 
 from __future__ import annotations
 
-import json
+import copy
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
 
 from . import events as ev
 from .approvals import ApprovalQueue
-from .bandits import Selector, make_selector, parse_selector
+from .bandits import Selector
 from .codearms import CodeArms
 from .decisions import Decisions
 from .errors import AELError
 from .llm import UsageLedger
 from .llm_setup import LLMConfig, LLMRuntime, shared_cassette
 from .memory import MemoryStore
+from .methods import parse_method
 from .policies import PolicySpec
 from .reflection import Reflection, ReflectionContext, Reflector
 from .rng import make_rng, restore_rng, rng_state
 from .secrets import clip
 from .scenario import AgentContext, Scenario
+from .scenario_spec import ENGINE_DEFAULTS, TRAILING_WINDOW
 
 PHASES = ("warmup", "train", "val", "test")
 
@@ -74,16 +76,17 @@ class Session(Decisions):
     def __init__(self, config: SessionConfig, scenario: Scenario, cassette=None):
         self.config = config
         self.scenario = scenario
-        defaults = scenario.defaults
+        defaults = {**ENGINE_DEFAULTS, **scenario.defaults}
         self.n_episodes = min(config.episodes or scenario.n_episodes, scenario.n_episodes)
-        self.warmup = defaults.get("warmup", 15) if config.warmup is None else config.warmup
-        self.slow_window = config.slow_window or defaults.get("slow_window", 10)
+        self.warmup = defaults["warmup"] if config.warmup is None else config.warmup
+        self.slow_window = config.slow_window or defaults["slow_window"]
         self.phase_ends = self._phase_ends(defaults)
-        kind, self.reflection_on, fixed = parse_selector(config.selector)
+        self.method = parse_method(config.selector)
+        self.reflection_on = self.method.reflection
         self.pool: dict[str, PolicySpec] = {p.name: p for p in scenario.initial_pool}
-        self.selector: Selector = make_selector(kind, list(self.pool), config.prior, fixed)
+        self.selector: Selector = self.method.make_selector(list(self.pool), config.prior)
         self.rng = make_rng(scenario.session_seed())
-        self.memory = MemoryStore(scenario.match_bonuses, cap_per_tier=defaults.get("memory_cap", 500))
+        self.memory = MemoryStore(scenario.match_bonuses, cap_per_tier=defaults["memory_cap"])
         self.code_arms = CodeArms()  # code policies run only in its sandboxed worker
         self.memory.code_runner = self.code_arms.run
         self.llm = LLMRuntime(LLMConfig.from_dict(config.llm), cassette)
@@ -91,12 +94,12 @@ class Session(Decisions):
             config.llm = self.llm.config.to_dict()
         self.reflector: Reflector | None = None
         if self.reflection_on:
-            self.reflector = scenario.make_reflector(config.reflector_options)
+            self.reflector = self.method.make_reflector(scenario, config.reflector_options)
             if self.llm.reflector is not None and self.reflector is not None:
                 from .llm_reflector import LLMReflector  # only with a model: offline start-up stays light
 
                 self.reflector = LLMReflector(self.reflector, self.llm.reflector,
-                                              task=getattr(scenario, "task_brief", ""))
+                                              task=scenario.spec.task_brief)
         self.queue = ApprovalQueue(mode=config.approval, allow_code_auto=config.allow_code_auto)
         self.t = 0
         self.history: list[dict[str, Any]] = []
@@ -104,7 +107,6 @@ class Session(Decisions):
         self.insight: dict[str, Any] | None = None
         self.injections: list[dict[str, Any]] = []
         self.last_hits: list[str] = []
-        self._listeners: list[Callable[[ev.Event], None]] = []
         self._patterns_at = -1
         self._patterns: list = []
 
@@ -156,13 +158,10 @@ class Session(Decisions):
         return self.t >= self.n_episodes
 
     # ------------------------------------------------------------ events
-    def subscribe(self, listener: Callable[[ev.Event], None]) -> None:
-        self._listeners.append(listener)
-
     def _emit(self, out: list[ev.Event], event: ev.Event) -> None:
+        # events travel back as the step's return value: whoever stepped (the lab's
+        # worker, the runner) hands them on, so the engine keeps no listeners
         out.append(event)
-        for listener in self._listeners:
-            listener(event)
 
     # ---------------------------------------------------------- stepping
     @property
@@ -192,12 +191,42 @@ class Session(Decisions):
             raise AELError(f"cannot step: {reason}")
         if not (self.llm.config.uses_llm and self.llm.config.error_policy == "raise"):
             return self._step()
-        before = json.loads(json.dumps(self.to_dict()))
+        before = self._checkpoint()
         try:
             return self._step()
         except AELError:
-            self.load_state(before, keep_usage=True)
+            self._rollback(before)
             raise
+
+    def _checkpoint(self) -> dict[str, Any]:
+        """What one episode can change, copied: not the history or the reflections (a step
+        only appends to them, so their lengths are enough), nor the LLM ledger (calls made
+        are spent)."""
+        return copy.deepcopy({
+            "t": self.t, "rng": rng_state(self.rng), "selector": self.selector.to_dict(),
+            "pool": dict(self.pool), "memory": self.memory.to_dict(), "queue": self.queue.to_dict(),
+            "history": len(self.history), "reflections": len(self.reflections), "insight": self.insight,
+            "injections": len(self.injections), "last_hits": self.last_hits,
+            "reflector": self.reflector.state_dict() if self.reflector else None,
+            "scenario_state": self.scenario.state_dict(), "method": self.method.state_dict(),
+            "code_arms": self.code_arms.to_dict(),
+        })
+
+    def _rollback(self, cp: dict[str, Any]) -> None:
+        self.t = cp["t"]
+        self.rng = restore_rng(cp["rng"])
+        self.selector = Selector.from_dict(cp["selector"])
+        self.pool = cp["pool"]
+        self.memory.load_dict(cp["memory"])
+        self.queue = ApprovalQueue.from_dict(cp["queue"])
+        del self.history[cp["history"]:], self.reflections[cp["reflections"]:], self.injections[cp["injections"]:]
+        self.insight, self.last_hits = cp["insight"], cp["last_hits"]
+        self._patterns_at = -1
+        if self.reflector is not None:
+            self.reflector.load_state_dict(cp["reflector"])
+        self.scenario.load_state_dict(cp["scenario_state"])
+        self.method.load_state_dict(cp["method"])
+        self.code_arms.load_dict(cp["code_arms"])  # failures and suspensions; quarantine is not a step's
 
     def _step(self) -> list[ev.Event]:
         out: list[ev.Event] = []
@@ -213,7 +242,9 @@ class Session(Decisions):
             arm_i = self.selector.index("none") if "none" in self.pool else 0
             self.selector.t += 1  # a forced pull makes no draw, but it is a choice
         else:
-            arm_i = self.selector.select(self.rng, lambda: self._oracle_name(t), skip=self.code_arms.unavailable)
+            best = self._admit_hindsight_arm(t) if self.method.hindsight else None
+            arm_i = self.selector.select(self.rng, None if best is None else lambda: best,
+                                         skip=self.code_arms.unavailable)
         arm = self.selector.arms[arm_i]
         policy = self.pool[arm.name]
         qdict = {**query.metadata, "_episode": t}
@@ -277,9 +308,14 @@ class Session(Decisions):
         elif t > 0 and phase != self.phase_of(t - 1):
             self._emit(out, ev.PhaseChanged(t, phase, False))
 
-    def _oracle_name(self, t: int) -> str:
+    def _admit_hindsight_arm(self, t: int) -> str:
+        """The scenario's best arm for episode t, put in the pool and the selector first
+        when it is new (the synthetic hidden arm): an engine step of its own, so choosing
+        never changes the pool."""
         spec = self.scenario.oracle_arm(t, list(self.pool.values()), self.memory)
         self.pool.setdefault(spec.name, spec)
+        if spec.name not in self.selector.names():
+            self.selector.add_arm(spec.name, episode=self.selector.t)
         return spec.name
 
     # --------------------------------------------------------- slow loop
@@ -331,8 +367,8 @@ class Session(Decisions):
             self._propose("arm", spec.to_dict(), index, refl.rationale, refl.evidence, out)
 
     def _reflection_context(self, t: int) -> ReflectionContext:
-        # the gate's trailing window (the paper's 120 unless configured); reflectors may read more from history
-        trailing_n = int(self.config.reflector_options.get("window") or 120)
+        # the gate's trailing window as configured, else the paper's; reflectors may read more from history
+        trailing_n = int(self.config.reflector_options.get("window") or TRAILING_WINDOW)
         posteriors = [
             {"arm": a.name, "alpha": a.alpha, "beta": a.beta, "mean": a.mean, "pulls": a.pulls}
             for a in self.selector.arms
@@ -379,6 +415,8 @@ class Session(Decisions):
             "reflector": self.reflector.state_dict() if self.reflector else None,
             "scenario_state": self.scenario.state_dict(),
             "usage": self.usage.to_dict(),
+            # a method's learning beyond its selector (none of the built-ins has any)
+            **({"method": state} if (state := self.method.state_dict()) else {}),
             # only when a code arm has failed: a save without code stays as it was
             **({"code_arms": self.code_arms.to_dict()} if self.code_arms.failures or self.code_arms.suspended
                else {}),
@@ -412,6 +450,7 @@ class Session(Decisions):
         if s.reflector is not None and d.get("reflector") is not None:
             s.reflector.load_state_dict(d["reflector"])
         s.scenario.load_state_dict(d["scenario_state"])
+        s.method.load_state_dict(d.get("method") or {})
         s.code_arms.load_dict(d.get("code_arms"))
         if not keep_usage and d.get("usage"):
             s.llm.ledger.replace_with(UsageLedger.load(d["usage"]))

@@ -20,7 +20,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .approvals import DECISIONS, KINDS, STANDING
-from .bandits import SELECTOR_KINDS, parse_selector
+from .methods import METHODS, parse_method
 from .errors import AELError
 from .llm.settings import PROVIDERS
 from .memory import TIERS
@@ -95,7 +95,7 @@ class Config(Strict):
     @classmethod
     def _known_selector(cls, v: str) -> str:
         try:
-            parse_selector(v)
+            parse_method(v)
         except AELError as err:
             raise ValueError(str(err)) from None
         return v
@@ -135,13 +135,24 @@ class Arm(Strict):
         return self
 
 
-class SelectorState(Strict):
-    kind: Literal[tuple(SELECTOR_KINDS)]  # type: ignore[valid-type]
+class SelectorState(Open):
+    """The built-in selectors' fields are typed here; a registered method's selector
+    may add its own (its class checks them when it loads)."""
+
+    kind: Name
     frozen: bool = False
     t: Count = 0
     arms: Annotated[list[Arm], Field(min_length=1, max_length=10_000)]
     epsilon: Unit | None = None
     arm_name: Text | None = None
+
+    @field_validator("kind")
+    @classmethod
+    def _registered_kind(cls, v: str) -> str:
+        kinds = {m.selector_class.kind for m in METHODS.values()}
+        if v not in kinds:
+            raise ValueError(f"unknown selector kind {v!r} (registered: {', '.join(sorted(kinds))})")
+        return v
 
 
 class Entry(Strict):
@@ -408,6 +419,7 @@ class SessionDoc(Strict):
     scenario_state: ScenarioState
     usage: Usage | None = None
     code_arms: CodeArms | None = None
+    method: dict[str, Any] | None = None  # a registered method's state beyond its selector (engine.methods)
 
     @field_validator("pool")
     @classmethod
@@ -447,11 +459,12 @@ def _check_relations(d: SessionDoc) -> None:
     if arms != pool:
         raise ValueError(f"the selector's arms ({', '.join(arms)}) do not match the policy pool "
                          f"({', '.join(pool)})")
-    kind = parse_selector(d.config.selector)[0]
+    method = parse_method(d.config.selector)
+    kind = method.selector_class.kind
     if d.selector.kind != kind:
         raise ValueError(f"selector kind {d.selector.kind!r} does not match config.selector "
                          f"{d.config.selector!r}")
-    if kind == "fixed" and d.selector.arm_name not in pool:
+    if method.argument and d.selector.arm_name not in pool:
         raise ValueError(f"the fixed selector plays {d.selector.arm_name!r}, which is not in the pool")
     for i, r in enumerate(d.history):
         if r.policy not in pool:

@@ -1,8 +1,10 @@
-"""The worlds the method runs in, by name.
+"""The worlds the method runs in, by name: one registry line per scenario.
 
-Each scenario is a class built from `(seed, **options)`; it is imported only
-when asked for, so the CLI starts fast and the portfolio's data libraries
-load only for the portfolio.
+A line names the module holding the scenario's `SPEC` (an
+`engine.scenario_spec.ScenarioSpec`): light, so the CLI's flags, `--help` and
+the start screen are built without loading any scenario's data libraries. The
+scenario class itself (`SPEC.factory`) is imported only when one is built.
+How to add a scenario: `scenarios/README.md`.
 """
 
 from __future__ import annotations
@@ -11,18 +13,44 @@ import importlib
 from typing import Any
 
 from engine.errors import AELError
+from engine.scenario_spec import ScenarioSpec
 
-REGISTRY = {
-    "synthetic": ("scenarios.synthetic", "SyntheticScenario"),
-    "support": ("scenarios.support", "SupportScenario"),
-    "portfolio": ("scenarios.portfolio", "PortfolioScenario"),
+REGISTRY: dict[str, str] = {
+    "synthetic": "scenarios.synthetic.spec",
+    "support": "scenarios.support.spec",
+    "portfolio": "scenarios.portfolio.spec",
 }
 
 
-def scenario_class(name: str):
+def register(name: str, spec_module: str) -> None:
+    """Add a scenario from outside this package (a plugin, or a test's own scenario)."""
+    REGISTRY[name] = spec_module
+
+
+def unregister(name: str) -> None:
+    REGISTRY.pop(name, None)
+
+
+def scenario_names() -> list[str]:
+    return list(REGISTRY)
+
+
+def spec_of(name: str) -> ScenarioSpec:
+    """The scenario's typed description; AELError for a name that is not registered."""
     if name not in REGISTRY:
         raise AELError(f"unknown scenario {name!r} (expected one of {', '.join(REGISTRY)})")
-    module, cls = REGISTRY[name]
+    spec = importlib.import_module(REGISTRY[name]).SPEC
+    if spec.name != name:
+        raise AELError(f"scenario {name!r}: its module describes {spec.name!r}")
+    return spec
+
+
+def all_specs() -> list[ScenarioSpec]:
+    return [spec_of(name) for name in REGISTRY]
+
+
+def scenario_class(name: str):
+    module, _, cls = spec_of(name).factory.partition(":")
     try:
         return getattr(importlib.import_module(module), cls)
     except (ImportError, AttributeError) as err:

@@ -14,12 +14,12 @@ import pytest
 
 from ael_tui.cli import main
 from ael_tui.config import load_keymap
-from ael_tui.sessions import NewSession, build_session, open_session
+from ael_tui.files.opening import NewSession, build_session, open_session
 from engine.errors import AELError
 from engine.llm import Cassette
 from engine.persistence import load_session
 from scenarios import make_scenario
-from scenarios.portfolio.data import load_market
+from scenarios.portfolio.sources import load_market
 
 CORPUS = Path(__file__).parent / "bad_documents"
 EXPECTED: dict[str, str] = json.loads((CORPUS / "expected.json").read_text())
@@ -87,7 +87,7 @@ def test_a_bad_market_data_folder_is_one_line_in_the_cli_and_the_lab(case, capsy
     folder = str(CORPUS / case)
     one_line_refusal(capsys, main(["run", "portfolio", "--data", folder, "--quiet"]), case)
     with pytest.raises(AELError) as err:
-        build_session(NewSession("portfolio", data=folder))
+        build_session(NewSession("portfolio", options={"data": folder}))
     assert "\n" not in str(err.value) and EXPECTED[case] in str(err.value)
     assert fingerprint(CORPUS, tmp_path) == before
 

@@ -5,7 +5,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.bandits import Selector, make_selector, parse_selector
+from engine.bandits import Selector
+from engine.methods import parse_method
+
+
+def make_selector(kind, arms, prior, fixed=None):
+    return parse_method(f"{kind}:{fixed}" if fixed else kind).make_selector(arms, prior)
+
+
+def parse_selector(text):
+    m = parse_method(text)
+    return m.name, m.reflection, m.arg
 from engine.errors import AELError
 
 
@@ -79,10 +89,21 @@ def test_epsilon_greedy_exploits_the_best_mean_without_exploring():
     assert eg.select(np.random.default_rng(0)) == 1
 
 
-def test_oracle_adds_an_arm_from_outside_the_pool():
-    oracle = make_selector("oracle", ["a"], (1.0, 1.0))
-    assert oracle.select(np.random.default_rng(0), lambda: "hidden") == 1
-    assert oracle.names() == ["a", "hidden"]
+def test_the_oracle_plays_the_arm_it_is_told_and_never_grows_the_pool_itself():
+    oracle = make_selector("oracle", ["a", "b"], (1.0, 1.0))
+    assert oracle.select(np.random.default_rng(0), lambda: "b") == 1
+    with pytest.raises(AELError, match="no arm named 'hidden'"):
+        oracle.select(np.random.default_rng(0), lambda: "hidden")
+    assert oracle.names() == ["a", "b"]
+
+
+def test_the_session_admits_the_oracles_arm_from_outside_the_pool_before_choosing():
+    from tests.conftest import new_session
+
+    s = new_session(selector="oracle")  # synthetic: the hidden arm a10 is best in the last regime
+    s.run()
+    hidden = s.selector.arms[s.selector.index("a10")]
+    assert "a10" in s.pool and hidden.added_at == 156 and s.history[156]["policy"] == "a10"
 
 
 @pytest.mark.parametrize("text,expected", [
@@ -135,3 +156,13 @@ def test_skipping_an_arm_draws_the_same_numbers_from_the_generator():
 def test_when_every_arm_is_skipped_the_skip_is_ignored():
     sel = make_selector("ts", ["a"], (1.0, 1.0))
     assert sel.select(np.random.default_rng(0), skip=frozenset({"a"})) == 0
+
+
+def test_thompson_draws_are_shown_but_are_not_learning_state():
+    ts = make_selector("ts", ["a", "b"], (1.0, 1.0))
+    before = ts.to_dict()
+    ts.frozen = True  # no learning: a choice alone must leave the saved state as it was, but t
+    ts.select(np.random.default_rng(3))
+    assert set(ts.last_draws) == {"a", "b"} and all(0 <= x <= 1 for x in ts.last_draws.values())
+    after = ts.to_dict()
+    assert {**after, "t": 0} == {**before, "frozen": True} and "last" not in str(after)

@@ -28,7 +28,7 @@ def test_reproduces_the_papers_table_within_the_specs_tolerances(table):
     assert doc["scenario"] == "synthetic" and doc["seeds"] == [42, 123, 456, 789, 1024]
     assert len(doc["runs"]) == 30
     for row in doc["summary"]:
-        paper = SyntheticScenario.paper_table[row["selector"]]
+        paper = SyntheticScenario.spec.paper_table[row["selector"]]
         assert abs(row["overall_mean"] - paper["overall"]) <= 0.03, row["selector"]
         assert abs(row["sharpe_mean"] - paper["sharpe"]) <= 0.05, row["selector"]
         for regime in ("R0", "R3"):

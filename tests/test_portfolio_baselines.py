@@ -7,7 +7,7 @@ import pytest
 
 from scenarios.portfolio.baselines import (BASELINES, evaluate_baselines, inverse_momentum, inverse_volatility,
                                            momentum_weighted, phase_returns, simulate_baseline)
-from scenarios.portfolio.data import load_market
+from scenarios.portfolio.sources import load_market
 
 DFULL = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "dfull"
 needs_dfull = pytest.mark.skipif(not (DFULL / "prices_1h").is_dir(), reason="../shared/data/dfull is absent")

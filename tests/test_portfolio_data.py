@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from engine.errors import AELError
-from scenarios.portfolio.data import (DFULL_TICKERS, Market, load_folder, load_market, phase_of_bars,
-                                      split_phases)
+from scenarios.portfolio.data import DFULL_TICKERS, Market, load_folder, phase_of_bars, split_phases
+from scenarios.portfolio.sources import load_market
 from scenarios.portfolio.market import REGIME_NAMES, synthetic_market
 
 DFULL = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "dfull"

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from engine.errors import AELError
-from scenarios.portfolio.data import load_market
+from scenarios.portfolio.sources import load_market
 from scenarios.portfolio.episode import (PortfolioState, bandit_reward, outcome_score, return_regime,
                                          step_portfolio, to_weights)
 

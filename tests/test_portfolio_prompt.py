@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scenarios.portfolio.data import load_market
+from scenarios.portfolio.sources import load_market
 from scenarios.portfolio.prompt import PromptContext, build_prompt, json_template, parse_weights
 from scenarios.portfolio.tools import ToolBox
 

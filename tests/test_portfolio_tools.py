@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 
 from engine.errors import AELError
-from scenarios.portfolio.data import load_folder, load_market
+from scenarios.portfolio.data import load_folder
+from scenarios.portfolio.sources import load_market
 from scenarios.portfolio.tools import COMPOSITE_WEIGHTS, TOOL_NAMES, ToolBox, call_of
 
 DFULL = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "dfull"

@@ -11,7 +11,7 @@ import pytest
 yfinance = pytest.importorskip("yfinance")
 
 from engine.errors import AELError  # noqa: E402
-from scenarios.portfolio.data import load_market  # noqa: E402
+from scenarios.portfolio.sources import load_market  # noqa: E402
 from scenarios.portfolio.yahoo import load_yahoo  # noqa: E402
 
 TODAY = dt.date(2025, 6, 1)

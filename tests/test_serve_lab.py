@@ -12,15 +12,15 @@ import pytest
 from textual.widgets import Input
 
 from ael_tui.cli import main
-from ael_tui.screens.dialogs import PromptScreen
-from ael_tui.screens.lab import LabScreen
-from ael_tui.screens.start import StartScreen
-from ael_tui.screens.tour import TourCardScreen
+from ael_tui.dialogs import PromptScreen
+from ael_tui.files.opening import NewSession
+from ael_tui.files.start_screen import StartScreen
+from ael_tui.lab.lab_screen import LabScreen
+from ael_tui.tour.tour_card import TourCardScreen
 from ael_tui.serve.command import DEFAULT_MAX_SESSIONS
 from ael_tui.serve.lab import ServedLab
 from ael_tui.serve.mode import ENV, ServedMode
 from ael_tui.serve.server import LabServer, SessionCap, app_environment
-from ael_tui.sessions import NewSession
 from engine.errors import AELError
 from engine.persistence import save_session
 

@@ -106,11 +106,9 @@ def test_warm_up_plays_the_first_arm_without_drawing_or_writing():
     assert s.selector.arms[0].pulls == 15  # the reference still credits the forced arm
 
 
-def test_events_are_typed_and_reach_subscribers():
+def test_events_are_typed_and_returned_by_the_steps():
     s = new_session()
-    seen = []
-    s.subscribe(seen.append)
-    s.run(until=30)
+    seen = s.run(until=30)
     kinds = {e.kind for e in seen}
     assert {"EpisodeDone", "Reflected", "ProposalQueued", "Decided", "ArmAdded", "Distilled"} <= kinds
     assert all(json.dumps(e.to_dict()) for e in seen)
@@ -139,7 +137,7 @@ def test_save_at_any_episode_then_load_continues_the_same_run(k, selector):
 
 
 def test_the_synthetic_reflector_waits_after_a_rejection_instead_of_asking_every_window():
-    from ael_tui.sessions import NewSession, build_session
+    from ael_tui.files.opening import NewSession, build_session
     s = build_session(NewSession("synthetic", 42, "ts+reflection", "manual"))
     s.run()
     first = s.queue.pending[0]

@@ -8,7 +8,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from engine.bandits import parse_selector
+from engine.methods import parse_method
 from engine.errors import AELError
 from engine.memory import MemoryStore
 from engine.scenario import AgentContext
@@ -58,9 +58,9 @@ def test_defaults_keep_every_ticket_and_evaluate_every_episode(scenario):
 
 
 def test_every_listed_selector_is_one_the_engine_knows(scenario):
-    for name in scenario.all_selectors:
-        parse_selector(name)
-    assert {"ts", "ts+reflection", "ucb1", "oracle", "fixed:none"} <= set(scenario.all_selectors)
+    for name in scenario.spec.selectors:
+        parse_method(name)
+    assert {"ts", "ts+reflection", "ucb1", "oracle", "fixed:none"} <= set(scenario.spec.selectors)
 
 
 def test_unknown_or_bad_options_are_refused():

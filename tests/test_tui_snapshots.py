@@ -2,30 +2,17 @@
 
 Deterministic by construction: time is frozen (tests.tui_helpers), the cursor
 does not blink, every session is built and advanced before the app starts,
-workers are waited for before the picture, and scenarios that are not in this
-build yet are skipped (they activate when they land). Update with
+and workers are waited for before the picture. Update with
 `pytest tests/test_tui_snapshots.py --snapshot-update` after checking the diff.
 """
 
 from __future__ import annotations
 
-import pytest
-
-from ael_tui.sessions import NewSession, build_session
-from engine.errors import AELError
+from ael_tui.files.opening import NewSession, build_session
 from engine.persistence import save_session
-from scenarios import scenario_class
 from tests.tui_helpers import frozen_lab, make_app, synthetic  # noqa: F401
 
 SIZE = (160, 48)
-
-
-def available(name: str) -> bool:
-    try:
-        scenario_class(name)
-        return True
-    except AELError:
-        return False
 
 
 async def settled(pilot) -> None:
@@ -40,7 +27,7 @@ async def settled(pilot) -> None:
 
 def test_start_screen(snap_compare, monkeypatch):
     # the list of scenarios follows the build; pin it so the picture does not
-    monkeypatch.setattr("ael_tui.screens.start.scenario_availability",
+    monkeypatch.setattr("ael_tui.files.start_screen.scenario_availability",
                         lambda: {"synthetic": "", "support": "", "portfolio": ""})
     saved = synthetic(approval="auto")
     saved.run(until=40)
@@ -68,25 +55,23 @@ def test_approval_dialog(snap_compare):
     assert snap_compare(make_app(s), terminal_size=SIZE, run_before=open_dialog)
 
 
-@pytest.mark.skipif(not available("support"), reason="the support scenario is not in this build yet")
 def test_lab_support_mid_run(snap_compare):
     s = build_session(NewSession("support", 42, "ts+reflection", "auto"))
     s.run(until=160)
     assert snap_compare(make_app(s), terminal_size=SIZE, run_before=settled)
 
 
-@pytest.mark.skipif(not available("portfolio"), reason="the portfolio scenario is not in this build yet")
 def test_lab_portfolio_mid_run(snap_compare):
-    s = build_session(NewSession("portfolio", 42, "ts+reflection", "auto", data="synthetic"))
+    s = build_session(NewSession("portfolio", 42, "ts+reflection", "auto", options={"data": "synthetic"}))
     s.run(until=min(60, s.n_episodes))
     assert snap_compare(make_app(s), terminal_size=SIZE, run_before=settled)
 
 
 def test_compare_view_mid_run(snap_compare):
     """ts, ts+reflection and oracle in lockstep on the synthetic stream: reflection's new arm at 13."""
-    from ael_tui.compare import CompareHost, build_compare
+    from ael_tui.compare.lockstep import CompareHost, build_compare
     from ael_tui.config import LabSettings
-    from ael_tui.screens.compare import CompareScreen
+    from ael_tui.compare.compare_screen import CompareScreen
 
     lab = synthetic(approval="auto")
     host = CompareHost(build_compare(lab.config, ["ts", "ts+reflection", "oracle"]), LabSettings(delay=0))
@@ -109,12 +94,10 @@ def _support_after_the_new_arm():
     return s
 
 
-@pytest.mark.skipif(not available("support"), reason="the support scenario is not in this build yet")
 def test_lab_support_at_100x30(snap_compare):
     """Issue 13 item 6: every posterior column visible at 100×30, the status line whole."""
     assert snap_compare(make_app(_support_after_the_new_arm()), terminal_size=(100, 30), run_before=settled)
 
 
-@pytest.mark.skipif(not available("support"), reason="the support scenario is not in this build yet")
 def test_lab_support_at_80x24(snap_compare):
     assert snap_compare(make_app(_support_after_the_new_arm()), terminal_size=(80, 24), run_before=settled)

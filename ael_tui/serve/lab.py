@@ -20,12 +20,13 @@ from engine.session import Session
 
 from ..app import AelLab
 from ..config import LabSettings
-from ..sessions import NewSession, build_session
+from ..files.opening import NewSession, build_session
 from .mode import ServedMode
 
 
 class ServedLab(AelLab):
-    CSS_PATH = Path(inspect.getfile(AelLab)).parent / AelLab.CSS_PATH  # relative to the lab's module, not this one
+    # relative to the lab's module, not this one (the lab lists one stylesheet per feature folder)
+    CSS_PATH = [Path(inspect.getfile(AelLab)).parent / p for p in AelLab.CSS_PATH]
 
     def __init__(self, mode: ServedMode, session: Session | None = None, **kwargs) -> None:
         folder = mode.folder
@@ -68,7 +69,7 @@ class ServedLab(AelLab):
 
     def start_new_session(self, spec: NewSession) -> None:
         try:
-            self.served.check_new(spec.agent, spec.reflector, spec.llm, spec.data)
+            self.served.check_new(spec.agent, spec.reflector, spec.llm, (spec.options or {}).get("data"))
         except AELError as err:
             self.notify(str(err), severity="error", title="Cannot start")
             return

@@ -7,7 +7,7 @@ environment when the provider is first used.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from typing import Any, Mapping
 
 from ..errors import AELError
@@ -101,9 +101,6 @@ class LLMSettings:
         _check_range("breaker_failures", self.breaker_failures, 1, 1000)
         _check_range("breaker_cooldown_calls", self.breaker_cooldown_calls, 0, 1_000_000)
         _check_range("breaker_cooldown_s", self.breaker_cooldown_s, 0.0, 86400.0)
-
-    def with_changes(self, **changes: Any) -> "LLMSettings":
-        return replace(self, **changes)
 
     def resolved_model(self, env: Mapping[str, str]) -> str:
         """The model a request will name; raises `AELError` if none is known."""

@@ -27,6 +27,7 @@ from engine.errors import AELError
 from engine.metrics import ANN_HOURLY, phase_metrics, sharpe
 
 from .data import PHASES, Market, is_paper_market
+from .spec import SPEC
 
 Allocator = Callable[[np.ndarray], np.ndarray]
 
@@ -129,7 +130,7 @@ def evaluate_baselines(market: Market, ann: float = ANN_HOURLY) -> dict[str, dic
 
 
 # ----------------------------------------------------------------------------- as a CLI run
-BASELINE_NAMES = ("eqw", "mom", "minv", "invm")
+BASELINE_NAMES = SPEC.baselines  # declared with the scenario (spec.py)
 _BY_CLI_NAME = {name.lower(): name for name in BASELINES}
 
 

@@ -1,6 +1,9 @@
 """Market data for the portfolio scenario: one `Market` whatever the source.
 
-Three sources sit behind `load_market(source, ...)`:
+The `Market` type, the D-full constants, the split and the folder source live
+here; the entry point that picks a source, `load_market`, is in `sources.py`,
+so the synthetic and Yahoo sources can build on this module without it
+importing them back. Three sources sit behind `load_market(source, ...)`:
 - `"synthetic"` (the default): a deterministic regime-switching market for
   the ten D-full tickers (`market.py`), no files, no network;
 - `"yahoo"`: hourly bars from Yahoo Finance via yfinance, cached on disk
@@ -150,9 +153,6 @@ class Market:
             close=self.close[s], volume=self.volume[s], phases=self.phases[s],
             regimes=None if self.regimes is None else self.regimes[s], _next_returns=None,
         )
-
-    def phase_bars(self, phase: str) -> np.ndarray:
-        return np.flatnonzero(self.phases == phase)
 
 
 def phase_of_bars(market: Market) -> np.ndarray:
@@ -368,29 +368,3 @@ def _read_static(root: Path, tickers: list[str]) -> dict[str, dict[str, StaticRe
                 date, how = None, "unknown"
             out[t][kind] = StaticRecord(kind, data, date, how)
     return out
-
-
-# ----------------------------------------------------------------------------- one entry point
-def load_market(source: str = "synthetic", tickers: Sequence[str] | None = None,
-                cache_dir: str | Path | None = None, *, seed: int = 0, start: str | None = None,
-                end: str | None = None, split: str = "auto") -> Market:
-    """The market of a run.
-
-    source: "synthetic" (seeded generator; `seed` picks the market, 0 by
-    default, so the market is one fixed dataset unless asked otherwise),
-    "yahoo" (yfinance, cached under `cache_dir`; `start`/`end` ISO dates,
-    default the D-full window) or a folder path in the D-full layout.
-    `split`: see `split_phases` (synthetic data always uses fractions).
-    """
-    if source == "synthetic":
-        from .market import synthetic_market
-
-        return synthetic_market(np.random.default_rng(seed), tickers=tickers)
-    if source == "yahoo":
-        from .yahoo import load_yahoo
-
-        return load_yahoo(tickers or DFULL_TICKERS, start=start, end=end, cache_dir=cache_dir, split=split)
-    path = Path(source).expanduser()
-    if not path.exists():
-        raise AELError(f"data source {source!r} is neither 'synthetic', 'yahoo' nor an existing folder")
-    return load_folder(path, tickers, split=split)

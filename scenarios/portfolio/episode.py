@@ -20,10 +20,11 @@ import numpy as np
 
 from engine.errors import AELError
 
+from .spec import REWARD_MODES
+
 MIN_WEIGHT = 0.001
 SCORE_WARMUP = 10          # z-scores once MORE than this many returns (r_t included) are seen
 SCORE_SCALE = 0.005        # before that: s = clip(r / 0.5 %)
-REWARD_MODES = ("paper", "as_logged")
 
 
 def to_weights(weights: Mapping[str, float] | Sequence[float] | np.ndarray, tickers: Sequence[str],

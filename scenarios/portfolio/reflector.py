@@ -48,8 +48,10 @@ from engine.reflection import Reflection, ReflectionContext
 
 from .agent import EXPOSURE_CUT
 from .memory_records import short
+from .spec import SPEC
 
-TRIGGERS = ("diagnose", "paper")
+DEFAULTS = SPEC.reflector_defaults()  # a daily reflection: cadence 4, window 20 (spec.py)
+TRIGGERS = SPEC.reflector_option("trigger").values
 CANDIDATE: dict[str, Any] = {
     "name": "regime_filtered", "tiers": ["episodic", "semantic", "procedural"], "k": 8, "order": "relevance",
     "filters": [{"key": "regime"}], "format": "full",
@@ -85,10 +87,10 @@ def regime_label(side: dict[str, Any]) -> tuple[str, float]:
 class PortfolioReflector:
     """Daily diagnose-before-prescribe reflection with the paper or the diagnose trigger."""
 
-    trigger: str = "diagnose"
-    cadence: int = 4
-    window: int = 20
-    threshold: float | None = None
+    trigger: str = DEFAULTS["trigger"]
+    cadence: int = DEFAULTS["cadence"]
+    window: int = DEFAULTS["window"]
+    threshold: float | None = DEFAULTS["threshold"]  # None: DEFAULT_THRESHOLD of the trigger
     margin: float = 0.10
     candidate: dict[str, Any] = field(default_factory=lambda: dict(CANDIDATE))
     proposed_at: int | None = None
@@ -114,8 +116,7 @@ class PortfolioReflector:
     @classmethod
     def from_options(cls, options: dict[str, Any]) -> "PortfolioReflector":
         """The CLI's keys trigger / cadence / window / threshold; missing or None means the default."""
-        kw = {k: options[k] for k in ("trigger", "cadence", "window", "threshold") if options.get(k) is not None}
-        return cls(**kw)
+        return cls(**SPEC.reflector_settings(options))
 
     def rejected(self, kind: str, episode: int) -> None:
         """A rejected insight or policy: no proposal for `cooldown` bars (the diagnosis goes on),

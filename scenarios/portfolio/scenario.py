@@ -34,84 +34,44 @@ import numpy as np
 from engine.errors import AELError
 from engine.memory import Hit, MemoryEntry, MemoryStore, Pattern
 from engine.metrics import phase_metrics
+from engine.options import resolve
 from engine.policies import PAPER_POLICIES, PolicySpec
 from engine.scenario import AgentContext, Outcome, Query, ScenarioBase
 
 from .saved_metadata import MEMORY_METADATA
 from . import memory_records as records
 from .agent import AllocatorConfig, Allocation, allocate, insight_seen, read_advice
-from .baselines import BASELINE_NAMES, baseline_run
+from .baselines import baseline_run
 from .data import PHASES, is_paper_market
 from .llm_allocator import llm_weights
-from .episode import REWARD_MODES, PortfolioState, bandit_reward, outcome_score, return_regime, step_portfolio
+from .episode import PortfolioState, bandit_reward, outcome_score, return_regime, step_portfolio
 from .reflector import PortfolioReflector
+from .spec import SPEC
 from .world import World, data_key, load_world
-
-DEFAULTS: dict[str, Any] = {"warmup": 15, "slow_window": 4, "memory_cap": 500}
-OPTIONS = ("data", "tickers", "market_seed", "cost_bps", "reward", "tools", "allow_lookahead", "split",
-           "cache_dir")
-# Session selectors (what the lab offers); `ael-lab run --selector all` adds the baselines.
-SELECTORS: list[str] = [
-    *(f"fixed:{p.name}" for p in PAPER_POLICIES), "rr", "egreedy", "ucb1", "ts", "ts+reflection", "oracle",
-]
-
-# The paper's D-full test table (tab:main; 5 seeds, ± population sd; MaxDD printed negative there,
-# positive here as engine.metrics reports it), by our selector: AEL ~ ts+reflection, +Memory ~ ts
-# (TS over the five policies, no reflection), Stateless ~ fixed:none. The AEL row has no matching
-# log: the reference's logs give 0.61 ± 1.18 (facts §10, §12). For a report's test table.
-PAPER_TEST_TABLE: dict[str, dict[str, float]] = {
-    "ts+reflection": {"sharpe": 2.13, "sharpe_sd": 0.47, "sortino": 4.08, "sortino_sd": 1.11, "calmar": 10.40,
-                      "calmar_sd": 2.75, "max_drawdown_pct": 1.53, "max_drawdown_pct_sd": 0.06},
-    "ts": {"sharpe": 1.68, "sharpe_sd": 0.96, "sortino": 3.29, "sortino_sd": 1.83, "calmar": 8.50, "calmar_sd": 5.09,
-           "max_drawdown_pct": 1.53, "max_drawdown_pct_sd": 0.11},
-    "fixed:none": {"sharpe": 1.35, "sharpe_sd": 1.03, "sortino": 2.51, "sortino_sd": 1.93, "calmar": 6.52,
-                   "calmar_sd": 4.98, "max_drawdown_pct": 1.59, "max_drawdown_pct_sd": 0.26},
-    "baseline:eqw": {"sharpe": 0.70, "sortino": 1.32, "calmar": 3.05, "max_drawdown_pct": 1.47},
-    "baseline:mom": {"sharpe": 1.44, "sortino": 2.73, "calmar": 6.89, "max_drawdown_pct": 1.64},
-    "baseline:minv": {"sharpe": -0.61, "sortino": -0.82, "calmar": -2.06, "max_drawdown_pct": 1.59},
-    "baseline:invm": {"sharpe": -0.20, "sortino": -0.30, "calmar": -0.66, "max_drawdown_pct": 1.73},
-}
-
-
 
 class PortfolioScenario(ScenarioBase):
     """Allocate over ten tickers and cash, bar by bar, with a retrieval-policy bandit."""
 
-    name = "portfolio"
-    llm_agent = True
+    spec = SPEC
+    name = SPEC.name
     match_bonuses = {"ticker": 2.0, "sector": 0.8, "regime": 1.0, "task_type": 0.5}
     memory_metadata = MEMORY_METADATA  # what a save's memory must carry (checked on load)
-    all_selectors = SELECTORS
-    baseline_names = BASELINE_NAMES
-    paper_test_table = PAPER_TEST_TABLE
-    shareable = False  # holds the portfolio: one instance per session
-    task_brief = ("Allocate an hourly portfolio over ten stocks and cash, bar by bar; the agent weights 12 tools' "
-                  "signals by the reliability its retrieved memories show, the bandit picks the retrieval policy, "
-                  "and the outcome is the bar's return scored against the agent's own history.")
 
     def __init__(self, seed: int, **options: Any):
-        unknown = sorted(set(options) - set(OPTIONS))
-        if unknown:
-            raise AELError(f"portfolio scenario: unknown option {unknown[0]!r} (allowed: {', '.join(OPTIONS)})")
+        opts = resolve(SPEC.options, options, "portfolio scenario")
         self.seed = int(seed)
-        self.options = dict(options)
-        self.cost_bps = float(options.get("cost_bps") or 0.0)
-        if not 0 <= self.cost_bps <= 1000:
-            raise AELError(f"portfolio scenario: cost_bps must be between 0 and 1000, got {self.cost_bps}")
-        self.reward_mode = options.get("reward") or "paper"
-        if self.reward_mode not in REWARD_MODES:
-            raise AELError(f"portfolio scenario: reward must be {' or '.join(REWARD_MODES)}, got {self.reward_mode!r}")
-        tickers, tools = options.get("tickers"), options.get("tools")
+        self.cost_bps = opts["cost_bps"]
+        self.reward_mode = opts["reward"]
+        tickers, tools = opts["tickers"], opts["tools"]
         self.world: World = load_world(
-            data_key(str(options.get("data") or "synthetic")), tuple(tickers) if tickers else None,
-            int(options.get("market_seed") or 0), str(options.get("split") or "auto"),
-            tuple(tools) if tools else None, bool(options.get("allow_lookahead")), options.get("cache_dir"))
+            data_key(opts["data"] or "synthetic"), tuple(tickers) if tickers else None, opts["market_seed"],
+            opts["split"], tuple(tools) if tools else None, opts["allow_lookahead"], opts["cache_dir"])
         market = self.world.market
         self.n_episodes = market.n_bars
         self.regime_names = list(market.regime_names)
         self.initial_pool: list[PolicySpec] = list(PAPER_POLICIES)
         counts = {p: int((market.phases == p).sum()) for p in PHASES}
-        self.defaults = {**DEFAULTS, "phases": counts}
+        self.defaults = SPEC.session_defaults(phases=counts)
         self.config = AllocatorConfig()
         self.state = PortfolioState.start(market.tickers)
         self.shadow: dict[int, dict[str, float]] = {}   # episode -> the candidate's counterfactual
@@ -331,4 +291,5 @@ class PortfolioScenario(ScenarioBase):
                               "mean_turnover": float(np.mean([rec["info"]["turnover"] for rec in history]))
                               if history else 0.0}}
 
-    baseline_run = staticmethod(baseline_run)
+    def baseline_run(self, name: str) -> dict[str, Any]:
+        return baseline_run(self, name, self.seed)

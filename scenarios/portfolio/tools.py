@@ -420,10 +420,6 @@ class ToolBox:
         """The tools available for at least one ticker at `bar`."""
         return [t for t in self.tools if self.avail[t][bar].any()]
 
-    def score_matrix(self, bar: int) -> np.ndarray:
-        """Sub-scores at `bar`, shape (n_tickers, len(self.tools)); NaN where unavailable."""
-        return np.stack([self.score[t][bar] for t in self.tools], axis=-1)
-
     def scores(self, bar: int) -> dict[str, dict[str, float]]:
         """{ticker: {tool: sub-score in [-100, 100]}} for the available tools."""
         self._check(bar)

@@ -15,7 +15,8 @@ import numpy as np
 
 from engine.errors import AELError
 
-from .data import Market, load_market
+from .data import Market
+from .sources import load_market
 from .memory_records import FLAT
 from .tools import CALL_THRESHOLD, ToolBox
 

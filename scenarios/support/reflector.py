@@ -38,8 +38,10 @@ from engine.policies import PolicySpec
 from engine.reflection import Reflection, ReflectionContext
 
 from .policies import INITIAL_POOL, ROUTE_AWARE, behaviour_key
+from .spec import SPEC
 
-TRIGGERS = ("diagnose", "paper")
+DEFAULTS = SPEC.reflector_defaults()  # the paper's 40 / 120 / 0.58, declared once (spec.py)
+TRIGGERS = SPEC.reflector_option("trigger").values
 MIN_FIXED = 5
 MIN_FIXED_SHARE = 0.25
 
@@ -48,10 +50,10 @@ MIN_FIXED_SHARE = 0.25
 class SupportReflector:
     """Diagnose-before-prescribe reflection for the support stream."""
 
-    trigger: str = "diagnose"
-    cadence: int = 40
-    window: int = 120
-    threshold: float = 0.58
+    trigger: str = DEFAULTS["trigger"]
+    cadence: int = DEFAULTS["cadence"]
+    window: int = DEFAULTS["window"]
+    threshold: float = DEFAULTS["threshold"]
     candidate: dict[str, Any] = field(default_factory=ROUTE_AWARE.to_dict)
     proposed_at: int | None = None  # the episode of the one proposal, once made
     cooldown: int | None = None     # episodes to wait after a rejection (None: 3 cadences)
@@ -91,18 +93,14 @@ class SupportReflector:
         names reflect_trigger, reflect_every, reflect_window, reflect_threshold
         are accepted too). Missing or None means the default; other keys belong
         to the session and are ignored."""
-        def pick(short: str, long: str, default: Any) -> Any:
+        def pick(short: str, long: str) -> Any:
             for key in (short, long):
                 if options.get(key) is not None:
                     return options[key]
-            return default
+            return DEFAULTS[short]
 
-        return cls(
-            trigger=pick("trigger", "reflect_trigger", "diagnose"),
-            cadence=pick("cadence", "reflect_every", 40),
-            window=pick("window", "reflect_window", 120),
-            threshold=pick("threshold", "reflect_threshold", 0.58),
-        )
+        return cls(trigger=pick("trigger", "reflect_trigger"), cadence=pick("cadence", "reflect_every"),
+                   window=pick("window", "reflect_window"), threshold=pick("threshold", "reflect_threshold"))
 
     # ------------------------------------------------------------------ gate
     def _candidate_in_pool(self, ctx: ReflectionContext) -> bool:

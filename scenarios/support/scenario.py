@@ -24,79 +24,38 @@ import numpy as np
 
 from engine.errors import AELError
 from engine.memory import MemoryEntry, MemoryStore, Pattern
+from engine.options import resolve
 from engine.policies import PolicySpec
 from engine.scenario import AgentContext, Outcome, Query, ScenarioBase
 
 from .saved_metadata import MEMORY_METADATA
 from . import patterns
-from .bank import N_EPISODES, REGIME_NAMES, ROUTES
+from .bank import REGIME_NAMES, ROUTES
 from .llm_router import llm_route
 from .policies import INITIAL_POOL, ROUTE_AWARE, behaviour_key, episodic_record, route_live
 from .reflector import SupportReflector
+from .spec import SPEC
 from .stream import generate, regime_of, tickets
 from .table import EPISODIC_QUALITY, PredictionTable, compute_predictions, prediction_table, similarity_for
 from .text import stream_similarity
 
-DEFAULTS: dict[str, Any] = {
-    "warmup": 0,
-    "slow_window": 40,          # = the reflection cadence of the paper
-    # The spec's policies see the whole history (full_detailed reads the last 200,
-    # compressed and class_balanced search all earlier tickets), so memory keeps all
-    # 1,200 tickets instead of the engine's default cap of 500 per tier.
-    "memory_cap": N_EPISODES,
-    # The spec evaluates all 1,200 episodes online; it has no train/val/test split,
-    # so every episode is a (learning) train episode.
-    "phases": {"train": N_EPISODES, "val": 0, "test": 0},
-    "reflect_every": 40,
-    "reflect_window": 120,
-    "reflect_threshold": 0.58,
-}
-
-SELECTORS: list[str] = [
-    *(f"fixed:{p.name}" for p in INITIAL_POOL), "ucb1", "ts", "ts+reflection", "oracle",
-]
-
-_OPTIONS = ("n_episodes",)
-
-# The paper's `tab:cliapi_stream` (5 seeds), by selector name.
-PAPER_TABLE: dict[str, dict[str, float]] = {
-    "fixed:none": {"R0": .134, "R1": .119, "R2": .347, "R3": .217, "overall": .204, "overall_sd": .013},
-    "fixed:compressed": {"R0": .899, "R1": .420, "R2": .475, "R3": .218, "overall": .503, "overall_sd": .009},
-    "fixed:class_balanced": {"R0": .913, "R1": .543, "R2": .528, "R3": .207, "overall": .548, "overall_sd": .010},
-    "ucb1": {"R0": .873, "R1": .465, "R2": .481, "R3": .215, "overall": .508, "overall_sd": .013},
-    "ts": {"R0": .893, "R1": .525, "R2": .519, "R3": .206, "overall": .535, "overall_sd": .009},
-    "ts+reflection": {"R0": .893, "R1": .525, "R2": .519, "R3": .863, "overall": .700, "overall_sd": .011,
-                      "injected": 920},
-    "oracle": {"R0": .922, "R1": .657, "R2": .607, "R3": .917, "overall": .776, "overall_sd": .012},
-}
-
-
 class SupportScenario(ScenarioBase):
     """Route 1,200 support tickets to one of 8 routes with a retrieval-policy bandit."""
 
-    name = "support"
-    llm_agent = True
+    spec = SPEC
+    name = SPEC.name
     regime_names = list(REGIME_NAMES)
     match_bonuses = {"endpoint": 1.0}  # what `relevance`-ordered (edited) policies match on
     memory_metadata = MEMORY_METADATA  # what a save's memory must carry (checked on load)
-    all_selectors = SELECTORS
-    shareable = True  # no run state: sessions on one seed may share one instance (and its caches)
-    paper_table = PAPER_TABLE
-    task_brief = ("Route 1,200 API support tickets to one of 8 routes; the bandit picks how the router reads "
-                  "its memory of past tickets (each stored with the route it needed). Regimes change the "
-                  "ticket language; in the last one the text is the same for every route.")
 
     def __init__(self, seed: int, **options: Any):
-        unknown = sorted(set(options) - set(_OPTIONS))
-        if unknown:
-            raise AELError(f"support scenario: unknown option {unknown[0]!r} (allowed: {', '.join(_OPTIONS)})")
-        n = options.get("n_episodes", N_EPISODES)
-        if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= N_EPISODES:
-            raise AELError(f"support scenario: n_episodes must be an integer in 1..{N_EPISODES}, got {n!r}")
+        n = resolve(SPEC.options, options, "support scenario")["n_episodes"]
         self.seed = int(seed)
         self.n_episodes = n
         self.initial_pool: list[PolicySpec] = list(INITIAL_POOL)
-        self.defaults = {**DEFAULTS, "phases": {"train": n, "val": 0, "test": 0}}
+        # The spec evaluates every episode online; it has no train/val/test split,
+        # so every episode is a (learning) train episode.
+        self.defaults = SPEC.session_defaults(phases={"train": n, "val": 0, "test": 0})
         self._tickets = tickets(self.seed)
         self._sim = stream_similarity(self.seed)
         self._similarity = similarity_for(self.seed)

@@ -14,11 +14,13 @@ from typing import Any
 
 from engine.errors import AELError
 from engine.memory import MemoryStore, Pattern
+from engine.options import resolve
 from engine.policies import PolicySpec
 from engine.scenario import AgentContext, Outcome, Query, ScenarioBase
 
 from .saved_metadata import MEMORY_METADATA
 from .reflector import SyntheticReflector
+from .spec import SPEC
 from .world import ARMS, HIDDEN_ARM, N_EPISODES, P, REGIMES, best_arm, regime_of
 
 DISTILL_SPAN = 52  # distil over the most recent regime-length of pulls
@@ -30,21 +32,18 @@ def _arm_spec(name: str) -> PolicySpec:
 
 
 class SyntheticScenario(ScenarioBase):
-    name = "synthetic"
+    spec = SPEC
+    name = SPEC.name
     regime_names = REGIMES
     match_bonuses = {"arm": 1.0}
     memory_metadata = MEMORY_METADATA  # what a save's memory must carry (checked on load)
-    all_selectors = ["rr", "ucb1", "egreedy", "ts", "ts+reflection", "oracle"]
-    shareable = True  # holds no run state: sessions on one seed may share it
-    retrieval_arms = False  # an arm is a Bernoulli machine: a policy's retrieval fields are not used
 
     def __init__(self, seed: int, **options: Any):
-        if options:
-            raise_unknown(options)
+        resolve(SPEC.options, options, "the synthetic scenario")  # it has none: refuses any
         self.seed = seed
         self.n_episodes = N_EPISODES
         self.initial_pool = [_arm_spec(a) for a in ARMS[:10]]
-        self.defaults = {"warmup": 0, "slow_window": 13}
+        self.defaults = SPEC.session_defaults()
 
     def query(self, t: int) -> Query:
         return Query(t, f"pull {t}", {}, {"regime": regime_of(t)})
@@ -91,28 +90,12 @@ class SyntheticScenario(ScenarioBase):
         return _arm_spec(best_arm(regime_of(t)))
 
     def make_reflector(self, options: dict[str, Any]):
-        return SyntheticReflector(
-            trigger=options.get("trigger") or "paper",
-            window=int(options.get("window") or 25),
-            threshold=float(options.get("threshold") if options.get("threshold") is not None else 0.42),
-        )
+        settings = SPEC.reflector_settings(options)
+        return SyntheticReflector(trigger=settings["trigger"], window=int(settings["window"]),
+                                  threshold=float(settings["threshold"]))
 
     def side_info(self, start: int, end: int) -> dict[str, Any]:
         regimes = sorted({regime_of(t) for t in range(start, end)})
         return {"true_regimes": [REGIMES[r] for r in regimes],
                 "best_arms": [best_arm(r) for r in regimes]}
 
-
-def raise_unknown(options: dict[str, Any]) -> None:
-    raise AELError(f"the synthetic scenario has no option {sorted(options)[0]!r}")
-
-
-# The paper's table `tab:synth_crossdomain` (R1 and R2 are not published).
-SyntheticScenario.paper_table = {
-    "rr": {"R0": .364, "R3": .352, "overall": .385, "overall_sd": .023, "sharpe": .79},
-    "ucb1": {"R0": .392, "R3": .410, "overall": .402, "overall_sd": .026, "sharpe": .82},
-    "egreedy": {"R0": .396, "R3": .331, "overall": .364, "overall_sd": .017, "sharpe": .76},
-    "ts": {"R0": .372, "R3": .359, "overall": .385, "overall_sd": .021, "sharpe": .79},
-    "ts+reflection": {"R0": .408, "R3": .452, "overall": .400, "overall_sd": .020, "sharpe": .82},
-    "oracle": {"R0": .632, "R3": .731, "overall": .688, "overall_sd": .011, "sharpe": 1.49},
-}

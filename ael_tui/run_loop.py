@@ -1,0 +1,111 @@
+"""The one run loop of the lab and the compare view, UI-free.
+
+A host (one session, or several in lockstep) subclasses `RunLoop` and says how to
+advance by one step, where it stands, and what stops it; the loop itself, run by
+a worker thread, is the same for both: it holds `lock` only around a step,
+returns as soon as the stop event is set (a pause), the target is reached, a
+decision blocks or the run ends, waits `settings.delay` between steps of a
+longer run, bumps `version` after every step, and calls `on_step` (if set) so
+the interface hears of each step as a message instead of polling for it.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Callable
+
+from engine import events as ev
+from engine.errors import AELError
+from engine.run_targets import StopOn
+
+from ael_tui.config import LabSettings
+
+
+@dataclass
+class RunOutcome:
+    mode: str
+    steps: int
+    reason: str          # reached, reflected, moment (tour), paused, blocked, finished, refused, error
+    message: str = ""
+    events: list[ev.Event] = field(default_factory=list)
+    silent: int = 0      # reflections passed that proposed nothing (the lab's mode "reflection")
+
+
+class RunLoop:
+    """Subclasses implement `target`, `position`, `_stopped_before` and `_advance`."""
+
+    def __init__(self, settings: LabSettings | None = None):
+        self.settings = settings or LabSettings()
+        self.lock = threading.RLock()
+        self.stop_event = threading.Event()
+        self.version = 0                       # bumped after every step and decision
+        self.running: str | None = None        # the mode of the run in progress
+        self.on_step: Callable[[], None] | None = None  # called (in the worker) after every step
+
+    # -------------------------------------------------------------- hooks
+    def target(self, mode: str) -> tuple[int, StopOn]:
+        raise NotImplementedError
+
+    @property
+    def position(self) -> int:
+        """The episode the next step plays."""
+        raise NotImplementedError
+
+    def _stopped_before(self, mode: str) -> tuple[str, str] | None:
+        """(reason, message) when the run cannot take another step (finished, blocked)."""
+        raise NotImplementedError
+
+    def _advance(self, mode: str) -> list[ev.Event]:
+        """One step (call under the lock)."""
+        raise NotImplementedError
+
+    def _after_step(self, mode: str, events: list[ev.Event]) -> None:
+        """What follows a step under the lock, once `version` counts it (autosave, the tour)."""
+
+    def _extend(self, mode: str, end: int) -> int:
+        """A new target once `end` is reached (queued steps); `end` to stop there."""
+        return end
+
+    def _stop_reason(self, mode: str, events: list[ev.Event]) -> tuple[str, str]:
+        """(reason, message) when `stop_on` fired on a step's events."""
+        return "reflected", ""
+
+    # ---------------------------------------------------------- the loop
+    def pause(self) -> None:
+        self.stop_event.set()
+
+    def run(self, mode: str, cancelled: Callable[[], bool] = lambda: False) -> RunOutcome:
+        """Step towards the target of `mode`; call from a worker thread."""
+        stop = self.stop_event
+        steps = 0
+        out: list[ev.Event] = []
+        try:
+            with self.lock:
+                end, stop_on = self.target(mode)
+            while True:
+                if stop.is_set() or cancelled():
+                    return RunOutcome(mode, steps, "paused", events=out)
+                with self.lock:
+                    before = self._stopped_before(mode)
+                    if before is not None:
+                        return RunOutcome(mode, steps, before[0], before[1], out)
+                    if self.position >= end:
+                        end = self._extend(mode, end)
+                    if self.position >= end:
+                        return RunOutcome(mode, steps, "reached", events=out)
+                    events = self._advance(mode)
+                    steps += 1
+                    self.version += 1
+                    out.extend(events)
+                    self._after_step(mode, events)
+                    stopped = stop_on is not None and stop_on(events)
+                    why = self._stop_reason(mode, events) if stopped else None
+                if self.on_step is not None:
+                    self.on_step()
+                if why is not None:
+                    return RunOutcome(mode, steps, why[0], why[1], out)
+                if mode != "step" and self.settings.delay > 0:
+                    stop.wait(self.settings.delay)  # a pause cuts the wait short
+        except AELError as err:
+            return RunOutcome(mode, steps, "refused", str(err), out)

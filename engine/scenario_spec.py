@@ -1,0 +1,137 @@
+"""What a scenario declares about itself, read without building it.
+
+`ScenarioSpec` is the one description that the CLI (its flags and `--help`),
+the start screen (its fields), the compare view, the report (the paper's rows)
+and the session (defaults, the task brief) all read. It lives in a light module
+of the scenario's package (`scenarios/NAME/spec.py`) that imports nothing
+heavy, so listing scenarios and building the command line never loads a
+scenario's data libraries; `factory` names the class to import when a session
+is actually built.
+
+Defaults live here once: `ENGINE_DEFAULTS` for the session settings a scenario
+may override in `session`, and each option's and reflector option's default in
+its `OptionSpec`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from .options import Choice, OptionSpec
+
+# Session settings a scenario may override (`ScenarioSpec.session`); anything it
+# leaves out takes these. `phases` (episode counts per phase) has no engine default:
+# without it the whole stream is one train phase unless `--split` asks for more.
+ENGINE_DEFAULTS: Mapping[str, Any] = {"warmup": 15, "slow_window": 10, "memory_cap": 500}
+
+# The reflection gate's trailing window handed to every reflector (the paper's 120) when
+# the person did not set one; a reflector's own gate window is its `window` option.
+TRAILING_WINDOW = 120
+
+PaperTable = Mapping[str, Mapping[str, Any]]
+
+
+@dataclass(frozen=True)
+class ScenarioSpec:
+    """The typed description of a scenario.
+
+    name, summary:   the registry name and one line for `--help` and the start screen.
+    task_brief:      what an LLM agent or reflector is told the task is.
+    factory:         "module:Class" of the scenario, imported only to build one.
+    selectors:       the session methods the lab offers and `--selector all` runs, in order.
+    baselines:       non-learning baselines, run as `baseline:NAME` (`Scenario.baseline_run`).
+    options:         the scenario's own options (`SessionConfig.scenario_options`).
+    reflector:       the offline reflector's options with this scenario's defaults
+                     (trigger, cadence, window, threshold...); `make_reflector` gets them resolved.
+    agents:          who may play the agent and the reflector: "offline" always; "llm" when
+                     the scenario has a prompt and parser for a model.
+    session:         overrides of ENGINE_DEFAULTS (warm-up, slow window, memory cap).
+    paper_table:     the paper's numbers by selector (the report's dim rows), regime columns
+                     and `overall`; `paper_test_table` the same for a test phase.
+    shareable:       the scenario holds no run state, so sessions on one seed may share one
+                     instance (and its caches); False gives every session its own.
+    counterfactual:  its reflector can replay a candidate policy on past episodes.
+    exports_stream:  `Scenario.export_stream(seed)` gives its stream (`ael-lab export-stream`).
+    results:         how a run's results read: "regimes" (mean reward per true regime and overall)
+                     or "phases" (the metrics of each train/val/test phase).
+    score_name:      what the mean reward is called in tables ("accuracy" where reward = right).
+    compare_with:    the selectors the lab's results view runs beside a session, on its stream.
+    retrieval_arms:  an arm retrieves from memory under its policy's fields; False where an arm
+                     is something else (the synthetic world's Bernoulli machines), so an editor
+                     says that a policy's retrieval fields change nothing there.
+    """
+
+    name: str
+    summary: str
+    task_brief: str
+    factory: str
+    selectors: tuple[str, ...]
+    baselines: tuple[str, ...] = ()
+    options: tuple[OptionSpec, ...] = ()
+    reflector: tuple[OptionSpec, ...] = ()
+    agents: tuple[str, ...] = ("offline",)
+    session: Mapping[str, Any] = field(default_factory=dict)
+    paper_table: PaperTable = field(default_factory=dict)
+    paper_test_table: PaperTable = field(default_factory=dict)
+    shareable: bool = False
+    counterfactual: bool = False
+    exports_stream: bool = False
+    results: str = "regimes"
+    score_name: str = "overall"
+    compare_with: tuple[str, ...] = ()
+    retrieval_arms: bool = True
+
+    def __post_init__(self) -> None:
+        unknown = set(self.session) - {*ENGINE_DEFAULTS, "phases"}
+        if unknown:
+            raise ValueError(f"scenario {self.name}: unknown session default {sorted(unknown)[0]!r}")
+        if not self.selectors:
+            raise ValueError(f"scenario {self.name}: offers no selector")
+        if self.results not in ("regimes", "phases"):
+            raise ValueError(f"scenario {self.name}: results must be regimes or phases, not {self.results!r}")
+
+    @property
+    def all_selectors(self) -> list[str]:
+        """What `--selector all` runs: the session methods, then the baselines."""
+        return [*self.selectors, *(f"baseline:{b}" for b in self.baselines)]
+
+    def session_defaults(self, **overrides: Any) -> dict[str, Any]:
+        """ENGINE_DEFAULTS with this scenario's overrides, then `overrides` (an
+        instance's own, e.g. phase counts that depend on its data)."""
+        return {**ENGINE_DEFAULTS, **self.session, **overrides}
+
+    def option(self, name: str) -> OptionSpec | None:
+        return next((o for o in self.options if o.name == name), None)
+
+    def reflector_option(self, name: str) -> OptionSpec:
+        found = next((o for o in self.reflector if o.name == name), None)
+        if found is None:
+            raise KeyError(f"scenario {self.name}: no reflector option {name!r}")
+        return found
+
+    def reflector_defaults(self) -> dict[str, Any]:
+        return {o.name: o.default for o in self.reflector}
+
+    def reflector_settings(self, given: Mapping[str, Any]) -> dict[str, Any]:
+        """The reflector's declared options: those given (and not None), else the defaults.
+        Other keys are left out; the reflector checks the values and names a bad one."""
+        return {o.name: o.default if given.get(o.name) is None else given[o.name] for o in self.reflector}
+
+    @property
+    def uses_llm(self) -> bool:
+        return "llm" in self.agents
+
+
+def reflection_options(*, trigger: str, triggers: tuple[str, ...], cadence: int, window: int,
+                       threshold: float | None, threshold_help: str = "") -> tuple[OptionSpec, ...]:
+    """The four options every offline reflector here takes, with one scenario's defaults.
+    (`cadence` is the slow window: how often the gate is checked.)"""
+    return (
+        OptionSpec("trigger", str, trigger, "when to reflect: diagnose (evidence that the pool fails) or "
+                   "paper (the paper's gate alone)", choices=tuple(Choice(t, t) for t in triggers)),
+        OptionSpec("cadence", int, cadence, "check the gate every N episodes (the slow window)", minimum=1),
+        OptionSpec("window", int, window, "trailing episodes the gate reads", minimum=1),
+        OptionSpec("threshold", float, threshold, threshold_help or "reflect when the trailing mean reward is "
+                   "below this", minimum=0.0, maximum=1.0),
+    )

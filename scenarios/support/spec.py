@@ -1,0 +1,52 @@
+"""What the support-ticket stream declares (read without building it)."""
+
+from __future__ import annotations
+
+from engine.options import OptionSpec
+from engine.scenario_spec import ScenarioSpec, reflection_options
+
+from .bank import N_EPISODES
+from .policies import INITIAL_POOL
+
+SPEC = ScenarioSpec(
+    name="support",
+    summary="route 1,200 API support tickets to 8 routes; in the last regime only the endpoint tells",
+    task_brief=("Route 1,200 API support tickets to one of 8 routes; the bandit picks how the router reads "
+                "its memory of past tickets (each stored with the route it needed). Regimes change the "
+                "ticket language; in the last one the text is the same for every route."),
+    factory="scenarios.support.scenario:SupportScenario",
+    selectors=(*(f"fixed:{p.name}" for p in INITIAL_POOL), "ucb1", "ts", "ts+reflection", "oracle"),
+    options=(
+        OptionSpec("n_episodes", int, N_EPISODES, "play only the first N tickets of the stream",
+                   minimum=1, maximum=N_EPISODES),
+    ),
+    # the paper's reflection: every 40 tickets, over the trailing 120, below 58% accuracy
+    reflector=reflection_options(trigger="diagnose", triggers=("diagnose", "paper"), cadence=40, window=120,
+                                 threshold=0.58, threshold_help="reflect when the trailing accuracy is below this"),
+    agents=("offline", "llm"),
+    session={
+        "warmup": 0,
+        "slow_window": 40,  # = the reflection cadence of the paper
+        # The spec's policies see the whole history (full_detailed reads the last 200,
+        # compressed and class_balanced search all earlier tickets), so memory keeps all
+        # 1,200 tickets instead of the engine's default cap of 500 per tier.
+        "memory_cap": N_EPISODES,
+    },
+    # The paper's `tab:cliapi_stream` (5 seeds), by selector name.
+    paper_table={
+        "fixed:none": {"R0": .134, "R1": .119, "R2": .347, "R3": .217, "overall": .204, "overall_sd": .013},
+        "fixed:compressed": {"R0": .899, "R1": .420, "R2": .475, "R3": .218, "overall": .503, "overall_sd": .009},
+        "fixed:class_balanced": {"R0": .913, "R1": .543, "R2": .528, "R3": .207, "overall": .548,
+                                 "overall_sd": .010},
+        "ucb1": {"R0": .873, "R1": .465, "R2": .481, "R3": .215, "overall": .508, "overall_sd": .013},
+        "ts": {"R0": .893, "R1": .525, "R2": .519, "R3": .206, "overall": .535, "overall_sd": .009},
+        "ts+reflection": {"R0": .893, "R1": .525, "R2": .519, "R3": .863, "overall": .700, "overall_sd": .011,
+                          "injected": 920},
+        "oracle": {"R0": .922, "R1": .657, "R2": .607, "R3": .917, "overall": .776, "overall_sd": .012},
+    },
+    shareable=True,  # no run state: sessions on one seed may share one instance (and its caches)
+    counterfactual=True,
+    exports_stream=True,
+    score_name="accuracy",  # the reward is 1 exactly when the route is right
+    compare_with=("fixed:none", "ts", "oracle"),
+)
