@@ -151,9 +151,13 @@ class LLMRuntime:
         prompts trimmed to fit the context, tokens and estimated cost, in total and per
         purpose (latency is left out: it differs run to run and results must not)."""
         def block(t) -> dict[str, Any]:
+            first_try = t.calls - t.fallbacks - t.repaired
+            # shares of calls whose reply parsed and fitted the schema at once / after the repair round
+            share = (lambda n: round(n / t.calls, 4) if t.calls else None)
             return {"calls": t.calls, "fallbacks": t.fallbacks, "repaired": t.repaired,
-                    "first_try": t.calls - t.fallbacks - t.repaired, "trimmed": t.trimmed, "attempts": t.attempts,
-                    "input_tokens": t.input_tokens, "output_tokens": t.output_tokens,
+                    "first_try": first_try, "first_try_ok_share": share(first_try),
+                    "after_repair_ok_share": share(first_try + t.repaired), "trimmed": t.trimmed,
+                    "attempts": t.attempts, "input_tokens": t.input_tokens, "output_tokens": t.output_tokens,
                     "cost_usd": round(t.cost_usd, 6)}
 
         return {**block(self.ledger.totals()),
