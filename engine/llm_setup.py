@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Callable
 
 from .errors import AELError
-from .llm import Cassette, LLMClient, LLMSettings, UsageLedger
+from .llm import Cassette, LLMClient, LLMSettings, UsageLedger, local_model
 from .llm.settings import DEFAULT_MODELS, ERROR_POLICIES, PROVIDERS
 
 
@@ -42,13 +42,27 @@ class LLMConfig:
         if self.record and self.replay:
             raise AELError("--record and --replay: choose one")
 
+    def check_local(self) -> None:
+        """Refuse, in one line naming the flag, a `local` role this machine cannot run
+        (no llama-cpp-python, no such GGUF file). A replay needs no model."""
+        if self.replay:
+            return
+        for role in ("agent", "reflector"):
+            if getattr(self, role) == "local":
+                why = local_model.why_unusable(getattr(self, f"{role}_model"))
+                if why:
+                    raise AELError(f"--{role} local: {why}")
+
     @property
     def uses_llm(self) -> bool:
         return self.agent != "offline" or self.reflector != "offline"
 
     def settings(self, role: str) -> LLMSettings:
+        provider = getattr(self, role)
         return LLMSettings(
-            provider=getattr(self, role), model=getattr(self, f"{role}_model"), temperature=self.temperature,
+            # the local model decodes greedily: the same prompt, the same answer, on any machine
+            provider=provider, model=getattr(self, f"{role}_model"),
+            temperature=0.0 if provider == "local" else self.temperature,
             timeout_s=self.timeout_s, max_retries=self.max_retries, error_policy=self.error_policy,
             base_url=self.base_url, context_tokens=self.context_tokens,
         )
@@ -129,6 +143,8 @@ class LLMRuntime:
             shown = model and model != DEFAULT_MODELS.get(provider)  # the pinned default goes without saying
             parts.append(f"{role} {provider}{'/' + model if shown else ''}")
         mode = " (replay)" if self.config.replay else " (recording)" if self.config.record else ""
+        if local_model.DEFAULT_LOCAL_MODEL in (self.config.agent_model, self.config.reflector_model):
+            mode += " (135M demo model: real output, weak advice)"
         tripped = "".join(f" ⚠ {role} circuit open" for role in self.breakers_open())
         return ", ".join(parts) + mode + tripped
 
