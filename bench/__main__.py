@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-SUITES = ["bench.engine", "bench.support", "bench.portfolio", "bench.tui", "bench.llm"]
+SUITES = ["bench.engine", "bench.support", "bench.portfolio", "bench.tui", "bench.llm", "bench.local"]
 
 
 def main(argv: list[str]) -> int:
