@@ -217,17 +217,30 @@ class FakeLLMServer:
         return Behaviour("ok", json.dumps(_echo_answer(seen.body))), self._count
 
 
-def _echo_answer(body: Any) -> Any:
-    """An object shaped by the schema embedded in the request, if any."""
+def _echo_answer(body: Any, quote: str = "") -> Any:
+    """An object shaped by the schema embedded in the request, if any; with `quote`,
+    every free-text field says it (cut to the field's maxLength, as a model must)."""
     for text in _strings(body):
         start = text.find(SCHEMA_OPEN)
         end = text.find(SCHEMA_CLOSE, start + 1)
         if start >= 0 and end > start:
             try:
-                return example_for(json.loads(text[start + len(SCHEMA_OPEN):end]))
+                schema = json.loads(text[start + len(SCHEMA_OPEN):end])
+                return _quoted(example_for(schema), schema, quote) if quote else example_for(schema)
             except (ValueError, KeyError, TypeError, AttributeError):
                 break
     return {"echo": True}
+
+
+def _quoted(value: Any, schema: dict[str, Any], quote: str) -> Any:
+    if isinstance(value, dict):
+        props = schema.get("properties", {})
+        return {k: _quoted(v, props.get(k, {}), quote) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_quoted(v, schema.get("items", {}), quote) for v in value]
+    if isinstance(value, str) and "enum" not in schema:
+        return quote[:schema.get("maxLength", len(quote))]
+    return value
 
 
 def _strings(value: Any, depth: int = 0) -> Iterator[str]:
@@ -280,10 +293,8 @@ def _handler_for(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
                     return
                 behaviour = Behaviour("echo")
             if behaviour.kind == "echo":
-                answer = json.dumps(_echo_answer(body))
-                if behaviour.text:
-                    answer = answer.replace('"example"', json.dumps(f"as you said: {behaviour.text}"))
-                behaviour = Behaviour("ok", answer)
+                answer = _echo_answer(body, f"as you said: {behaviour.text}" if behaviour.text else "")
+                behaviour = Behaviour("ok", json.dumps(answer))
             if behaviour.kind == "trickle":
                 return self._trickle(json.dumps(_ok_body(api, model, json.dumps(_echo_answer(body)), 1, 1, n)),
                                      behaviour.seconds)

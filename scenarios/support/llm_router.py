@@ -25,7 +25,8 @@ SYSTEM = (
 SCHEMA: dict[str, Any] = {
     "type": "object",
     "required": ["route"],
-    "properties": {"route": {"type": "string", "enum": list(ROUTES)}, "reason": {"type": "string"}},
+    # the reason is capped: an untrusted reply, and a small local model's time per token
+    "properties": {"route": {"type": "string", "enum": list(ROUTES)}, "reason": {"type": "string", "maxLength": 200}},
 }
 
 
