@@ -4,6 +4,7 @@ this provider is first used."""
 
 from __future__ import annotations
 
+import atexit
 import os
 import threading
 from pathlib import Path
@@ -94,5 +95,16 @@ def _load(path: Path, n_ctx: int, threads: int) -> tuple[Any, threading.Lock]:
                                         n_threads_batch=threads, seed=0, verbose=False)
             except (ValueError, RuntimeError) as exc:
                 raise ProviderError(f"local: could not load {path.name} ({exc})", retryable=False) from None
+            if not _models:
+                atexit.register(_close_all)
             _models[key] = (llama, threading.Lock())
         return _models[key]
+
+
+def _close_all() -> None:
+    """Free the models while the interpreter still works: left to `Llama.__del__` at
+    shutdown, freeing one prints a traceback (its C functions are gone by then)."""
+    with _models_lock:
+        for llama, _ in _models.values():
+            llama.close()
+        _models.clear()
