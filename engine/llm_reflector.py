@@ -36,8 +36,8 @@ DIAGNOSIS_SCHEMA: dict[str, Any] = {
     "type": "object",
     "required": ["diagnosis", "insight", "regime_label", "confidence"],
     "properties": {
-        "diagnosis": {"type": "string", "maxLength": 1000},
-        "insight": {"type": "string", "maxLength": 500},
+        "diagnosis": {"type": "string", "maxLength": 600},
+        "insight": {"type": "string", "maxLength": 300},
         "regime_label": {"type": "string", "maxLength": 60},
         "confidence": {"type": "number", "minimum": 0, "maximum": 1},
     },
@@ -70,7 +70,7 @@ PRESCRIPTION_SCHEMA: dict[str, Any] = {
     "properties": {
         "propose": {"type": "boolean"},
         "policy": POLICY_SCHEMA,
-        "rationale": {"type": "string", "maxLength": 800},
+        "rationale": {"type": "string", "maxLength": 400},
     },
 }
 

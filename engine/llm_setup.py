@@ -18,6 +18,9 @@ from .llm import Cassette, LLMClient, LLMSettings, UsageLedger, local_model
 from .llm.settings import DEFAULT_MODELS, ERROR_POLICIES, PROVIDERS
 
 
+LOCAL_TIMEOUT_S = 120.0  # per local call unless --llm-timeout says otherwise (a busy 2-core machine)
+
+
 @dataclass
 class LLMConfig:
     agent: str = "offline"
@@ -63,7 +66,9 @@ class LLMConfig:
             # the local model decodes greedily: the same prompt, the same answer, on any machine
             provider=provider, model=getattr(self, f"{role}_model"),
             temperature=0.0 if provider == "local" else self.temperature,
-            timeout_s=self.timeout_s, max_retries=self.max_retries, error_policy=self.error_policy,
+            # a local call is CPU-bound, not a network wait: the default 30 s is a network's
+            timeout_s=LOCAL_TIMEOUT_S if provider == "local" and self.timeout_s == 30.0 else self.timeout_s,
+            max_retries=self.max_retries, error_policy=self.error_policy,
             base_url=self.base_url, context_tokens=self.context_tokens,
         )
 

@@ -85,6 +85,7 @@ def test_json_parsing_refuses_nan_and_names_the_problem():
         parse_json("The answer is 42")
     assert parse_json('```json\n{"x": 1}\n```') == {"x": 1}
     assert parse_json('```\n{"x": 1}```') == {"x": 1}
+    assert parse_json('{"why": "two\nlines"}') == {"why": "two\nlines"}  # a raw line break in a string
 
 
 def schemas(depth: int = 3):

@@ -15,7 +15,9 @@ from ..local_model import INSTALL_HINT, model_path
 from ..request import LLMRequest, ProviderError, Reply
 from ..settings import LLMSettings
 
-DEFAULT_LOCAL_CONTEXT = 4096   # SmolLM2 was trained on 8,192; half keeps prompts, and each call, short
+# SmolLM2 was trained on 8,192 tokens; 2,048 keeps prompts (trimmed to fit) and so
+# each call short: prompt evaluation on one thread is most of a call's time
+DEFAULT_LOCAL_CONTEXT = 2048
 THREADS_VARIABLE = "AEL_LOCAL_THREADS"
 
 _models: dict[tuple[str, int, int], tuple[Any, threading.Lock]] = {}
