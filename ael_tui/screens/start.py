@@ -59,8 +59,7 @@ class StartScreen(Screen):
                     yield Label("Autosave every")
                     yield Input("0", type="integer", id="autosave", placeholder="episodes; 0 = off")
                 yield Static("", id="scenario-note", classes="field-hint", markup=False)
-                yield Static("Agent and reflector: offline, a model whose API key is set in the environment, or the "
-                             "local 135M model (make local): real model output through the whole loop, weak advice. "
+                yield Static("Agent and reflector: offline, or a model whose API key is set in the environment. "
                              "Autosave: every N episodes to saves/autosave-…json (0 = off).", classes="field-hint")
                 yield Button("Start (ctrl+n)", id="start", variant="primary", compact=True)
             with Vertical(id="saved-sessions") as saved:
