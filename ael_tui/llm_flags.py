@@ -13,10 +13,12 @@ from engine.errors import AELError
 
 def add_llm_flags(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("LLM backends (offline unless asked; keys come from the environment)")
-    g.add_argument("--agent", default="offline", help="who acts: offline, anthropic, gemini or openai-compatible")
-    g.add_argument("--reflector", default="offline", help="who reflects: offline, anthropic, gemini or openai-compatible")
-    g.add_argument("--agent-model", help="model for the agent (default: the provider's)")
-    g.add_argument("--reflector-model", help="model for the reflector (default: the provider's)")
+    g.add_argument("--agent", default="offline",
+                   help="who acts: offline, anthropic, gemini, openai-compatible or local (make local)")
+    g.add_argument("--reflector", default="offline",
+                   help="who reflects: offline, anthropic, gemini, openai-compatible or local (make local)")
+    g.add_argument("--agent-model", help="model for the agent (default: the provider's; local: a GGUF file)")
+    g.add_argument("--reflector-model", help="model for the reflector (default: the provider's; local: a GGUF file)")
     g.add_argument("--error-policy", default="raise", help="after retries: raise (stop, session intact) or fallback "
                                                            "(answer offline, marked)")
     g.add_argument("--llm-url", help="base URL of the provider (a proxy, a gateway or a local server)")
@@ -44,6 +46,7 @@ def llm_config(args: argparse.Namespace) -> dict:
         max_retries=args.llm_retries, base_url=args.llm_url, record=args.record, replay=args.replay,
         context_tokens=args.llm_context,
     )
+    config.check_local()
     if config.agent != "offline":
         from scenarios import spec_of
 

@@ -24,20 +24,43 @@ from typing import Any
 from .errors import AELError
 from .secrets import clip
 from .llm import LLMClient
-from .policies import FORMATS, ORDERS, TIERS, PolicySpec
+from .policies import FORMATS, MAX_K, ORDERS, TIERS, PolicySpec
 from .reflection import Reflection, ReflectionContext, Reflector
 
 MAX_EPISODE_LINES = 60
 MAX_PATTERNS = 15
 
+# Caps on every free-text field: a reply is untrusted, and a grammar-constrained
+# local model cannot ramble past them (each token costs time on a small machine).
 DIAGNOSIS_SCHEMA: dict[str, Any] = {
     "type": "object",
     "required": ["diagnosis", "insight", "regime_label", "confidence"],
     "properties": {
-        "diagnosis": {"type": "string"},
-        "insight": {"type": "string"},
-        "regime_label": {"type": "string"},
+        "diagnosis": {"type": "string", "maxLength": 600},
+        "insight": {"type": "string", "maxLength": 300},
+        "regime_label": {"type": "string", "maxLength": 60},
         "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+    },
+}
+
+_NAME = {"type": "string", "maxLength": 40}
+# The common fields of a policy, typed; the rest (POLICY_FIELDS) may be added, and
+# `PolicySpec.from_dict` has the last word. Kept short: the schema travels in the
+# prompt of models with 2,048 tokens of context. (A grammar-constrained model
+# writes only the fields listed here.)
+POLICY_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["name", "tiers", "k"],
+    "properties": {
+        "name": _NAME,
+        "tiers": {"type": "array", "items": {"type": "string", "enum": list(TIERS)}, "maxItems": len(TIERS)},
+        "k": {"type": "integer", "minimum": 0, "maximum": MAX_K},
+        "order": {"type": "string", "enum": list(ORDERS)},
+        "filters": {"type": "array", "maxItems": 4, "items": {
+            "type": "object", "required": ["key"], "additionalProperties": False,
+            "properties": {"key": _NAME, "equals": {"type": "string", "maxLength": 80}}}},
+        "format": {"type": "string", "enum": list(FORMATS)},
+        "description": {"type": "string", "maxLength": 300},
     },
 }
 
@@ -46,8 +69,8 @@ PRESCRIPTION_SCHEMA: dict[str, Any] = {
     "required": ["propose", "rationale"],
     "properties": {
         "propose": {"type": "boolean"},
-        "policy": {"type": "object"},
-        "rationale": {"type": "string"},
+        "policy": POLICY_SCHEMA,
+        "rationale": {"type": "string", "maxLength": 400},
     },
 }
 

@@ -14,8 +14,11 @@ from dataclasses import asdict, dataclass
 from typing import Any, Callable
 
 from .errors import AELError
-from .llm import Cassette, LLMClient, LLMSettings, UsageLedger
+from .llm import Cassette, LLMClient, LLMSettings, UsageLedger, local_model
 from .llm.settings import DEFAULT_MODELS, ERROR_POLICIES, PROVIDERS
+
+
+LOCAL_TIMEOUT_S = 120.0  # per local call unless --llm-timeout says otherwise (a busy 2-core machine)
 
 
 @dataclass
@@ -42,14 +45,30 @@ class LLMConfig:
         if self.record and self.replay:
             raise AELError("--record and --replay: choose one")
 
+    def check_local(self) -> None:
+        """Refuse, in one line naming the flag, a `local` role this machine cannot run
+        (no llama-cpp-python, no such GGUF file). A replay needs no model."""
+        if self.replay:
+            return
+        for role in ("agent", "reflector"):
+            if getattr(self, role) == "local":
+                why = local_model.why_unusable(getattr(self, f"{role}_model"))
+                if why:
+                    raise AELError(f"--{role} local: {why}")
+
     @property
     def uses_llm(self) -> bool:
         return self.agent != "offline" or self.reflector != "offline"
 
     def settings(self, role: str) -> LLMSettings:
+        provider = getattr(self, role)
         return LLMSettings(
-            provider=getattr(self, role), model=getattr(self, f"{role}_model"), temperature=self.temperature,
-            timeout_s=self.timeout_s, max_retries=self.max_retries, error_policy=self.error_policy,
+            # the local model decodes greedily: the same prompt, the same answer, on any machine
+            provider=provider, model=getattr(self, f"{role}_model"),
+            temperature=0.0 if provider == "local" else self.temperature,
+            # a local call is CPU-bound, not a network wait: the default 30 s is a network's
+            timeout_s=LOCAL_TIMEOUT_S if provider == "local" and self.timeout_s == 30.0 else self.timeout_s,
+            max_retries=self.max_retries, error_policy=self.error_policy,
             base_url=self.base_url, context_tokens=self.context_tokens,
         )
 
@@ -129,6 +148,8 @@ class LLMRuntime:
             shown = model and model != DEFAULT_MODELS.get(provider)  # the pinned default goes without saying
             parts.append(f"{role} {provider}{'/' + model if shown else ''}")
         mode = " (replay)" if self.config.replay else " (recording)" if self.config.record else ""
+        if local_model.DEFAULT_LOCAL_MODEL in (self.config.agent_model, self.config.reflector_model):
+            mode += " (135M demo model: real output, weak advice)"
         tripped = "".join(f" ⚠ {role} circuit open" for role in self.breakers_open())
         return ", ".join(parts) + mode + tripped
 
@@ -151,9 +172,13 @@ class LLMRuntime:
         prompts trimmed to fit the context, tokens and estimated cost, in total and per
         purpose (latency is left out: it differs run to run and results must not)."""
         def block(t) -> dict[str, Any]:
+            first_try = t.calls - t.fallbacks - t.repaired
+            # shares of calls whose reply parsed and fitted the schema at once / after the repair round
+            share = (lambda n: round(n / t.calls, 4) if t.calls else None)
             return {"calls": t.calls, "fallbacks": t.fallbacks, "repaired": t.repaired,
-                    "first_try": t.calls - t.fallbacks - t.repaired, "trimmed": t.trimmed, "attempts": t.attempts,
-                    "input_tokens": t.input_tokens, "output_tokens": t.output_tokens,
+                    "first_try": first_try, "first_try_ok_share": share(first_try),
+                    "after_repair_ok_share": share(first_try + t.repaired), "trimmed": t.trimmed,
+                    "attempts": t.attempts, "input_tokens": t.input_tokens, "output_tokens": t.output_tokens,
                     "cost_usd": round(t.cost_usd, 6)}
 
         return {**block(self.ledger.totals()),

@@ -12,6 +12,15 @@ prompt (between <json-schema> and </json-schema>), `fail` answers 500. Every
 request is kept in `server.requests` (headers included, so a test can check
 the key was sent, and then that it appears nowhere else).
 
+Structured output is checked per API: a request without the reply's schema
+in the provider's own field (Anthropic: a forced tool's `input_schema`;
+Gemini: `generationConfig.responseJsonSchema`; OpenAI: `response_format`'s
+`json_schema.schema` or llama.cpp's `schema`) is refused with a 400 (counted
+in `missing_schema`); `reject_formats` plays a server that refuses some
+`response_format` types with a 500, as llama-cpp-python's does `json_schema`.
+An Anthropic request with a forced tool gets its answer as a `tool_use` block
+when the answer is a JSON object, as the real API does.
+
 By hand:  python -m tests.fake_llm_server --port 8765 --mode echo [--context 2048]
 """
 
@@ -134,7 +143,8 @@ class FakeLLMServer:
     """
 
     def __init__(self, mode: str = "echo", port: int = 0, max_hang_s: float = 5.0,
-                 context_tokens: int | None = None, report_context: bool = True) -> None:
+                 context_tokens: int | None = None, report_context: bool = True,
+                 require_schema: bool = True, reject_formats: tuple[str, ...] = ()) -> None:
         if mode not in ("echo", "fail"):
             raise ValueError(f"mode {mode!r}: expected echo or fail")
         self.mode = mode
@@ -142,6 +152,9 @@ class FakeLLMServer:
         self.context_tokens = context_tokens
         self.report_context = report_context
         self.over_context = 0
+        self.require_schema = require_schema
+        self.reject_formats = reject_formats
+        self.missing_schema = 0
         self.requests: list[SeenRequest] = []
         self.log: list[str] = []
         self._script: deque[Behaviour] = deque()
@@ -204,17 +217,30 @@ class FakeLLMServer:
         return Behaviour("ok", json.dumps(_echo_answer(seen.body))), self._count
 
 
-def _echo_answer(body: Any) -> Any:
-    """An object shaped by the schema embedded in the request, if any."""
+def _echo_answer(body: Any, quote: str = "") -> Any:
+    """An object shaped by the schema embedded in the request, if any; with `quote`,
+    every free-text field says it (cut to the field's maxLength, as a model must)."""
     for text in _strings(body):
         start = text.find(SCHEMA_OPEN)
         end = text.find(SCHEMA_CLOSE, start + 1)
         if start >= 0 and end > start:
             try:
-                return example_for(json.loads(text[start + len(SCHEMA_OPEN):end]))
+                schema = json.loads(text[start + len(SCHEMA_OPEN):end])
+                return _quoted(example_for(schema), schema, quote) if quote else example_for(schema)
             except (ValueError, KeyError, TypeError, AttributeError):
                 break
     return {"echo": True}
+
+
+def _quoted(value: Any, schema: dict[str, Any], quote: str) -> Any:
+    if isinstance(value, dict):
+        props = schema.get("properties", {})
+        return {k: _quoted(v, props.get(k, {}), quote) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_quoted(v, schema.get("items", {}), quote) for v in value]
+    if isinstance(value, str) and "enum" not in schema:
+        return quote[:schema.get("maxLength", len(quote))]
+    return value
 
 
 def _strings(value: Any, depth: int = 0) -> Iterator[str]:
@@ -251,6 +277,10 @@ def _handler_for(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
             if api == "unknown":  # noted, but it does not use up a scripted behaviour
                 server._note(seen)
                 return self._send(404, {"error": {"message": f"no route {path}"}})
+            refusal = _schema_refusal(server, api, body)
+            if refusal:
+                server._note(seen)
+                return self._send(*refusal)
             refusal = _over_context(server, api, body)
             if refusal:
                 server._note(seen)
@@ -263,10 +293,8 @@ def _handler_for(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
                     return
                 behaviour = Behaviour("echo")
             if behaviour.kind == "echo":
-                answer = json.dumps(_echo_answer(body))
-                if behaviour.text:
-                    answer = answer.replace('"example"', json.dumps(f"as you said: {behaviour.text}"))
-                behaviour = Behaviour("ok", answer)
+                answer = _echo_answer(body, f"as you said: {behaviour.text}" if behaviour.text else "")
+                behaviour = Behaviour("ok", json.dumps(answer))
             if behaviour.kind == "trickle":
                 return self._trickle(json.dumps(_ok_body(api, model, json.dumps(_echo_answer(body)), 1, 1, n)),
                                      behaviour.seconds)
@@ -276,7 +304,8 @@ def _handler_for(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
                 return self._send(behaviour.status, _error_body(api, behaviour.status, behaviour.text),
                                   dict(behaviour.headers))
             tokens_in, tokens_out = max(1, len(raw) // 4), max(1, len(behaviour.text) // 4)
-            self._send(200, _ok_body(api, model, behaviour.text, tokens_in, tokens_out, n, behaviour.cut))
+            self._send(200, _ok_body(api, model, behaviour.text, tokens_in, tokens_out, n, behaviour.cut,
+                                     tool=_forced_tool(api, body)))
 
         def do_GET(self) -> None:  # noqa: N802
             path = self.path.split("?", 1)[0]
@@ -322,6 +351,47 @@ def _handler_for(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
+def sent_schema(api: str, body: Any) -> Any:
+    """The reply schema a request carries in its provider's structured-output field, or None."""
+    if not isinstance(body, dict):
+        return None
+    if api == "anthropic":
+        tools = body.get("tools") or []
+        choice = body.get("tool_choice") or {}
+        forced = [t for t in tools if isinstance(t, dict) and t.get("name") == choice.get("name")]
+        return forced[0].get("input_schema") if choice.get("type") == "tool" and forced else None
+    if api == "gemini":
+        config = body.get("generationConfig") or {}
+        return config.get("responseJsonSchema") or config.get("responseSchema")
+    if api == "openai":
+        fmt = body.get("response_format") or {}
+        if fmt.get("type") == "json_schema":
+            return (fmt.get("json_schema") or {}).get("schema")
+        return fmt.get("schema") if fmt.get("type") == "json_object" else None
+    return None
+
+
+def _schema_refusal(server: FakeLLMServer, api: str, body: Any) -> tuple[int, Any] | None:
+    """(status, body) refusing a request without its schema or in a refused form, or None."""
+    fmt = body.get("response_format") if api == "openai" and isinstance(body, dict) else None
+    if isinstance(fmt, dict) and fmt.get("type") in server.reject_formats:
+        return 500, {"error": {"message": f"response_format type {fmt.get('type')!r} is not supported",
+                               "type": "server_error", "code": 500}}
+    if not server.require_schema or sent_schema(api, body) is not None:
+        return None
+    with server._lock:
+        server.missing_schema += 1
+    return 400, _error_body(api, 400, "the fake server wants the reply's JSON schema in the structured-output "
+                                      f"field of the {api} API")
+
+
+def _forced_tool(api: str, body: Any) -> str:
+    if api != "anthropic" or not isinstance(body, dict):
+        return ""
+    choice = body.get("tool_choice") or {}
+    return str(choice.get("name") or "") if choice.get("type") == "tool" else ""
+
+
 def _over_context(server: FakeLLMServer, api: str, body: Any) -> str:
     """The refusal of a request over the context window, or ""."""
     if not server.context_tokens or api != "openai" or not isinstance(body, dict):
@@ -351,11 +421,19 @@ def _route(path: str, body: Any) -> tuple[str, str]:
 
 
 def _ok_body(api: str, model: str, text: str, tokens_in: int, tokens_out: int, n: int,
-             cut: bool = False) -> dict[str, Any]:
+             cut: bool = False, tool: str = "") -> dict[str, Any]:
     if api == "anthropic":
+        content: list[dict[str, Any]] = [{"type": "text", "text": text}]
+        try:
+            data = json.loads(text) if tool and not cut else None
+        except ValueError:
+            data = None
+        if isinstance(data, dict):  # the forced tool's call, as the API gives it
+            content = [{"type": "tool_use", "id": f"toolu_fake_{n}", "name": tool, "input": data}]
         return {"id": f"msg_fake_{n}", "type": "message", "role": "assistant",
-                "content": [{"type": "text", "text": text}], "model": model,
-                "stop_reason": "max_tokens" if cut else "end_turn", "stop_sequence": None,
+                "content": content, "model": model,
+                "stop_reason": "max_tokens" if cut else "tool_use" if isinstance(data, dict) else "end_turn",
+                "stop_sequence": None,
                 "usage": {"input_tokens": tokens_in, "output_tokens": tokens_out}}
     if api == "gemini":
         return {"candidates": [{"content": {"role": "model", "parts": [{"text": text}]},

@@ -60,10 +60,22 @@ def test_enum_tells_true_from_one():
     ({"enum": []}, "enum must be a non-empty list"),
     ({"type": "object", "properties": {"a": {"type": "number", "minimum": "0"}}}, "$.a: minimum must be a number"),
     ({"type": "array", "items": {"oneOf": []}}, "$[]: unsupported keyword 'oneOf'"),
+    ({"type": "string", "maxLength": -1}, "maxLength must be a non-negative integer"),
+    ({"type": "array", "maxItems": 2.5}, "maxItems must be a non-negative integer"),
 ])
 def test_a_schema_outside_the_subset_is_refused(schema, problem):
     with pytest.raises(ValueError, match=problem.replace("$", r"\$").replace("[", r"\[").replace("]", r"\]")):
         check_schema(schema)
+
+
+def test_length_caps_bound_strings_and_lists():
+    schema = {"type": "object", "properties": {"why": {"type": "string", "maxLength": 5},
+                                               "tags": {"type": "array", "maxItems": 2}}}
+    validate({"why": "short", "tags": [1, 2]}, schema)
+    with pytest.raises(SchemaError, match=r"\$\.why: a string of 6 characters is over maxLength 5"):
+        validate({"why": "longer"}, schema)
+    with pytest.raises(SchemaError, match=r"\$\.tags: 3 items are over maxItems 2"):
+        validate({"tags": [1, 2, 3]}, schema)
 
 
 def test_json_parsing_refuses_nan_and_names_the_problem():
@@ -73,12 +85,14 @@ def test_json_parsing_refuses_nan_and_names_the_problem():
         parse_json("The answer is 42")
     assert parse_json('```json\n{"x": 1}\n```') == {"x": 1}
     assert parse_json('```\n{"x": 1}```') == {"x": 1}
+    assert parse_json('{"why": "two\nlines"}') == {"why": "two\nlines"}  # a raw line break in a string
 
 
 def schemas(depth: int = 3):
     """Random schemas inside the subset, bounds consistent."""
     leaf = st.one_of(
         st.just({"type": "string"}),
+        st.integers(0, 9).map(lambda n: {"type": "string", "maxLength": n}),
         st.just({"type": "boolean"}),
         st.just({"type": "null"}),
         st.builds(lambda lo, span: {"type": "integer", "minimum": lo, "maximum": lo + span},
@@ -88,6 +102,7 @@ def schemas(depth: int = 3):
     )
     return st.recursive(leaf, lambda inner: st.one_of(
         st.builds(lambda items: {"type": "array", "items": items}, inner),
+        st.builds(lambda items, n: {"type": "array", "items": items, "maxItems": n}, inner, st.integers(0, 2)),
         st.dictionaries(st.text("abcxyz", min_size=1, max_size=4), inner, max_size=4).map(
             lambda props: {"type": "object", "properties": props, "required": sorted(props),
                            "additionalProperties": False}),

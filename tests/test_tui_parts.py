@@ -253,9 +253,12 @@ async def test_palette_commands_run_the_action():
         assert app.lab.host.session.t == 1
 
 
-def test_only_offline_backends_are_offered_without_keys():
+def test_only_offline_backends_are_offered_without_keys(monkeypatch):
     from ael_tui.files.opening import usable_backends
+    from engine.llm import local_model
 
+    # the local model needs no key: it is offered whenever installed (test_local_backend.py)
+    monkeypatch.setattr(local_model, "why_unusable", lambda model=None: "not installed")
     assert [v for v, _ in usable_backends("reflector", env={})] == ["offline"]
 
 

@@ -36,7 +36,7 @@ def selectors_of(scenario: str) -> list[str]:
 def usable_backends(role: str, env: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
     """(value, label) of the agent or reflector backends that can work here and now:
     offline always; a provider only if its key (or, for an OpenAI-compatible server,
-    its URL) is in the environment."""
+    its URL) is in the environment; the local model only when the local extra is installed."""
     env = os.environ if env is None else env
     out = [("offline", "offline (no API calls, $0)")]
     if env.get("ANTHROPIC_API_KEY"):
@@ -45,6 +45,10 @@ def usable_backends(role: str, env: Mapping[str, str] | None = None) -> list[tup
         out.append(("gemini", "Google Gemini (GEMINI_API_KEY)"))
     if env.get("AEL_OPENAI_BASE_URL"):
         out.append(("openai-compatible", "OpenAI-compatible server (AEL_OPENAI_BASE_URL)"))
+    from engine.llm.local_model import why_unusable  # finds llama_cpp without importing it
+
+    if not why_unusable():
+        out.append(("local", "local SmolLM2-135M (no key, no network; shows the loop, not insight)"))
     return out
 
 

@@ -6,6 +6,7 @@ import importlib.util
 from dataclasses import dataclass
 from typing import Mapping
 
+from . import local_model
 from .settings import DEFAULT_MODELS, PROVIDERS
 
 
@@ -30,6 +31,9 @@ def provider_status(env: Mapping[str, str]) -> list[ProviderStatus]:
             out.append(ProviderStatus(name, True, "", model))
         elif name == "anthropic":
             out.append(_status(name, model, "anthropic", env.get("ANTHROPIC_API_KEY"), "set ANTHROPIC_API_KEY"))
+        elif name == "local":
+            why = local_model.why_unusable()
+            out.append(ProviderStatus(name, not why, why, model))
         elif name == "gemini":
             key = env.get("GEMINI_API_KEY") or env.get("GOOGLE_API_KEY")
             out.append(_status(name, model, "google.genai", key, "set GEMINI_API_KEY or GOOGLE_API_KEY"))

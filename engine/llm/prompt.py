@@ -49,7 +49,9 @@ def split_system(messages: tuple[dict[str, str], ...] | list[dict[str, str]]) ->
 
 
 def parse_json(text: str) -> Any:
-    """Parse a reply; a single surrounding code fence is tolerated.
+    """Parse a reply; a single surrounding code fence is tolerated, and so are raw
+    control characters (a line break) inside strings: small models write them, and
+    llama-cpp-python's JSON grammar lets them through.
 
     Raises `ValueError` with a short reason. NaN and Infinity are refused:
     they are not JSON, whatever Python's parser allows.
@@ -60,7 +62,7 @@ def parse_json(text: str) -> Any:
         if body.rstrip().endswith("```"):
             body = body.rstrip()[:-3]
     try:
-        return json.loads(body, parse_constant=_refuse_constant)
+        return json.loads(body, parse_constant=_refuse_constant, strict=False)
     except json.JSONDecodeError as exc:
         raise ValueError(f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
     except RecursionError:  # "[[[[…" a hundred thousand deep: hostile or broken, never a traceback

@@ -2,8 +2,10 @@
 
 Supported keywords: `type` (object, string, number, integer, boolean, array,
 null, or a list of these), `properties`, `required`, `additionalProperties`
-(a boolean only), `enum`, `minimum`, `maximum`, `items`, and the annotations
-`description` and `title`. Anything else is refused by `check_schema`, so a
+(a boolean only), `enum`, `minimum`, `maximum`, `items`, `maxLength` (of a
+string, in characters), `maxItems`, and the annotations `description` and
+`title`. The caps bound what a model may send back, and a grammar-constrained
+local model cannot ramble past them. Anything else is refused by `check_schema`, so a
 schema never silently promises more than the validator checks.
 
 Conventions: `integer` excludes booleans and floats (even 3.0); `number`
@@ -18,7 +20,7 @@ from typing import Any
 TYPES = ("object", "string", "number", "integer", "boolean", "array", "null")
 KEYWORDS = frozenset({
     "type", "properties", "required", "additionalProperties", "enum", "minimum",
-    "maximum", "items", "description", "title",
+    "maximum", "items", "maxLength", "maxItems", "description", "title",
 })
 
 
@@ -45,6 +47,9 @@ def check_schema(schema: Any, path: str = "$") -> None:
     for bound in ("minimum", "maximum"):
         if bound in schema and not _is_number(schema[bound]):
             raise ValueError(f"schema {path}: {bound} must be a number")
+    for cap in ("maxLength", "maxItems"):
+        if cap in schema and (not isinstance(schema[cap], int) or isinstance(schema[cap], bool) or schema[cap] < 0):
+            raise ValueError(f"schema {path}: {cap} must be a non-negative integer")
     if "additionalProperties" in schema and not isinstance(schema["additionalProperties"], bool):
         raise ValueError(f"schema {path}: additionalProperties must be true or false")
     props = schema.get("properties", {})
@@ -72,6 +77,10 @@ def validate(value: Any, schema: dict[str, Any], path: str = "$") -> None:
             raise SchemaError(f"{path}: {value} is below the minimum {schema['minimum']}")
         if "maximum" in schema and value > schema["maximum"]:
             raise SchemaError(f"{path}: {value} is above the maximum {schema['maximum']}")
+    if isinstance(value, str) and len(value) > schema.get("maxLength", len(value)):
+        raise SchemaError(f"{path}: a string of {len(value)} characters is over maxLength {schema['maxLength']}")
+    if isinstance(value, list) and len(value) > schema.get("maxItems", len(value)):
+        raise SchemaError(f"{path}: {len(value)} items are over maxItems {schema['maxItems']}")
     if isinstance(value, dict):
         props = schema.get("properties", {})
         for key in schema.get("required", []):
@@ -100,13 +109,13 @@ def example_for(schema: dict[str, Any]) -> Any:
     if kind == "object":
         return {key: example_for(sub) for key, sub in schema.get("properties", {}).items()}
     if kind == "array":
-        return [example_for(schema["items"])] if "items" in schema else []
+        return [example_for(schema["items"])] if "items" in schema and schema.get("maxItems", 1) > 0 else []
     if kind in ("number", "integer"):
         lo, hi = schema.get("minimum"), schema.get("maximum")
         value: float = lo if lo is not None else (min(0, hi) if hi is not None else 0)
         return math.ceil(value) if kind == "integer" else float(value)
     if kind == "string":
-        return "example"
+        return "example"[:schema.get("maxLength", 7)]
     if kind == "boolean":
         return False
     return None

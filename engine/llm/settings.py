@@ -12,11 +12,12 @@ from typing import Any, Mapping
 
 from ..errors import AELError
 
-PROVIDERS = ("anthropic", "gemini", "openai-compatible", "offline")
+PROVIDERS = ("anthropic", "gemini", "openai-compatible", "local", "offline")
 ERROR_POLICIES = ("raise", "fallback")
 DEFAULT_MODELS = {
     "anthropic": "claude-haiku-4-5",
     "gemini": "gemini-2.5-flash-lite",
+    "local": "SmolLM2-135M-Instruct",   # bundled with the local extra (engine/llm/local_model.py)
     "offline": "offline",
 }
 
@@ -33,6 +34,7 @@ DEFAULT_PRICES: dict[str, tuple[float, float]] = {
     "gemini-2.5-flash": (0.30, 2.50),
     "gemini-2.0-flash-lite": (0.075, 0.30),
     "gpt-4o-mini": (0.15, 0.60),
+    "SmolLM2": (0.0, 0.0),
     "offline": (0.0, 0.0),
 }
 
@@ -41,7 +43,8 @@ DEFAULT_PRICES: dict[str, tuple[float, float]] = {
 class LLMSettings:
     """How to call a model.
 
-    - `provider`: anthropic, gemini, openai-compatible or offline.
+    - `provider`: anthropic, gemini, openai-compatible, local (a GGUF model run
+      in-process by llama-cpp-python) or offline.
     - `model`: None means the provider's default (`DEFAULT_MODELS`; for
       openai-compatible, `AEL_OPENAI_MODEL`).
     - `temperature`: sent to Gemini and OpenAI-compatible servers. Not sent to

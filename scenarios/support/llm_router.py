@@ -25,7 +25,9 @@ SYSTEM = (
 SCHEMA: dict[str, Any] = {
     "type": "object",
     "required": ["route"],
-    "properties": {"route": {"type": "string", "enum": list(ROUTES)}, "reason": {"type": "string"}},
+    # the reason is only shown, never used: a short cap bounds an untrusted reply and a
+    # small local model's time (each token costs tens of milliseconds on one CPU thread)
+    "properties": {"route": {"type": "string", "enum": list(ROUTES)}, "reason": {"type": "string", "maxLength": 80}},
 }
 
 

@@ -31,6 +31,9 @@ def make_provider(settings: LLMSettings, env: Mapping[str, str]) -> Provider:
     if settings.provider == "gemini":
         from .gemini_sdk import GeminiProvider
         return GeminiProvider(settings, env)
+    if settings.provider == "local":
+        from .local_llama import LocalProvider
+        return LocalProvider(settings, env)
     if settings.provider == "openai-compatible":
         from .openai_http import OpenAICompatibleProvider
         return OpenAICompatibleProvider(settings, env)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any, Mapping
 
 from ..prompt import split_system
@@ -10,6 +11,7 @@ from ..settings import LLMSettings
 from ._common import connect_error, missing_key, status_error, timeout_error
 
 DEFAULT_URL = "https://api.anthropic.com"
+TOOL = "answer"
 
 
 class AnthropicProvider:
@@ -17,7 +19,12 @@ class AnthropicProvider:
     client retries, so waits and attempts are counted in one place.
 
     Temperature is not sent: SDK 2.x speaks API version 2026-10-21, which
-    rejects sampling parameters."""
+    rejects sampling parameters.
+
+    Structured output is tool use: the reply's schema is the input schema of
+    one tool (`answer`) the model is made to call, so the API shapes the reply;
+    its input is the answer. A text reply (a proxy that ignores tools) is read
+    as before. The client still validates either."""
 
     name = "anthropic"
     live = True
@@ -45,6 +52,9 @@ class AnthropicProvider:
         kwargs: dict[str, Any] = {}
         if system:
             kwargs["system"] = system
+        if request.schema.get("type", "object") == "object":  # a tool's input is always an object
+            kwargs["tools"] = [{"name": TOOL, "description": "Give your answer.", "input_schema": request.schema}]
+            kwargs["tool_choice"] = {"type": "tool", "name": TOOL}
         try:
             message = self._client.messages.create(
                 model=request.model, max_tokens=request.max_tokens, messages=messages, **kwargs,
@@ -59,7 +69,15 @@ class AnthropicProvider:
         except sdk.APIError as exc:  # e.g. a response the SDK could not read
             raise ProviderError(f"{self.name}: unreadable response ({type(exc).__name__})",
                                 retryable=True) from None
-        text = "".join(block.text for block in message.content if getattr(block, "type", "") == "text")
+        text = _answer_text(message.content)
         usage = message.usage
         return Reply(text, int(usage.input_tokens or 0), int(usage.output_tokens or 0), str(message.model),
                      truncated=message.stop_reason == "max_tokens")
+
+
+def _answer_text(content: Any) -> str:
+    """The `answer` tool's input as JSON text, else the text blocks joined."""
+    for block in content or []:
+        if getattr(block, "type", "") == "tool_use" and getattr(block, "name", "") == TOOL:
+            return json.dumps(block.input)
+    return "".join(block.text for block in content or [] if getattr(block, "type", "") == "text")

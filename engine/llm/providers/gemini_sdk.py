@@ -14,7 +14,9 @@ DEFAULT_URL = "https://generativelanguage.googleapis.com/"
 
 
 class GeminiProvider:
-    """generateContent with `response_mime_type="application/json"`. The SDK
+    """generateContent with `response_mime_type="application/json"` and the reply's
+    JSON schema as `response_json_schema` (structured output: the API shapes
+    the reply; the client still validates it). The SDK
     does not retry unless given retry options, and we give none: the client
     retries, so waits and attempts are counted in one place."""
 
@@ -55,6 +57,7 @@ class GeminiProvider:
             temperature=request.temperature,
             max_output_tokens=request.max_tokens,
             response_mime_type="application/json",
+            response_json_schema=request.schema,
         )
         try:
             response = self._client.models.generate_content(model=request.model, contents=contents, config=config)

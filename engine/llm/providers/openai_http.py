@@ -10,11 +10,27 @@ from ..settings import LLMSettings
 from ._common import connect_error, http_module, one_line, status_error, timeout_error
 
 
-class OpenAICompatibleProvider:
-    """POST {base}/v1/chat/completions with `response_format: json_object`.
+# How the reply's schema is sent, best first: OpenAI's own form (OpenAI, vLLM,
+# Ollama, llama.cpp's C++ server), llama-cpp-python's (its server answers the
+# first with a 500), and plain JSON mode for servers that know neither.
+FORMATS = ("json_schema", "json_object+schema", "json_object")
 
-    The key is optional (local servers need none); the URL is not: from the
-    settings or AEL_OPENAI_BASE_URL."""
+
+def response_format(form: str, schema: dict[str, Any]) -> dict[str, Any]:
+    if form == "json_schema":
+        return {"type": "json_schema", "json_schema": {"name": "answer", "schema": schema}}
+    if form == "json_object+schema":
+        return {"type": "json_object", "schema": schema}
+    return {"type": "json_object"}
+
+
+class OpenAICompatibleProvider:
+    """POST {base}/v1/chat/completions with the reply's schema in `response_format`.
+
+    A server that refuses a form of `response_format` (a 400 or 422, or a 500
+    that names it) is asked again at once with the next of `FORMATS`; the form
+    that worked is kept for the next calls. The key is optional (local servers
+    need none); the URL is not: from the settings or AEL_OPENAI_BASE_URL."""
 
     name = "openai-compatible"
     live = True
@@ -33,6 +49,7 @@ class OpenAICompatibleProvider:
         self._root = base[:-3] if base.endswith("/v1") else base
         self._http = http_module()
         self._client = self._http.Client(timeout=settings.timeout_s)
+        self._form = 0  # index into FORMATS of the form this server takes
 
     def context_tokens(self) -> int | None:
         """What the server says its context is: llama.cpp's `/props`
@@ -55,18 +72,18 @@ class OpenAICompatibleProvider:
             "messages": [dict(m) for m in request.messages],
             "temperature": request.temperature,
             "max_tokens": request.max_tokens,
-            "response_format": {"type": "json_object"},
         }
-        http = self._http
-        try:
-            response = self._client.post(self._url, json=body, headers=self._headers)
-        except http.TimeoutException:
-            raise timeout_error(self.name, self._timeout_s) from None
-        except http.TransportError:
-            raise connect_error(self.name, self._url) from None
+        form = self._form
+        while True:
+            body["response_format"] = response_format(FORMATS[form], request.schema)
+            response = self._post(body)
+            if response.status_code == 200 or form == len(FORMATS) - 1 or not _refuses_format(response):
+                break
+            form += 1
         if response.status_code != 200:
             raise status_error(self.name, response.status_code, response.headers, _error_detail(response),
                                self._key)
+        self._form = form
         try:
             data = response.json()
             choice = data["choices"][0]
@@ -77,6 +94,25 @@ class OpenAICompatibleProvider:
         usage = data.get("usage") or {}
         return Reply(str(text), int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0),
                      str(data.get("model") or request.model), truncated=choice.get("finish_reason") == "length")
+
+    def _post(self, body: dict[str, Any]) -> Any:
+        http = self._http
+        try:
+            return self._client.post(self._url, json=body, headers=self._headers)
+        except http.TimeoutException:
+            raise timeout_error(self.name, self._timeout_s) from None
+        except http.TransportError:
+            raise connect_error(self.name, self._url) from None
+
+
+def _refuses_format(response: Any) -> bool:
+    """Whether an error answer is the server refusing our `response_format` (worth
+    the next form) rather than the request as such (auth, context, rate, outage)."""
+    status = response.status_code
+    detail = _error_detail(response).lower()
+    if status in (400, 422):
+        return "context" not in detail and "token" not in detail
+    return status == 500 and any(w in detail for w in ("response_format", "json_schema", "schema"))
 
 
 def _llama_props(data: Any) -> Any:

@@ -1,6 +1,6 @@
 """The README's picture of the lab in a browser: headless Chromium over its DevTools protocol.
 
-    python -m ael_tui.serve.screenshot http://127.0.0.1:8000/ docs/serve-browser.png
+    python -m ael_tui.serve.browser_screenshot http://127.0.0.1:8000/ docs/serve-browser.png
 
 `chromium --screenshot` takes its picture on virtual time, before a visitor's app
 process has started; this waits in real time
@@ -78,7 +78,7 @@ async def capture(url: str, out: Path, width: int, height: int, settle: float, t
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(prog="python -m ael_tui.serve.screenshot")
+    p = argparse.ArgumentParser(prog="python -m ael_tui.serve.browser_screenshot")
     p.add_argument("url")
     p.add_argument("out", type=Path)
     p.add_argument("--size", default="1400x900")

@@ -1,0 +1,112 @@
+"""A GGUF model run in this process by llama-cpp-python (the `local` extra):
+a real model with no key and no network. llama_cpp is imported only when
+this provider is first used."""
+
+from __future__ import annotations
+
+import atexit
+import os
+import threading
+from pathlib import Path
+from typing import Any, Mapping
+
+from ...errors import AELError
+from ..local_model import INSTALL_HINT, model_path
+from ..request import LLMRequest, ProviderError, Reply
+from ..settings import LLMSettings
+
+# SmolLM2 was trained on 8,192 tokens; 2,048 keeps prompts (trimmed to fit) and so
+# each call short: prompt evaluation on one thread is most of a call's time
+DEFAULT_LOCAL_CONTEXT = 2048
+THREADS_VARIABLE = "AEL_LOCAL_THREADS"
+
+_models: dict[tuple[str, int, int], tuple[Any, threading.Lock]] = {}
+_models_lock = threading.Lock()
+
+
+class LocalProvider:
+    """llama.cpp's chat completion with the reply's schema as a grammar
+    (`response_format={"type": "json_object", "schema": …}`): the model can
+    only produce JSON of the schema's shape; the client still validates it.
+
+    Deterministic: the model state is reset before each call (no reuse of a
+    previous prompt's cache, whose batching could shift the numbers) and the
+    sampler is seeded from the request's hash, so a request gets the same
+    answer whatever ran before it; at temperature 0 (the local default)
+    decoding is greedy anyway. One thread by default (`AEL_LOCAL_THREADS`):
+    on a busy machine more threads wait on each other and a call can take a
+    minute. Agent and reflector share one loaded model; calls take turns.
+    """
+
+    name = "local"
+    live = True
+
+    def __init__(self, settings: LLMSettings, env: Mapping[str, str]) -> None:
+        try:
+            self._path = model_path(settings.model)
+        except AELError as exc:
+            raise ProviderError(str(exc), retryable=False) from None
+        threads = env.get(THREADS_VARIABLE, "1")
+        if not threads.isdigit() or not 1 <= int(threads) <= 256:
+            raise ProviderError(f"local: {THREADS_VARIABLE}={threads!r} is not a thread count (1..256)",
+                                retryable=False)
+        self._n_ctx = settings.context_tokens or DEFAULT_LOCAL_CONTEXT
+        self._llama, self._lock = _load(self._path, self._n_ctx, int(threads))
+        self._wait_s = 2 * settings.timeout_s + 1  # a call still running after its deadline holds the model
+
+    def context_tokens(self) -> int | None:
+        return self._n_ctx
+
+    def send(self, request: LLMRequest) -> Reply:
+        if not self._lock.acquire(timeout=self._wait_s):
+            raise ProviderError("local: the model is still busy with an earlier call", retryable=True)
+        try:
+            self._llama.reset()
+            out = self._llama.create_chat_completion(
+                messages=[dict(m) for m in request.messages],
+                response_format={"type": "json_object", "schema": request.schema},
+                temperature=request.temperature, max_tokens=request.max_tokens,
+                seed=int(request.hash()[:8], 16),
+            )
+        except (ValueError, RuntimeError) as exc:  # e.g. a prompt over the context; never a traceback
+            raise ProviderError(f"local: the model could not answer ({type(exc).__name__}: {exc})",
+                                retryable=False) from None
+        finally:
+            self._lock.release()
+        choice = out["choices"][0]
+        usage = out.get("usage") or {}
+        return Reply(str(choice["message"].get("content") or ""), int(usage.get("prompt_tokens") or 0),
+                     int(usage.get("completion_tokens") or 0), request.model,
+                     truncated=choice.get("finish_reason") == "length")
+
+
+def _load(path: Path, n_ctx: int, threads: int) -> tuple[Any, threading.Lock]:
+    """The loaded model (one per file, context size and thread count) and its lock."""
+    key = (str(path), n_ctx, threads)
+    with _models_lock:
+        if key not in _models:
+            # set before llama.cpp starts its threads: spinning waiters starve other processes
+            os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+            try:
+                import llama_cpp
+            except ImportError:
+                raise ProviderError(f"local: llama-cpp-python is not installed; {INSTALL_HINT}",
+                                    retryable=False) from None
+            try:
+                llama = llama_cpp.Llama(model_path=str(path), n_ctx=n_ctx, n_threads=threads,
+                                        n_threads_batch=threads, seed=0, verbose=False)
+            except (ValueError, RuntimeError) as exc:
+                raise ProviderError(f"local: could not load {path.name} ({exc})", retryable=False) from None
+            if not _models:
+                atexit.register(_close_all)
+            _models[key] = (llama, threading.Lock())
+        return _models[key]
+
+
+def _close_all() -> None:
+    """Free the models while the interpreter still works: left to `Llama.__del__` at
+    shutdown, freeing one prints a traceback (its C functions are gone by then)."""
+    with _models_lock:
+        for llama, _ in _models.values():
+            llama.close()
+        _models.clear()
