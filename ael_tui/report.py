@@ -37,8 +37,35 @@ def _injected(episodes: list[int | None]) -> str:
     return text + (f" ({missing} none)" if missing else "")
 
 
+REFERENCE = "ts+reflection"  # the paper's "p vs AEL" compares every row with this selector
+
+
+def _p_values(document: dict[str, Any]) -> dict[str, float | None]:
+    """Welch's two-sample t-test of each selector's per-seed overall against REFERENCE's
+    (None: fewer than two seeds on a side, or both constant)."""
+    overall: dict[str, list[float]] = {}
+    for run in document["runs"]:
+        overall.setdefault(run["selector"], []).append(float(run["overall"]))
+    ref = overall.get(REFERENCE, [])
+    out: dict[str, float | None] = {}
+    for selector, values in overall.items():
+        out[selector] = None
+        if selector != REFERENCE and len(values) > 1 and len(ref) > 1:
+            from scipy.stats import ttest_ind
+
+            p = float(ttest_ind(values, ref, equal_var=False).pvalue)
+            out[selector] = p if p == p else None  # NaN when both sides are constant
+    return out
+
+
+def _p(value: float | None) -> str:
+    return "–" if value is None else f"{value:.2f}" if value >= 0.1 else f"{value:.3f}"
+
+
 def print_table(document: dict[str, Any], spec: ScenarioSpec) -> None:
-    comparable = document.get("paper_comparable", True)
+    # a run may say its data is not the paper's (a synthetic corpus or market)
+    comparable = document.get("paper_comparable", True) and all(
+        r.get("paper_comparable", True) for r in document["runs"])
     paper = spec.paper_table if comparable else {}
     summary = document["summary"]
     if not summary:
@@ -55,23 +82,32 @@ def print_table(document: dict[str, Any], spec: ScenarioSpec) -> None:
     for g in regimes:
         table.add_column(g, justify="right")
     table.add_column("mean reward ± sd" if rewards_only else "overall ± sd", justify="right")
-    if not rewards_only:
+    show_sharpe = not rewards_only and "sharpe" in spec.columns
+    p_values = _p_values(document) if "p" in spec.columns else None
+    if show_sharpe:
         table.add_column("Sharpe", justify="right")
+    if p_values is not None:
+        table.add_column(f"p vs {REFERENCE}", justify="right")
     table.add_column("injected at", justify="right")
     for row in summary:
         sd = row["overall_std"]
         injected = _injected(row["injection_episodes"])
-        sharpe = [] if rewards_only else [f"{row['sharpe_mean']:.2f}"]
+        extra = [f"{row['sharpe_mean']:.2f}"] if show_sharpe else []
+        if p_values is not None:
+            extra.append("---" if row["selector"] == REFERENCE else _p(p_values.get(row["selector"])))
         table.add_row(
             row["selector"], *[_num(row["regimes"].get(g)) for g in regimes],
-            f"{row['overall_mean']:.3f}" + (f"±{sd:.3f}" if sd is not None else ""), *sharpe, injected,
+            f"{row['overall_mean']:.3f}" + (f"±{sd:.3f}" if sd is not None else ""), *extra, injected,
         )
         ref = paper.get(row["selector"])
         if ref:
             overall = f"{ref['overall']:.3f}" + (f"±{ref['overall_sd']:.3f}" if "overall_sd" in ref else "")
+            extra = [f"{ref['sharpe']:.2f}" if "sharpe" in ref else ""] if show_sharpe else []
+            if p_values is not None:
+                extra.append(_p(ref["p"]) if "p" in ref else "---" if row["selector"] == REFERENCE else "")
             table.add_row(
                 "  paper", *[_num(ref.get(g)) if g in ref else "" for g in regimes], overall,
-                f"{ref['sharpe']:.2f}" if "sharpe" in ref else "", str(ref.get("injected", "")), style="dim",
+                *extra, str(ref.get("injected", "")), style="dim",
             )
     _console().print(table)
     if any("test_mean" in row for row in summary):

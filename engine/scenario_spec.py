@@ -53,6 +53,10 @@ class ScenarioSpec:
                      instance (and its caches); False gives every session its own.
     counterfactual:  its reflector can replay a candidate policy on past episodes.
     exports_stream:  `Scenario.export_stream(seed)` gives its stream (`ael-lab export-stream`).
+    columns:         the results table's columns after "overall" (the paper's layout for this world):
+                     "sharpe" (the reward stream's Sharpe), "p" (Welch's t-test of each selector's
+                     per-seed overall against ts+reflection's).
+    lesson:          what this world teaches, in two or three sentences (the help and the tour).
     """
 
     name: str
@@ -70,6 +74,8 @@ class ScenarioSpec:
     shareable: bool = False
     counterfactual: bool = False
     exports_stream: bool = False
+    columns: tuple[str, ...] = ("sharpe",)
+    lesson: str = ""
 
     def __post_init__(self) -> None:
         unknown = set(self.session) - {*ENGINE_DEFAULTS, "phases"}
