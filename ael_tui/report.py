@@ -59,7 +59,9 @@ def _p_values(document: dict[str, Any]) -> dict[str, float | None]:
 
 
 def _p(value: float | None) -> str:
-    return "–" if value is None else f"{value:.2f}" if value >= 0.1 else f"{value:.3f}"
+    if value is None:
+        return "–"
+    return f"{value:.2f}" if value >= 0.1 else f"{value:.3f}" if value >= 0.001 else "<0.001"
 
 
 def print_table(document: dict[str, Any], spec: ScenarioSpec) -> None:

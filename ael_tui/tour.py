@@ -129,6 +129,9 @@ def _reflected(session: Session, episode: int, e: ev.Reflected) -> tuple[str, st
             f"episodes (trigger: {e.trigger}) with side information the agent never sees. Diagnosis: {diagnosis} "
             + (f"It proposes {' and '.join(proposed)}: a person approves, edits or rejects each (d)."
                if proposed else "It proposes nothing this time: the pool looks good enough."))
+    lesson = session.scenario.spec.lesson
+    if lesson:
+        text += f" What this world teaches: {lesson}"
     return "Reflection: diagnose, then prescribe", text, "progress"
 
 

@@ -68,3 +68,9 @@ def write_corpus(root: Path, per_group: int = 50, test_share: float = 0.3) -> Pa
                 number += 1
                 (folder / str(number)).write_text(_post(rng, group, number), encoding="latin-1")
     return root
+
+
+if __name__ == "__main__":  # `python -m tests.news_corpus DIR`: the README's synthetic corpus
+    import sys
+
+    print(write_corpus(Path(sys.argv[1])))

@@ -149,6 +149,15 @@ def test_the_papers_command_prints_the_table_in_its_layout(data, tmp_path, capsy
     doc = json.loads(out.read_text())
     assert len(doc["runs"]) == 11 * 5 and all(r["episodes"] == 200 for r in doc["runs"])
     overall = {row["selector"]: row["overall_mean"] for row in doc["summary"]}
+    # the README's synthetic-corpus table is this run's (the corpus there is this one)
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    shown = readme.split("**A synthetic corpus, not the paper's data.**")[1].split("\n\n")[1]
+    rows = {cells[1].strip(): cells[2:7] for cells in (line.split("|") for line in shown.splitlines()[2:])}
+    assert set(rows) == set(overall)
+    for row in doc["summary"]:
+        cells = [c.strip() for c in rows[row["selector"]]]
+        assert cells == [*(f"{row['regimes'][g]:.3f}" for g in ("R0", "R1", "R2", "R3")),
+                         f"{row['overall_mean']:.3f}±{row['overall_std']:.3f}"], row["selector"]
     assert overall["oracle"] >= max(v for k, v in overall.items() if k != "oracle")
     assert overall["fixed:compressed"] > overall["fixed:none"] + 0.3  # retrieval matters on this corpus
 

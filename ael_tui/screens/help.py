@@ -94,9 +94,17 @@ SCOPE_TITLES = {"app": "Everywhere", "start": "Start screen", "lab": "Lab", "com
                 "tour": "Tour card"}
 
 
+def _worlds() -> list[tuple[str, str]]:
+    """What each registered world teaches, as its spec says (`ScenarioSpec.lesson`)."""
+    from scenarios import all_specs
+
+    return [(spec.name, spec.lesson) for spec in all_specs() if spec.lesson]
+
+
 def panels_text() -> Text:
     out = Text()
-    for section, items in PANELS.items():
+    worlds = _worlds()
+    for section, items in [*PANELS.items(), *([("What the worlds teach", worlds)] if worlds else [])]:
         out.append(f"{section}\n", style="bold underline")
         for name, text in items:
             out.append(f"{name}. ", style="bold")

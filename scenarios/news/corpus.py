@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import os
 import re
+import warnings
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -177,10 +178,12 @@ def fetch() -> Corpus:
     groups: list[str] = []
     raws: list[str] = []
     try:
-        for subset in ("train", "test"):
-            bunch = fetch_20newsgroups(data_home=home, subset=subset, remove=(), shuffle=False)
-            groups += [bunch.target_names[i] for i in bunch.target]
-            raws += list(bunch.data)
+        with warnings.catch_warnings():  # its retry warnings would break the one-line error
+            warnings.simplefilter("ignore")
+            for subset in ("train", "test"):
+                bunch = fetch_20newsgroups(data_home=home, subset=subset, remove=(), shuffle=False)
+                groups += [bunch.target_names[i] for i in bunch.target]
+                raws += list(bunch.data)
     except Exception as err:  # noqa: BLE001 - any failure to download or read is the same advice
         reason = " ".join(str(err).split())[:160] or type(err).__name__
         raise AELError(f"news: the 20 Newsgroups data is not in scikit-learn's data home ({home}) and could not "
