@@ -43,13 +43,15 @@ ACTIONS: tuple[NamedAction, ...] = (
     NamedAction("app.help", "app", "f1,question_mark", "help", "Help",
                 "What each panel shows, and every key", key_display="F1"),
     NamedAction("app.screenshot", "app", "s", "save_svg", "SVG",
-                "Save a screenshot of this screen as SVG (for slides) in the saves folder"),
+                "Save a screenshot of this screen as SVG (for slides) in the exports folder"),
     # -------------------------------------------------------------- start
     NamedAction("start.new", "start", "ctrl+n", "start_session", "Start",
                 "Start a new session with the settings in the form"),
     NamedAction("start.open", "start", "ctrl+o", "open_selected", "Open save",
                 "Open the highlighted saved session (or the path typed below the list)"),
     NamedAction("start.rescan", "start", "f5", "rescan", "Rescan saves", "Read the saves folder again"),
+    NamedAction("start.back", "start", "escape", "back", "Back to the lab",
+                "Back to the session this screen was opened from, unchanged", key_display="esc"),
     # ---------------------------------------------------------------- lab
     # In footer order: what a person needs most comes first, so a 100-column footer
     # still shows it. Keys a screen cannot use now are hidden (check_action False):
@@ -58,7 +60,9 @@ ACTIONS: tuple[NamedAction, ...] = (
     NamedAction("lab.window", "lab", "w", "run_window", "Window",
                 "Run one slow window (to the next reflection check)"),
     NamedAction("lab.reflection", "lab", "r", "run_reflection", "Reflect",
-                "Run until the reflector reflects (or a decision is needed)"),
+                "Run to the next reflection that proposes something (silent ones are counted, not stopped at)"),
+    NamedAction("lab.each_reflection", "lab", "e", "run_each_reflection", "Each refl.",
+                "Run to the next reflection, even one that proposes nothing"),
     NamedAction("lab.phase", "lab", "g", "run_phase", "Phase", "Run to the end of the current phase"),
     NamedAction("lab.pause", "lab", "p,escape", "pause", "Pause", "Pause the run now (p or Escape)", key_display="p"),
     NamedAction("lab.decide", "lab", "d", "decide", "Decide",
@@ -76,11 +80,16 @@ ACTIONS: tuple[NamedAction, ...] = (
     NamedAction("lab.audit", "lab", "a", "audit", "Audit", "Every decision so far, with its author and reason"),
     NamedAction("lab.reflections", "lab", "R", "reflections", "History",
                 "Every reflection of this run, newest first", key_display="R"),
+    NamedAction("lab.results", "lab", "f", "results", "Results",
+                "This run's results so far beside baselines on the same world and seed, and the paper's row"),
+    NamedAction("lab.rules", "lab", "u", "rules", "Rules",
+                "Standing rules (always approve a kind): who set each and when; revoke one here",
+                show=False),  # the status line names the key beside a rule in force
     NamedAction("lab.filter", "lab", "slash", "focus_filter", "Filter",
                 "Filter the memory entries of the current tier", key_display="/"),
     NamedAction("lab.tier", "lab", "m", "next_tier", "Tier", "Show the next memory tier"),
     NamedAction("lab.export", "lab", "x", "export", "Export",
-                "Export the history as CSV and JSON (to saves/ or a folder you choose)"),
+                "Export the history as CSV and JSON (to exports/ or a folder you choose)"),
     NamedAction("lab.save", "lab", "ctrl+s", "save", "Save", "Save this session to a file"),
     NamedAction("lab.load", "lab", "ctrl+o", "load", "Load", "Load a saved session (this one stays if it fails)"),
     NamedAction("lab.settings", "lab", "o", "settings", "Options", "Autosave and speed settings", show=False),
@@ -116,6 +125,14 @@ ACTIONS: tuple[NamedAction, ...] = (
                 "Approve this one and every later proposal of the same kind", key_display="A"),
     NamedAction("approval.later", "approval", "escape", "later", "Later",
                 "Close; the proposal stays pending and stepping stays blocked"),
+    NamedAction("approval.batch", "approval", "b", "batch", "All pending",
+                "Decide every pending proposal at once: approve or reject the ticked ones"),
+    # ------------------------------------------------------- batch decisions
+    NamedAction("batch.approve", "batch", "y", "approve", "Approve ticked", "Approve every ticked proposal"),
+    NamedAction("batch.reject", "batch", "n", "reject", "Reject ticked",
+                "Reject every ticked proposal (one reason for all, optional)"),
+    NamedAction("batch.cancel", "batch", "escape", "cancel", "Back", "Back to the single proposal, deciding nothing",
+                key_display="esc"),
     # ------------------------------------------ code review (a loaded file's code)
     NamedAction("code_review.admit", "code_review", "y", "admit", "Admit",
                 "Admit this code policy: its arm may be sampled again (runs sandboxed)"),
@@ -135,6 +152,9 @@ ACTIONS: tuple[NamedAction, ...] = (
     NamedAction("settings.cancel", "settings", "escape", "cancel", "Cancel", "Close, changing nothing"),
     NamedAction("load.cancel", "load", "escape", "cancel", "Cancel", "Close, loading nothing"),
     NamedAction("view.close", "view", "escape,q", "close", "Close", "Close this view", key_display="esc"),
+    NamedAction("rules.revoke", "rules", "delete", "revoke", "Revoke",
+                "Revoke the highlighted rule: later proposals of its kind wait for a person", key_display="del"),
+    NamedAction("rules.close", "rules", "escape,q", "close", "Close", "Close this view", key_display="esc"),
     NamedAction("compare_setup.go", "compare_setup", "ctrl+s", "go", "Compare",
                 "Start the comparison with the selectors ticked"),
     NamedAction("compare_setup.cancel", "compare_setup", "escape", "cancel", "Cancel", "Close, comparing nothing"),
@@ -163,3 +183,13 @@ def bindings_for(scope: str) -> list[Binding]:
                 tooltip=a.help, id=a.id, group=_group(a.group))
         for a in actions_for(scope)
     ]
+
+
+KEY_NAMES = {"space": "space", "escape": "esc", "question_mark": "?", "slash": "/", "plus": "+",
+             "equals_sign": "=", "minus": "-", "enter": "enter"}
+
+
+def key_label(keys: str) -> str:
+    """How a person reads a binding's first key: "ctrl+s", "esc", "/", "R"."""
+    first = keys.split(",")[0].strip()
+    return KEY_NAMES.get(first, first)

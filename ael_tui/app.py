@@ -14,14 +14,15 @@ import argparse
 from pathlib import Path
 
 from textual import work
-from textual.app import App
+from textual.app import App, Notify
+from textual.notifications import Notification
 from textual.screen import ModalScreen
 
 from engine.errors import AELError
 from engine.session import Session, SessionConfig
 from scenarios import all_specs, spec_of
 
-from .actions import bindings_for
+from .actions import BY_ID, bindings_for, key_label
 from .commands import LabCommands
 from .llm_flags import llm_config
 from .scenario_flags import scenario_options
@@ -32,6 +33,9 @@ from .screens.help import HelpScreen
 from .screens.lab import LabScreen
 from .screens.start import StartScreen
 from .sessions import NewSession, build_session, open_session
+
+
+MAX_NOTIFICATIONS = 3
 
 
 class AelLab(App):
@@ -53,11 +57,32 @@ class AelLab(App):
         self.cursor_blink_enabled = cursor_blink
         self.show_times = show_times
         self.keymap: dict[str, str] = {}
+        self._notify_kinds: dict[str, object] = {}
 
     def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None,
-               markup: bool = True) -> None:
-        """Notifications carry engine messages and paths verbatim: never parsed as markup."""
-        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+               markup: bool = True, kind: str | None = None) -> None:
+        """Notifications carry engine messages and paths verbatim: never parsed as markup.
+        One of a `kind` (e.g. "reflection") replaces the previous one of that kind."""
+        notification = Notification(message, title, severity,
+                                    self.NOTIFICATION_TIMEOUT if timeout is None else timeout, markup=False)
+        if kind is not None:
+            previous = self._notify_kinds.get(kind)
+            if previous is not None and previous in self._notifications:
+                self._unnotify(previous)
+            self._notify_kinds[kind] = notification
+        self.post_message(Notify(notification))
+
+    def _on_notify(self, event: Notify) -> None:
+        """At most MAX_NOTIFICATIONS stay on screen (the oldest go first), so a stack of
+        them never covers a dialog or the status line."""
+        self._notifications.add(event.notification)
+        for old in list(self._notifications)[:-MAX_NOTIFICATIONS]:
+            self._unnotify(old, refresh=False)
+        self._refresh_notifications()
+
+    def key_for(self, binding_id: str) -> str:
+        """The key the active keymap gives an action, as shown to a person (hints in texts)."""
+        return key_label(self.keymap.get(binding_id) or BY_ID[binding_id].key)
 
     def on_mount(self) -> None:
         keymap, problems = load_keymap(self.keymap_path)
@@ -80,8 +105,9 @@ class AelLab(App):
         return None
 
     def _replace_top(self, screen) -> None:
-        while isinstance(self.screen, ModalScreen):
-            self.pop_screen()
+        while isinstance(self.screen, ModalScreen) or (isinstance(self.screen, StartScreen) and
+                                                       len(self.screen_stack) > 2):
+            self.pop_screen()  # dialogs, and a start screen opened over a lab (ctrl+n)
         if len(self.screen_stack) > 1:
             self.switch_screen(screen)
         else:
@@ -91,11 +117,34 @@ class AelLab(App):
         self._replace_top(LabScreen(SessionHost(session, self.settings, path)))
 
     def show_start(self, config: SessionConfig | None = None) -> None:
+        """The start screen over the lab (Escape comes back to it unchanged)."""
         defaults = None
         if config is not None:
             defaults = NewSession(config.scenario, config.seed, config.selector,
                                   config.approval if config.approval in ("manual", "auto") else "manual")
-        self._replace_top(StartScreen(defaults))
+        while isinstance(self.screen, ModalScreen):
+            self.pop_screen()
+        self.push_screen(StartScreen(defaults))
+
+    def leave_lab_then(self, then, doing: str) -> None:
+        """Run `then` (which replaces the open session) at once if no progress would be
+        lost, else after a person confirms; `doing` names what replaces it."""
+        lab = self.lab
+        if lab is None or not lab.host.unsaved:
+            then()
+            return
+        lab.host.pause()
+        with lab.host.lock:
+            t = lab.host.session.t
+        where = f" since the last save ({lab.host.saved_at})" if lab.host.saved_at else ""
+        question = (f"Episode {t} of the open session has progress no file holds{where}. "
+                    f"{doing} anyway? (No goes back; {self.key_for('lab.save')} in the lab saves first)")
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                then()
+
+        self.push_screen(ConfirmScreen(question, yes=doing, no="No"), answered)
 
     # ------------------------------------------------------- app-wide actions
     def action_help(self) -> None:
@@ -103,12 +152,17 @@ class AelLab(App):
             self.push_screen(HelpScreen(self.keymap))
 
     def action_save_svg(self) -> None:
-        """The screen as SVG, for slides: saves/<what>-e<episode>.svg (never over an older one)."""
+        """The screen as SVG, for slides: exports/<what>-e<episode>.svg (never over an older one),
+        taken once the notifications are gone (they are not part of the lab)."""
+        self.clear_notifications()
+        self.call_after_refresh(lambda: self.call_after_refresh(self._save_svg))
+
+    def _save_svg(self) -> None:
         named = getattr(self.screen, "screenshot_name", None)
         if named is None and self.lab is not None:
             named = self.lab.screenshot_name
         base = named() if named else "ael-lab"
-        folder = self.settings.saves_dir
+        folder = self.settings.exports_dir
         try:
             folder.mkdir(parents=True, exist_ok=True)
             name, n = f"{base}.svg", 1
@@ -126,24 +180,28 @@ class AelLab(App):
         if lab is None or not lab.host.unsaved:
             self.exit()
             return
-        if isinstance(self.screen, ConfirmScreen) and self.screen.id == "confirm-quit":
+        if isinstance(self.screen, ConfirmScreen) and self.screen.has_class("confirm-quit"):
             return
         lab.host.pause()
         with lab.host.lock:
             t = lab.host.session.t
         where = f" since the last save ({lab.host.saved_at})" if lab.host.saved_at else ""
-        question = f"Episode {t} has progress no file holds{where}. Quit anyway? (ctrl+s saves first)"
+        question = (f"Episode {t} has progress no file holds{where}. Quit anyway? "
+                    f"({self.key_for('lab.save')} saves first)")
 
         def answered(yes: bool | None) -> None:
             if yes:
                 self.exit()
 
-        self.push_screen(ConfirmScreen(question, yes="Quit", no="Stay", id="confirm-quit"), answered)
+        self.push_screen(ConfirmScreen(question, yes="Quit", no="Stay", classes="confirm-quit"), answered)
 
     # -------------------------------------------------------------- sessions
     def start_new_session(self, spec: NewSession) -> None:
-        self.notify(f"Building {spec.scenario}, seed {spec.seed}…", timeout=2)
-        self._build(spec)
+        def build() -> None:
+            self.notify(f"Building {spec.scenario}, seed {spec.seed}…", timeout=2)
+            self._build(spec)
+
+        self.leave_lab_then(build, "Start a new session")
 
     @work(thread=True, exclusive=True, group="session-io", exit_on_error=False)
     def _build(self, spec: NewSession) -> None:
@@ -156,7 +214,7 @@ class AelLab(App):
 
     def open_saved_session(self, path: Path) -> None:
         """Load in a thread; on failure the notification says why and nothing else changes."""
-        self._load(path)
+        self.leave_lab_then(lambda: self._load(path), "Open the save")
 
     @work(thread=True, exclusive=True, group="session-io", exit_on_error=False)
     def _load(self, path: Path) -> None:
@@ -178,13 +236,15 @@ def run_app(args: argparse.Namespace | None = None) -> int:
     session: Session | None = None
     path: Path | None = None
     if command == "lab":
+        from .runner import _reflector_options  # the same checks and meaning as `ael-lab run`
         session = build_session(NewSession(
             scenario=args.scenario, seed=args.seed, selector=args.selector, approval=args.approve,
             options=scenario_options(args, spec_of(args.scenario), all_specs()),
-            llm=llm_config(args) if hasattr(args, "agent") else None))
+            llm=llm_config(args) if hasattr(args, "agent") else None,
+            reflector_options=_reflector_options(args) if hasattr(args, "trigger") else None))
     elif command == "open":
         path = Path(args.file)
-        session = open_session(path)
+        session = open_session(path, llm_url=getattr(args, "llm_url", None))
     app = AelLab(session, path=path)
     app.run()
     return app.return_code or 0  # a crash inside the interface must not look like success

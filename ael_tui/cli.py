@@ -79,11 +79,16 @@ def build_parser() -> argparse.ArgumentParser:
     lab.add_argument("--seed", type=types.seed, default=42)
     lab.add_argument("--selector", default="ts+reflection")
     lab.add_argument("--approve", choices=["manual", "auto"], default="manual")
+    lab.add_argument("--trigger", help="reflection trigger: diagnose or paper (default: the scenario's)")
+    lab.add_argument("--reflect-every", type=int, help="slow-window length: reflect every N episodes")
+    lab.add_argument("--reflect-window", type=int, help="trailing window of the reflection gate")
+    lab.add_argument("--reflect-threshold", type=float, help="threshold of the reflection gate")
     add_scenario_flags(lab, specs)
     add_llm_flags(lab)
 
     op = sub.add_parser("open", help="open a saved session in the lab")
     op.add_argument("file")
+    op.add_argument("--llm-url", help="confirm the LLM endpoint the file names (a file cannot choose it for you)")
 
     ex = sub.add_parser("export-stream", help="write a scenario's episode stream as JSONL to stdout")
     ex.add_argument("scenario", help=scenario_names)

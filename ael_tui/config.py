@@ -72,6 +72,7 @@ class LabSettings:
     delay: float = DEFAULT_DELAY
     autosave_every: int = 0          # episodes; 0 = off
     saves_dir: Path = field(default_factory=default_saves_dir)
+    exports_dir: Path = Path("exports")  # CSV, JSON and SVG exports: never mixed into the saves lists
 
     def faster(self) -> float:
         slower = [d for d in DELAYS if d < self.delay]

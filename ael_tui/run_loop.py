@@ -29,6 +29,7 @@ class RunOutcome:
     reason: str          # reached, reflected, moment (tour), paused, blocked, finished, refused, error
     message: str = ""
     events: list[ev.Event] = field(default_factory=list)
+    silent: int = 0      # reflections passed that proposed nothing (the lab's mode "reflection")
 
 
 class RunLoop:
@@ -58,6 +59,9 @@ class RunLoop:
     def _advance(self, mode: str) -> list[ev.Event]:
         """One step (call under the lock)."""
         raise NotImplementedError
+
+    def _after_step(self, mode: str, events: list[ev.Event]) -> None:
+        """What follows a step under the lock, once `version` counts it (autosave, the tour)."""
 
     def _extend(self, mode: str, end: int) -> int:
         """A new target once `end` is reached (queued steps); `end` to stop there."""
@@ -94,6 +98,7 @@ class RunLoop:
                     steps += 1
                     self.version += 1
                     out.extend(events)
+                    self._after_step(mode, events)
                     stopped = stop_on is not None and stop_on(events)
                     why = self._stop_reason(mode, events) if stopped else None
                 if self.on_step is not None:

@@ -79,9 +79,10 @@ def _check_outputs(args: argparse.Namespace, n_runs: int, selectors: list[str] =
 
 
 # flags that shape a new session; a resumed session keeps the settings it was saved with
+# (--llm-url and --record are allowed: they confirm the endpoint and cassette a file names)
 SESSION_FLAGS = ("seeds", "selector", "approve", "episodes", "warmup", "split", "prior", "trigger",
                  "reflect_every", "reflect_window", "reflect_threshold", "agent_model",
-                 "reflector_model", "llm_url", "llm_context", "record", "replay")
+                 "reflector_model", "llm_context", "replay")
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -94,7 +95,7 @@ def run_command(args: argparse.Namespace) -> int:
         if given:
             flag = given[0]
             raise AELError(f"{flag}: a resumed session keeps the settings it was saved with; drop {flag}")
-        session = load_session(args.resume, make_scenario)
+        session = load_session(args.resume, make_scenario, llm_url=args.llm_url, record=args.record)
         if session.config.scenario != args.scenario:
             raise AELError(f"{args.resume} is a {session.config.scenario} session, not {args.scenario}")
         admit_saved_code(session, args)

@@ -58,6 +58,7 @@ class NewSession:
     reflector: str = "offline"
     options: dict[str, Any] | None = None  # the scenario's options (its spec's), e.g. the portfolio's data
     llm: dict[str, Any] | None = None    # a full LLMConfig dict (`ael-lab lab` flags); overrides agent/reflector
+    reflector_options: dict[str, Any] | None = None  # `ael-lab lab --trigger/--reflect-*` (as `ael-lab run`)
 
     def config(self) -> SessionConfig:
         if self.approval not in APPROVAL_MODES:
@@ -71,6 +72,10 @@ class NewSession:
                 raise AELError(f"the {self.scenario} scenario has no agent a model could play: "
                                "choose the offline agent")
             extra["llm"] = {"agent": self.agent, "reflector": self.reflector}
+        if self.reflector_options:
+            extra["reflector_options"] = dict(self.reflector_options)
+            if "cadence" in self.reflector_options:  # as `ael-lab run`: the slow window is the cadence
+                extra["slow_window"] = self.reflector_options["cadence"]
         return SessionConfig(scenario=self.scenario, seed=self.seed, selector=self.selector,
                              approval=self.approval, scenario_options=options, **extra)
 
@@ -87,5 +92,5 @@ def build_session(spec: NewSession) -> Session:
     return Session(config, scenario)
 
 
-def open_session(path: Path) -> Session:
-    return load_session(path, make_scenario)
+def open_session(path: Path, llm_url: str | None = None) -> Session:
+    return load_session(path, make_scenario, llm_url=llm_url)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from engine import events as ev
 from engine.session import Session
@@ -38,8 +38,14 @@ class Card:
     panel: str            # which panel group to show on a small terminal: bandit, progress, memory
 
 
+def default_key(binding_id: str) -> str:
+    from .actions import BY_ID, key_label
+    return key_label(BY_ID[binding_id].key)
+
+
 class TourGuide:
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Session, key_for: Callable[[str], str] = default_key) -> None:
+        self.key_for = key_for  # key hints in the cards follow the active keymap
         self.seen: set[str] = set()
         self.cards: deque[Card] = deque()
         h = session.history
@@ -89,12 +95,12 @@ class TourGuide:
         if moment in self.seen:
             return
         self.seen.add(moment)
-        title, text, panel = WRITERS[moment](session, episode, detail)
+        title, text, panel = WRITERS[moment](session, episode, detail, self.key_for)
         self.cards.append(Card(moment, episode, title, text, panel))
 
 
 # ------------------------------------------------------------ the words
-def _posterior(session: Session, episode: int, record: dict[str, Any]) -> tuple[str, str, str]:
+def _posterior(session: Session, episode: int, record: dict[str, Any], key: Callable) -> tuple[str, str, str]:
     arm = next((a for a in session.selector.arms if a.name == record["policy"]), None)
     reward = float(record["reward"])
     how = ("Thompson sampling drew one sample from every arm's Beta posterior and played the highest"
@@ -108,16 +114,17 @@ def _posterior(session: Session, episode: int, record: dict[str, Any]) -> tuple[
     return "The bandit learns from one episode", text, "bandit"
 
 
-def _distilled(session: Session, episode: int, e: ev.Distilled) -> tuple[str, str, str]:
+def _distilled(session: Session, episode: int, e: ev.Distilled, key: Callable) -> tuple[str, str, str]:
     counts = session.memory.counts()
     text = (f"Episode {episode}: every {session.config.distill_every} episodes the engine looks for patterns "
             f"across episodic memory and writes them to the semantic tier: {e.patterns} pattern(s), {e.new} new; "
             f"semantic memory now holds {counts.get('semantic', 0)}. A pattern corroborated again at later windows "
-            "is promoted to a procedural rule the agent always applies. In the Memory panel, m shows the next tier.")
+            f"is promoted to a procedural rule the agent always applies. In the Memory panel, {key('lab.tier')} shows "
+            "the next tier.")
     return "Distillation: episodes become knowledge", text, "memory"
 
 
-def _reflected(session: Session, episode: int, e: ev.Reflected) -> tuple[str, str, str]:
+def _reflected(session: Session, episode: int, e: ev.Reflected, key: Callable) -> tuple[str, str, str]:
     r = session.reflections[e.index] if 0 <= e.index < len(session.reflections) else None
     proposed = []
     if r is not None and r.insight:
@@ -127,7 +134,8 @@ def _reflected(session: Session, episode: int, e: ev.Reflected) -> tuple[str, st
     diagnosis = e.diagnosis if len(e.diagnosis) <= 220 else e.diagnosis[:219] + "…"
     text = (f"Episode {episode}: the slow loop. The reflector looked back over the last {session.slow_window} "
             f"episodes (trigger: {e.trigger}) with side information the agent never sees. Diagnosis: {diagnosis} "
-            + (f"It proposes {' and '.join(proposed)}: a person approves, edits or rejects each (d)."
+            + (f"It proposes {' and '.join(proposed)}: a person approves, edits or rejects each "
+               f"({key('lab.decide')})."
                if proposed else "It proposes nothing this time: the pool looks good enough."))
     lesson = session.scenario.spec.lesson
     if lesson:
@@ -135,7 +143,7 @@ def _reflected(session: Session, episode: int, e: ev.Reflected) -> tuple[str, st
     return "Reflection: diagnose, then prescribe", text, "progress"
 
 
-def _regime(session: Session, episode: int, change: tuple[Any, Any]) -> tuple[str, str, str]:
+def _regime(session: Session, episode: int, change: tuple[Any, Any], key: Callable) -> tuple[str, str, str]:
     old, new = (regime_name(session, x) for x in change)
     text = (f"Episode {episode}: the hidden regime changed from {old} to {new}. Neither the agent nor the bandit "
             "is told. The arm that was best may stop working: watch the rolling curve on the Progress chart "
@@ -143,14 +151,14 @@ def _regime(session: Session, episode: int, change: tuple[Any, Any]) -> tuple[st
     return "The world changes", text, "progress"
 
 
-def _arm(session: Session, episode: int, e: ev.ArmAdded) -> tuple[str, str, str]:
+def _arm(session: Session, episode: int, e: ev.ArmAdded, key: Callable) -> tuple[str, str, str]:
     arm = next((a for a in session.selector.arms if a.name == e.arm), None)
     prior = f"Beta({arm.alpha:.0f}, {arm.beta:.0f})" if arm is not None else "its prior"
     who = "you" if e.source == "human" else ("a standing rule" if "always" in e.source else "the approval mode")
     text = (f"Episode {episode}: the proposed policy {e.arm} joined the pool, approved by {who}. It starts from "
             f"{prior}: its samples spread wide, so Thompson sampling tries it soon, and if it works its posterior "
             "climbs past the old arms'. The green line on the Progress chart marks the moment; "
-            "the arm is green with a + in the Posteriors table.")
+            "the arm is marked + in the Posteriors table, its name in its curve's colour.")
     return "A new arm joins the bandit", text, "bandit"
 
 

@@ -15,7 +15,7 @@ which both plots and the memory table have been redrawn as well.
   semantic and procedural notes that no query prefers); 50 presses of space,
   each 0.3 s after the previous step has been drawn (a person's pace, so the
   plots are due at every step); p95 and median.
-- run to the next reflection: support at episode 440, delay 0; r runs the 40
+- run to the next reflection: support at episode 440, delay 0; e runs the 40
   episodes to the reflection after episode 479: key to the frame showing
   episode 480 with every panel redrawn (a run's end redraws everything).
 - pause: a run going (g, 0.02 s between episodes); p to the moment the engine
@@ -25,6 +25,10 @@ which both plots and the memory table have been redrawn as well.
   counted; imports counted) that builds `ael-lab lab support --seed 42` as the
   CLI does and runs the app under the pilot until the lab's status line and
   posterior table are filled and a frame is composed. The median of 3.
+- the first step of that new session: space pressed as soon as the first frame
+  is out, to the frame whose status line shows episode 1 (the support
+  scenario's per-seed prediction table is computed by then, off the UI thread
+  from the first frame on; a press made meanwhile waits for it, never dropped).
 """
 
 from __future__ import annotations
@@ -159,7 +163,7 @@ async def _run_to_reflection(saves: Path) -> tuple[float, int]:
         await pilot.pause(0.3)
         frames.arm(done=lambda: app.screen.host.running is None and _updated(app, 480) and _slow_drawn(app, 480))
         t0 = time.perf_counter()
-        await pilot.press("r")
+        await pilot.press("e")  # to the next reflection (r runs on to the next one that proposes)
         took = (await frames.wait(t0))["done"]
         steps = s.t - 440
     return took, steps
@@ -211,30 +215,47 @@ async def main():
     args = build_parser().parse_args(["lab", "support", "--seed", "42"])
     session = build_session(NewSession(args.scenario, args.seed, args.selector, args.approve, llm=llm_config(args)))
     app = AelLab(session, settings=LabSettings(saves_dir=Path(SAVES)), cursor_blink=False)
-    async with app.run_test(size=(160, 48)) as pilot:
-        while True:
-            screen = app.screen
+    shown = []
+    original = app._display
+
+    def display(screen, renderable):  # the first composed frame with the lab filled in
+        if renderable is not None and not shown:
             try:
-                if "episode 0/1200" in str(screen.query_one(StatusBar).render()) and \
-                        screen.query_one(PosteriorTable).row_count:
-                    break
+                lab = app.screen
+                if "episode 0/1200" in str(lab.query_one(StatusBar).render()) and \
+                        lab.query_one(PosteriorTable).row_count:
+                    shown.append(time.perf_counter())
             except Exception:
                 pass
+        return original(screen, renderable)
+
+    app._display = display
+    async with app.run_test(size=(160, 48)) as pilot:
+        while not shown:
+            await asyncio.sleep(0.001)
+        first_frame = shown[0] - t0
+        # the first step of the new session, pressed at once: key to the frame showing episode 1
+        t1 = time.perf_counter()
+        await pilot.press("space")
+        while "episode 1/1200" not in str(app.screen.query_one(StatusBar).render()):
             await asyncio.sleep(0.001)
         await pilot.pause()
-        print(time.perf_counter() - t0)
+        print(first_frame, time.perf_counter() - t1)
 
 asyncio.run(main())
 """
 
 
-def startup(saves: Path, repeats: int = 3) -> float:
-    times = []
+def startup(saves: Path, repeats: int = 3) -> tuple[float, float]:
+    """(first frame, first step) of a new process, medians of `repeats`."""
+    frames, steps = [], []
     for _ in range(repeats):
         code = STARTUP.replace("SAVES", repr(str(saves)))
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
-        times.append(float(out.stdout.strip().splitlines()[-1]))
-    return statistics.median(times)
+        frame, step = (float(x) for x in out.stdout.strip().splitlines()[-1].split())
+        frames.append(frame)
+        steps.append(step)
+    return statistics.median(frames), statistics.median(steps)
 
 
 def p95(values: list[float]) -> float:
@@ -249,13 +270,13 @@ def run() -> list[dict]:
         reflect, n = asyncio.run(_run_to_reflection(saves))
         pause_lab = asyncio.run(_pause_latency(saves, compare=False))
         pause_compare = asyncio.run(_pause_latency(saves, compare=True))
-        start = startup(saves)
+        start, first_step = startup(saves)
     return [
         {"name": f"lab: step key to updated panels, {entries} memory entries (p95 of {len(steps)})",
          "value": p95(steps) * 1e3, "unit": "ms", "target": 50},
         {"name": "  same, median", "value": statistics.median(steps) * 1e3, "unit": "ms", "target": None},
-        {"name": "  plots and memory table redrawn too (p95)", "value": p95(everything) * 1e3, "unit": "ms",
-         "target": None},
+        {"name": "lab: step key to every panel redrawn, plots and memory table too (p95)",
+         "value": p95(everything) * 1e3, "unit": "ms", "target": 50},
         {"name": f"lab: run to the reflection, {n} episodes, key to every panel redrawn",
          "value": reflect * 1e3, "unit": "ms", "target": 300},
         {"name": "lab: pause key to the engine thread stopped (median of 10)", "value": pause_lab * 1e3,
@@ -263,7 +284,9 @@ def run() -> list[dict]:
         {"name": "compare: same, three selectors in lockstep (median of 10)", "value": pause_compare * 1e3,
          "unit": "ms", "target": 100},
         {"name": "lab: start-up to the first frame (new process, imports included, median of 3)",
-         "value": start, "unit": "s", "target": 1.5},
+         "value": start, "unit": "s", "target": 1.0},
+        {"name": "lab: first step of a new support session, space right after the first frame",
+         "value": first_step * 1e3, "unit": "ms", "target": 150},
     ]
 
 

@@ -49,6 +49,23 @@ class AuditEntry:
     code_sha256: str = ""          # a code policy admitted, rejected or suspended: SHA-256 of its source
 
 
+@dataclass
+class StandingRule:
+    """One "always approve/reject this kind" rule: who set it, when, and when it was revoked."""
+    kind: str
+    rule: str                      # approve or reject
+    who: str                       # "human", or "older save" for a rule saved before this log
+    episode: int                   # the last completed episode when it was set
+    at: str = ""                   # wall-clock time (ISO, UTC); never part of results
+    revoked_episode: int | None = None
+    revoked_at: str = ""
+    revoked_by: str = ""
+
+    @property
+    def active(self) -> bool:
+        return self.revoked_episode is None
+
+
 def now_iso() -> str:
     return _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
 
@@ -60,10 +77,14 @@ class ApprovalQueue:
     allow_code_auto: bool = False
     proposals: list[Proposal] = field(default_factory=list)
     audit: list[AuditEntry] = field(default_factory=list)
+    rules: list[StandingRule] = field(default_factory=list)  # every standing rule ever set, revoked ones too
 
     def __post_init__(self) -> None:
         if self.mode not in ("auto", "reject", "manual"):
             raise AELError(f"unknown approval mode {self.mode!r} (expected auto, reject or manual)")
+        for kind, rule in self.standing.items():  # a save from before the log: say so, keep the rule
+            if not any(r.active and r.kind == kind for r in self.rules):
+                self.rules.append(StandingRule(kind, rule, "older save", -1))
 
     @property
     def pending(self) -> list[Proposal]:
@@ -112,20 +133,26 @@ class ApprovalQueue:
         self.audit.append(entry)
         return entry
 
-    def set_standing(self, kind: str, rule: str | None) -> None:
+    def set_standing(self, kind: str, rule: str | None, who: str = "human", episode: int = -1) -> None:
+        """Set (or, with None, revoke) the standing rule for a kind; the rules log keeps both."""
         if kind not in KINDS:
             raise AELError(f"unknown proposal kind {kind!r} (expected {', '.join(KINDS)})")
+        if rule is not None and rule not in STANDING:
+            raise AELError(f"unknown standing rule {rule!r} (expected approve or reject)")
+        for r in self.rules:
+            if r.active and r.kind == kind:
+                r.revoked_episode, r.revoked_at, r.revoked_by = episode, now_iso(), who
         if rule is None:
             self.standing.pop(kind, None)
-        elif rule in STANDING:
-            self.standing[kind] = rule
         else:
-            raise AELError(f"unknown standing rule {rule!r} (expected approve or reject)")
+            self.standing[kind] = rule
+            self.rules.append(StandingRule(kind, rule, who, episode, now_iso()))
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "mode": self.mode, "standing": dict(self.standing), "allow_code_auto": self.allow_code_auto,
             "proposals": [asdict(p) for p in self.proposals], "audit": [asdict(a) for a in self.audit],
+            "rules": [asdict(r) for r in self.rules],
         }
 
     @classmethod
@@ -133,4 +160,5 @@ class ApprovalQueue:
         return cls(
             mode=d["mode"], standing=dict(d["standing"]), allow_code_auto=bool(d["allow_code_auto"]),
             proposals=[Proposal(**p) for p in d["proposals"]], audit=[AuditEntry(**a) for a in d["audit"]],
+            rules=[StandingRule(**r) for r in d.get("rules", [])],  # absent in saves before the log
         )

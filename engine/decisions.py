@@ -27,7 +27,7 @@ from .policies import PolicySpec
 if TYPE_CHECKING:
     from .bandits import Selector
     from .memory import MemoryStore
-    from .reflection import Reflection
+    from .reflection import Reflection, Reflector
     from .scenario import Scenario
 
 
@@ -40,6 +40,7 @@ class Decisions:
     selector: "Selector"
     memory: "MemoryStore"
     reflections: list["Reflection"]
+    reflector: "Reflector | None"
     insight: dict[str, Any] | None
     injections: list[dict[str, Any]]
     t: int
@@ -87,7 +88,7 @@ class Decisions:
         out: list[ev.Event] = []
         self._apply(p, decision, edited, reason, who, out)
         if standing:  # only once the approval went through: a refused arm sets no rule
-            self.queue.set_standing(p.kind, "approve")
+            self.queue.set_standing(p.kind, "approve", who=who, episode=self.t - 1)
         return out
 
     def validate_edit(self, p: Proposal, edited: dict[str, Any]) -> dict[str, Any]:
@@ -178,6 +179,8 @@ class Decisions:
             p.status = "rejected"
             self.queue.record(p, "reject", who, None, reason, t)
             self._emit(out, ev.Decided(t, p.id, "reject", who))
+            if self.reflector is not None:  # a reflector may wait, then propose again on fresh evidence
+                self.reflector.rejected(p.kind, t)
             return
         if decision == "edit" and edited is None:
             raise AELError("an edit needs the edited object")

@@ -217,6 +217,12 @@ class LLMReflector:
 
         return self.client.fit(build, {"pool": len(pool)}, PRESCRIPTION_SCHEMA)
 
+    def rejected(self, kind: str, episode: int) -> None:
+        self.heuristic.rejected(kind, episode)  # the offline gate decides when to look again
+
+    def outlook(self, episode: int) -> str:
+        return self.heuristic.outlook(episode)
+
     def state_dict(self) -> dict[str, Any]:
         return {"heuristic": self.heuristic.state_dict()}
 

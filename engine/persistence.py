@@ -12,6 +12,7 @@ are migrated (`MIGRATIONS`).
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any, Callable
 
@@ -77,8 +78,13 @@ def is_session_file(path: str | os.PathLike) -> bool:
     return head.lstrip().startswith(b"{") and f'"format":"{FORMAT}"'.encode() in head.replace(b" ", b"")
 
 
-def load_session(path: str | os.PathLike, scenario_factory) -> Session:
+def load_session(path: str | os.PathLike, scenario_factory, *, llm_url: str | None = None,
+                 record: str | None = None) -> Session:
+    """The session in `path`. A file is untrusted: where its LLM calls go and which new
+    file it records them to are used only when the person confirms them (`llm_url`,
+    `record`: the `--llm-url` / `--record` they gave)."""
     doc = read_document(path)
+    check_llm_destinations(doc["session"]["config"].get("llm") or {}, path, llm_url, record)
     try:
         session = Session.from_dict(doc["session"], scenario_factory)
     except AELError as err:
@@ -91,6 +97,33 @@ def load_session(path: str | os.PathLike, scenario_factory) -> Session:
         raise AELError(f"{path}: field session.t: {session.t} is beyond the end of the "
                        f"{session.config.scenario} stream ({session.n_episodes} episodes)")
     return session
+
+
+def check_llm_destinations(llm: dict[str, Any], path, llm_url: str | None, record: str | None) -> None:
+    """Refuse a file that would send the user's API key to a host of its author's
+    choosing, or create a cassette at a path of its author's choosing, unless the
+    person names the same host or path. Appending to a cassette that is already
+    there (and parses as one) needs no confirmation: it is what a resume does."""
+    uses_llm = any(llm.get(role, "offline") != "offline" for role in ("agent", "reflector"))
+    base_url = llm.get("base_url")
+    if llm_url is not None and _endpoint(llm_url) != _endpoint(base_url):
+        raise AELError(f"--llm-url: {path} sends its LLM calls to {base_url or 'the provider itself'}; "
+                       "a resumed session keeps its endpoint: give that one or drop --llm-url")
+    if uses_llm and base_url and llm_url is None:
+        raise AELError(f"{path} sends its LLM calls to {base_url}: a session file cannot choose where your "
+                       f"API key goes; to continue it, confirm with --llm-url {_endpoint(base_url)}")
+    tape = llm.get("record")
+    if record is not None and record != tape:
+        raise AELError(f"--record: {path} records to {tape or 'no cassette'}; a resumed session keeps its "
+                       "cassette: give that one or drop --record")
+    if tape and not Path(tape).exists() and record is None:
+        raise AELError(f"{path} records LLM calls to {tape}, which is not there: a session file cannot create "
+                       f"files; put the cassette back, or confirm with --record {tape}")
+
+
+def _endpoint(url: str | None) -> str | None:
+    """A URL without its userinfo (a save keeps `[redacted]@` in its place)."""
+    return re.sub(r"://[^/@]*@", "://", url) if url else url
 
 
 def _check_memory_metadata(memory: dict[str, Any], models: dict[str, Any], path) -> None:

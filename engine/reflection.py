@@ -63,6 +63,30 @@ class Reflector(Protocol):
 
     def reflect(self, ctx: ReflectionContext) -> Reflection | None: ...
 
+    def rejected(self, kind: str, episode: int) -> None:
+        """A person (or a rule) rejected what was proposed after `episode`: wait, then look again."""
+
+    def outlook(self, episode: int) -> str:
+        """When this reflector will next consider a proposal ("" when nothing holds it back)."""
+
     def state_dict(self) -> dict[str, Any]: ...
 
     def load_state_dict(self, state: dict[str, Any]) -> None: ...
+
+
+class ReflectorBase:
+    """Defaults for what a reflector may leave out (as ScenarioBase for a scenario)."""
+
+    trigger: str = "gate"
+
+    def rejected(self, kind: str, episode: int) -> None:
+        pass  # nothing to wait for: the gate decides again at the next window
+
+    def outlook(self, episode: int) -> str:
+        return ""
+
+    def state_dict(self) -> dict[str, Any]:
+        return {}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        pass

@@ -95,6 +95,9 @@ class Scenario(Protocol):
 
     def query(self, t: int) -> Query: ...
 
+    def prepare(self) -> None:
+        """Compute now what the first episode would otherwise compute (a table, a cache)."""
+
     def regime(self, t: int) -> int | None:
         """The true regime index of episode t (analysis and display only)."""
 
@@ -158,6 +161,10 @@ class ScenarioBase:
 
     def regime(self, t: int) -> int | None:
         return None
+
+    def prepare(self) -> None:
+        """Compute now what the first episode would otherwise compute (a table, a cache), so
+        an interface can do it off its own thread before the first key press."""
 
     def episodic_entry(self, query, outcome, policy):
         return None

@@ -53,6 +53,13 @@ class ScenarioSpec:
                      instance (and its caches); False gives every session its own.
     counterfactual:  its reflector can replay a candidate policy on past episodes.
     exports_stream:  `Scenario.export_stream(seed)` gives its stream (`ael-lab export-stream`).
+    results:         how a run's results read: "regimes" (mean reward per true regime and overall)
+                     or "phases" (the metrics of each train/val/test phase).
+    score_name:      what the mean reward is called in tables ("accuracy" where reward = right).
+    compare_with:    the selectors the lab's results view runs beside a session, on its stream.
+    retrieval_arms:  an arm retrieves from memory under its policy's fields; False where an arm
+                     is something else (the synthetic world's Bernoulli machines), so an editor
+                     says that a policy's retrieval fields change nothing there.
     columns:         the results table's columns after "overall" (the paper's layout for this world):
                      "sharpe" (the reward stream's Sharpe), "p" (Welch's t-test of each selector's
                      per-seed overall against ts+reflection's).
@@ -74,6 +81,10 @@ class ScenarioSpec:
     shareable: bool = False
     counterfactual: bool = False
     exports_stream: bool = False
+    results: str = "regimes"
+    score_name: str = "overall"
+    compare_with: tuple[str, ...] = ()
+    retrieval_arms: bool = True
     columns: tuple[str, ...] = ("sharpe",)
     lesson: str = ""
 
@@ -83,6 +94,8 @@ class ScenarioSpec:
             raise ValueError(f"scenario {self.name}: unknown session default {sorted(unknown)[0]!r}")
         if not self.selectors:
             raise ValueError(f"scenario {self.name}: offers no selector")
+        if self.results not in ("regimes", "phases"):
+            raise ValueError(f"scenario {self.name}: results must be regimes or phases, not {self.results!r}")
 
     @property
     def all_selectors(self) -> list[str]:

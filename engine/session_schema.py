@@ -250,12 +250,25 @@ class Audit(Strict):
     code_sha256: Annotated[str, Field(pattern="^([0-9a-f]{64})?$")] = ""  # a code policy's source hash
 
 
+class StandingRule(Strict):
+    """One entry of the standing-rules log (engine/approvals.py)."""
+    kind: Literal[KINDS]  # type: ignore[valid-type]
+    rule: Literal[STANDING]  # type: ignore[valid-type]
+    who: Name
+    episode: Annotated[int, Field(ge=-1, le=2**53)]  # -1: set before the first episode, or by an older save
+    at: Text = ""
+    revoked_episode: Annotated[int, Field(ge=-1, le=2**53)] | None = None
+    revoked_at: Text = ""
+    revoked_by: Text = ""
+
+
 class Queue(Strict):
     mode: Literal["auto", "reject", "manual"]
     standing: dict[Literal[KINDS], Literal[STANDING]]  # type: ignore[valid-type]
     allow_code_auto: bool = False
     proposals: Annotated[list[Proposal], Items]
     audit: Annotated[list[Audit], Items]
+    rules: Annotated[list[StandingRule], Items] = []
 
 
 class CodeFailure(Strict):
@@ -314,6 +327,8 @@ class ReflectorState(Strict):
     proposed_at: Count | None = None
     last_label: Text | None = None
     checks: Annotated[list[Literal[0, 1]], Items] | None = None
+    cooldown: Count | None = None        # episodes (or bars) a rejection silences the reflector for
+    cooldown_until: Count | None = None  # when it may propose again after a rejection
     heuristic: "ReflectorState | None" = None
 
     @field_validator("candidate")

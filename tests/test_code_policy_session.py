@@ -6,7 +6,7 @@ import pytest
 
 from engine.errors import AELError
 from engine.policies import PolicySpec
-from engine.reflection import Reflection
+from engine.reflection import Reflection, ReflectorBase
 from engine.session import Session
 from scenarios import make_scenario
 from tests.conftest import new_session
@@ -17,7 +17,7 @@ WINNERS = '''def retrieve(entries, query):
 '''
 
 
-class ProposesCode:
+class ProposesCode(ReflectorBase):
     """A reflector that proposes one code policy at its first chance."""
 
     name = "test-code"

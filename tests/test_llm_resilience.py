@@ -131,8 +131,8 @@ def support_run(*argv):
     return main(["run", "support", "--seeds", "42", "--quiet", "--reflect-every", "5", *argv])
 
 
-def resume(save):
-    return main(["run", "support", "--quiet", "--resume", str(save), "--save", str(save)])
+def resume(save, *extra):
+    return main(["run", "support", "--quiet", "--resume", str(save), "--save", str(save), *extra])
 
 
 def calls_in(tape) -> int:
@@ -185,7 +185,7 @@ def test_the_openai_compatible_model_is_saved_and_resume_needs_no_environment(tm
         assert support_run("--episodes", "8", "--until", "4", "--agent", "openai-compatible", "--llm-url", url,
                            "--save", str(save)) == 0
         monkeypatch.setenv("AEL_OPENAI_MODEL", "another-model")  # must not switch the saved session's model
-        assert resume(save) == 0
+        assert resume(save, "--llm-url", server.url) == 0  # the person confirms the endpoint the file names
         models = {r.body["model"] for r in server.requests}
         auth = [r.headers.get("Authorization", "") for r in server.requests]
     text = save.read_text()

@@ -186,3 +186,17 @@ def test_the_log_and_memory_show_subject_prediction_and_truth(data):
     assert last["result"].startswith(f"true {s.scenario.labels[29]}")
     retrieved = [e for e in s.memory.entries("episodic") if e.id in s.last_hits]
     assert len(retrieved) == 10 and all(e.content.startswith(f"[{e.metadata['label']}] ") for e in retrieved)
+
+
+def test_a_rejected_proposal_waits_three_windows_then_comes_back(data):
+    config = SessionConfig(scenario="news", seed=42, selector="ts+reflection", scenario_options={"data": data},
+                           approval="manual", reflector_options={"threshold": 0.95})
+    s = Session(config, scenario(data))
+    s.run(until=200)
+    assert s.queue.pending, "the gate at 0.95 proposes regime_filtered"
+    first = s.reflections[-1].episode
+    for proposal in list(s.queue.pending):  # the policy and its insight
+        s.decide(proposal.id, "reject")
+    assert s.reflector.outlook(s.t).startswith("A proposal was rejected")
+    s.run(until=200)
+    assert s.queue.pending and s.reflections[-1].episode >= first + 3 * 25

@@ -134,3 +134,13 @@ def test_save_at_any_episode_then_load_continues_the_same_run(k, selector):
     assert resumed.history == whole.history
     assert resumed.selector.to_dict() == whole.selector.to_dict()
     assert resumed.memory.to_dict() == whole.memory.to_dict()
+
+
+def test_the_synthetic_reflector_waits_after_a_rejection_instead_of_asking_every_window():
+    from ael_tui.sessions import NewSession, build_session
+    s = build_session(NewSession("synthetic", 42, "ts+reflection", "manual"))
+    s.run()
+    first = s.queue.pending[0]
+    s.decide(first.id, "reject", reason="not yet")
+    s.run()
+    assert s.queue.pending and s.queue.pending[0].episode >= first.episode + 1 + 39

@@ -252,3 +252,23 @@ def test_the_engine_session_runs_exactly_the_replay(selector, default_runs, ts_r
     expected = (default_runs if selector == "ts+reflection" else ts_runs)[0]
     np.testing.assert_array_equal(got, expected.correct)
     assert [i["episode"] for i in session.injections] == ([920] if selector == "ts+reflection" else [])
+
+
+def test_a_rejected_proposal_starts_a_cool_down_then_the_reflector_proposes_again_on_fresh_evidence(tmp_path):
+    """Issue 13 item 8: after a person rejected route_aware the reflector never spoke again."""
+    from engine.persistence import load_session, save_session
+    from ael_tui.sessions import NewSession, build_session
+    from scenarios import make_scenario
+    s = build_session(NewSession("support", 42, "ts+reflection", "manual"))
+    s.run()
+    assert s.t == 920 and {p.kind for p in s.queue.pending} == {"insight", "arm"}
+    for p in list(s.queue.pending):
+        s.decide(p.id, "reject", reason="not yet")
+    assert "cool-down until episode 1040" in s.reflector.outlook(s.t)
+    save_session(s, tmp_path / "cooling.json")
+    s = load_session(tmp_path / "cooling.json", make_scenario)  # the cool-down survives a save
+    s.run()
+    again = s.reflections[-1]
+    assert s.t == 1080 and again.episode == 1079 and again.policy["name"] == "route_aware"
+    assert min(again.evidence["fixed_episodes"]) >= 1040  # evidence from after the rejection
+    assert s.reflector.outlook(s.t) == ""

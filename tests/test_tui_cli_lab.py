@@ -41,3 +41,30 @@ def test_progress_is_unsaved_after_a_step_and_saved_after_a_save(tmp_path):
     assert host.unsaved
     host.save(tmp_path / "s.json")
     assert not host.unsaved and host.saved_at == tmp_path / "s.json"
+
+
+def test_the_lab_command_takes_the_reflection_flags_of_run(monkeypatch):
+    """Issue 13 item 12: `ael-lab lab` lacked --trigger and --reflect-*."""
+    opened = []
+    monkeypatch.setattr(app_module.AelLab, "run", lambda self: opened.append(self.initial_session))
+    args = build_parser().parse_args(["lab", "support", "--trigger", "paper", "--reflect-every", "80",
+                                      "--reflect-window", "200", "--reflect-threshold", "0.5"])
+    assert app_module.run_app(args) == 0
+    s = opened[0]
+    assert s.config.reflector_options == {"trigger": "paper", "cadence": 80, "window": 200, "threshold": 0.5}
+    assert s.slow_window == 80 and (s.reflector.trigger, s.reflector.cadence) == ("paper", 80)
+
+
+def test_a_bad_reflection_flag_is_one_line(capsys):
+    from ael_tui.cli import main
+    assert main(["lab", "support", "--reflect-every", "0"]) == 2
+    assert "--reflect-every" in capsys.readouterr().err
+
+
+def test_the_portfolio_table_reads_as_metrics_not_keys(capsys):
+    """Issue 13 item 10: raw keys (max_drawdown_pct) and a 'bandit reward' of 0.504 in every row."""
+    from ael_tui.cli import main
+    assert main(["run", "portfolio", "--seeds", "42", "--selector", "ts,baseline:eqw"]) == 0
+    out = capsys.readouterr().out
+    assert "MaxDD %" in out and "Sharpe" in out and "baseline:eqw" in out
+    assert "max_drawdown_pct" not in out and "bandit reward" not in out

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
+from textual import events
 from textual.widgets import Input, Select, TextArea
 
 from ael_tui.screens.approval import ApprovalScreen
@@ -273,6 +275,9 @@ async def test_a_corrupt_save_is_reported_and_the_session_is_untouched():
         app.screen.query_one("#load-path", Input).focus()
         await pilot.press("enter")
         await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)  # episode 13 is not in any file: asked first
+        await pilot.press("y")
+        await settle(pilot)
         assert app.screen is lab and lab.host.session is session and session.t == 13
         assert any("truncated or corrupt" in m for m in notifications(app))
 
@@ -310,5 +315,338 @@ async def test_status_line_shows_where_the_run_is():
         await pilot.pause(0.2)
         text = str(app.screen.query_one("#status").render())
         for part in ("synthetic", "seed 42", "13/208", "train", "true regime R0", "pool underperforming (0.50)",
-                     "ts+reflection", "manual", "1 pending", "offline $0.00"):
+                     "ts+reflection", "manual", "1 pending", "offline"):
             assert part in text, part
+
+
+async def test_space_pressed_three_times_at_once_on_a_new_session_steps_three_episodes():
+    """Issue 13 item 2: presses made while the first step computes (the support scenario's
+    table, about a second) were refused; now each is queued and counts."""
+    from ael_tui.sessions import NewSession, build_session
+    app = make_app(build_session(NewSession("support", 42, "ts+reflection", "manual")))
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(3):  # posted at once, as a person's presses arrive (pilot.press waits for each)
+            app.post_message(events.Key("space", " "))
+        await settle(pilot, 3)
+        assert app.lab.host.session.t == 3
+        assert app.screen.query_one(EpisodeLog).row_count == 3
+        assert not [m for m in notifications(app) if "already running" in m]
+
+
+def test_pause_forgets_the_steps_queued_ahead():
+    from ael_tui.host import SessionHost
+    host = SessionHost(synthetic())
+    for _ in range(5):
+        host.queue_step()
+    host.pause()
+    assert host.queued_steps == 0
+
+
+async def test_ctrl_n_and_ctrl_o_ask_before_dropping_unsaved_progress_and_esc_comes_back():
+    """Issue 13 item 3."""
+    saved = synthetic(approval="auto")
+    saved.run(until=20)
+    save_session(saved, "saves/twenty.json")
+    app = make_app(synthetic(approval="auto"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("w")
+        await settle(pilot)
+        lab, session = app.screen, app.screen.host.session
+        await pilot.press("ctrl+n")
+        await settle(pilot)
+        assert isinstance(app.screen, StartScreen)
+        await pilot.press("escape")  # back to the same session, unchanged
+        await settle(pilot)
+        assert app.screen is lab and lab.host.session is session and session.t == 13
+        await pilot.press("ctrl+n")
+        await settle(pilot)
+        await pilot.press("ctrl+n")  # start: the open session has 13 unsaved episodes
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("n")
+        await settle(pilot)
+        assert isinstance(app.screen, StartScreen) and app.lab is lab
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("ctrl+o")
+        await settle(pilot)
+        await pilot.press("enter")  # the first save in the list
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("y")
+        await settle(pilot)
+        assert isinstance(app.screen, LabScreen) and app.screen.host.session.t == 20
+        assert [type(s).__name__ for s in app.screen_stack][1:] == ["LabScreen"]
+        await pilot.press("ctrl+n")  # nothing unsaved now: no question, a new session at once
+        await settle(pilot)
+        await pilot.press("ctrl+n")
+        await settle(pilot)
+        assert isinstance(app.screen, LabScreen) and app.screen.host.session.t == 0
+        assert [type(s).__name__ for s in app.screen_stack][1:] == ["LabScreen"]
+
+
+def support(approval: str = "manual"):
+    from ael_tui.sessions import NewSession, build_session
+    return build_session(NewSession("support", 42, "ts+reflection", approval))
+
+
+async def test_r_runs_past_silent_reflections_to_the_proposal_and_says_how_many_it_passed():
+    """Issue 13 item 7: r stopped at every reflection (9 presses to reach 920 on support)."""
+    app = make_app(support())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("r")
+        await settle(pilot, 3)
+        s = app.lab.host.session
+        assert isinstance(app.screen, ApprovalScreen) and s.t == 920
+        silent = len(s.reflections) - 1
+        assert silent >= 5
+        shown = str(app.screen.query_one("#approval-note").render())
+        assert f"Passed {silent} silent reflections" in shown and "e stops at each" in shown
+
+
+async def test_e_stops_at_every_reflection_even_a_silent_one():
+    app = make_app(support())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("e")
+        await settle(pilot, 3)
+        s = app.lab.host.session
+        assert isinstance(app.screen, LabScreen) and len(s.reflections) == 1 and not s.queue.pending
+        assert s.t == s.reflections[0].episode + 1
+        await pilot.press("e")
+        await settle(pilot, 3)
+        assert len(s.reflections) == 2
+        shown = notifications(app)
+        assert len([m for m in shown if "Nothing to decide" in m]) == 1  # the second replaced the first
+
+
+async def test_notifications_never_stack_over_a_proposal():
+    """Issue 13 item 4: six stacked notices covered the proposal dialog and the status line."""
+    app = make_app(support())
+    async with app.run_test(size=SIZE) as pilot:
+        for i in range(6):
+            app.notify(f"notice {i}")
+        await pilot.pause()
+        assert notifications(app) == ["notice 3", "notice 4", "notice 5"]
+        await pilot.press("r")
+        await settle(pilot, 3)
+        assert isinstance(app.screen, ApprovalScreen)
+        assert notifications(app) == []
+
+
+async def test_what_is_approved_is_in_view_and_pagedown_scrolls_at_once():
+    """Issue 13 item 5: the payload was below the fold at 160×48, and PageDown/End did
+    nothing until Tab."""
+    app = make_app(support())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("r")
+        await settle(pilot, 3)
+        await pilot.press("y")  # the insight; the route_aware arm comes next
+        await settle(pilot, 3)
+        screen = app.screen
+        assert isinstance(screen, ApprovalScreen) and screen.proposal.kind == "arm"
+        body, payload = screen.query_one("#approval-body"), screen.query_one("#approval-payload")
+        assert body.region.contains_region(payload.region)  # whole, without scrolling
+        assert "route_aware" in str(payload.render())
+        assert body.max_scroll_y > 0
+        await pilot.press("end")
+        await pilot.pause()
+        assert body.scroll_y == body.max_scroll_y
+        await pilot.press("pagedown")  # nothing left to do, but still the dialog
+        assert isinstance(app.screen, ApprovalScreen)
+
+
+async def test_in_the_editor_tab_reaches_the_reason_and_the_first_escape_goes_back():
+    app = make_app(synthetic())
+    async with app.run_test(size=SIZE) as pilot:
+        await run_to_proposal(pilot)
+        await pilot.press("e")
+        await pilot.pause()
+        editor = app.screen
+        assert isinstance(editor, EditProposalScreen)
+        before = editor.query_one(TextArea).text
+        await pilot.press("tab", *"tighter prior")
+        await pilot.pause()
+        assert editor.query_one(TextArea).text == before  # no indent, no reason in the JSON
+        assert editor.query_one("#editor-reason", Input).value == "tighter prior"
+        editor.query_one(TextArea).focus()
+        await pilot.pause()
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, ApprovalScreen)
+
+
+async def test_enter_or_escape_leave_the_memory_filter_so_m_changes_tier():
+    app = make_app(synthetic(approval="auto"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("w")
+        await settle(pilot)
+        panel = app.screen.query_one(MemoryPanel)
+        for leave in ("enter", "escape"):
+            tier = panel.tier
+            await pilot.press("slash", *"a4", leave, "m")
+            await pilot.pause()
+            assert panel.needle == "a4" if leave == "enter" else True
+            assert panel.tier != tier, leave
+            assert app.lab.host.running is None and isinstance(app.screen, LabScreen)
+            panel.query_one("#memory-filter", Input).value = ""
+
+
+async def test_after_a_rejection_the_reflection_panel_says_when_the_reflector_looks_again():
+    from ael_tui.widgets.reflection import ReflectionPanel
+    app = make_app(support())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("r")
+        await settle(pilot, 3)
+        for _ in range(2):  # the insight, then the arm
+            await pilot.press("n")
+            await pilot.pause()
+            await pilot.press("enter")
+            await settle(pilot, 3)
+        assert isinstance(app.screen, LabScreen)
+        panel = app.screen.query_one(ReflectionPanel)
+        assert "cool-down until episode 1040" in str(panel.render())
+        await pilot.press("r")
+        await settle(pilot, 3)
+        assert isinstance(app.screen, ApprovalScreen) and app.lab.host.session.t == 1080
+
+
+async def test_always_approve_shows_in_the_rules_view_with_who_and_when_and_can_be_revoked():
+    """Issue 13 item 9: A had no visible place where it could be seen or revoked."""
+    from textual.widgets import DataTable
+    from ael_tui.screens.views import RulesScreen
+    app = make_app(synthetic())
+    async with app.run_test(size=SIZE) as pilot:
+        await run_to_proposal(pilot)
+        await pilot.press("A")
+        await settle(pilot)
+        s = app.lab.host.session
+        assert s.queue.standing == {"arm": "approve"}
+        await pilot.press("u")
+        await pilot.pause()
+        assert isinstance(app.screen, RulesScreen)
+        table = app.screen.query_one(DataTable)
+        row = [str(c) for c in table.get_row_at(0)]
+        assert row[:5] == ["arm", "always approve", "human", "12", "in force"]
+        await pilot.press("delete")
+        await settle(pilot)
+        assert isinstance(app.screen, LabScreen) and s.queue.standing == {}
+        assert s.queue.rules[0].revoked_episode == 12 and s.queue.rules[0].revoked_by == "human"
+        await pilot.press("u")
+        await pilot.pause()
+        assert "revoked after episode 12" in str(app.screen.query_one(DataTable).get_row_at(0)[4])
+
+
+def test_a_rule_survives_a_save_and_an_older_save_s_rule_is_listed():
+    from engine.approvals import ApprovalQueue
+    q = ApprovalQueue(mode="manual")
+    q.set_standing("insight", "approve", who="human", episode=40)
+    again = ApprovalQueue.from_dict(q.to_dict())
+    assert [(r.kind, r.who, r.episode, r.active) for r in again.rules] == [("insight", "human", 40, True)]
+    old = q.to_dict()
+    del old["rules"]
+    assert [(r.kind, r.who) for r in ApprovalQueue.from_dict(old).rules] == [("insight", "older save")]
+
+
+async def test_b_decides_every_pending_proposal_in_one_dialog():
+    """Issue 13: decisions can be batched (the support reflection at 920 proposes an
+    insight and an arm: both approved in one go)."""
+    from ael_tui.screens.approval import BatchScreen
+    app = make_app(support())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("r")
+        await settle(pilot, 3)
+        assert isinstance(app.screen, ApprovalScreen) and len(app.lab.host.session.queue.pending) == 2
+        await pilot.press("b")
+        await pilot.pause()
+        assert isinstance(app.screen, BatchScreen)
+        await pilot.press("y")
+        await settle(pilot, 3)
+        s = app.lab.host.session
+        assert isinstance(app.screen, LabScreen) and not s.queue.pending
+        assert [a.decision for a in s.queue.audit] == ["approve", "approve"] and "route_aware" in s.pool
+        assert any("2 proposal(s) approved" in m for m in notifications(app))
+
+
+async def test_the_end_of_a_phase_shows_the_results_beside_the_baselines_for_every_scenario():
+    """Issue 13 item 10 and the results view: the portfolio's Sharpe, Sortino, MaxDD and
+    return beside eqw/mom/minv/invm; support and synthetic by regime with the paper's rows."""
+    from rich.console import Console
+    from ael_tui.screens.views import ResultsScreen
+    from ael_tui.sessions import NewSession, build_session
+    expected = {"synthetic": ["R3", "overall", "paper", "oracle"], "support": ["R3", "accuracy", "paper", "fixed:none"],
+                "portfolio": ["Sharpe", "Sortino", "MaxDD %", "return %", "baseline:eqw", "baseline:invm"]}
+    for scenario, words in expected.items():
+        s = build_session(NewSession(scenario, 42, "ts+reflection", "auto",
+                                     options={"data": "synthetic"} if scenario == "portfolio" else None))
+        s.run(until=s.n_episodes - 1)
+        app = make_app(s)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("g")
+            await settle(pilot, 4)
+            assert isinstance(app.screen, ResultsScreen), scenario
+            console = Console(width=150, record=True, file=io.StringIO())
+            console.print(app.screen.query_one("#results-table").content)
+            text = console.export_text()
+            for word in words:
+                assert word in text, (scenario, word)
+            assert "(this run)" in text and "max_drawdown_pct" not in text
+
+
+async def test_enter_on_the_episode_log_shows_the_episode_in_full():
+    from ael_tui.screens.views import EpisodeScreen
+    app = make_app(support(approval="auto"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("w")
+        await settle(pilot, 3)
+        log = app.screen.query_one(EpisodeLog)
+        log.focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, EpisodeScreen)
+        record = app.screen.record
+        text = str(app.screen.query_one("#episode-text").render())
+        assert str(record["action"]) in text and str(record["result"]) in text
+
+
+async def test_the_audit_log_shows_an_edit_with_its_diff_and_a_synthetic_arm_without_retrieval_fields():
+    from ael_tui.screens.views import AuditScreen
+    app = make_app(synthetic())
+    async with app.run_test(size=SIZE) as pilot:
+        await run_to_proposal(pilot)
+        payload = str(app.screen.query_one("#approval-payload").render())
+        assert '"a10"' in payload and '"tiers"' not in payload and '"vote_share"' not in payload
+        await pilot.press("e")
+        await pilot.pause()
+        editor = app.screen
+        edited = dict(editor.proposal.payload, description="renamed by a person")
+        editor.query_one(TextArea).load_text(json.dumps(edited, indent=2))
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        await pilot.press("a")
+        await pilot.pause()
+        assert isinstance(app.screen, AuditScreen)
+        detail = str(app.screen.query_one("#audit-detail").render())
+        assert "What the person changed" in detail and "+  \"description\": \"renamed by a person\"" in detail
+
+
+async def test_on_the_portfolio_r_asks_only_at_proposals_not_at_every_daily_reflection():
+    """Issue 13 item 9: the portfolio asked every 4 bars (39 stops in 208): the reflector reflects
+    daily, but r now stops only where there is something to decide."""
+    from ael_tui.sessions import NewSession, build_session
+    s = build_session(NewSession("portfolio", 42, "ts+reflection", "manual", options={"data": "synthetic"}))
+    app = make_app(s)
+    stops = 0
+    async with app.run_test(size=SIZE) as pilot:
+        while not s.done and stops < 60:
+            await pilot.press("r")
+            await settle(pilot, 3)
+            while isinstance(app.screen, ApprovalScreen):
+                stops += 1
+                await pilot.press("y")
+                await settle(pilot, 3)
+            if not isinstance(app.screen, LabScreen):
+                await pilot.press("escape")  # the results at the end of a phase
+                await settle(pilot)
+    proposals = len(s.queue.proposals)
+    assert s.done and stops == proposals and proposals * 2 < len(s.reflections)

@@ -99,3 +99,45 @@ async def test_quitting_with_nothing_unsaved_does_not_ask():
         await pilot.press("ctrl+q")
         await pilot.pause()
         assert not app.is_running
+
+
+async def test_at_100x30_every_posterior_column_and_the_status_line_are_whole():
+    """Issue 13 item 6: the table stopped at "90% int" and the status line was cut."""
+    from ael_tui.sessions import NewSession, build_session
+    from ael_tui.widgets.posteriors import PosteriorTable
+    from ael_tui.widgets.status import StatusBar
+    s = build_session(NewSession("support", 42, "ts+reflection", "auto"))
+    s.run(until=930)
+    app = make_app(s)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one(PosteriorTable)
+        assert table.get_content_width(None, None) <= table.content_region.width
+        assert table.content_region.right <= 100
+        lines = [strip.text for strip in (table.render_line(y) for y in range(len(s.selector.arms) + 1))]
+        header = lines[0]
+        for column in ("arm", "α", "β", "mean", "90% int.", "pulls", "last", "now", "added"):
+            assert column in header, column
+        assert any("route_aware +" in line and line.rstrip().endswith("920") for line in lines)
+        assert any("◀" in line for line in lines)
+        status = app.screen.query_one(StatusBar)
+        for line in str(status.render()).splitlines():
+            assert len(line) <= 100 and "…" not in line
+
+
+async def test_the_progress_chart_labels_every_quarter_of_its_y_axis_and_a_small_footer_is_not_overlaid():
+    """Issue 13 item 6: a y label was skipped at 160×48; at 80×24 the palette hint covered keys."""
+    from ael_tui.widgets.progress import ProgressChart
+    s = synthetic(approval="auto")
+    s.run(until=60)
+    app = make_app(s)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        chart = app.screen.query_one(ProgressChart)
+        text = "\n".join(chart.render_line(y).text for y in range(chart.size.height))
+        for label in ("0.00", "0.25", "0.50", "0.75", "1.00"):
+            assert f"{label}┤" in text, label
+    app = make_app(synthetic())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert not app.screen.query_one(Footer).show_command_palette

@@ -85,3 +85,19 @@ def test_compare_view_mid_run(snap_compare):
         await pilot.pause()
 
     assert snap_compare(make_app(lab), terminal_size=SIZE, run_before=open_compare)
+
+
+def _support_after_the_new_arm():
+    """Support past the injection at 920, so the table has a `+` arm, pulls and `added`."""
+    s = build_session(NewSession("support", 42, "ts+reflection", "auto"))
+    s.run(until=960)
+    return s
+
+
+def test_lab_support_at_100x30(snap_compare):
+    """Issue 13 item 6: every posterior column visible at 100×30, the status line whole."""
+    assert snap_compare(make_app(_support_after_the_new_arm()), terminal_size=(100, 30), run_before=settled)
+
+
+def test_lab_support_at_80x24(snap_compare):
+    assert snap_compare(make_app(_support_after_the_new_arm()), terminal_size=(80, 24), run_before=settled)

@@ -17,6 +17,7 @@ from ael_tui.screens.help import PANELS, HelpScreen
 from ael_tui.screens.lab import LabScreen
 from ael_tui.screens.tour import TourCardScreen
 from ael_tui.tour import TourGuide
+from engine.persistence import save_session
 from tests.tui_helpers import frozen_lab, make_app, notifications, settle, synthetic  # noqa: F401
 
 SMALL = (100, 30)
@@ -85,6 +86,7 @@ async def test_the_tour_stops_at_the_first_posterior_update_then_at_the_first_re
         await pilot.press("y")
         await settle(pilot)
         assert isinstance(app.screen, TourCardScreen) and app.screen.card.moment == "arm"
+        assert app.screen.number == 3  # issue 13 item 1: on synthetic card 3 never appeared
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, LabScreen) and app.lab.host.tour is not None
@@ -109,15 +111,16 @@ async def test_x_exports_the_history_as_csv_and_json():
         await pilot.press("x")
         await pilot.pause()
         assert isinstance(app.screen, PromptScreen)
-        assert app.screen.query_one(Input).value == "saves/synthetic-s42-e26-history"
+        assert app.screen.query_one(Input).value == "exports/synthetic-s42-e26-history"
         await pilot.press("enter")
         await pilot.pause()
         assert any("Exported" in m or ".csv" in m for m in notifications(app))
-    with open("saves/synthetic-s42-e26-history.csv", newline="") as f:
+    assert not list(Path("saves").glob("*history*"))  # the saves lists stay saves only
+    with open("exports/synthetic-s42-e26-history.csv", newline="") as f:
         rows = list(csv.DictReader(f))
     assert len(rows) == 26
     assert rows[0]["episode"] == "0" and rows[0]["selector"] == "ts+reflection" and rows[0]["regime"] == "R0"
-    doc = json.loads(Path("saves/synthetic-s42-e26-history.json").read_text())
+    doc = json.loads(Path("exports/synthetic-s42-e26-history.json").read_text())
     history = doc["selectors"]["ts+reflection"]["history"]
     assert len(history) == doc["episodes"] == 26
     assert [i["arm"] for i in doc["selectors"]["ts+reflection"]["injections"]] == ["a10"]
@@ -142,12 +145,77 @@ def test_csv_has_one_row_per_episode_and_the_scenario_numbers():
     assert [r["episode"] for r in rows] == ["0", "1", "2", "3", "4"]
 
 
-async def test_s_saves_an_svg_screenshot_in_the_saves_folder():
+async def test_s_saves_an_svg_screenshot_in_the_exports_folder_without_the_notifications():
+    """Issue 13 item 11: the screenshot went to saves/ and showed the notification on screen."""
     app = make_app(synthetic())
     async with app.run_test(size=SMALL) as pilot:
-        await pilot.press("s")
+        app.notify("a notice that is not part of the lab")
         await pilot.pause()
         await pilot.press("s")
-        await pilot.pause()
-    first, second = Path("saves/lab-synthetic-s42-e0.svg"), Path("saves/lab-synthetic-s42-e0-2.svg")
+        await settle(pilot)
+        await pilot.press("s")
+        await settle(pilot)
+    first, second = Path("exports/lab-synthetic-s42-e0.svg"), Path("exports/lab-synthetic-s42-e0-2.svg")
     assert first.read_text().lstrip().startswith("<svg") and second.exists()
+    assert "notice" not in first.read_text().replace("&#160;", " ")
+    assert not list(Path("saves").glob("*.svg"))
+
+
+async def test_exports_are_named_after_the_save_a_session_came_from():
+    save_session(synthetic(approval="auto"), "saves/lesson-one.json")
+    from ael_tui.sessions import open_session
+    app = make_app(open_session(Path("saves/lesson-one.json")), path=Path("saves/lesson-one.json"))
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.press("x")
+        await pilot.pause()
+        assert app.screen.query_one(Input).value == "exports/lesson-one-e0-history"
+
+
+async def test_t_pressed_quickly_walks_the_whole_support_tour_without_ending_the_app():
+    """Issue 13 item 1: t on a card while the next card is already queued pushed a second
+    screen with the id of the one being removed (DuplicateIds ended the app)."""
+    from ael_tui.sessions import NewSession, build_session
+    app = make_app(build_session(NewSession("support", 42, "ts+reflection", "manual")))
+    shown = []
+    async with app.run_test(size=(160, 48)) as pilot:
+        for _ in range(12):
+            await pilot.press("t")
+            await settle(pilot, 3)
+            if isinstance(app.screen, TourCardScreen):
+                shown.append((app.screen.number, app.screen.card.moment))
+                if app.screen.card.moment == "arm":
+                    break
+            elif isinstance(app.screen, ApprovalScreen):
+                await pilot.press("y")
+                await settle(pilot, 3)
+                if isinstance(app.screen, TourCardScreen):
+                    shown.append((app.screen.number, app.screen.card.moment))
+                    break
+        assert app.is_running
+    assert shown == [(1, "posterior"), (2, "distilled"), (3, "reflected"), (4, "regime"), (5, "arm")]
+
+
+async def test_every_key_hint_follows_the_keymap(tmp_path, monkeypatch):
+    """Issue 13: a key hint on a button or in a text is read from the active keymap."""
+    keys = tmp_path / "keys.json"
+    keys.write_text(json.dumps({"approval.approve": "f6", "lab.decide": "f7", "lab.tour": "f8", "tour.next": "f9",
+                                "lab.reflections": "f10", "lab.tier": "f11", "lab.save": "f12"}))
+    monkeypatch.setenv("AEL_LAB_KEYS", str(keys))
+    app = make_app(synthetic())
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.press("f1")
+        await pilot.pause()
+        panels = text_of(app.screen.query_one("#help-panels"))
+        assert "Guided tour (f8)" in panels and "f6 approves" in panels and "f10 lists every" in panels
+        await pilot.press("escape")
+        await pilot.press("f8")  # the tour: its card names the keys as mapped
+        await settle(pilot)
+        assert isinstance(app.screen, TourCardScreen)
+        assert "f9: run to the next moment" in str(app.screen.query_one("#tour-card").border_subtitle)
+        await pilot.press("f9")
+        await settle(pilot)
+        assert "rejects each (f7)" in app.screen.card.text
+        await pilot.press("f9")  # a proposal is waiting: the tour opens it
+        await settle(pilot)
+        assert isinstance(app.screen, ApprovalScreen)
+        assert str(app.screen.query_one("#approve").label) == "Approve (f6)"

@@ -18,6 +18,7 @@ import shutil
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -110,3 +111,74 @@ def test_run_approve_save_quit_and_reopen_in_a_real_terminal(tmp_path):
         subprocess.run(["tmux", "-L", socket, "kill-session", "-t", session], capture_output=True, timeout=10)
         if socket_path and Path(socket_path).name == socket:
             Path(socket_path).unlink(missing_ok=True)  # the private server is gone; so is its socket
+
+
+@contextmanager
+def terminal(tmp_path, name: str, width: int = 160, height: int = 48):
+    """A private tmux server in a clean environment, killed (and its socket removed) after."""
+    started = time.monotonic()
+    socket, session = f"ael-lab-{name}-{os.getpid()}", "lab"
+    home = tmp_path / "home"
+    (home / ".config").mkdir(parents=True, exist_ok=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AEL_LAB_") and k != "TMUX"}
+    env.update(HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"), LANG="C.UTF-8")
+    term = Terminal(socket, session, started)
+    socket_path = ""
+    try:
+        subprocess.run(["tmux", "-L", socket, "-f", "/dev/null", "new-session", "-d", "-s", session,
+                        "-x", str(width), "-y", str(height), "-c", str(tmp_path), "sh"], env=env, check=True,
+                       timeout=10)
+        term.tmux("set-option", "-t", session, "status", "off")
+        socket_path = term.tmux("display-message", "-p", "-t", session, "#{socket_path}").strip()
+        yield term
+    finally:
+        subprocess.run(["tmux", "-L", socket, "kill-session", "-t", session], capture_output=True, timeout=10)
+        if socket_path and Path(socket_path).name == socket:
+            Path(socket_path).unlink(missing_ok=True)
+
+
+def test_the_whole_tour_on_support_in_a_real_terminal(tmp_path):
+    """Issue 13: every card of the tour at 160×48, the new-arm card included, t after t, and
+    the app still running at the end (t on a card used to end it with DuplicateIds)."""
+    with terminal(tmp_path, "tour") as term:
+        lab = shlex.quote(str(AEL_LAB))
+        term.type(f"{lab} lab support --seed 42 --approve manual; echo ael-lab-exit=$?")
+        term.wait_for(r"episode 0/1200")
+        term.keys("+", "+", "+")
+        term.wait_for(r"full speed")
+        titles = ["The bandit learns from one episode", "Distillation: episodes become knowledge",
+                  "Reflection: diagnose, then prescribe", "The world changes"]
+        for number, title in enumerate(titles, start=1):
+            term.keys("t")
+            term.wait_for(rf"Tour {number}/5 · {re.escape(title)}")
+        term.keys("t")                               # the reflection at 920 proposes: t opens it
+        term.wait_for(r"Proposal #1: an insight")
+        term.keys("y")
+        term.wait_for(r"Proposal #2: a new arm")
+        term.keys("y")
+        term.wait_for(r"Tour 5/5 · A new arm joins the bandit")
+        term.wait_for(r"route_aware")
+        term.keys("t")                               # the last card: the tour ends, the lab stays
+        term.wait_for(r"That was every moment of the tour")
+        assert "ael-lab-exit" not in term.screen()
+        term.keys("C-q")
+        term.wait_for(r"Quit anyway")
+        term.keys("y")
+        term.wait_for(r"ael-lab-exit=0")
+
+
+def test_space_right_after_the_first_frame_steps_every_press(tmp_path):
+    """Issue 13 item 2: the first step of a new support session computes its table (about a
+    second); the presses made meanwhile were dropped (three gave episode 1)."""
+    with terminal(tmp_path, "space") as term:
+        lab = shlex.quote(str(AEL_LAB))
+        term.type(f"{lab} lab support --seed 42; echo ael-lab-exit=$?")
+        term.wait_for(r"episode 0/1200", timeout=20)
+        term.tmux("send-keys", "-t", term.session, "Space", "Space", "Space")
+        term.wait_for(r"episode 3/1200")
+        time.sleep(1.0)                              # and no fourth: each press is one episode
+        assert "episode 3/1200" in term.screen()
+        term.keys("C-q")
+        term.wait_for(r"Quit anyway")
+        term.keys("y")
+        term.wait_for(r"ael-lab-exit=0")

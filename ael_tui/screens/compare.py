@@ -193,7 +193,7 @@ class CompareScreen(RunControls, Screen):
     # ------------------------------------------------------------ export
     def default_export_base(self) -> Path:
         c = self.host.lead.config
-        return self.host.settings.saves_dir / f"compare-{c.scenario}-s{c.seed}-e{self.host.t}"
+        return self.host.settings.exports_dir / f"compare-{c.scenario}-s{c.seed}-e{self.host.t}"
 
     def screenshot_name(self) -> str:
         c = self.host.lead.config
@@ -203,9 +203,9 @@ class CompareScreen(RunControls, Screen):
         self.host.pause()
         self.app.push_screen(
             PromptScreen("Export every selector's history as", value=str(self.default_export_base()),
-                         placeholder="saves/name", ok="Export", input_id="export-path",
+                         placeholder="exports/name", ok="Export", input_id="export-path",
                          hint="Writes NAME.csv (one row per episode and selector) and NAME.json; "
-                              "the folder must exist (saves/ is created)."),
+                              f"the folder must exist ({self.host.settings.exports_dir}/ is created)."),
             self._export_to)
 
     def _exported_sessions(self) -> dict:

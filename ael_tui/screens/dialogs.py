@@ -17,8 +17,8 @@ class ConfirmScreen(ModalScreen[bool]):
 
     BINDINGS = bindings_for("confirm")
 
-    def __init__(self, question: str, yes: str = "Yes", no: str = "No", id: str | None = None) -> None:
-        super().__init__(classes="dialog-screen", id=id)
+    def __init__(self, question: str, yes: str = "Yes", no: str = "No", classes: str = "") -> None:
+        super().__init__(classes=f"dialog-screen {classes}".strip())
         self.question = question
         self.yes, self.no = yes, no
 
@@ -26,8 +26,9 @@ class ConfirmScreen(ModalScreen[bool]):
         with Vertical(classes="dialog small-dialog"):
             yield Static(self.question, classes="dialog-text", markup=False)
             with Horizontal(classes="dialog-buttons"):
-                yield Button(f"{self.yes} (y)", id="yes", variant="warning", compact=True)
-                yield Button(f"{self.no} (n)", id="no", compact=True)
+                key = self.app.key_for
+                yield Button(f"{self.yes} ({key('confirm.yes')})", id="yes", variant="warning", compact=True)
+                yield Button(f"{self.no} ({key('confirm.no')})", id="no", compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#no", Button).focus()
@@ -58,7 +59,7 @@ class PromptScreen(ModalScreen[str | None]):
                 yield Static(self.hint, classes="dialog-hint", markup=False)
             with Horizontal(classes="dialog-buttons"):
                 yield Button(f"{self.ok} (enter)", id="ok", variant="primary", compact=True)
-                yield Button("Cancel (esc)", id="cancel", compact=True)
+                yield Button(f"Cancel ({self.app.key_for('prompt.cancel')})", id="cancel", compact=True)
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()
@@ -103,7 +104,7 @@ class SettingsScreen(ModalScreen[SettingsAnswer | None]):
             yield Static("", id="settings-error", classes="error-text")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Apply (enter)", id="ok", variant="primary", compact=True)
-                yield Button("Cancel (esc)", id="cancel", compact=True)
+                yield Button(f"Cancel ({self.app.key_for('settings.cancel')})", id="cancel", compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#autosave-every", Input).focus()
@@ -156,8 +157,9 @@ class CompareSetupScreen(ModalScreen[list[str] | None]):
                          classes="dialog-hint", markup=False)
             yield Static("", id="compare-setup-error", classes="error-text")
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Compare (ctrl+s)", id="ok", variant="primary", compact=True)
-                yield Button("Cancel (esc)", id="cancel", compact=True)
+                yield Button(f"Compare ({self.app.key_for('compare_setup.go')})", id="ok", variant="primary",
+                             compact=True)
+                yield Button(f"Cancel ({self.app.key_for('compare_setup.cancel')})", id="cancel", compact=True)
 
     def on_mount(self) -> None:
         self.query_one(SelectionList).focus()

@@ -57,9 +57,12 @@ class EditProposalScreen(ModalScreen[tuple[dict[str, Any], str] | None]):
             with Horizontal(id="editor-panes"):
                 with Vertical(id="editor-left"):
                     yield Label("JSON (validated as you type)")
+                    # tab_behavior "focus": Tab goes on to the reason field (an indent typed there put the
+                    # reason into the JSON) and the first Escape leaves the editor, as the footer says
                     yield TextArea(self.original, id="editor-text", show_line_numbers=True,
-                                   tab_behavior="indent", soft_wrap=False)
-                    yield Input(placeholder="reason for the edit (optional)", id="editor-reason")
+                                   tab_behavior="focus", soft_wrap=False)
+                    yield Input(placeholder="reason for the edit (optional; Tab from the JSON, Enter accepts)",
+                                id="editor-reason")
                 with VerticalScroll(id="editor-right"):
                     yield Static("", id="editor-status")
                     yield Label("Will be used", classes="section-label")
@@ -67,9 +70,10 @@ class EditProposalScreen(ModalScreen[tuple[dict[str, Any], str] | None]):
                     yield Label("Diff against the proposal", classes="section-label")
                     yield Static("", id="editor-diff")
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Accept edit (ctrl+s)", id="accept", variant="success", compact=True)
-                yield Button("Reset (ctrl+r)", id="reset", compact=True)
-                yield Button("Back (esc)", id="cancel", compact=True)
+                key = self.app.key_for
+                yield Button(f"Accept edit ({key('editor.accept')})", id="accept", variant="success", compact=True)
+                yield Button(f"Reset ({key('editor.reset')})", id="reset", compact=True)
+                yield Button(f"Back ({key('editor.cancel')})", id="cancel", compact=True)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -107,6 +111,10 @@ class EditProposalScreen(ModalScreen[tuple[dict[str, Any], str] | None]):
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
         self.run_action(event.button.id or "cancel")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_accept()
 
     def action_accept(self) -> None:
         if self.normalised is None:

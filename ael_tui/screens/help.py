@@ -6,6 +6,8 @@ remapped key is shown as remapped.
 
 from __future__ import annotations
 
+import re
+
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -27,7 +29,7 @@ PANELS: dict[str, list[tuple[str, str]]] = {
          "One row per arm, that is per memory-retrieval policy. Thompson sampling keeps a Beta(α, β) belief about "
          "each arm's success rate: a reward r adds r to α and 1 − r to β, so the mean is α/(α+β) and the 90% "
          "interval shows how sure it is. ◀ marks the arm that played the last episode, 'last' its last sample; a "
-         "green + marks an arm that reflection added."),
+         "+ marks an arm that reflection added. Each name is in its curve's colour in the densities."),
         ("Beta densities",
          "The same beliefs drawn as curves over the success probability: wide means unsure, narrow means well "
          "tried. Every episode Thompson sampling draws one number from each curve and plays the highest, so an "
@@ -39,30 +41,31 @@ PANELS: dict[str, list[tuple[str, str]]] = {
         ("Reflection",
          "The slow loop. At the end of a slow window the reflector may diagnose what went wrong (a regime label "
          "and a confidence) and prescribe an insight for the agent or a new policy as a new arm. The panel shows "
-         "the latest reflection, its evidence and what became of its proposals; R lists every reflection."),
+         "the latest reflection, its evidence and what became of its proposals; {lab.reflections} lists every reflection."),
         ("Memory",
          "The three tiers: episodic (what happened), semantic (patterns distilled from episodes) and procedural "
          "(rules promoted once patterns keep being corroborated). ● marks the entries retrieved for the last "
-         "episode; / filters, m switches tier, and the highlighted entry is shown in full below the table."),
+         "episode; {lab.filter} filters, {lab.tier} switches tier, and the highlighted entry is shown in full below the table."),
         ("Episodes",
          "One line per episode: its phase, the policy played, what the agent did, the outcome (green right, red "
-         "wrong) and the reward. Move up to stop following the newest."),
+         "wrong) and the reward. Move up to stop following the newest; Enter shows the highlighted one in full."),
         ("Small terminals",
          "Below 120 columns or 42 rows the lab shows one group of panels at a time (bandit, progress, memory, "
-         "episodes): v or a click on the tabs switches. Every key still works from any group."),
+         "episodes): {lab.panels} or a click on the tabs switches. Every key still works from any group."),
     ],
     "Teaching": [
-        ("Guided tour (t)",
+        ("Guided tour ({lab.tour})",
          "Runs the session to the next key moment (a posterior update, a distillation, a reflection, a regime "
-         "change, a new arm) and stops there with a card explaining it in this run's numbers. t on the card goes "
-         "on to the next moment; Escape closes the card and t in the lab carries on."),
-        ("Compare (c)",
+         "change, a new arm) and stops there with a card explaining it in this run's numbers. {tour.next} on the card "
+         "goes on to the next moment; {tour.close} closes the card and {lab.tour} in the lab carries on."),
+        ("Compare ({lab.compare})",
          "The same stream run in lockstep by several selectors you tick (ts, ts+reflection and oracle by default): "
          "their curves on one chart, their posteriors side by side as interval bars, and a timeline of what "
-         "happened to whom. Approvals there are automatic; c goes back to the lab and c again returns."),
-        ("Exports (x, s)",
-         "x writes the history as CSV (one row per episode) and JSON (with reflections, new arms and decisions); "
-         "s saves an SVG screenshot of the screen for slides. Both go to the saves folder unless you name another."),
+         "happened to whom. Approvals there are automatic; {compare.close} goes back to the lab and {lab.compare} "
+         "again returns."),
+        ("Exports ({lab.export}, {app.screenshot})",
+         "{lab.export} writes the history as CSV (one row per episode) and JSON (with reflections, new arms and decisions); "
+         "{app.screenshot} saves an SVG screenshot of the screen for slides. Both go to exports/ (named after the session) unless you name another folder."),
     ],
     "The compare view": [
         ("Progress, every selector",
@@ -77,14 +80,15 @@ PANELS: dict[str, list[tuple[str, str]]] = {
     ],
     "Decisions": [
         ("The approval dialog",
-         "A proposal shows its diagnosis, evidence and the window's numbers. y approves, e edits the JSON "
-         "(validated as you type), n rejects with an optional reason, A approves and sets a standing rule for "
-         "its kind, Escape leaves it pending (stepping waits). Every decision, automatic ones too, is in the audit "
-         "log (a)."),
+         "A proposal shows what it proposes, then its diagnosis, evidence and the window's numbers. "
+         "{approval.approve} approves, {approval.edit} edits the JSON (validated as you type), {approval.reject} "
+         "rejects with an optional reason, {approval.always} approves and sets a standing rule for its kind "
+         "({lab.rules} lists and revokes rules), {approval.later} leaves it pending (stepping waits), "
+         "{approval.batch} decides every pending one at once. Every decision is in the audit log ({lab.audit})."),
         ("A code policy from a file",
          "A loaded session's Python-code policies are quarantined: the review shows each one's source and SHA-256, "
-         "y admits it (it runs only in a sandboxed worker process), n rejects it (its arm is never sampled), "
-         "Escape leaves it quarantined (stepping waits). A code policy that fails three calls in a row is "
+         "{code_review.admit} admits it (it runs only in a sandboxed worker process), {code_review.reject} rejects "
+         "it (its arm is never sampled), {code_review.later} leaves it quarantined (stepping waits). A code policy that fails three calls in a row is "
          "suspended, and says so."),
     ],
 }
@@ -101,14 +105,23 @@ def _worlds() -> list[tuple[str, str]]:
     return [(spec.name, spec.lesson) for spec in all_specs() if spec.lesson]
 
 
-def panels_text() -> Text:
+KEY_REF = re.compile(r"\{([a-z_]+\.[a-z_]+)\}")  # {lab.tour}: the key the keymap gives that action
+
+
+def panels_text(key_for=None) -> Text:
+    from ..actions import BY_ID, key_label
+    key_for = key_for or (lambda binding_id: key_label(BY_ID[binding_id].key))
+
+    def keyed(text: str) -> str:
+        return KEY_REF.sub(lambda m: key_for(m.group(1)), text)
+
     out = Text()
     worlds = _worlds()
     for section, items in [*PANELS.items(), *([("What the worlds teach", worlds)] if worlds else [])]:
         out.append(f"{section}\n", style="bold underline")
         for name, text in items:
-            out.append(f"{name}. ", style="bold")
-            out.append(text + "\n\n")
+            out.append(f"{keyed(name)}. ", style="bold")
+            out.append(keyed(text) + "\n\n")
     return out
 
 
@@ -138,7 +151,7 @@ class HelpScreen(ModalScreen[None]):
         with Vertical(classes="dialog big-dialog", id="help") as box:
             box.border_title = "Help: the panels, then every key"
             with VerticalScroll(id="help-body"):
-                yield Static(panels_text(), id="help-panels")
+                yield Static(panels_text(getattr(self.app, "key_for", None)), id="help-panels")
                 yield Static(Text("Keys (remap them by id in ~/.config/ael-lab/keys.json)", style="bold underline"))
                 self.keys = keys_table(self.keymap, self._key_display)
                 yield Static(self.keys, id="help-keys")

@@ -33,7 +33,7 @@ from ..actions import bindings_for
 from ..compare import CompareHost, build_compare, default_selectors
 from ..host import RUN_MODES, RunOutcome, SessionHost
 from ..sessions import selectors_of
-from ..tour import MOMENTS, TourGuide
+from ..tour import TourGuide
 from ..views import (evidence_episodes, memory_entry, memory_rows, posterior_rows, progress_data, proposal_notes,
                      status_of, window_stats)
 from ..widgets.episodes import EpisodeLog
@@ -42,21 +42,22 @@ from ..widgets.posteriors import DensityPlot, PosteriorTable
 from ..widgets.progress import ProgressChart
 from ..widgets.reflection import ReflectionPanel
 from ..widgets.status import StatusBar
-from .approval import ApprovalScreen, Decision, ProposalContext
+from .approval import ApprovalScreen, BatchDecision, Decision, ProposalContext
 from .code_review import CodeReviewScreen
 from .compare import CompareScreen
 from .dialogs import CompareSetupScreen, ConfirmScreen, PromptScreen, SettingsAnswer, SettingsScreen
 from .load import LoadScreen
 from .run_controls import RunControls
 from .tour import TourCardScreen
-from .views import AuditScreen, ReflectionsScreen
+from .views import AuditScreen, EpisodeScreen, ReflectionsScreen, ResultsScreen, RulesScreen
 
 TICK = 1 / 8            # how often the screen looks for changes
 PLOT_EVERY = 0.25       # plots redraw at most this often while running
 MEMORY_EVERY = 0.25     # the memory table too
-SLOW_AFTER = 0.05       # plots and memory table are redrawn this long after the numbers
-RUN_ACTIONS = {"step": "step", "run_window": "window", "run_reflection": "reflection", "run_phase": "phase",
-               "tour": "tour"}
+SLOW_AFTER = 0.02       # plots and memory table are redrawn this long after the numbers (a frame
+                        # goes out every 1/60 s, so the numbers are on screen first)
+RUN_ACTIONS = {"step": "step", "run_window": "window", "run_reflection": "reflection",
+               "run_each_reflection": "each_reflection", "run_phase": "phase", "tour": "tour"}
 PAGES = ("bandit", "progress", "memory", "episodes")
 COMPACT_BELOW = (120, 42)  # columns, rows: below either, one group of panels at a time
 PAST = {"approve": "approved", "edit": "approved as edited", "reject": "rejected",
@@ -96,6 +97,7 @@ class LabScreen(RunControls, Screen):
         self._bindings_state: Any = None
         self._compare: CompareHost | None = None
         self._slow_pending = False
+        self._run_note = ""  # what the run that opened a proposal passed on its way
         self.page = PAGES[0]
 
     # ---------------------------------------------------------------- layout
@@ -127,11 +129,14 @@ class LabScreen(RunControls, Screen):
         self._bindings_state = (False, self._decision_waits())
         self.set_interval(TICK, self._tick)
         self.redraw(force=True)
+        # after the first frame: computing it holds the interpreter and would delay that frame
+        self.call_after_refresh(self._prepare)
         self.call_after_refresh(settle_heap)
         with self.host.lock:
             reason = self.host.session.blocked_reason if self.host.session.queue.pending else None
         if reason:
-            self.notify(f"{reason} (press d)", severity="warning", title="Decision pending")
+            self.notify(f"{reason} (press {self.app.key_for('lab.decide')})", severity="warning",
+                        title="Decision pending")
         if self.host.session.code_arms.quarantined:
             self.call_after_refresh(self.action_decide)  # code from a file: a person looks before anything runs
 
@@ -139,6 +144,10 @@ class LabScreen(RunControls, Screen):
         """A proposal, or a quarantined code arm from a loaded file, waits for a person."""
         s = self.host.session
         return bool(s.queue.pending or s.code_arms.quarantined)
+
+    @work(thread=True, group="prepare", exit_on_error=False)
+    def _prepare(self) -> None:
+        self.host.prepare()
 
     def on_unmount(self) -> None:
         self.host.pause()  # let the engine thread end with the screen
@@ -152,6 +161,8 @@ class LabScreen(RunControls, Screen):
         compact = width < COMPACT_BELOW[0] or height < COMPACT_BELOW[1]
         if compact != self.has_class("-compact"):
             self.set_class(compact, "-compact")
+            # the palette hint docks over the keys' right end, which a narrow footer reaches
+            self.query_one(Footer).show_command_palette = not compact
             self.refresh_bindings()
         self.show_page(self.page)
         self._plots_drawn = -1
@@ -205,16 +216,19 @@ class LabScreen(RunControls, Screen):
             v = host.version
             now = time.monotonic()
             status = status_of(s)
-            key = (v, host.running, host.settings.delay, host.settings.autosave_every)
+            running = RUN_MODES.get(host.running or "")
+            if running and host.queued_steps:
+                running += f" (+{host.queued_steps} queued)"
+            key = (v, running, host.settings.delay, host.settings.autosave_every)
             if force or key != self._status_key:
-                self.query_one(StatusBar).show(status, RUN_MODES.get(host.running or ""), host.settings.delay,
+                self.query_one(StatusBar).show(status, running, host.settings.delay,
                                                host.settings.autosave_every)
                 self._status_key = key
             if force or v != self._drawn:
                 self.query_one(PosteriorTable).show(posterior_rows(s))
                 self.query_one(EpisodeLog).show(s.history)
                 self.query_one(ReflectionPanel).show(s.reflections, s.insight, proposal_notes(s).get(
-                    len(s.reflections) - 1, []))
+                    len(s.reflections) - 1, []), s.reflector.outlook(s.t) if s.reflector is not None else "")
                 self.query_one(MemoryPanel).set_counts(s.memory.counts(), s.memory.cap_per_tier)
                 self._drawn = v
             plots = force or (v != self._plots_drawn and now - self._plots_at >= PLOT_EVERY)
@@ -257,6 +271,9 @@ class LabScreen(RunControls, Screen):
         panel = self.query_one(MemoryPanel)
         panel.show_rows(memory_rows(self.host.session, panel.tier, panel.needle))
 
+    def on_episode_log_open(self, event: EpisodeLog.Open) -> None:
+        self.app.push_screen(EpisodeScreen(event.record))
+
     def on_memory_panel_need_rows(self, event: MemoryPanel.NeedRows) -> None:
         with self.host.lock:
             self._show_memory()
@@ -267,10 +284,22 @@ class LabScreen(RunControls, Screen):
         self.query_one(MemoryPanel).show_entry(entry)
 
     # --------------------------------------------------------------- running
+    def action_run_each_reflection(self) -> None:
+        self._start("each_reflection")
+
+    def action_step(self) -> None:
+        if self.host.running == "step":
+            self.host.queue_step()  # the step in progress runs one more episode
+            self.redraw()
+            return
+        self._start("step")
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """False hides a key from the footer (and turns it off): the run keys while a run
         goes, pause while none does, decide with nothing pending, panels on a big screen."""
         running = self.host.running is not None
+        if action == "step" and self.host.running == "step":
+            return True  # queued: every press counts
         if action in RUN_ACTIONS:
             return not running
         if action == "pause":
@@ -305,22 +334,40 @@ class LabScreen(RunControls, Screen):
         elif o.reason == "finished":
             if self.host.tour is not None and self.host.tour.cards:
                 self._show_card()
-            self.notify(f"The run is finished ({self.host.session.n_episodes} episodes).", title="Finished")
+            else:
+                self.action_results()  # the end of the last phase: this run beside the baselines
+            self.notify(f"The run is finished ({self.host.session.n_episodes} episodes).{self._passed(o)}",
+                        title="Finished")
+        elif o.reason == "reached" and o.mode == "phase":
+            self.action_results()  # the end of a phase
         elif o.reason == "reflected":
             with self.host.lock:
                 reflections = self.host.session.reflections
                 n, diagnosis = len(reflections), reflections[-1].diagnosis if reflections else ""
             short = diagnosis if len(diagnosis) <= 160 else diagnosis[:159] + "…"
-            self.notify(f"{short}\nNothing to decide: no proposal.", title=f"Reflection #{n}", timeout=8)
+            decided = "applied by the approval mode or a standing rule" if o.mode == "reflection" else \
+                "nothing to decide"
+            self.app.notify(f"{short}\n{decided.capitalize()}.{self._passed(o)}", title=f"Reflection #{n}",
+                            timeout=8, kind="reflection")
+        elif o.reason == "reached" and o.mode == "reflection" and o.silent:
+            self.app.notify(f"No reflection proposed anything.{self._passed(o)}", title="Run", kind="reflection")
         elif o.reason == "moment":
             self._show_card()
         elif o.reason == "blocked":
+            self._run_note = self._passed(o).strip()  # said in the dialog: a notice would cover it
             if self.host.tour is not None and self.host.tour.cards:
                 self._show_card()  # the card first; t on it opens the decision
             elif self.host.session.queue.mode == "manual" and self.host.session.queue.pending:
                 self.action_decide()
             else:
                 self.notify(o.message, severity="warning")
+
+    def _passed(self, o: RunOutcome) -> str:
+        if not o.silent:
+            return ""
+        each = self.app.key_for("lab.each_reflection")
+        return (f" Passed {o.silent} silent reflection{'s' if o.silent != 1 else ''} on the way "
+                f"({each} stops at each; R lists them).")
 
     # ------------------------------------------------------------- decisions
     def action_decide(self) -> None:
@@ -342,7 +389,11 @@ class LabScreen(RunControls, Screen):
                 return
             p = pending[0]
             reflection = s.reflections[p.reflection] if 0 <= p.reflection < len(s.reflections) else None
-            ctx = ProposalContext(p, reflection, window_stats(s, p), len(pending), evidence_episodes(s, p.evidence))
+            ctx = ProposalContext(p, reflection, window_stats(s, p), len(pending), evidence_episodes(s, p.evidence),
+                                  note=self._run_note, pending=list(pending),
+                                  retrieval_arms=s.scenario.spec.retrieval_arms)
+        self._run_note = ""
+        self.app.clear_notifications()  # nothing covers what is being decided
         self.app.push_screen(ApprovalScreen(ctx, partial(self._validate, p)), partial(self._decided, p.id))
 
     def _validate(self, proposal, edited: dict[str, Any]) -> dict[str, Any]:
@@ -351,15 +402,16 @@ class LabScreen(RunControls, Screen):
 
     def _decided(self, pid: int, decision: Decision | None) -> None:
         if decision is None:
-            self.notify(f"Proposal #{pid} stays pending; stepping waits for a decision (d opens it).",
+            self.notify(f"Proposal #{pid} stays pending; stepping waits for a decision "
+                        f"({self.app.key_for('lab.decide')} opens it).",
                         severity="warning", title="Later")
+            return
+        if decision.action == "batch" and decision.batch is not None:
+            self._decided_batch(decision.batch)
             return
         try:
             if decision.action == "always":
                 self.host.decide(pid, "approve", reason=decision.reason, standing=True)
-            elif decision.action == "edit" and decision.edited == self.host.session.queue.get(pid).payload:
-                decision = Decision("approve", reason=decision.reason)  # an edit that changed nothing
-                self.host.decide(pid, "approve", reason=decision.reason)
             elif decision.action == "edit":
                 self.host.decide(pid, "edit", edited=decision.edited, reason=decision.reason)
             else:
@@ -370,7 +422,10 @@ class LabScreen(RunControls, Screen):
         finally:
             self._sync_bindings(False)
             self.redraw(force=True)
-        self.notify(f"Proposal #{pid} {PAST[decision.action]}.", title="Decided")
+        # what the engine recorded: an edit that changed nothing is an approval
+        action = "approve" if decision.action == "edit" and self.host.session.queue.get(pid).status == "approved" \
+            else decision.action
+        self.notify(f"Proposal #{pid} {PAST[action]}.", title="Decided")
         if self.host.session.queue.pending:
             self.call_after_refresh(self.action_decide)
         elif self.host.tour is not None and self.host.tour.cards:
@@ -378,7 +433,8 @@ class LabScreen(RunControls, Screen):
 
     def _reviewed(self, name: str, decision: str | None) -> None:
         if decision is None:
-            self.notify(f"Code policy {name!r} stays quarantined; stepping waits (d opens it again).",
+            self.notify(f"Code policy {name!r} stays quarantined; stepping waits "
+                        f"({self.app.key_for('lab.decide')} opens it again).",
                         severity="warning", title="Later")
             return
         try:
@@ -394,10 +450,67 @@ class LabScreen(RunControls, Screen):
         if self._decision_waits():
             self.call_after_refresh(self.action_decide)
 
+    def _decided_batch(self, batch: BatchDecision) -> None:
+        """Each ticked proposal in turn; one refused (an invalid arm) is said and stays pending."""
+        done: list[int] = []
+        for pid in batch.ids:
+            try:
+                self.host.decide(pid, batch.action, reason=batch.reason)
+                done.append(pid)
+            except AELError as err:
+                self.notify(str(err), severity="error", title=f"Proposal #{pid}")
+        self._sync_bindings(False)
+        self.redraw(force=True)
+        if done:
+            self.notify(f"{len(done)} proposal(s) {PAST[batch.action]}: " + ", ".join(f"#{i}" for i in done),
+                        title="Decided")
+        if self.host.session.queue.pending:
+            self.call_after_refresh(self.action_decide)
+        elif self.host.tour is not None and self.host.tour.cards:
+            self.call_after_refresh(self._show_card)
+
     def action_audit(self) -> None:
         with self.host.lock:
             audit = list(self.host.session.queue.audit)
         self.app.push_screen(AuditScreen(audit, show_times=self.app.show_times))
+
+    def action_results(self) -> None:
+        if self.host.running:
+            self.notify("Results are computed when the run is paused (p).", severity="warning")
+            return
+        if self.host.session.t == 0:
+            self.notify("No episode yet: nothing to compare.", severity="warning")
+            return
+        self.notify("Running the baselines on this world and seed…", timeout=2)
+        self._compute_results()
+
+    @work(thread=True, exclusive=True, group="results", exit_on_error=False)
+    def _compute_results(self) -> None:
+        from ..results import compute_results
+        try:
+            with self.host.lock:
+                table = compute_results(self.host.session)
+        except AELError as err:
+            self.app.call_from_thread(self.notify, str(err), severity="error", title="No results")
+            return
+        self.app.call_from_thread(self._show_results, table)
+
+    def _show_results(self, table) -> None:
+        if not any(isinstance(s, ResultsScreen) for s in self.app.screen_stack):
+            self.app.push_screen(ResultsScreen(table))
+
+    def action_rules(self) -> None:
+        with self.host.lock:
+            rules = list(self.host.session.queue.rules)
+
+        def chosen(kind: str | None) -> None:
+            if kind is None:
+                return
+            self.host.revoke_rule(kind)
+            self.redraw(force=True)
+            self.notify(f"Standing rule revoked: {kind} proposals now wait for a person.", title="Rules")
+
+        self.app.push_screen(RulesScreen(rules, show_times=self.app.show_times), chosen)
 
     def action_reflections(self) -> None:
         with self.host.lock:
@@ -424,7 +537,7 @@ class LabScreen(RunControls, Screen):
         host = self.host
         if host.tour is None:
             with host.lock:
-                host.tour = TourGuide(host.session)
+                host.tour = TourGuide(host.session, key_for=self.app.key_for)
         tour = host.tour
         if tour.cards:
             self._show_card()
@@ -434,7 +547,8 @@ class LabScreen(RunControls, Screen):
             return
         if tour.finished or not tour.remaining:
             host.tour = None
-            self.notify("That was every moment of the tour; t starts it again from here.", title="Tour over")
+            self.notify(f"That was every moment of the tour; {self.app.key_for('lab.tour')} starts it again "
+                        "from here.", title="Tour over")
             return
         if host.session.done:
             self.notify("The run is finished: no moment left to run to.", title="Tour")
@@ -452,7 +566,7 @@ class LabScreen(RunControls, Screen):
             self.show_page(card.panel)
         self.redraw(force=True)
         remaining = len(tour.remaining) + len(tour.cards)
-        number = len(MOMENTS) - remaining
+        number = tour.shown  # cards shown so far, this one included: moments come in any order
 
         def closed(answer: str | None) -> None:
             if answer == "next":
@@ -498,16 +612,16 @@ class LabScreen(RunControls, Screen):
 
     # ---------------------------------------------------------------- export
     def screenshot_name(self) -> str:
-        c = self.host.session.config
-        return f"lab-{c.scenario}-s{c.seed}-e{self.host.session.t}"
+        return f"lab-{self.host.session_name()}-e{self.host.session.t}"
 
     def action_export(self) -> None:
-        c = self.host.session.config
-        default = self.host.settings.saves_dir / f"{c.scenario}-s{c.seed}-e{self.host.session.t}-history"
+        exports = self.host.settings.exports_dir
+        default = exports / f"{self.host.session_name()}-e{self.host.session.t}-history"
         self.app.push_screen(
-            PromptScreen("Export the history as", value=str(default), placeholder="saves/name", ok="Export",
-                         hint="Writes NAME.csv (one row per episode) and NAME.json (with reflections, new arms "
-                              "and decisions); the folder must exist (saves/ is created).", input_id="export-path"),
+            PromptScreen("Export the history as", value=str(default), placeholder=f"{exports}/name", ok="Export",
+                         hint=f"Writes NAME.csv (one row per episode) and NAME.json (with reflections, new arms "
+                              f"and decisions); the folder must exist ({exports}/ is created).",
+                         input_id="export-path"),
             self._export_to)
 
     def _exported_sessions(self) -> dict:

@@ -32,7 +32,7 @@ class LoadScreen(ModalScreen[Path | None]):
             yield Input(placeholder="path/to/session.json", id="load-path")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Open", id="open", variant="primary", compact=True)
-                yield Button("Cancel (esc)", id="cancel", compact=True)
+                yield Button(f"Cancel ({self.app.key_for('load.cancel')})", id="cancel", compact=True)
         yield Footer()
 
     def on_mount(self) -> None:

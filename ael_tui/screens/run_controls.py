@@ -76,7 +76,7 @@ class RunControls:
         if not text or not text.strip():
             return
         base = Path(text.strip()).expanduser()
-        if base.parent == self.host.settings.saves_dir:
+        if base.parent == self.host.settings.exports_dir:
             base.parent.mkdir(parents=True, exist_ok=True)
         try:
             with self.host.lock:

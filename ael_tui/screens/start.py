@@ -58,7 +58,7 @@ class StartScreen(Screen):
                 yield Static("", id="scenario-note", classes="field-hint", markup=False)
                 yield Static("Agent and reflector: offline, or a model whose API key is set in the environment. "
                              "Autosave: every N episodes to saves/autosave-…json (0 = off).", classes="field-hint")
-                yield Button("Start (ctrl+n)", id="start", variant="primary", compact=True)
+                yield Button(f"Start ({self.app.key_for('start.new')})", id="start", variant="primary", compact=True)
             with Vertical(id="saved-sessions") as saved:
                 saved.border_title = "Saved sessions"
                 yield Static("", id="saves-folder", classes="field-hint", markup=False)
@@ -66,7 +66,7 @@ class StartScreen(Screen):
                 yield Static("", id="saves-empty", classes="field-hint")
                 yield Label("…or open a file")
                 yield Input(placeholder="path/to/session.json", id="open-path")
-                yield Button("Open (ctrl+o)", id="open", variant="default", compact=True)
+                yield Button(f"Open ({self.app.key_for('start.open')})", id="open", variant="default", compact=True)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -165,6 +165,15 @@ class StartScreen(Screen):
 
     def action_rescan(self) -> None:
         self.rescan()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "back":  # only over a lab (ctrl+n there): nothing to go back to at start-up
+            return self.app.lab is not None
+        return True
+
+    def action_back(self) -> None:
+        if self.app.lab is not None:
+            self.app.pop_screen()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()

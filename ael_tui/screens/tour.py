@@ -20,14 +20,18 @@ class TourCardScreen(ModalScreen[str]):
     BINDINGS = bindings_for("tour")
 
     def __init__(self, card: Card, number: int, remaining: int) -> None:
-        super().__init__(id="tour-screen")
+        # a class, not an id: the card just closed is still being removed when the next one is
+        # pushed, and two screens with one id end the app (DuplicateIds)
+        super().__init__(classes="tour-screen")
         self.card, self.number, self.remaining = card, number, remaining
 
     def compose(self) -> ComposeResult:
         with Vertical(id="tour-card") as box:
             box.border_title = f"Tour {self.number}/{len(MOMENTS)} · {self.card.title}"
             yield Static(Text(self.card.text), id="tour-text")
-            nxt = ("t: run to the next moment" if self.remaining else "t: end of the tour") + " · esc: close"
+            key = self.app.key_for
+            nxt = (f"{key('tour.next')}: " + ("run to the next moment" if self.remaining else "end of the tour")
+                   + f" · {key('tour.close')}: close")
             box.border_subtitle = nxt
 
     def action_next(self) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from rich.style import Style
+from textual.binding import Binding
+from textual.message import Message
 
 from .rows import RowList
 
@@ -13,7 +15,19 @@ FALLBACK = Style(color="yellow", bold=True)  # an LLM call answered offline
 
 
 class EpisodeLog(RowList):
-    """Follows the newest episode unless the cursor was moved up."""
+    """Follows the newest episode unless the cursor was moved up; Enter opens the highlighted
+    episode in full (long actions and outcomes are cut in the table)."""
+
+    BINDINGS = [*RowList.BINDINGS, Binding("enter", "open", "Episode in full", show=False)]
+
+    class Open(Message):
+        def __init__(self, record: dict[str, Any]) -> None:
+            super().__init__()
+            self.record = record
+
+    def action_open(self) -> None:
+        if self.rows:
+            self.post_message(self.Open(self.rows[min(self.cursor, len(self.rows) - 1)]))
 
     COLUMNS = (("ep", 4, True), ("phase", 5, False), ("policy", 14, False), ("action", None, False),
                ("outcome", None, False), ("reward", 6, True))

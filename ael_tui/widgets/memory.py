@@ -7,9 +7,11 @@ import json
 from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
-from textual.widgets import Input, Static, Tab, Tabs
+from textual.widget import Widget
+from textual.widgets import Input, Tab, Tabs
 
 from ..views import TIERS, MemoryRow
 from .rows import RowList
@@ -37,6 +39,44 @@ class MemoryTable(RowList):
                 (f"{r.usefulness:.2f}", Style())]
 
 
+class FilterInput(Input):
+    """The memory filter: Enter or Escape hand the keys back to the table (and so to the
+    lab), else the next `m` would be typed into the filter."""
+
+    BINDINGS = [Binding("escape", "leave", "Leave the filter", show=False)]
+
+    def action_leave(self) -> None:
+        self.screen.query_one(MemoryTable).focus()
+
+
+class EntryDetail(Widget):
+    """The highlighted entry in full. A Static's update re-lays the whole screen, and the newest
+    entry is highlighted after every step: this repaints itself only, and asks for a layout
+    only when its number of lines changes."""
+
+    DEFAULT_CSS = "EntryDetail { height: auto; }"
+
+    def __init__(self, text: Text | str = "", **kw) -> None:
+        super().__init__(**kw)
+        self._text = Text(text) if isinstance(text, str) else text
+        self._lines = 0
+
+    def render(self) -> Text:
+        return self._text
+
+    def get_content_height(self, container, viewport, width: int) -> int:
+        return self._count(width)
+
+    def _count(self, width: int) -> int:
+        return max(1, len(self._text.wrap(self.app.console, max(width, 1))))
+
+    def update(self, text: Text | str) -> None:
+        self._text = Text(text) if isinstance(text, str) else text
+        lines = self._count(self.content_size.width or 40)
+        self.refresh(layout=lines != self._lines)
+        self._lines = lines
+
+
 class MemoryPanel(Vertical):
     """Asks the lab for rows (`NeedRows`) when the tier or the filter changes; the lab
     answers with `show_rows` under its lock, and `show_entry` for the highlighted one."""
@@ -52,10 +92,10 @@ class MemoryPanel(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Tabs(*(Tab(t, id=f"tier-{t}") for t in TIERS), id="memory-tabs")
-        yield Input(placeholder="filter entries (/)", id="memory-filter")
+        yield FilterInput(placeholder="filter entries", id="memory-filter")
         yield MemoryTable(id="memory-table")
         with VerticalScroll(id="memory-detail-box"):
-            yield Static("No entry selected.", id="memory-detail")
+            yield EntryDetail("No entry selected.", id="memory-detail")
 
     @property
     def tier(self) -> str:
@@ -65,6 +105,11 @@ class MemoryPanel(Vertical):
     @property
     def needle(self) -> str:
         return self.query_one("#memory-filter", Input).value
+
+    def on_mount(self) -> None:
+        key_for = getattr(self.app, "key_for", None)
+        if key_for is not None:  # the key as the keymap has it
+            self.query_one(FilterInput).placeholder = f"filter entries ({key_for('lab.filter')}; Enter or Esc when done)"
 
     def next_tier(self) -> None:
         self.query_one(Tabs).action_next_tab()
@@ -82,7 +127,7 @@ class MemoryPanel(Vertical):
         self.query_one(MemoryTable).set_rows(rows)
 
     def show_entry(self, entry) -> None:
-        detail = self.query_one("#memory-detail", Static)
+        detail = self.query_one("#memory-detail", EntryDetail)
         if entry is None:
             detail.update("No entry selected.")
             return
@@ -99,6 +144,10 @@ class MemoryPanel(Vertical):
     def on_tabs_tab_activated(self, event: Tabs.TabActivated) -> None:
         event.stop()
         self.post_message(self.NeedRows())
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.query_one(FilterInput).action_leave()
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()

@@ -35,6 +35,8 @@ class ProgressChart(PlotextPlot):
         else:
             lo, hi = 0.0, 1.0
             plt.ylim(lo, hi)
+            # fixed ticks: plotext's own skip one now and then at some heights
+            plt.yticks([0, 0.25, 0.5, 0.75, 1], ["0.00", "0.25", "0.50", "0.75", "1.00"])
             plt.plot(x.tolist(), y.tolist(), color="cyan", marker="braille")
             title = f"rolling {d.kind} (last {d.window})"
         for start, label in d.regime_starts[1:]:

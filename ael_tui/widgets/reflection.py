@@ -15,6 +15,8 @@ def evidence_text(evidence: dict[str, Any], limit: int = 8) -> Text:
     """Evidence as `key: value` lines; long lists are cut with a count of what is left."""
     out = Text()
     for key, value in evidence.items():
+        if value in ("", None, [], {}):  # an empty "pattern:" says nothing
+            continue
         if isinstance(value, list) and len(value) > limit:
             shown = json.dumps(value[:limit], ensure_ascii=False, default=str)
             value_text = f"{shown[:-1]}, … {len(value) - limit} more]"
@@ -33,8 +35,12 @@ def reflection_text(r: Reflection, index: int, decisions: list[str] | None = Non
     text = Text.assemble(
         (f"Reflection #{index + 1}", "bold"), f" · after episode {r.episode} · trigger {r.trigger} · {r.source}\n",
         ("Diagnosis: ", "bold"), r.diagnosis, "\n",
-        ("Regime: ", "bold"), (r.regime_label or "—", "magenta"), f" · confidence {r.confidence:.2f}\n",
     )
+    if r.regime_label:  # without a label its confidence is not about anything ("—, confidence 1.00")
+        text.append_text(Text.assemble(("Regime: ", "bold"), (r.regime_label, "magenta"),
+                                       f" · confidence {r.confidence:.2f}\n"))
+    elif not r.insight and r.policy is None:
+        text.append("Proposes nothing.\n", style="dim")
     if r.insight:
         text.append_text(Text.assemble(("Proposed insight: ", "bold"), r.insight, "\n"))
     if r.policy is not None:
@@ -50,8 +56,17 @@ def reflection_text(r: Reflection, index: int, decisions: list[str] | None = Non
 class ReflectionPanel(Static):
     _shown: Text | None = None
 
-    def show(self, reflections: list[Reflection], insight: dict[str, Any] | None, decisions: list[str]) -> None:
+    def _key(self, binding_id: str) -> str:
+        from ..actions import BY_ID, key_label
+        key_for = getattr(self.app, "key_for", None)
+        return key_for(binding_id) if key_for else key_label(BY_ID[binding_id].key)
+
+    def show(self, reflections: list[Reflection], insight: dict[str, Any] | None, decisions: list[str],
+             outlook: str = "") -> None:
+        """`outlook`: when the reflector will next consider a proposal, if it is waiting (a cool-down)."""
         text = Text()
+        if outlook:
+            text.append(outlook + "\n", style="bold yellow")
         if insight:
             text.append_text(Text.assemble(
                 ("Insight in use", "bold green"), f" (since episode {insight.get('episode', '?')}): ",
@@ -61,9 +76,11 @@ class ReflectionPanel(Static):
         if reflections:
             text.append_text(reflection_text(reflections[-1], len(reflections) - 1, decisions))
             if len(reflections) > 1:
-                text.append(f"{len(reflections) - 1} earlier reflection(s): press R\n", style="dim")
+                text.append(f"{len(reflections) - 1} earlier reflection(s): press {self._key('lab.reflections')}\n",
+                            style="dim")
         else:
-            text.append("No reflection yet: r runs to the next one.", style="dim")
+            text.append(f"No reflection yet: {self._key('lab.each_reflection')} runs to the next one, "
+                        f"{self._key('lab.reflection')} to the next that proposes something.", style="dim")
         if text != self._shown:  # an update is a layout pass: only when something changed
             self._shown = text
             self.update(text)

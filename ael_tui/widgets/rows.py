@@ -89,7 +89,11 @@ class RowList(ScrollView, can_focus=True):
         else:
             self.cursor = next((i for i, r in enumerate(rows) if self.row_key(r) == before), 0)
         if self.virtual_size.height != len(rows) + 1:
-            self.virtual_size = Size(self.size.width, len(rows) + 1)
+            # set without the reactive's layout pass: the widget's own size does not depend on its
+            # rows (CSS fixes it), and a layout of the whole screen after every step cost more
+            # than the rest of the step; the scrollbars are refreshed by hand
+            self.set_reactive(RowList.virtual_size, Size(self.size.width, len(rows) + 1))
+            self._refresh_scrollbars()
         if follow and self.FOLLOW == "end":
             self._scroll_to_newest()
         self.refresh()

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.errors import AELError
-from engine.reflection import Reflection, ReflectionContext
+from engine.reflection import Reflection, ReflectionContext, ReflectorBase
 
 from .policies import REGIME_FILTERED, regime_label
 from .spec import SPEC
@@ -35,12 +35,13 @@ def _correct(record: dict[str, Any]) -> bool:
 
 
 @dataclass
-class NewsReflector:
+class NewsReflector(ReflectorBase):
     trigger: str = DEFAULTS["trigger"]
     cadence: int = DEFAULTS["cadence"]
     window: int = DEFAULTS["window"]
     threshold: float = DEFAULTS["threshold"]
     proposed_at: int | None = None
+    cooldown_until: int | None = None  # no proposal before this episode (the last one was rejected)
     name: str = "news-offline"
 
     def __post_init__(self) -> None:
@@ -54,6 +55,17 @@ class NewsReflector:
             raise AELError(f"reflector threshold: must be between 0 and 1, got {self.threshold!r}")
         self.threshold = float(self.threshold)
 
+    def rejected(self, kind: str, episode: int) -> None:
+        """A rejected proposal: look again after three slow windows, not at the very next one."""
+        self.proposed_at = None
+        self.cooldown_until = episode + 1 + 3 * self.cadence
+
+    def outlook(self, episode: int) -> str:
+        if self.cooldown_until is not None and episode < self.cooldown_until:
+            return (f"A proposal was rejected: the reflector looks at {REGIME_FILTERED.name} again from "
+                    f"episode {self.cooldown_until}.")
+        return ""
+
     @classmethod
     def from_options(cls, options: dict[str, Any]) -> "NewsReflector":
         settings = SPEC.reflector_settings(options)
@@ -65,6 +77,8 @@ class NewsReflector:
 
     def should_reflect(self, ctx: ReflectionContext) -> bool:
         if self.proposed_at is not None or (ctx.episode + 1) % self.cadence != 0:
+            return False
+        if self.cooldown_until is not None and ctx.episode < self.cooldown_until:
             return False
         if any(p.name == REGIME_FILTERED.name or p.fingerprint == REGIME_FILTERED.fingerprint for p in ctx.pool):
             return False
@@ -108,10 +122,10 @@ class NewsReflector:
 
     def state_dict(self) -> dict[str, Any]:
         return {"trigger": self.trigger, "cadence": self.cadence, "window": self.window,
-                "threshold": self.threshold, "proposed_at": self.proposed_at}
+                "threshold": self.threshold, "proposed_at": self.proposed_at, "cooldown_until": self.cooldown_until}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        for key in ("trigger", "cadence", "window", "threshold", "proposed_at"):
+        for key in ("trigger", "cadence", "window", "threshold", "proposed_at", "cooldown_until"):
             if key in state:
                 setattr(self, key, state[key])
         self.__post_init__()

@@ -45,6 +45,9 @@ SPEC = ScenarioSpec(
         "ts+reflection": {"R0": .280, "R1": .280, "R2": .232, "R3": .220, "overall": .253, "overall_sd": .045},
         "oracle": {"R0": .416, "R1": .568, "R2": .572, "R3": .484, "overall": .510, "overall_sd": .033},
     },
+    score_name="accuracy",  # the reward is 1 exactly when the group is right
+    # beside a session in the lab's results view: the best fixed style, TS without reflection, hindsight
+    compare_with=("fixed:compressed", "ts", "oracle"),
     columns=("p",),
     lesson=("Reflection helps only where the best memory style changes with the regime. Here the topic mix "
             "drifts but the most similar articles (compressed) win in every regime, so the paper finds AEL "

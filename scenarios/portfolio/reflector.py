@@ -96,6 +96,8 @@ class PortfolioReflector:
     proposed_at: int | None = None
     last_label: str = ""
     checks: list[int] = field(default_factory=list)
+    cooldown: int = 20                  # bars (5 days) without proposals after a rejection
+    cooldown_until: int | None = None
     name: str = "portfolio-offline"
 
     def __post_init__(self) -> None:
@@ -115,6 +117,22 @@ class PortfolioReflector:
     def from_options(cls, options: dict[str, Any]) -> "PortfolioReflector":
         """The CLI's keys trigger / cadence / window / threshold; missing or None means the default."""
         return cls(**SPEC.reflector_settings(options))
+
+    def rejected(self, kind: str, episode: int) -> None:
+        """A rejected insight or policy: no proposal for `cooldown` bars (the diagnosis goes on),
+        then the candidate may be proposed again on bars after the rejection."""
+        if kind == "arm":
+            self.proposed_at = None
+        self.cooldown_until = episode + 1 + self.cooldown
+
+    def outlook(self, episode: int) -> str:
+        if self.cooldown_until is not None and episode < self.cooldown_until:
+            return (f"A proposal was rejected: no proposal before bar {self.cooldown_until} "
+                    f"(the diagnosis goes on every {self.cadence} bars).")
+        return ""
+
+    def _cooling(self, episode: int) -> bool:
+        return self.cooldown_until is not None and episode < self.cooldown_until
 
     # ------------------------------------------------------------------ gate
     def should_reflect(self, ctx: ReflectionContext) -> bool:
@@ -147,10 +165,13 @@ class PortfolioReflector:
                      + _tools_text(misled, held))
         # prescribe only after a bad day, and only what the agent would act on (its prompt gate)
         bad_day = mean_score < 0 and confidence > MIN_CONFIDENCE
-        insight = _insight(label, confidence, misled, held) if bad_day else ""
+        insight = _insight(label, confidence, misled, held) if bad_day and not self._cooling(t) else ""
         refl = Reflection(episode=t, trigger=self.trigger, diagnosis=diagnosis, insight=insight,
                           regime_label=label, confidence=round(confidence, 4), evidence=evidence)
-        self._prescribe(ctx, refl)
+        if self._cooling(t):
+            refl.diagnosis += f" No proposal before bar {self.cooldown_until}: one was rejected."
+        else:
+            self._prescribe(ctx, refl)
         return refl
 
     def _confidence(self, label: str, strength: float, universe_return: float) -> float:
@@ -219,7 +240,8 @@ class PortfolioReflector:
     def state_dict(self) -> dict[str, Any]:
         return {"trigger": self.trigger, "cadence": self.cadence, "window": self.window,
                 "threshold": self.threshold, "margin": self.margin, "candidate": dict(self.candidate),
-                "proposed_at": self.proposed_at, "last_label": self.last_label, "checks": list(self.checks)}
+                "proposed_at": self.proposed_at, "last_label": self.last_label, "checks": list(self.checks),
+                "cooldown": self.cooldown, "cooldown_until": self.cooldown_until}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         for key, value in state.items():

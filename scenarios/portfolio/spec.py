@@ -63,4 +63,6 @@ SPEC = ScenarioSpec(
     },
     shareable=False,  # holds the portfolio: one instance per session
     counterfactual=True,
+    results="phases",
+    compare_with=("fixed:none", "ts"),  # the paper's Stateless and +Memory rows
 )

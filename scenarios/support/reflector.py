@@ -13,8 +13,11 @@ Two triggers:
   Without a prescription the reflection still carries its diagnosis.
 - `paper` (paper-literal): the gate alone prescribes `route_aware`.
 
-At most one proposal ever, and never a policy already in the pool (compared
-by behaviour, so a renamed copy counts). Checks happen when
+At most one proposal at a time, and never a policy already in the pool (compared
+by behaviour, so a renamed copy counts). A rejected proposal starts a cool-down
+of `cooldown` episodes (3 cadences); after it the gate and the diagnosis run
+again on slow windows that start after the rejection (fresh evidence), and may
+propose again. Checks happen when
 (episode + 1) % cadence == 0, whether the session asks every episode or at
 its slow-window boundaries (then its slow window should divide the cadence).
 
@@ -53,6 +56,8 @@ class SupportReflector:
     threshold: float = DEFAULTS["threshold"]
     candidate: dict[str, Any] = field(default_factory=ROUTE_AWARE.to_dict)
     proposed_at: int | None = None  # the episode of the one proposal, once made
+    cooldown: int | None = None     # episodes to wait after a rejection (None: 3 cadences)
+    cooldown_until: int | None = None  # no reflection before this episode (a proposal was rejected)
     name: str = "support-offline"
 
     def __post_init__(self) -> None:
@@ -65,6 +70,22 @@ class SupportReflector:
         if not 0.0 <= float(self.threshold) <= 1.0:
             raise AELError(f"reflect_threshold: must be between 0 and 1, got {self.threshold!r}")
         self.threshold = float(self.threshold)
+        if self.cooldown is None:
+            self.cooldown = 3 * self.cadence
+
+    def rejected(self, kind: str, episode: int) -> None:
+        """A person (or a rule) rejected what was proposed after `episode`: wait, then look again."""
+        self.proposed_at = None
+        self.cooldown_until = episode + 1 + self.cooldown
+
+    def outlook(self, episode: int) -> str:
+        """When this reflector will next consider a proposal (for the lab's reflection panel)."""
+        if self.cooldown_until is not None and episode < self.cooldown_until:
+            first = next(e for e in range(self.cooldown_until, self.cooldown_until + self.cadence)
+                         if (e + 1) % self.cadence == 0)
+            return (f"A proposal was rejected: cool-down until episode {self.cooldown_until}; the reflector "
+                    f"next considers {self.candidate['name']} after episode {first}, on failures since then.")
+        return ""
 
     @classmethod
     def from_options(cls, options: dict[str, Any]) -> "SupportReflector":
@@ -92,6 +113,8 @@ class SupportReflector:
 
     def should_reflect(self, ctx: ReflectionContext) -> bool:
         if self.proposed_at is not None or (ctx.episode + 1) % self.cadence != 0:
+            return False
+        if self.cooldown_until is not None and ctx.episode < self.cooldown_until:
             return False
         if self._candidate_in_pool(ctx):
             return False
@@ -153,10 +176,12 @@ class SupportReflector:
     # ---------------------------------------------------------- persistence
     def state_dict(self) -> dict[str, Any]:
         return {"trigger": self.trigger, "cadence": self.cadence, "window": self.window,
-                "threshold": self.threshold, "candidate": dict(self.candidate), "proposed_at": self.proposed_at}
+                "threshold": self.threshold, "candidate": dict(self.candidate), "proposed_at": self.proposed_at,
+                "cooldown": self.cooldown, "cooldown_until": self.cooldown_until}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        for key in ("trigger", "cadence", "window", "threshold", "candidate", "proposed_at"):
+        for key in ("trigger", "cadence", "window", "threshold", "candidate", "proposed_at", "cooldown",
+                    "cooldown_until"):
             if key in state:
                 setattr(self, key, state[key])
         self.__post_init__()

@@ -47,4 +47,6 @@ SPEC = ScenarioSpec(
     shareable=True,  # no run state: sessions on one seed may share one instance (and its caches)
     counterfactual=True,
     exports_stream=True,
+    score_name="accuracy",  # the reward is 1 exactly when the route is right
+    compare_with=("fixed:none", "ts", "oracle"),
 )

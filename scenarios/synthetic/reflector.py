@@ -23,11 +23,24 @@ from .world import HIDDEN_ARM
 
 
 class SyntheticReflector:
-    def __init__(self, trigger: str = "paper", window: int = 25, threshold: float = 0.42):
+    def __init__(self, trigger: str = "paper", window: int = 25, threshold: float = 0.42, cooldown: int = 39):
         self.name = f"synthetic-{trigger}"
         self.trigger = trigger
         self.window = window
         self.threshold = threshold
+        self.cooldown = cooldown                  # episodes (3 slow windows) after a rejection
+        self.cooldown_until: int | None = None    # no reflection before this episode
+
+    def rejected(self, kind: str, episode: int) -> None:
+        """The hidden arm was rejected: ask again only after the cool-down, on fresh numbers
+        (without it the rule re-proposed it at every slow window)."""
+        self.cooldown_until = episode + 1 + self.cooldown
+
+    def outlook(self, episode: int) -> str:
+        if self.cooldown_until is not None and episode < self.cooldown_until:
+            return (f"A proposal was rejected: cool-down until episode {self.cooldown_until}; then the "
+                    f"reflector looks at the trailing-{self.window} mean again and may propose {HIDDEN_ARM}.")
+        return ""
 
     def _trailing_mean(self, ctx: ReflectionContext) -> float:
         rewards = [r["reward"] for r in ctx.history[-self.window:]]
@@ -35,6 +48,8 @@ class SyntheticReflector:
 
     def should_reflect(self, ctx: ReflectionContext) -> bool:
         if any(p.name == HIDDEN_ARM for p in ctx.pool):
+            return False
+        if self.cooldown_until is not None and ctx.episode < self.cooldown_until:
             return False
         return self._trailing_mean(ctx) < self.threshold
 
@@ -66,7 +81,8 @@ class SyntheticReflector:
         )
 
     def state_dict(self) -> dict[str, Any]:
-        return {}
+        return {"cooldown": self.cooldown, "cooldown_until": self.cooldown_until}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        pass
+        self.cooldown = state.get("cooldown", self.cooldown)  # saves before the cool-down have neither
+        self.cooldown_until = state.get("cooldown_until")

@@ -27,4 +27,6 @@ SPEC = ScenarioSpec(
         "oracle": {"R0": .632, "R3": .731, "overall": .688, "overall_sd": .011, "sharpe": 1.49},
     },
     shareable=True,  # holds no run state: sessions on one seed may share it
+    compare_with=("rr", "ts", "oracle"),
+    retrieval_arms=False,  # an arm is a Bernoulli machine: a policy's retrieval fields are not used
 )
