@@ -14,7 +14,8 @@ import sys
 import time
 from pathlib import Path
 
-SUITES = ["bench.engine", "bench.codepolicy", "bench.support", "bench.portfolio", "bench.tui", "bench.llm"]
+SUITES = ["bench.engine", "bench.codepolicy", "bench.support", "bench.news", "bench.portfolio", "bench.tui",
+          "bench.llm"]
 
 
 def main(argv: list[str]) -> int:
