@@ -22,24 +22,26 @@ from engine.errors import AELError
 from engine.session import Session, SessionConfig
 from scenarios import all_specs, spec_of
 
-from .actions import BY_ID, bindings_for, key_label
-from .commands import LabCommands
-from .llm_flags import llm_config
-from .scenario_flags import scenario_options
-from .config import LabSettings, load_keymap
-from .host import SessionHost
-from .screens.dialogs import ConfirmScreen
-from .screens.help import HelpScreen
-from .screens.lab import LabScreen
-from .screens.start import StartScreen
-from .sessions import NewSession, build_session, open_session
+from ael_tui.actions import BY_ID, bindings_for, key_label
+from ael_tui.commands import LabCommands
+from ael_tui.llm_flags import llm_config
+from ael_tui.scenario_flags import scenario_options
+from ael_tui.config import LabSettings, load_keymap
+from ael_tui.lab.session_host import SessionHost
+from ael_tui.dialogs import ConfirmScreen
+from ael_tui.help_screen import HelpScreen
+from ael_tui.lab.lab_screen import LabScreen
+from ael_tui.files.start_screen import StartScreen
+from ael_tui.files.opening import NewSession, build_session, open_session
 
 
 MAX_NOTIFICATIONS = 3
 
 
 class AelLab(App):
-    CSS_PATH = "app.tcss"
+    # what every screen shares, then each feature folder's own styles
+    CSS_PATH = ["app.tcss", "lab/lab.tcss", "compare/compare.tcss", "tour/tour.tcss", "files/files.tcss",
+                "decisions/decisions.tcss"]
     TITLE = "AEL Lab"
     BINDINGS = bindings_for("app")
     COMMANDS = App.COMMANDS | {LabCommands}
@@ -236,7 +238,7 @@ def run_app(args: argparse.Namespace | None = None) -> int:
     session: Session | None = None
     path: Path | None = None
     if command == "lab":
-        from .runner import _reflector_options  # the same checks and meaning as `ael-lab run`
+        from ael_tui.runner import _reflector_options
         session = build_session(NewSession(
             scenario=args.scenario, seed=args.seed, selector=args.selector, approval=args.approve,
             options=scenario_options(args, spec_of(args.scenario), all_specs()),

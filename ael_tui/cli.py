@@ -23,10 +23,10 @@ from engine.errors import AELError
 from engine.methods import method_help
 from scenarios import all_specs
 
-from . import args as types
-from .args import parse_seeds
-from .llm_flags import add_llm_flags
-from .scenario_flags import add_scenario_flags, scenario_help
+from ael_tui import args as types
+from ael_tui.args import parse_seeds
+from ael_tui.llm_flags import add_llm_flags
+from ael_tui.scenario_flags import add_scenario_flags, scenario_help
 
 EXIT_USAGE = 2
 
@@ -69,6 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--reflect-window", type=types.reflect_window, help="trailing window of the reflection gate")
     run.add_argument("--reflect-threshold", type=types.reflect_threshold, help="threshold of the reflection gate")
     run.add_argument("--quiet", action="store_true", help="no progress bar and no table")
+    run.add_argument("--workers", type=int,
+                     help="worker processes for independent offline runs (default: every core; the results "
+                          "are the same for any count; LLM-backed runs go one at a time)")
     run.add_argument("--allow-code-auto", action="store_true",
                      help="let --approve auto admit Python-code policies too (off: they are rejected in batch)")
     add_scenario_flags(run, specs)
@@ -103,7 +106,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         if args.command == "run":
-            from .runner import run_command
+            from ael_tui.runner import run_command
 
             code = run_command(args)
         elif args.command == "export-stream":
@@ -159,7 +162,7 @@ def _silence_stdout() -> None:
 
 def open_lab(args: argparse.Namespace) -> int:
     try:
-        from .app import run_app
+        from ael_tui.app import run_app
     except ImportError as err:
         raise AELError(f"the lab's interface is not available in this build ({err})") from err
     return run_app(args)

@@ -12,7 +12,7 @@ from typing import Iterator
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from .actions import NamedAction, actions_for
+from ael_tui.actions import NamedAction, actions_for
 
 
 class LabCommands(Provider):

@@ -16,7 +16,7 @@ from pathlib import Path
 from engine.documents import MAX_KEYS_BYTES, parse_json, read_capped
 from engine.errors import AELError
 
-from .actions import BY_ID
+from ael_tui.actions import BY_ID
 
 KEYS_ENV = "AEL_LAB_KEYS"
 SAVES_ENV = "AEL_LAB_SAVES"

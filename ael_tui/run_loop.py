@@ -19,7 +19,7 @@ from engine import events as ev
 from engine.errors import AELError
 from engine.run_targets import StopOn
 
-from .config import LabSettings
+from ael_tui.config import LabSettings
 
 
 @dataclass

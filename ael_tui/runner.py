@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from contextlib import contextmanager
 from typing import Any
 
 from engine.errors import AELError
@@ -14,12 +15,12 @@ from engine.session import Session, SessionConfig
 from engine.scenario_spec import ScenarioSpec
 from scenarios import all_specs, make_scenario, spec_of
 
-from .llm_flags import llm_config
-from .outputs import check_run_outputs
-from .scenario_flags import given_scenario_flags
-from .scenario_flags import scenario_options as scenario_options_of
+from ael_tui.llm_flags import llm_config
+from ael_tui.outputs import check_run_outputs
+from ael_tui.scenario_flags import given_scenario_flags
+from ael_tui.scenario_flags import scenario_options as scenario_options_of
 
-PROGRESS_MIN_EPISODES = 2000  # show a progress bar when a command runs at least this many
+PROGRESS_MIN_RUNS = 10  # show a progress bar when a command has at least this many runs
 
 
 def _selectors(text: str, spec: ScenarioSpec) -> list[str]:
@@ -129,7 +130,7 @@ def run_command(args: argparse.Namespace) -> int:
         except OSError as err:
             raise AELError(f"cannot write {args.json_path}: {err.strerror or err}") from err
     if not args.quiet:
-        from .report import print_table
+        from ael_tui.report import print_table
 
         print_table(document, spec)
     return 0
@@ -161,70 +162,108 @@ def _paper_comparable(items: list) -> bool:
 
 
 def _execute(items: list, args: argparse.Namespace) -> list[dict[str, Any]]:
-    """Run each session (a SessionConfig, or a loaded Session) to --until or the end."""
+    """Run each session (a SessionConfig, or a loaded Session) to --until or the end.
+    Independent offline runs go to the executor (worker processes, --workers);
+    a resumed session, a run to --save and LLM-backed runs (one cassette, one
+    ledger) run here, one after another."""
+    workers = getattr(args, "workers", None)
+    if workers is not None and workers < 1:
+        raise AELError("--workers: must be 1 or more")
+    configs = [i for i in items if not isinstance(i, Session)]
+    if len(configs) < len(items) or args.save or any(c.llm for c in configs):
+        return _execute_here(items, args)
+    from engine.executor import run_all
+
+    from .batch import RunTask, affinity, run_task
+
+    with _progress(args, len(configs)) as advance:
+        return run_all(run_task, [RunTask(c, args.until) for c in configs], workers,
+                       on_done=lambda i, run: advance(1, f"{run['selector']} seed {run['seed']}"), group=affinity)
+
+
+@contextmanager
+def _progress(args: argparse.Namespace, total: int):
+    """A progress bar of runs on stderr for long commands in a terminal (rich is
+    imported only then, not for --quiet); yields advance(n, description)."""
+    import sys
+
+    if args.quiet or not sys.stderr.isatty() or total < PROGRESS_MIN_RUNS:
+        yield lambda n, description="": None
+        return
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    console = Console(stderr=True)
-    runs: list[dict[str, Any]] = []
-    scenarios: dict[tuple, Any] = {}
-    sessions: list[Session | SessionConfig] = []
-    configs = [i for i in items if not isinstance(i, Session)]
-    # a baseline is not a bandit session: its run is built directly, in its place in the order
-    runs_of = {id(c): _baseline_run(c) for c in configs if c.selector.startswith("baseline:")}
-    configs = [c for c in configs if id(c) not in runs_of]
-    # every session of the command records to, or replays from, one cassette
-    cassette = shared_cassette(LLMConfig.from_dict(configs[0].llm)) if configs else None
-    for item in items:
-        if isinstance(item, Session) or id(item) in runs_of:
-            sessions.append(item)
-            continue
-        key = (item.seed, repr(sorted(item.scenario_options.items())))
-        # a scenario holds no run state unless it says so, so runs on one seed share its stream
-        scenario = scenarios.get(key) if spec_of(item.scenario).shareable else None
-        if scenario is None:
-            scenario = scenarios[key] = make_scenario(item.scenario, item.seed, item.scenario_options)
-        sessions.append(Session(item, scenario, cassette))
-    live = [s for s in sessions if isinstance(s, Session)]
-    for s in live:  # breaker and Retry-After notices, as warnings while the run goes on
-        s.llm.on_notice(lambda text: console.print(f"ael-lab: warning: {text}", markup=False, highlight=False,
-                                                   soft_wrap=True))
-    total = sum(s.n_episodes - s.t for s in live)
-    show = not args.quiet and console.is_terminal and total >= PROGRESS_MIN_EPISODES
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=console, disable=not show, transient=True) as progress:
-        task = progress.add_task("episodes", total=total)
-        try:
-            for s in sessions:
-                if not isinstance(s, Session):
-                    runs.append(runs_of[id(s)])
+                  console=Console(stderr=True), transient=True) as progress:
+        task = progress.add_task("runs", total=total)
+
+        def advance(n: int, description: str = "") -> None:
+            progress.update(task, advance=n, description=description or "runs")
+
+        yield advance
+
+
+def _execute_here(items: list, args: argparse.Namespace) -> list[dict[str, Any]]:
+    """In this process, one run after another; each session is built when its turn
+    comes and dropped after its result is taken (its LLM runtime is kept for the
+    closing line: how many calls fell back)."""
+    configs = [i for i in items if not isinstance(i, Session)]
+    # every session of the command records to, or replays from, one cassette
+    llm_configs = [c for c in configs if not c.selector.startswith("baseline:")]
+    cassette = shared_cassette(LLMConfig.from_dict(llm_configs[0].llm)) if llm_configs else None
+    scenarios: dict[tuple, Any] = {}
+    runs: list[dict[str, Any]] = []
+    runtimes = []
+    try:
+        with _progress(args, len(items)) as advance:
+            for item in items:
+                if not isinstance(item, Session) and item.selector.startswith("baseline:"):
+                    from .batch import RunTask, run_task
+
+                    runs.append(run_task(RunTask(item)))
+                    advance(1)
                     continue
-                progress.update(task, description=f"{s.config.selector} seed {s.config.seed}")
-                before = s.t
-                try:
-                    s.run(until=args.until)
-                except AELError as err:
-                    # an LLM failure under --error-policy raise: the episode was undone, so the
-                    # session can still be saved where it stopped
-                    if args.save:
-                        save_session(s, args.save)
-                        raise AELError(f"{err} (session saved at episode {s.t} to {args.save})") from err
-                    raise
-                progress.advance(task, s.t - before)
-                if args.save:
-                    save_session(s, args.save)
+                s = item if isinstance(item, Session) else Session(item, _scenario_for(item, scenarios), cassette)
+                runtimes.append(s.llm)
+                s.llm.on_notice(_warn)  # breaker and Retry-After notices, as warnings while the run goes on
+                advance(0, f"{s.config.selector} seed {s.config.seed}")
+                _run_one(s, args)
                 runs.append(run_result(s))
-        finally:
-            for s in sessions:
-                if isinstance(s, Session):
-                    s.llm.close()  # flushes, and lets another process record to the cassette
-    line = fallback_line([s.llm for s in live])
+                advance(1)
+    finally:
+        for llm in runtimes:
+            llm.close()  # flushes, and lets another process record to the cassette
+    line = fallback_line(runtimes)
     if line:
-        console.print(f"ael-lab: {line}", markup=False, highlight=False, soft_wrap=True)
+        _warn(line, prefix="ael-lab: ")
     return runs
 
 
-def _baseline_run(config: SessionConfig) -> dict[str, Any]:
-    """`baseline:NAME`: the scenario's own non-learning baseline, as one run of the results."""
-    scenario = make_scenario(config.scenario, config.seed, config.scenario_options)
-    return scenario.baseline_run(config.selector.split(":", 1)[1])
+def _run_one(s: Session, args: argparse.Namespace) -> None:
+    try:
+        s.run(until=args.until)
+    except AELError as err:
+        # an LLM failure under --error-policy raise: the episode was undone, so the
+        # session can still be saved where it stopped
+        if args.save:
+            save_session(s, args.save)
+            raise AELError(f"{err} (session saved at episode {s.t} to {args.save})") from err
+        raise
+    if args.save:
+        save_session(s, args.save)
+
+
+def _warn(text: str, prefix: str = "ael-lab: warning: ") -> None:
+    import sys
+
+    print(prefix + text, file=sys.stderr, flush=True)
+
+
+def _scenario_for(config: SessionConfig, scenarios: dict[tuple, Any]):
+    key = (config.seed, repr(sorted(config.scenario_options.items())))
+    # a scenario holds no run state unless it says so, so runs on one seed share its stream
+    if not spec_of(config.scenario).shareable:
+        return make_scenario(config.scenario, config.seed, config.scenario_options)
+    if key not in scenarios:
+        scenarios[key] = make_scenario(config.scenario, config.seed, config.scenario_options)
+    return scenarios[key]

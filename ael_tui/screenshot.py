@@ -30,11 +30,11 @@ def _size(text: str) -> tuple[int, int]:
 
 async def shoot(path: Path, scenario: str, seed: int, episodes: int, size: tuple[int, int],
                 compare: list[str] | None) -> None:
-    from .app import AelLab
-    from .compare import CompareHost, build_compare
-    from .config import LabSettings
-    from .screens.compare import CompareScreen
-    from .sessions import NewSession, build_session
+    from ael_tui.app import AelLab
+    from ael_tui.compare.lockstep import CompareHost, build_compare
+    from ael_tui.config import LabSettings
+    from ael_tui.compare.compare_screen import CompareScreen
+    from ael_tui.files.opening import NewSession, build_session
 
     session = build_session(NewSession(scenario, seed, "ts+reflection", "auto"))
     settings = LabSettings(delay=0.0, saves_dir=path.parent)

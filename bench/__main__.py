@@ -14,8 +14,8 @@ import sys
 import time
 from pathlib import Path
 
-SUITES = ["bench.engine", "bench.codepolicy", "bench.support", "bench.news", "bench.portfolio", "bench.tui",
-          "bench.llm"]
+SUITES = ["bench.engine", "bench.retrieval", "bench.codepolicy", "bench.support", "bench.news", "bench.batch",
+          "bench.portfolio", "bench.tui", "bench.llm"]
 
 
 def main(argv: list[str]) -> int:
@@ -33,8 +33,10 @@ def main(argv: list[str]) -> int:
         for row in module.run():
             rows.append(row)
             target = row.get("target")
-            ok = "   " if target is None else ("ok " if row["value"] <= target else "MISS")
-            goal = "(for comparison)" if target is None else f"(target < {target} {row['unit']})"
+            higher = row.get("higher", False)  # a speed-up: the target is a minimum
+            met = target is not None and (row["value"] >= target if higher else row["value"] <= target)
+            ok = "   " if target is None else ("ok " if met else "MISS")
+            goal = "(for comparison)" if target is None else f"(target {'>' if higher else '<'} {target} {row['unit']})"
             print(f"{ok} {row['name']:<62} {row['value']:>10.3f} {row['unit']:<4} {goal}", flush=True)
     out = Path(__file__).with_name("results.json")
     out.write_text(json.dumps({"machine": f"{platform.machine()} {platform.python_version()}",

@@ -44,12 +44,12 @@ from pathlib import Path
 
 from ael_tui.app import AelLab
 from ael_tui.config import LabSettings
-from ael_tui.sessions import NewSession, build_session
-from ael_tui.views import chosen_arm
-from ael_tui.widgets.episodes import EpisodeLog
-from ael_tui.widgets.memory import MemoryPanel
-from ael_tui.widgets.posteriors import PosteriorTable
-from ael_tui.widgets.status import StatusBar
+from ael_tui.files.opening import NewSession, build_session
+from ael_tui.readouts import chosen_arm
+from ael_tui.lab.episode_log import EpisodeLog
+from ael_tui.memory.memory_panel import MemoryPanel
+from ael_tui.lab.posteriors import PosteriorTable
+from ael_tui.lab.status_bar import StatusBar
 
 SIZE = (160, 48)
 STEPS = 50
@@ -170,8 +170,8 @@ async def _run_to_reflection(saves: Path) -> tuple[float, int]:
 
 
 async def _pause_latency(saves: Path, compare: bool, repeats: int = 10) -> float:
-    from ael_tui.compare import CompareHost, build_compare
-    from ael_tui.screens.compare import CompareScreen
+    from ael_tui.compare.lockstep import CompareHost, build_compare
+    from ael_tui.compare.compare_screen import CompareScreen
 
     s = build_session(NewSession("synthetic", 42, "ts+reflection", "auto"))
     app = _app(s, saves)
@@ -207,9 +207,9 @@ from ael_tui.cli import build_parser
 from ael_tui.llm_flags import llm_config
 from ael_tui.app import AelLab
 from ael_tui.config import LabSettings
-from ael_tui.sessions import NewSession, build_session
-from ael_tui.widgets.status import StatusBar
-from ael_tui.widgets.posteriors import PosteriorTable
+from ael_tui.files.opening import NewSession, build_session
+from ael_tui.lab.status_bar import StatusBar
+from ael_tui.lab.posteriors import PosteriorTable
 
 async def main():
     args = build_parser().parse_args(["lab", "support", "--seed", "42"])

@@ -25,7 +25,9 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
+from . import ranking
 from .errors import AELError
+from .memory_view import FlatView
 from .policies import TIERS, PolicySpec
 
 TIER_BOOST = {"episodic": 1.0, "semantic": 1.2, "procedural": 1.5}
@@ -74,14 +76,19 @@ class Pattern:
     quality: float = 0.7
 
 
-@dataclass
+@dataclass(slots=True)
 class Hit:
     entry: MemoryEntry
     score: float
+    row: int = -1  # the entry's index in its tier when retrieved (a hint: rows shift on removal)
 
 
 class _Tier:
-    """One tier: entries in write order plus numpy columns kept in step."""
+    """One tier: entries in write order plus numpy columns kept in step.
+
+    `retrievals` and `useful` mirror the entries' retrieval_count and usefulness
+    (the store updates both), so eviction is vectorised too. `version` changes
+    with every change to a column, for the store's concatenated view."""
 
     def __init__(self, name: str, intern: dict[str, dict[Any, int]]):
         self.name = name
@@ -91,7 +98,10 @@ class _Tier:
         self._cap = 64
         self.quality = np.zeros(self._cap)
         self.episode = np.zeros(self._cap, dtype=np.int64)
+        self.retrievals = np.zeros(self._cap, dtype=np.int64)
+        self.useful = np.zeros(self._cap)
         self.codes: dict[str, np.ndarray] = {}
+        self.version = 0
 
     def __len__(self) -> int:
         return self._n
@@ -119,23 +129,20 @@ class _Tier:
     def append(self, entry: MemoryEntry) -> None:
         if self._n == self._cap:
             self._cap *= 2
-            self.quality = np.resize(self.quality, self._cap)
-            self.episode = np.resize(self.episode, self._cap)
+            for name in ("quality", "episode", "retrievals", "useful"):
+                setattr(self, name, np.resize(getattr(self, name), self._cap))
             self.codes = {k: np.resize(v, self._cap) for k, v in self.codes.items()}
-        i = self._n
         self.entries.append(entry)
-        self.quality[i] = entry.quality
-        self.episode[i] = entry.episode
-        for key, col in self.codes.items():
-            col[i] = self._code(key, entry.metadata.get(key))
         self._n += 1
+        self.refresh(self._n - 1)
 
     def remove(self, index: int) -> MemoryEntry:
         entry = self.entries.pop(index)
         n = self._n
-        for arr in (self.quality, self.episode, *self.codes.values()):
+        for arr in (self.quality, self.episode, self.retrievals, self.useful, *self.codes.values()):
             arr[index : n - 1] = arr[index + 1 : n]
         self._n -= 1
+        self.version += 1
         return entry
 
     def refresh(self, index: int) -> None:
@@ -143,8 +150,23 @@ class _Tier:
         e = self.entries[index]
         self.quality[index] = e.quality
         self.episode[index] = e.episode
+        self.retrievals[index] = e.retrieval_count
+        self.useful[index] = e.usefulness
         for key, col in self.codes.items():
             col[index] = self._code(key, e.metadata.get(key))
+        self.version += 1
+
+    def row_of(self, entry: MemoryEntry, hint: int = -1) -> int:
+        """The entry's index (the hint if it still holds, else a search by identity)."""
+        if 0 <= hint < self._n and self.entries[hint] is entry:
+            return hint
+        return next((i for i, e in enumerate(self.entries) if e is entry), -1)
+
+
+def _entry_state(e: MemoryEntry) -> dict[str, Any]:
+    """`asdict(e)` without the deep copy (same keys, same order: MemoryEntry(**state) reads it)."""
+    return {"id": e.id, "tier": e.tier, "content": e.content, "metadata": e.metadata, "quality": e.quality,
+            "episode": e.episode, "retrieval_count": e.retrieval_count, "usefulness": e.usefulness}
 
 
 def _hashable(value: Any) -> Any:
@@ -176,6 +198,7 @@ class MemoryStore:
         self._intern: dict[str, dict[Any, int]] = {}
         self.tiers = {name: _Tier(name, self._intern) for name in TIERS}
         self._next_id = {name: 0 for name in TIERS}
+        self._flat_view: FlatView | None = None
         # pattern key -> {"direction", "windows": count, "last_window"}
         self.corroboration: dict[str, dict[str, Any]] = {}
         # rule entry id -> outcomes of its last uses (1 held, 0 did not)
@@ -206,51 +229,74 @@ class MemoryStore:
 
     def _evict(self, tier: _Tier) -> None:
         """Drop the least valuable entry: lowest quality × (0.5 + 0.5·usefulness), oldest first."""
-        # inlined avg_usefulness: this runs on every write to a full tier
-        value = [e.quality * (0.75 if not e.retrieval_count else 0.5 + 0.5 * e.usefulness / e.retrieval_count)
-                 for e in tier.entries]
-        worst = value.index(min(value))  # the first, i.e. the oldest, among equals
+        n = len(tier)
+        uses = tier.retrievals[:n]
+        # avg_usefulness is 0.5 for a never-retrieved entry; the same operations, in the
+        # same order, as MemoryEntry.avg_usefulness, so values (and ties) are unchanged
+        with np.errstate(invalid="ignore", divide="ignore"):
+            factor = np.where(uses == 0, 0.75, 0.5 + 0.5 * tier.useful[:n] / uses)
+        worst = int(np.argmin(tier.quality[:n] * factor))  # the first, i.e. the oldest, among equals
         gone = tier.remove(worst)
         self.rule_uses.pop(gone.id, None)
 
     def mark_used(self, hits: Iterable[Hit], useful: bool) -> None:
         """Usefulness feedback after an episode that retrieved `hits`."""
-        if self.frozen:
+        if self.frozen or not useful:
             return
         for h in hits:
-            h.entry.usefulness += 1.0 if useful else 0.0
+            h.entry.usefulness += 1.0
+            tier = self.tiers[h.entry.tier]
+            row = tier.row_of(h.entry, h.row)
+            if row >= 0:
+                tier.useful[row] = h.entry.usefulness
 
     # ------------------------------------------------------------- scoring
+    def _flat(self) -> FlatView:
+        view = self._flat_view
+        if (view is None or view.tiers is not self.tiers
+                or view.versions != tuple((t.version, len(t)) for t in self.tiers.values())):
+            view = self._flat_view = FlatView(self.tiers, TIER_BOOST)
+        return view
+
+    def _scores(self, query: dict[str, Any]) -> tuple[FlatView, np.ndarray]:
+        """The composite score of every entry of every tier (the flat view's order)."""
+        flat = self._flat()
+        match = np.zeros(len(flat.episode))
+        for key, bonus in self.match_bonuses.items():
+            if key not in query:
+                continue
+            col = flat.column(key)  # interns the tiers' values first, so the lookup below can hit
+            qcode = self._intern.get(key, {}).get(_hashable(query[key]), _UNSEEN)
+            if qcode == _UNSEEN:
+                continue
+            np.add(match, bonus, out=match, where=col == qcode)  # = match + bonus·[equal], in key order
+        # in place, but in the formula's order, so every score is the same float as before
+        np.multiply(match, flat.half_quality, out=match)
+        np.multiply(match, flat.recency(self.episode), out=match)
+        return flat, np.multiply(match, flat.boost, out=match)
+
     def relevance(self, tier_name: str, query: dict[str, Any]) -> np.ndarray:
         """The paper's composite score for every entry of a tier, at once:
         Σ match bonuses × (0.5 + 0.5·quality) × (0.3 + 0.7·e^(−0.01Δ)) × tier boost,
         with Δ = the store's episode − the episode the entry was written."""
-        tier = self.tiers[tier_name]
-        n = len(tier)
-        match = np.zeros(n)
-        for key, bonus in self.match_bonuses.items():
-            if key not in query:
-                continue
-            col = tier.column(key)  # interns the tier's values first, so the lookup below can hit
-            qcode = self._intern.get(key, {}).get(_hashable(query[key]), _UNSEEN)
-            if qcode == _UNSEEN:
-                continue
-            match += bonus * (col == qcode)
-        delta = np.maximum(self.episode - tier.episode[:n], 0)
-        return (match * (0.5 + 0.5 * tier.quality[:n]) * (0.3 + 0.7 * np.exp(-0.01 * delta))
-                * TIER_BOOST[tier_name])
+        flat, score = self._scores(query)
+        lo, hi = flat.bounds[tier_name]
+        return score[lo:hi]
 
     # ------------------------------------------------------------ retrieval
     def retrieve(self, spec: PolicySpec, query: dict[str, Any],
                  similarity: Similarity | None = None, count: bool = True) -> list[Hit]:
         """The entries `spec` shows for `query`, best first; among equal scores the
-        most recently written first. Vectorised: entries are materialised only
-        for the few that are returned. `count=False` reads without raising the
-        entries' retrieval counts (a counterfactual read is not a use)."""
+        most recently written first. Vectorised: only the k best are sorted, and
+        entries are materialised only for those that are returned. `count=False`
+        reads without raising the entries' retrieval counts (a counterfactual read
+        is not a use)."""
         hits = self._retrieve(spec, query, similarity)
         if count and not self.frozen:
             for h in hits:
                 h.entry.retrieval_count += 1
+                tier = self.tiers[h.entry.tier]
+                tier.retrievals[tier.row_of(h.entry, h.row)] = h.entry.retrieval_count
         return hits
 
     def _retrieve(self, spec: PolicySpec, query: dict[str, Any], similarity: Similarity | None) -> list[Hit]:
@@ -258,7 +304,61 @@ class MemoryStore:
             return []
         if spec.code:
             return self._retrieve_code(spec, query)
+        if spec.order == "relevance" and not spec.filters and spec.window is None:
+            found = self._candidates_scored(spec, query)
+        else:
+            found = self._candidates(spec, query, similarity)
+        if found is None:
+            return []
+        score, episode, row, tier_pos, group = found
+        if group is not None:
+            top = ranking.top_k_per_group(score, episode, row, tier_pos, group, spec.k)
+        else:
+            top = ranking.top_k(score, episode, row, tier_pos, spec.k)
+        lists = [self.tiers[name].entries for name in spec.tiers]
+        # plain Python ints and floats: indexing numpy scalars one by one is the slow part here
+        hits = [Hit(lists[p][r], s, r) for p, r, s in
+                zip(tier_pos[top].tolist(), row[top].tolist(), score[top].tolist())]
+        if spec.format == "sliding_window" and len(hits) > spec.keep_first + spec.keep_last:
+            hits = hits[: spec.keep_first] + (hits[-spec.keep_last:] if spec.keep_last else [])
+        elif spec.format == "ranked_truncate":
+            kept, used = [], 0
+            for h in hits:
+                cost = len(h.entry.content) // 4
+                if kept and used + cost > (spec.token_budget or 0):
+                    break
+                kept.append(h)
+                used += cost
+            hits = kept
+        return hits
+
+    def _candidates_scored(self, spec: PolicySpec, query: dict[str, Any]):
+        """Candidates of a relevance policy that reads whole tiers, from one pass over the
+        flat view. Only entries that can be among the k best are gathered (the `ok`
+        entries, score > 0 and ≥ min_score, are the top of the score order, so
+        shortlisting first and checking `ok` after keeps exactly the same ones)."""
+        flat, score = self._scores(query)
+        pos, visible = flat.positions(spec.tiers)
+        if visible is not None:
+            score = np.where(visible, score, 0.0)
+        if spec.per_group:
+            near = np.flatnonzero(score > 0)
+        else:
+            near = ranking.shortlist(score, spec.k)
+            near = near[score[near] > 0]
+        if spec.min_score > 0:
+            near = near[score[near] >= spec.min_score]
+        if len(near) == 0:
+            return None
+        tier_pos = pos[near]
+        row = near - flat.starts(spec.tiers)[tier_pos]
+        group = flat.column(spec.per_group)[near] if spec.per_group else None
+        return score[near], flat.episode[near], row, tier_pos, group
+
+    def _candidates(self, spec: PolicySpec, query: dict[str, Any], similarity: Similarity | None):
+        """Candidates tier by tier: filters, the newest-`window` cut, then the score."""
         scores, episodes, tiers, rows, groups = [], [], [], [], []
+        every = None
         for tier_pos, tier_name in enumerate(spec.tiers):
             tier = self.tiers[tier_name]
             n = len(tier)
@@ -276,7 +376,10 @@ class MemoryStore:
             if len(idx) == 0:
                 continue
             if spec.order == "relevance":
-                score = self.relevance(tier_name, query)[idx]
+                if every is None:
+                    flat, every = self._scores(query)  # once for all tiers
+                lo, _ = flat.bounds[tier_name]
+                score = every[lo + idx]
                 ok = (score > 0) & (score >= spec.min_score)
             elif spec.order == "recency":
                 score = tier.episode[idx].astype(float)
@@ -293,42 +396,9 @@ class MemoryStore:
             if spec.per_group:
                 groups.append(tier.column(spec.per_group)[idx[ok]])
         if not scores:
-            return []
-        score = np.concatenate(scores)
-        episode = np.concatenate(episodes)
-        row = np.concatenate(rows)
-        tier_pos = np.concatenate(tiers)
-        # lexsort: last key is primary. Best score, then newest episode, then latest write.
-        order = np.lexsort((-row, -episode, -score))
-        if spec.per_group:
-            # rank within each group without a Python loop: group codes in ranked order,
-            # a stable sort by group, then each entry's position inside its group
-            group = np.concatenate(groups)[order]
-            by_group = np.argsort(group, kind="stable")
-            sorted_groups = group[by_group]
-            starts = np.flatnonzero(np.r_[True, sorted_groups[1:] != sorted_groups[:-1]])
-            rank = np.empty(len(group), dtype=np.int64)
-            rank[by_group] = np.arange(len(group)) - np.repeat(starts, np.diff(np.r_[starts, len(group)]))
-            top = order[rank < spec.k]
-        else:
-            top = order[: spec.k]
-        top = np.asarray(top, dtype=np.int64)
-        lists = [self.tiers[name].entries for name in spec.tiers]
-        # plain Python ints and floats: indexing numpy scalars one by one is the slow part here
-        hits = [Hit(lists[p][r], s) for p, r, s in
-                zip(tier_pos[top].tolist(), row[top].tolist(), score[top].tolist())]
-        if spec.format == "sliding_window" and len(hits) > spec.keep_first + spec.keep_last:
-            hits = hits[: spec.keep_first] + (hits[-spec.keep_last:] if spec.keep_last else [])
-        elif spec.format == "ranked_truncate":
-            kept, used = [], 0
-            for h in hits:
-                cost = len(h.entry.content) // 4
-                if kept and used + cost > (spec.token_budget or 0):
-                    break
-                kept.append(h)
-                used += cost
-            hits = kept
-        return hits
+            return None
+        group = np.concatenate(groups) if spec.per_group else None
+        return np.concatenate(scores), np.concatenate(episodes), np.concatenate(rows), np.concatenate(tiers), group
 
     def _retrieve_code(self, spec: PolicySpec, query: dict[str, Any]) -> list[Hit]:
         """A code policy picks from the visible tiers' entries, in the sandbox the
@@ -424,9 +494,11 @@ class MemoryStore:
 
     # -------------------------------------------------------- persistence
     def to_dict(self) -> dict[str, Any]:
+        """The store's state for a save: a view to serialise at once (entries' metadata
+        dicts are shared, not copied; `asdict`'s deep copies were most of a save's time)."""
         return {
             "episode": self.episode, "frozen": self.frozen, "next_id": dict(self._next_id),
-            "tiers": {name: [asdict(e) for e in t.entries] for name, t in self.tiers.items()},
+            "tiers": {name: [_entry_state(e) for e in t.entries] for name, t in self.tiers.items()},
             "corroboration": self.corroboration, "rule_uses": self.rule_uses, "pruned": self.pruned,
         }
 
@@ -436,6 +508,7 @@ class MemoryStore:
         self._next_id = {k: int(v) for k, v in d["next_id"].items()}
         self._intern.clear()
         self.tiers = {name: _Tier(name, self._intern) for name in TIERS}
+        self._flat_view = None
         for name, rows in d["tiers"].items():
             for row in rows:
                 self.tiers[name].append(MemoryEntry(**row))

@@ -28,7 +28,6 @@ from .codearms import CodeArms
 from .decisions import Decisions
 from .errors import AELError
 from .llm import UsageLedger
-from .llm_reflector import LLMReflector
 from .llm_setup import LLMConfig, LLMRuntime, shared_cassette
 from .memory import MemoryStore
 from .methods import parse_method
@@ -97,7 +96,10 @@ class Session(Decisions):
         if self.reflection_on:
             self.reflector = self.method.make_reflector(scenario, config.reflector_options)
             if self.llm.reflector is not None and self.reflector is not None:
-                self.reflector = LLMReflector(self.reflector, self.llm.reflector, task=scenario.spec.task_brief)
+                from .llm_reflector import LLMReflector  # only with a model: offline start-up stays light
+
+                self.reflector = LLMReflector(self.reflector, self.llm.reflector,
+                                              task=scenario.spec.task_brief)
         self.queue = ApprovalQueue(mode=config.approval, allow_code_auto=config.allow_code_auto)
         self.t = 0
         self.history: list[dict[str, Any]] = []

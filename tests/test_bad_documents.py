@@ -14,7 +14,7 @@ import pytest
 
 from ael_tui.cli import main
 from ael_tui.config import load_keymap
-from ael_tui.sessions import NewSession, build_session, open_session
+from ael_tui.files.opening import NewSession, build_session, open_session
 from engine.errors import AELError
 from engine.llm import Cassette
 from engine.persistence import load_session

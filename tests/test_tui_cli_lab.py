@@ -6,8 +6,8 @@ from __future__ import annotations
 from ael_tui import app as app_module
 from ael_tui.cli import build_parser
 from ael_tui.config import LabSettings
-from ael_tui.host import SessionHost
-from ael_tui.views import status_of
+from ael_tui.lab.session_host import SessionHost
+from ael_tui.readouts import status_of
 from tests.tui_helpers import frozen_lab, synthetic  # noqa: F401
 
 

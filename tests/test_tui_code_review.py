@@ -7,8 +7,8 @@ from pathlib import Path
 
 from textual.widgets import DataTable, Static
 
-from ael_tui.screens.code_review import CodeReviewScreen
-from ael_tui.sessions import open_session
+from ael_tui.decisions.code_review import CodeReviewScreen
+from ael_tui.files.opening import open_session
 from engine.codepolicy import source_hash
 from engine.codeworker import CodeWorker
 from engine.persistence import save_session

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from ael_tui.compare import CompareHost, build_compare, default_selectors
+from ael_tui.compare.lockstep import CompareHost, build_compare, default_selectors
 from ael_tui.config import LabSettings
-from ael_tui.screens.compare import CompareScreen
-from ael_tui.screens.dialogs import CompareSetupScreen
-from ael_tui.screens.lab import LabScreen
-from ael_tui.sessions import NewSession, build_session
-from ael_tui.widgets.arm_bars import ArmBars, interval_bar
-from ael_tui.widgets.timeline import Timeline
+from ael_tui.compare.compare_screen import CompareScreen
+from ael_tui.dialogs import CompareSetupScreen
+from ael_tui.lab.lab_screen import LabScreen
+from ael_tui.files.opening import NewSession, build_session
+from ael_tui.compare.arm_bars import ArmBars, interval_bar
+from ael_tui.compare.timeline import Timeline
 from tests.tui_helpers import frozen_lab, make_app, settle, synthetic  # noqa: F401
 
 SMALL = (100, 30)  # the size does not matter to these tests: the smallest supported one

@@ -9,15 +9,15 @@ from pathlib import Path
 from textual import events
 from textual.widgets import Input, Select, TextArea
 
-from ael_tui.screens.approval import ApprovalScreen
-from ael_tui.screens.dialogs import ConfirmScreen, PromptScreen
-from ael_tui.screens.editor import EditProposalScreen
-from ael_tui.screens.lab import LabScreen
-from ael_tui.screens.load import LoadScreen
-from ael_tui.screens.start import StartScreen
-from ael_tui.screens.views import AuditScreen
-from ael_tui.widgets.episodes import EpisodeLog
-from ael_tui.widgets.memory import MemoryPanel
+from ael_tui.decisions.approval import ApprovalScreen
+from ael_tui.dialogs import ConfirmScreen, PromptScreen
+from ael_tui.decisions.editor import EditProposalScreen
+from ael_tui.lab.lab_screen import LabScreen
+from ael_tui.files.load_dialog import LoadScreen
+from ael_tui.files.start_screen import StartScreen
+from ael_tui.lab.records import AuditScreen
+from ael_tui.lab.episode_log import EpisodeLog
+from ael_tui.memory.memory_panel import MemoryPanel
 from engine.persistence import load_session, save_session
 from scenarios import make_scenario
 from tests.tui_helpers import frozen_lab, make_app, notifications, settle, synthetic  # noqa: F401
@@ -322,7 +322,7 @@ async def test_status_line_shows_where_the_run_is():
 async def test_space_pressed_three_times_at_once_on_a_new_session_steps_three_episodes():
     """Issue 13 item 2: presses made while the first step computes (the support scenario's
     table, about a second) were refused; now each is queued and counts."""
-    from ael_tui.sessions import NewSession, build_session
+    from ael_tui.files.opening import NewSession, build_session
     app = make_app(build_session(NewSession("support", 42, "ts+reflection", "manual")))
     async with app.run_test(size=SIZE) as pilot:
         for _ in range(3):  # posted at once, as a person's presses arrive (pilot.press waits for each)
@@ -334,7 +334,7 @@ async def test_space_pressed_three_times_at_once_on_a_new_session_steps_three_ep
 
 
 def test_pause_forgets_the_steps_queued_ahead():
-    from ael_tui.host import SessionHost
+    from ael_tui.lab.session_host import SessionHost
     host = SessionHost(synthetic())
     for _ in range(5):
         host.queue_step()
@@ -386,7 +386,7 @@ async def test_ctrl_n_and_ctrl_o_ask_before_dropping_unsaved_progress_and_esc_co
 
 
 def support(approval: str = "manual"):
-    from ael_tui.sessions import NewSession, build_session
+    from ael_tui.files.opening import NewSession, build_session
     return build_session(NewSession("support", 42, "ts+reflection", approval))
 
 
@@ -492,7 +492,7 @@ async def test_enter_or_escape_leave_the_memory_filter_so_m_changes_tier():
 
 
 async def test_after_a_rejection_the_reflection_panel_says_when_the_reflector_looks_again():
-    from ael_tui.widgets.reflection import ReflectionPanel
+    from ael_tui.lab.reflection_panel import ReflectionPanel
     app = make_app(support())
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("r")
@@ -513,7 +513,7 @@ async def test_after_a_rejection_the_reflection_panel_says_when_the_reflector_lo
 async def test_always_approve_shows_in_the_rules_view_with_who_and_when_and_can_be_revoked():
     """Issue 13 item 9: A had no visible place where it could be seen or revoked."""
     from textual.widgets import DataTable
-    from ael_tui.screens.views import RulesScreen
+    from ael_tui.lab.records import RulesScreen
     app = make_app(synthetic())
     async with app.run_test(size=SIZE) as pilot:
         await run_to_proposal(pilot)
@@ -550,7 +550,7 @@ def test_a_rule_survives_a_save_and_an_older_save_s_rule_is_listed():
 async def test_b_decides_every_pending_proposal_in_one_dialog():
     """Issue 13: decisions can be batched (the support reflection at 920 proposes an
     insight and an arm: both approved in one go)."""
-    from ael_tui.screens.approval import BatchScreen
+    from ael_tui.decisions.approval import BatchScreen
     app = make_app(support())
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("r")
@@ -571,8 +571,8 @@ async def test_the_end_of_a_phase_shows_the_results_beside_the_baselines_for_eve
     """Issue 13 item 10 and the results view: the portfolio's Sharpe, Sortino, MaxDD and
     return beside eqw/mom/minv/invm; support and synthetic by regime with the paper's rows."""
     from rich.console import Console
-    from ael_tui.screens.views import ResultsScreen
-    from ael_tui.sessions import NewSession, build_session
+    from ael_tui.lab.records import ResultsScreen
+    from ael_tui.files.opening import NewSession, build_session
     expected = {"synthetic": ["R3", "overall", "paper", "oracle"], "support": ["R3", "accuracy", "paper", "fixed:none"],
                 "portfolio": ["Sharpe", "Sortino", "MaxDD %", "return %", "baseline:eqw", "baseline:invm"]}
     for scenario, words in expected.items():
@@ -593,7 +593,7 @@ async def test_the_end_of_a_phase_shows_the_results_beside_the_baselines_for_eve
 
 
 async def test_enter_on_the_episode_log_shows_the_episode_in_full():
-    from ael_tui.screens.views import EpisodeScreen
+    from ael_tui.lab.records import EpisodeScreen
     app = make_app(support(approval="auto"))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("w")
@@ -609,7 +609,7 @@ async def test_enter_on_the_episode_log_shows_the_episode_in_full():
 
 
 async def test_the_audit_log_shows_an_edit_with_its_diff_and_a_synthetic_arm_without_retrieval_fields():
-    from ael_tui.screens.views import AuditScreen
+    from ael_tui.lab.records import AuditScreen
     app = make_app(synthetic())
     async with app.run_test(size=SIZE) as pilot:
         await run_to_proposal(pilot)
@@ -633,7 +633,7 @@ async def test_the_audit_log_shows_an_edit_with_its_diff_and_a_synthetic_arm_wit
 async def test_on_the_portfolio_r_asks_only_at_proposals_not_at_every_daily_reflection():
     """Issue 13 item 9: the portfolio asked every 4 bars (39 stops in 208): the reflector reflects
     daily, but r now stops only where there is something to decide."""
-    from ael_tui.sessions import NewSession, build_session
+    from ael_tui.files.opening import NewSession, build_session
     s = build_session(NewSession("portfolio", 42, "ts+reflection", "manual", options={"data": "synthetic"}))
     app = make_app(s)
     stops = 0

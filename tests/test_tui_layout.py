@@ -6,8 +6,8 @@ from __future__ import annotations
 from textual.geometry import Region
 from textual.widgets import Footer
 
-from ael_tui.screens.dialogs import ConfirmScreen
-from ael_tui.screens.lab import LabScreen
+from ael_tui.dialogs import ConfirmScreen
+from ael_tui.lab.lab_screen import LabScreen
 from tests.tui_helpers import frozen_lab, make_app, settle, synthetic  # noqa: F401
 
 PANELS = ("#posteriors-box", "#density", "#progress", "#reflection-box", "#memory", "#log")
@@ -103,9 +103,9 @@ async def test_quitting_with_nothing_unsaved_does_not_ask():
 
 async def test_at_100x30_every_posterior_column_and_the_status_line_are_whole():
     """Issue 13 item 6: the table stopped at "90% int" and the status line was cut."""
-    from ael_tui.sessions import NewSession, build_session
-    from ael_tui.widgets.posteriors import PosteriorTable
-    from ael_tui.widgets.status import StatusBar
+    from ael_tui.files.opening import NewSession, build_session
+    from ael_tui.lab.posteriors import PosteriorTable
+    from ael_tui.lab.status_bar import StatusBar
     s = build_session(NewSession("support", 42, "ts+reflection", "auto"))
     s.run(until=930)
     app = make_app(s)
@@ -127,7 +127,7 @@ async def test_at_100x30_every_posterior_column_and_the_status_line_are_whole():
 
 async def test_the_progress_chart_labels_every_quarter_of_its_y_axis_and_a_small_footer_is_not_overlaid():
     """Issue 13 item 6: a y label was skipped at 160×48; at 80×24 the palette hint covered keys."""
-    from ael_tui.widgets.progress import ProgressChart
+    from ael_tui.lab.progress_chart import ProgressChart
     s = synthetic(approval="auto")
     s.run(until=60)
     app = make_app(s)

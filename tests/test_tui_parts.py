@@ -11,8 +11,8 @@ import numpy as np
 from ael_tui.actions import ACTIONS, BY_ID, bindings_for
 from ael_tui.commands import LabCommands
 from ael_tui.config import DELAYS, LabSettings, load_keymap
-from ael_tui.host import SessionHost
-from ael_tui.views import (backend_and_cost, beta_pdf, density_grid, downsample, evidence_episodes, list_saves,
+from ael_tui.lab.session_host import SessionHost
+from ael_tui.readouts import (backend_and_cost, beta_pdf, density_grid, downsample, evidence_episodes, list_saves,
                            memory_rows, progress_data, read_save_info, rolling, status_of)
 from engine.llm import UsageRecord
 from engine.persistence import save_session
@@ -254,13 +254,13 @@ async def test_palette_commands_run_the_action():
 
 
 def test_only_offline_backends_are_offered_without_keys():
-    from ael_tui.sessions import usable_backends
+    from ael_tui.files.opening import usable_backends
 
     assert [v for v, _ in usable_backends("reflector", env={})] == ["offline"]
 
 
 def test_an_episode_answered_by_the_offline_fallback_is_marked_in_the_log():
-    from ael_tui.widgets.episodes import FALLBACK, EpisodeLog
+    from ael_tui.lab.episode_log import FALLBACK, EpisodeLog
 
     row = {"episode": 3, "phase": "train", "policy": "none", "action": "route → backend_error",
            "result": "gold x ✗", "correct": False, "reward": 0.0, "info": {"agent": "fallback"}}
@@ -271,7 +271,7 @@ def test_an_episode_answered_by_the_offline_fallback_is_marked_in_the_log():
 # ----------------------------------------------------- issue 13, item 12
 def test_a_reflection_that_proposes_nothing_shows_no_regime_and_no_empty_fields():
     from engine.reflection import Reflection
-    from ael_tui.widgets.reflection import reflection_text
+    from ael_tui.lab.reflection_panel import reflection_text
     r = Reflection(episode=39, trigger="diagnose", diagnosis="accuracy fine", confidence=1.0,
                    evidence={"pattern": "", "failures": 3, "fixed_episodes": []})
     text = str(reflection_text(r, 0))
@@ -280,8 +280,8 @@ def test_a_reflection_that_proposes_nothing_shows_no_regime_and_no_empty_fields(
 
 
 def test_every_arm_has_its_own_colour_in_the_densities_and_the_table():
-    from ael_tui.views import posterior_rows
-    from ael_tui.widgets.posteriors import PosteriorTable, arm_colour
+    from ael_tui.readouts import posterior_rows
+    from ael_tui.lab.posteriors import PosteriorTable, arm_colour
     from tests.tui_helpers import synthetic
     s = synthetic(approval="auto")
     s.run(until=20)
@@ -294,7 +294,7 @@ def test_every_arm_has_its_own_colour_in_the_densities_and_the_table():
 
 
 async def test_the_density_plot_draws_every_arm_in_its_colour_with_axes_and_the_now_and_new_marks():
-    from ael_tui.widgets.posteriors import DensityPlot, arm_colour
+    from ael_tui.lab.posteriors import DensityPlot, arm_colour
     from tests.tui_helpers import make_app, settle, synthetic
     s = synthetic(approval="auto")
     s.run(until=30)  # a10 injected at 13

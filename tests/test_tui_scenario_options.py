@@ -5,7 +5,7 @@ from textual.app import App
 from textual.containers import Grid
 from textual.widgets import Input, Select
 
-from ael_tui.widgets.scenario_options import OTHER, option_fields, option_values, show_for
+from ael_tui.files.scenario_fields import OTHER, option_fields, option_values, show_for
 from engine.errors import AELError
 from scenarios import spec_of
 

@@ -8,7 +8,7 @@ and workers are waited for before the picture. Update with
 
 from __future__ import annotations
 
-from ael_tui.sessions import NewSession, build_session
+from ael_tui.files.opening import NewSession, build_session
 from engine.persistence import save_session
 from tests.tui_helpers import frozen_lab, make_app, synthetic  # noqa: F401
 
@@ -27,7 +27,7 @@ async def settled(pilot) -> None:
 
 def test_start_screen(snap_compare, monkeypatch):
     # the list of scenarios follows the build; pin it so the picture does not
-    monkeypatch.setattr("ael_tui.screens.start.scenario_availability",
+    monkeypatch.setattr("ael_tui.files.start_screen.scenario_availability",
                         lambda: {"synthetic": "", "support": "", "portfolio": ""})
     saved = synthetic(approval="auto")
     saved.run(until=40)
@@ -69,9 +69,9 @@ def test_lab_portfolio_mid_run(snap_compare):
 
 def test_compare_view_mid_run(snap_compare):
     """ts, ts+reflection and oracle in lockstep on the synthetic stream: reflection's new arm at 13."""
-    from ael_tui.compare import CompareHost, build_compare
+    from ael_tui.compare.lockstep import CompareHost, build_compare
     from ael_tui.config import LabSettings
-    from ael_tui.screens.compare import CompareScreen
+    from ael_tui.compare.compare_screen import CompareScreen
 
     lab = synthetic(approval="auto")
     host = CompareHost(build_compare(lab.config, ["ts", "ts+reflection", "oracle"]), LabSettings(delay=0))

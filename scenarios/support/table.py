@@ -2,15 +2,15 @@
 
 Every policy sees the same memory (all earlier tickets with their gold routes,
 spec §5), so policy p's prediction at episode t is a pure function of
-(seed, p, t). The table is computed once per seed through the real retrieval
-path — a `MemoryStore` filled one ticket at a time, `MemoryStore.retrieve`
-under each `PolicySpec`, then the router — and cached, so the scenario's `act`
-is a lookup, and the fixed-policy, oracle and replay analyses read `C[t, p]`.
-
-Cost: about 0.6 s per seed on the development machine (plus 0.05 s for the
-similarity matrix), nearly all of it inside `MemoryStore.retrieve`: its
-per-group selection (class_balanced) is a Python loop over every candidate,
-and a recency policy returning 200 entries materialises 200 `Hit`s per call.
+(seed, p, t). The table is computed once per seed from indices into the
+stream's similarity matrix (`indexed.py`, about a quarter of the cost) and
+cached, so the scenario's `act` is a lookup, and the fixed-policy, oracle and
+replay analyses read `C[t, p]`; it is also kept on disk by stream hash
+(`table_cache.py`), so the resume of a saved run does not compute it again.
+`compute_predictions` is the same table through
+the real retrieval path — a `MemoryStore` filled one ticket at a time,
+`MemoryStore.retrieve` under each `PolicySpec`, then the router: the reference
+the indexed table is tested against, and the path for policies it cannot index.
 """
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ from engine.memory import MemoryStore
 from engine.policies import PolicySpec
 
 from .bank import N_EPISODES, ROUTES
+from . import table_cache
+from .indexed import indexed_predictions
 from .policies import ALL_POLICIES, behaviour_key, episodic_record, route_live
 from .stream import tickets
 from .text import stream_similarity
@@ -92,7 +94,13 @@ def compute_predictions(seed: int, specs: tuple[PolicySpec, ...] = ALL_POLICIES,
 @lru_cache(maxsize=8)
 def prediction_table(seed: int) -> PredictionTable:
     """The cached table of the six built-in policies for `seed` (arrays read-only)."""
-    routes = compute_predictions(int(seed))
+    key = table_cache.table_key(tickets(seed), (p.fingerprint for p in ALL_POLICIES))
+    routes = table_cache.load(key, (N_EPISODES, len(ALL_POLICIES)), len(ROUTES))
+    if routes is None:
+        routes = indexed_predictions(int(seed), ALL_POLICIES, N_EPISODES)
+        if routes is None:  # a built-in policy of a shape indexed.py does not know
+            routes = compute_predictions(int(seed))
+        table_cache.store(key, routes)
     gold = np.array([ROUTES.index(t["gold_route"]) for t in tickets(seed)], dtype=np.int8)
     correct = routes == gold[:, None]
     for arr in (routes, gold, correct):

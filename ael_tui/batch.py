@@ -1,0 +1,59 @@
+"""One run as a pure function of its configuration: what `engine.executor` runs in
+its workers for `ael-lab run` (and for `ael-lab sweep`).
+
+A task returns the run's result dict, never the session: a finished session
+(its memory, history and reflections) is dropped as soon as its numbers are
+taken, so a batch of thousands of runs holds only their results.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from engine.results import run_result
+from engine.session import Session, SessionConfig
+from scenarios import make_scenario, spec_of
+
+_SHARED_MAX = 8  # scenarios kept per process: enough for a seed's selectors to reuse one
+
+
+@dataclass(frozen=True)
+class RunTask:
+    config: SessionConfig
+    until: int | None = None  # stop at this episode (exclusive); None: the whole stream
+
+
+def run_task(task: RunTask) -> dict[str, Any]:
+    config = task.config
+    if config.selector.startswith("baseline:"):
+        # a baseline is not a bandit session: the scenario builds its run directly
+        scenario = make_scenario(config.scenario, config.seed, config.scenario_options)
+        return scenario.baseline_run(config.selector.split(":", 1)[1])
+    session = Session(config, _scenario(config))
+    session.run(until=task.until)
+    return run_result(session)
+
+
+def affinity(task: RunTask) -> tuple:
+    """Runs that can share a scenario (and its per-seed caches) in one worker."""
+    c = task.config
+    return (c.scenario, c.seed, repr(sorted(c.scenario_options.items())))
+
+
+_shared: dict[tuple, Any] = {}
+
+
+def _scenario(config: SessionConfig):
+    """A new scenario, or, for one that declares itself `shareable` (no run state), the
+    one this process built for the same seed and options, with its caches (sharing
+    it changes no result: that is what shareable promises)."""
+    if not spec_of(config.scenario).shareable:
+        return make_scenario(config.scenario, config.seed, config.scenario_options)
+    key = affinity(RunTask(config))
+    scenario = _shared.get(key)
+    if scenario is None:
+        if len(_shared) >= _SHARED_MAX:
+            _shared.pop(next(iter(_shared)))
+        scenario = _shared[key] = make_scenario(config.scenario, config.seed, config.scenario_options)
+    return scenario

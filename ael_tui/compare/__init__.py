@@ -1,0 +1,1 @@
+"""The compare view: several selectors on one stream, stepped in lockstep."""

@@ -1,0 +1,212 @@
+"""The compare view: one stream, several selectors, stepped together.
+
+Each selector runs its own session on the same scenario and seed, with
+approvals automatic; a worker thread steps them in lockstep through the
+`CompareHost` (space, w, r, g like the lab; p or Escape pauses). The chart puts
+every selector's rolling curve on one set of axes with the regime boundaries
+and each selector's new arms; below it, each selector's posteriors as interval
+bars; beside it, a timeline of what happened, so a class can see what
+reflection changes, and when.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.message import Message
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widgets import Footer
+
+from ael_tui.actions import bindings_for
+from ael_tui.compare.lockstep import CompareHost
+from ael_tui.lab.session_host import RUN_MODES, RunOutcome
+from ael_tui.readouts import compare_status, posterior_rows, progress_data, selector_summary
+from ael_tui.compare.arm_bars import ArmBars
+from ael_tui.compare.compare_chart import RICH_COLOURS, CompareChart
+from ael_tui.lab.status_bar import CompareStatusBar
+from ael_tui.compare.timeline import Timeline
+from ael_tui.dialogs import PromptScreen
+from ael_tui.run_controls import RunControls
+
+PLOT_EVERY = 0.25
+RUN_ACTIONS = {"step": "step", "run_window": "window", "run_reflection": "reflection", "run_phase": "phase"}
+
+
+def _fmt(v: float | None, kind: str) -> str:
+    if v is None:
+        return "—"
+    return f"{v:.2f}" if kind != "equity" else f"{v:.3f}×"
+
+
+class CompareScreen(RunControls, Screen):
+    ACTION_SCOPE = "compare"
+    BINDINGS = bindings_for("compare")
+
+    class RunStopped(Message):
+        def __init__(self, outcome: RunOutcome) -> None:
+            super().__init__()
+            self.outcome = outcome
+
+    class Stepped(Message):
+        """Posted by the engine's worker after each lockstep round; a newer one replaces
+        one still queued, so a fast run never floods the screen."""
+
+        def can_replace(self, message: Message) -> bool:
+            return isinstance(message, CompareScreen.Stepped)
+
+    shown = reactive(-1, init=False)  # the host's version the panels show
+
+    def __init__(self, host: CompareHost) -> None:
+        super().__init__()
+        self.host = host
+        self.colours = {name: RICH_COLOURS[i % len(RICH_COLOURS)] for i, name in enumerate(host.names)}
+        self._drawn = -1
+        self._plots_drawn = -1
+        self._plots_at = 0.0
+        self._status_key = None
+        self._plots_later = False  # a timer will draw the throttled plots
+
+    def compose(self) -> ComposeResult:
+        yield CompareStatusBar(id="compare-status")
+        with Horizontal(id="compare-top"):
+            yield CompareChart(id="compare-chart", classes="panel")
+            yield Timeline(self.colours, id="compare-timeline", classes="panel")
+        with Horizontal(id="compare-arms"):
+            for i, name in enumerate(self.host.names):
+                yield ArmBars(id=f"arms-{i}", classes="panel arm-bars")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#compare-chart").border_title = "Progress, every selector"
+        self.query_one("#compare-timeline").border_title = "What happened"
+        for i, name in enumerate(self.host.names):
+            box = self.query_one(f"#arms-{i}")
+            box.border_title = f"[{self.colours[name]}]■[/] {name}"
+        self.host.on_step = lambda: self.post_message(self.Stepped())
+        self.redraw(force=True)
+
+    def on_unmount(self) -> None:
+        self.host.pause()
+        self.host.on_step = None
+
+    def on_screen_suspend(self) -> None:
+        self.host.pause()  # back in the lab: a comparison never runs unseen
+
+    def on_screen_resume(self) -> None:
+        self.host.on_step = lambda: self.post_message(self.Stepped())
+
+    def on_resize(self) -> None:
+        self.set_class(self.size.height < 42 or self.size.width < 120, "-compact")
+        self._plots_drawn = -1
+        self.call_after_refresh(self.redraw, True)
+
+    # ------------------------------------------------------------ redraw
+    def on_compare_screen_stepped(self, message: Stepped) -> None:
+        self.shown = self.host.version
+
+    def watch_shown(self) -> None:
+        self.redraw()
+
+    def _draw_plots_later(self) -> None:
+        self._plots_later = False
+        self.redraw()
+
+    def redraw(self, force: bool = False) -> None:
+        host = self.host
+        if not host.lock.acquire(timeout=0.02):
+            return
+        try:
+            v = host.version
+            now = time.monotonic()
+            key = (v, host.running, host.settings.delay)
+            if force or key != self._status_key:
+                self.query_one(CompareStatusBar).show_compare(compare_status(host.sessions), len(host.sessions),
+                                                              RUN_MODES.get(host.running or ""), host.settings.delay)
+                self._status_key = key
+            chart = self.query_one(CompareChart)
+            plots_due = chart.size.width > 0 and (force or (v != self._plots_drawn and now - self._plots_at >= PLOT_EVERY))
+            if not (force or v != self._drawn or plots_due):
+                return
+            data = {name: progress_data(s) for name, s in host.sessions.items()}
+            if force or v != self._drawn:
+                for i, (name, s) in enumerate(host.sessions.items()):
+                    box = self.query_one(f"#arms-{i}", ArmBars)
+                    box.show(posterior_rows(s))
+                    summary = selector_summary(name, s, data[name])
+                    parts = [f"{summary.kind} {_fmt(summary.overall, summary.kind)}"]
+                    if s.reflector is not None:
+                        parts.append(f"{summary.reflections} refl")
+                    if summary.arms_added:
+                        parts.append("+" + ",".join(summary.arms_added))
+                    subtitle = " · ".join(parts)
+                    if box.border_subtitle != subtitle:
+                        box.border_subtitle = subtitle
+                self.query_one(Timeline).show(host.timeline)
+                self._drawn = v
+            if plots_due:
+                chart.show(list(data.items()))
+                self._plots_drawn, self._plots_at = v, now
+            elif chart.size.width > 0 and v != self._plots_drawn and not self._plots_later:
+                # throttled: draw the plots once the interval is over, even if no step follows
+                self._plots_later = True
+                self.set_timer(PLOT_EVERY - (now - self._plots_at), self._draw_plots_later)
+        finally:
+            host.lock.release()
+
+    # ----------------------------------------------------------- running
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        running = self.host.running is not None  # False hides the key: run keys or pause, not both
+        if action in RUN_ACTIONS:
+            return not running
+        if action == "pause":
+            return running
+        return True
+
+    def on_compare_screen_run_stopped(self, message: RunStopped) -> None:
+        o = message.outcome
+        was = o.mode
+        self.host.running = None
+        if was != "step":
+            self.refresh_bindings()
+        self.redraw(force=True)
+        if o.reason == "refused":
+            self.notify(o.message, severity="error")
+        elif o.reason == "finished":
+            self.notify("Every selector has finished the stream.", title="Finished")
+        elif o.reason == "reflected":
+            with self.host.lock:
+                last = self.host.t - 1
+                who = [e.selector for e in self.host.timeline if e.kind == "reflection" and e.episode == last]
+                arms = [e.text for e in self.host.timeline if e.kind == "arm" and e.episode == last]
+            said = f"{' and '.join(str(w) for w in who)} reflected at episode {last}" + (
+                f"; {arms[0]}" if arms else "") + ". The timeline has the diagnosis."
+            self.notify(said, title="Reflection", timeout=5)
+
+    def action_close(self) -> None:
+        self.host.pause()
+        self.app.pop_screen()
+
+    # ------------------------------------------------------------ export
+    def default_export_base(self) -> Path:
+        c = self.host.lead.config
+        return self.host.settings.exports_dir / f"compare-{c.scenario}-s{c.seed}-e{self.host.t}"
+
+    def screenshot_name(self) -> str:
+        c = self.host.lead.config
+        return f"compare-{c.scenario}-s{c.seed}-e{self.host.t}"
+
+    def action_export(self) -> None:
+        self.host.pause()
+        self.app.push_screen(
+            PromptScreen("Export every selector's history as", value=str(self.default_export_base()),
+                         placeholder="exports/name", ok="Export", input_id="export-path",
+                         hint="Writes NAME.csv (one row per episode and selector) and NAME.json; "
+                              f"the folder must exist ({self.host.settings.exports_dir}/ is created)."),
+            self._export_to)
+
+    def _exported_sessions(self) -> dict:
+        return self.host.sessions

@@ -1,0 +1,1 @@
+"""Deciding what reflection proposes: the decision dialog, the proposal editor, code review."""

@@ -1,0 +1,195 @@
+"""The start screen: a new session (left) or a saved one (right)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual import work
+from textual.app import ComposeResult
+from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Input, Label, Select, Static
+
+from engine.errors import AELError
+from scenarios import all_specs, spec_of
+
+from ael_tui.actions import bindings_for
+from ael_tui.files.opening import (APPROVAL_MODES, NewSession, scenario_availability, selectors_of, usable_backends)
+from ael_tui.readouts import SaveInfo, list_saves
+from ael_tui.files.save_list import SaveTable
+from ael_tui.files.scenario_fields import option_fields, option_values, show_for
+
+
+class StartScreen(Screen):
+    BINDINGS = bindings_for("start")
+
+    def __init__(self, defaults: NewSession | None = None) -> None:
+        super().__init__()
+        self.defaults = defaults or NewSession("synthetic")
+
+    def compose(self) -> ComposeResult:
+        d = self.defaults
+        yield Static(" AEL Lab · a Thompson-sampling bandit over memory policies, with reflection you steer",
+                     id="start-title")
+        with Horizontal(id="start-body"):
+            with VerticalScroll(id="new-session") as form:
+                form.border_title = "New session"
+                with Grid(id="new-form"):
+                    yield Label("Scenario")
+                    yield Select([(d.scenario, d.scenario)], value=d.scenario, allow_blank=False, id="scenario")
+                    yield Label("Seed")
+                    yield Input(str(d.seed), type="integer", id="seed")
+                    yield Label("Selector")
+                    yield Select([(s, s) for s in selectors_of(d.scenario)], value=d.selector, allow_blank=False,
+                                 id="selector")
+                    yield Label("Approval")
+                    yield Select([("manual: I decide each one", "manual"), ("auto: approve everything", "auto")],
+                                 value=d.approval, allow_blank=False, id="approval")
+                    yield Label("Agent")
+                    yield Select([(label, v) for v, label in usable_backends("agent")], value="offline",
+                                 allow_blank=False, id="agent")
+                    yield Label("Reflector")
+                    yield Select([(label, v) for v, label in usable_backends("reflector")], value="offline",
+                                 allow_blank=False, id="reflector")
+                    yield from option_fields(all_specs())
+                    yield Label("Autosave every")
+                    yield Input("0", type="integer", id="autosave", placeholder="episodes; 0 = off")
+                yield Static("", id="scenario-note", classes="field-hint", markup=False)
+                yield Static("Agent and reflector: offline, or a model whose API key is set in the environment. "
+                             "Autosave: every N episodes to saves/autosave-…json (0 = off).", classes="field-hint")
+                yield Button(f"Start ({self.app.key_for('start.new')})", id="start", variant="primary", compact=True)
+            with Vertical(id="saved-sessions") as saved:
+                saved.border_title = "Saved sessions"
+                yield Static("", id="saves-folder", classes="field-hint", markup=False)
+                yield SaveTable(id="saves-table")
+                yield Static("", id="saves-empty", classes="field-hint")
+                yield Label("…or open a file")
+                yield Input(placeholder="path/to/session.json", id="open-path")
+                yield Button(f"Open ({self.app.key_for('start.open')})", id="open", variant="default", compact=True)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        for widget in self.query("Input"):
+            widget.cursor_blink = self.app.cursor_blink_enabled
+        self.query_one("#saves-folder", Static).update(f"in {self.app.settings.saves_dir}/")
+        show_for(self, self.defaults.scenario)
+        self.query_one("#scenario", Select).focus()
+        self.check_scenarios()
+        self.rescan()
+
+    # ------------------------------------------------------------- workers
+    @work(thread=True, exclusive=True, group="start-scenarios")
+    def check_scenarios(self) -> None:
+        availability = scenario_availability()
+        self.app.call_from_thread(self._show_scenarios, availability)
+
+    def _show_scenarios(self, availability: dict[str, str]) -> None:
+        if not self.is_mounted:
+            return
+        usable = [n for n, why in availability.items() if not why]
+        select = self.query_one("#scenario", Select)
+        current = select.value
+        select.set_options([(n, n) for n in usable])
+        if current in usable:
+            select.value = current
+        missing = [n for n, why in availability.items() if why]
+        note = f"not available in this build: {', '.join(missing)}" if missing else ""
+        self.query_one("#scenario-note", Static).update(note)
+
+    @work(thread=True, exclusive=True, group="start-saves")
+    def rescan(self) -> None:
+        infos = list_saves(self.app.settings.saves_dir)
+        self.app.call_from_thread(self._show_saves, infos)
+
+    def _show_saves(self, infos: list[SaveInfo]) -> None:
+        if not self.is_mounted:
+            return
+        self.query_one(SaveTable).show(infos)
+        self.query_one("#saves-empty", Static).update("" if infos else "No saves yet.")
+
+    # ---------------------------------------------------------------- form
+    def on_select_changed(self, event: Select.Changed) -> None:
+        if event.select.id == "scenario" and isinstance(event.value, str):
+            selector = self.query_one("#selector", Select)
+            options = selectors_of(event.value)
+            keep = selector.value if selector.value in options else (
+                "ts+reflection" if "ts+reflection" in options else options[0])
+            selector.set_options([(s, s) for s in options])
+            selector.value = keep
+        show_for(self, str(self.query_one("#scenario", Select).value))
+
+    def form(self) -> NewSession:
+        """The form as a NewSession; AELError naming the field that is wrong."""
+        scenario = str(self.query_one("#scenario", Select).value)
+        seed_text = self.query_one("#seed", Input).value.strip()
+        try:
+            seed = int(seed_text)
+        except ValueError:
+            raise AELError(f"seed: {seed_text!r} is not a whole number") from None
+        options = option_values(self, spec_of(scenario))
+        approval = str(self.query_one("#approval", Select).value)
+        if approval not in APPROVAL_MODES:
+            raise AELError("approval: choose manual or auto")
+        return NewSession(scenario=scenario, seed=seed, selector=str(self.query_one("#selector", Select).value),
+                          approval=approval, agent=str(self.query_one("#agent", Select).value),
+                          reflector=str(self.query_one("#reflector", Select).value), options=options)
+
+    def autosave_every(self) -> int:
+        text = self.query_one("#autosave", Input).value.strip() or "0"
+        try:
+            n = int(text)
+            if n < 0:
+                raise ValueError
+        except ValueError:
+            raise AELError(f"autosave: {text!r} should be a whole number of episodes, 0 for off") from None
+        return n
+
+    # ------------------------------------------------------------- actions
+    def action_start_session(self) -> None:
+        try:
+            spec = self.form()
+            self.app.settings.autosave_every = self.autosave_every()
+        except AELError as err:
+            self.notify(str(err), severity="error", title="Cannot start")
+            return
+        self.app.start_new_session(spec)
+
+    def action_open_selected(self) -> None:
+        typed = self.query_one("#open-path", Input).value.strip()
+        path = Path(typed).expanduser() if typed else self.query_one(SaveTable).selected_path
+        if path is None:
+            self.notify("Choose a save in the list or type a path.", severity="warning")
+            return
+        self.app.open_saved_session(path)
+
+    def action_rescan(self) -> None:
+        self.rescan()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "back":  # only over a lab (ctrl+n there): nothing to go back to at start-up
+            return self.app.lab is not None
+        return True
+
+    def action_back(self) -> None:
+        if self.app.lab is not None:
+            self.app.pop_screen()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id == "start":
+            self.action_start_session()
+        elif event.button.id == "open":
+            self.action_open_selected()
+
+    def on_data_table_row_selected(self, event) -> None:
+        event.stop()
+        path = self.query_one(SaveTable).selected_path
+        if path is not None:
+            self.app.open_saved_session(path)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if event.input.id == "open-path":
+            self.action_open_selected()
+        else:
+            self.action_start_session()

@@ -1,0 +1,168 @@
+"""Help (F1 or ?): what each panel shows, in two or three sentences, and every key.
+
+The keys are read from the action registry with the keymap in force, so a
+remapped key is shown as remapped.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Static
+
+from ael_tui.actions import ACTIONS, bindings_for
+
+PANELS: dict[str, list[tuple[str, str]]] = {
+    "The lab": [
+        ("Status line",
+         "Where the run is: scenario, seed, episode and phase (❄ when learning is frozen for the test phase), the "
+         "true regime, which the scenario knows and the agent does not, and the reflector's own regime label with "
+         "its confidence. The second line: the selector, the approval mode and standing rules, proposals waiting, "
+         "the LLM backend with its cost so far, and whether the run is going."),
+        ("Posteriors",
+         "One row per arm, that is per memory-retrieval policy. Thompson sampling keeps a Beta(α, β) belief about "
+         "each arm's success rate: a reward r adds r to α and 1 − r to β, so the mean is α/(α+β) and the 90% "
+         "interval shows how sure it is. ◀ marks the arm that played the last episode, 'last' its last sample; a "
+         "+ marks an arm that reflection added. Each name is in its curve's colour in the densities."),
+        ("Beta densities",
+         "The same beliefs drawn as curves over the success probability: wide means unsure, narrow means well "
+         "tried. Every episode Thompson sampling draws one number from each curve and plays the highest, so an "
+         "unsure arm still gets its chances."),
+        ("Progress",
+         "The rolling accuracy (or reward; equity and drawdown for the portfolio) over the last window of "
+         "episodes. Gray lines mark hidden regime changes, blue ones phase changes, green ones new arms, and R "
+         "(or •) a reflection."),
+        ("Reflection",
+         "The slow loop. At the end of a slow window the reflector may diagnose what went wrong (a regime label "
+         "and a confidence) and prescribe an insight for the agent or a new policy as a new arm. The panel shows "
+         "the latest reflection, its evidence and what became of its proposals; {lab.reflections} lists every reflection."),
+        ("Memory",
+         "The three tiers: episodic (what happened), semantic (patterns distilled from episodes) and procedural "
+         "(rules promoted once patterns keep being corroborated). ● marks the entries retrieved for the last "
+         "episode; {lab.filter} filters, {lab.tier} switches tier, and the highlighted entry is shown in full below the table."),
+        ("Episodes",
+         "One line per episode: its phase, the policy played, what the agent did, the outcome (green right, red "
+         "wrong) and the reward. Move up to stop following the newest; Enter shows the highlighted one in full."),
+        ("Small terminals",
+         "Below 120 columns or 42 rows the lab shows one group of panels at a time (bandit, progress, memory, "
+         "episodes): {lab.panels} or a click on the tabs switches. Every key still works from any group."),
+    ],
+    "Teaching": [
+        ("Guided tour ({lab.tour})",
+         "Runs the session to the next key moment (a posterior update, a distillation, a reflection, a regime "
+         "change, a new arm) and stops there with a card explaining it in this run's numbers. {tour.next} on the card "
+         "goes on to the next moment; {tour.close} closes the card and {lab.tour} in the lab carries on."),
+        ("Compare ({lab.compare})",
+         "The same stream run in lockstep by several selectors you tick (ts, ts+reflection and oracle by default): "
+         "their curves on one chart, their posteriors side by side as interval bars, and a timeline of what "
+         "happened to whom. Approvals there are automatic; {compare.close} goes back to the lab and {lab.compare} "
+         "again returns."),
+        ("Exports ({lab.export}, {app.screenshot})",
+         "{lab.export} writes the history as CSV (one row per episode) and JSON (with reflections, new arms and decisions); "
+         "{app.screenshot} saves an SVG screenshot of the screen for slides. Both go to exports/ (named after the session) unless you name another folder."),
+    ],
+    "The compare view": [
+        ("Progress, every selector",
+         "One rolling curve per selector, in its colour, on the same axes and the same stream. Gray lines are "
+         "regime changes; a line in a selector's colour is the moment that selector gained an arm."),
+        ("Posterior bars",
+         "One box per selector: each arm's 90% interval as a line over [0, 1], ● at the mean, then the mean and "
+         "the pulls. The subtitle sums up the run so far: the accuracy (or reward), reflections and new arms."),
+        ("What happened",
+         "Regime changes, reflections, insights and new arms in order, each tagged with its selector. This is "
+         "where to see when reflection changed something, and what."),
+    ],
+    "Decisions": [
+        ("The approval dialog",
+         "A proposal shows what it proposes, then its diagnosis, evidence and the window's numbers. "
+         "{approval.approve} approves, {approval.edit} edits the JSON (validated as you type), {approval.reject} "
+         "rejects with an optional reason, {approval.always} approves and sets a standing rule for its kind "
+         "({lab.rules} lists and revokes rules), {approval.later} leaves it pending (stepping waits), "
+         "{approval.batch} decides every pending one at once. Every decision is in the audit log ({lab.audit})."),
+        ("A code policy from a file",
+         "A loaded session's Python-code policies are quarantined: the review shows each one's source and SHA-256, "
+         "{code_review.admit} admits it (it runs only in a sandboxed worker process), {code_review.reject} rejects "
+         "it (its arm is never sampled), {code_review.later} leaves it quarantined (stepping waits). A code policy that fails three calls in a row is "
+         "suspended, and says so."),
+    ],
+}
+
+SCOPE_TITLES = {"app": "Everywhere", "start": "Start screen", "lab": "Lab", "compare": "Compare view",
+                "approval": "Approval dialog", "code_review": "Code review", "editor": "Proposal editor",
+                "tour": "Tour card"}
+
+
+def _worlds() -> list[tuple[str, str]]:
+    """What each registered world teaches, as its spec says (`ScenarioSpec.lesson`)."""
+    from scenarios import all_specs
+
+    return [(spec.name, spec.lesson) for spec in all_specs() if spec.lesson]
+
+
+KEY_REF = re.compile(r"\{([a-z_]+\.[a-z_]+)\}")  # {lab.tour}: the key the keymap gives that action
+
+
+def panels_text(key_for=None) -> Text:
+    from ael_tui.actions import BY_ID, key_label
+    key_for = key_for or (lambda binding_id: key_label(BY_ID[binding_id].key))
+
+    def keyed(text: str) -> str:
+        return KEY_REF.sub(lambda m: key_for(m.group(1)), text)
+
+    out = Text()
+    worlds = _worlds()
+    for section, items in [*PANELS.items(), *([("What the worlds teach", worlds)] if worlds else [])]:
+        out.append(f"{section}\n", style="bold underline")
+        for name, text in items:
+            out.append(f"{keyed(name)}. ", style="bold")
+            out.append(keyed(text) + "\n\n")
+    return out
+
+
+def keys_table(keymap: dict[str, str], key_display) -> Table:
+    table = Table(box=None, padding=(0, 2), show_edge=False, header_style="bold dim", expand=False)
+    for col in ("where", "key", "does"):
+        table.add_column(col)
+    previous = None
+    for a in ACTIONS:
+        if a.scope not in SCOPE_TITLES:
+            continue
+        keys = keymap.get(a.id, a.key)
+        shown = ", ".join(key_display(k) for k in keys.split(","))
+        table.add_row(SCOPE_TITLES[a.scope] if a.scope != previous else "", shown, a.help)
+        previous = a.scope
+    return table
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS = bindings_for("view")
+
+    def __init__(self, keymap: dict[str, str] | None = None) -> None:
+        super().__init__(classes="dialog-screen")
+        self.keymap = keymap or {}
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog big-dialog", id="help") as box:
+            box.border_title = "Help: the panels, then every key"
+            with VerticalScroll(id="help-body"):
+                yield Static(panels_text(getattr(self.app, "key_for", None)), id="help-panels")
+                yield Static(Text("Keys (remap them by id in ~/.config/ael-lab/keys.json)", style="bold underline"))
+                self.keys = keys_table(self.keymap, self._key_display)
+                yield Static(self.keys, id="help-keys")
+        yield Footer(compact=True)
+
+    def _key_display(self, key: str) -> str:
+        return self.app.get_key_display(Binding(key.strip(), ""))
+
+    def on_mount(self) -> None:
+        self.query_one("#help-body").focus()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+

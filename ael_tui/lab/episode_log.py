@@ -1,0 +1,71 @@
+"""The episode log: what happened in each episode, newest at the bottom."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.style import Style
+from textual.binding import Binding
+from textual.message import Message
+
+from ael_tui.row_list import RowList
+
+GREEN, RED, BOLD = Style(color="green"), Style(color="red"), Style(bold=True)
+FALLBACK = Style(color="yellow", bold=True)  # an LLM call answered offline
+
+
+class EpisodeLog(RowList):
+    """Follows the newest episode unless the cursor was moved up; Enter opens the highlighted
+    episode in full (long actions and outcomes are cut in the table)."""
+
+    BINDINGS = [*RowList.BINDINGS, Binding("enter", "open", "Episode in full", show=False)]
+
+    class Open(Message):
+        def __init__(self, record: dict[str, Any]) -> None:
+            super().__init__()
+            self.record = record
+
+    def action_open(self) -> None:
+        if self.rows:
+            self.post_message(self.Open(self.rows[min(self.cursor, len(self.rows) - 1)]))
+
+    COLUMNS = (("ep", 4, True), ("phase", 5, False), ("policy", 14, False), ("action", None, False),
+               ("outcome", None, False), ("reward", 6, True))
+    FLEX_MAX = 40
+    GAP = 1
+    FOLLOW = "end"
+
+    POLICY_MAX = 20
+    _policy_width = 6
+
+    def _widths(self) -> list[int]:
+        """The policy column as wide as the longest policy name shown (up to POLICY_MAX);
+        two flexible columns (action, outcome) share what is left."""
+        widths = [w for _, w, _ in self.COLUMNS]
+        widths[2] = self._policy_width
+        fixed = 1 + sum(w for w in widths if w is not None) + self.GAP * len(widths)
+        flex = max(self.FLEX_MIN, min(self.FLEX_MAX, (self.size.width - fixed) // 2))
+        return [w if w is not None else flex for w in widths]
+
+    def row_key(self, row: dict[str, Any]) -> str:
+        return str(row["episode"])
+
+    def cells(self, r: dict[str, Any]) -> list[tuple[str, Style]]:
+        correct = r.get("correct")
+        style = GREEN if correct else (RED if correct is False else Style())
+        # an LLM call answered by the offline heuristic is marked where it happened
+        fallback = (r.get("info") or {}).get("agent") == "fallback"
+        action = ("⚠ fallback: " if fallback else "") + str(r.get("action", ""))
+        return [(str(r["episode"]), Style()), (str(r.get("phase", "")), Style()), (str(r.get("policy", "")), BOLD),
+                (action, FALLBACK if fallback else Style()), (str(r.get("result", "")), style),
+                (f"{float(r.get('reward', 0.0)):.2f}", Style())]
+
+    def show(self, history: list[dict[str, Any]]) -> None:
+        if len(history) == len(self.rows) and (not history or history[-1] is self.rows[-1]):
+            return
+        new = history[len(self.rows):] if len(history) > len(self.rows) else history
+        if len(history) < len(self.rows):
+            self._policy_width = 6
+        longest = max((len(str(r.get("policy", ""))) for r in new), default=0)
+        self._policy_width = min(self.POLICY_MAX, max(self._policy_width, longest))
+        self.set_rows(list(history))

@@ -1,0 +1,240 @@
+"""Read-only views over the session's records: the audit log and every reflection."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import DataTable, Footer, Static
+
+from engine.approvals import AuditEntry, StandingRule
+from engine.reflection import Reflection
+
+from ael_tui.actions import bindings_for
+from ael_tui.lab.reflection_panel import reflection_text
+
+
+def _short(obj: dict[str, Any] | None, width: int = 60) -> str:
+    if obj is None:
+        return "—"
+    if "name" in obj and "insight" not in obj:
+        text = f"policy {obj['name']}"
+    elif "insight" in obj:
+        text = f"insight: {obj['insight']}"
+    else:
+        text = json.dumps(obj, ensure_ascii=False)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+class AuditScreen(ModalScreen[None]):
+    """Every decision, automatic ones included: who decided, and why."""
+
+    BINDINGS = bindings_for("view")
+
+    def __init__(self, audit: list[AuditEntry], show_times: bool = True) -> None:
+        super().__init__(classes="dialog-screen")
+        self.audit = list(audit)
+        self.show_times = show_times
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog big-dialog", id="audit") as box:
+            box.border_title = f"Audit log: {len(self.audit)} decision(s)"
+            if self.audit:
+                yield DataTable(id="audit-table", cursor_type="row", zebra_stripes=True)
+                with VerticalScroll(id="audit-detail-box"):
+                    yield Static("", id="audit-detail")
+            else:
+                yield Static("No decisions yet.", classes="dialog-text")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        if not self.audit:
+            return
+        table = self.query_one(DataTable)
+        cols = ["#", "episode", "proposal", "kind", "decision", "by", "reason", "accepted"]
+        if self.show_times:
+            cols.append("at (UTC)")
+        for c in cols:
+            table.add_column(c, key=c)
+        for a in self.audit:
+            style = {"reject": "red", "drop": "red", "suspend": "red", "edit": "yellow"}.get(a.decision, "green")
+            who = a.who + (" ⚠ LLM fallback" if a.source == "fallback" else "")
+            # code-arm decisions (admit, suspend) have no proposal; code carries its hash
+            reason = " · ".join(x for x in (a.reason, a.code_sha256 and f"sha256 {a.code_sha256[:16]}…") if x)
+            row = [str(a.seq), str(a.episode), f"#{a.proposal_id}" if a.proposal_id else "—", a.kind,
+                   Text(a.decision, style=style), who, reason or "—", _short(a.accepted)]
+            if self.show_times:
+                row.append(a.at.replace("T", " ").removesuffix("+00:00"))
+            table.add_row(*row)
+        table.focus()
+        self._detail(0)
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._detail(event.cursor_row)
+
+    def _detail(self, row: int) -> None:
+        """The highlighted decision in full: an edit with its diff, the time to the second."""
+        from ael_tui.decisions.editor import diff_text, pretty
+        if not 0 <= row < len(self.audit):
+            return
+        a = self.audit[row]
+        text = Text.assemble((f"#{a.seq} · proposal #{a.proposal_id} ({a.kind}) · {a.decision} by {a.who}", "bold"),
+                             f" · after episode {a.episode}",
+                             f" · at {a.at.replace('T', ' ')}" if self.show_times and a.at else "", "\n",
+                             ("reason: ", "dim"), a.reason or "—", "\n")
+        if a.decision == "edit" and a.accepted is not None:
+            text.append("What the person changed:\n", style="bold")
+            text.append_text(diff_text(pretty(a.proposed), pretty(a.accepted)))
+        elif a.accepted is not None:
+            text.append_text(Text.assemble(("accepted: ", "dim"), _short(a.accepted, 200)))
+        self.query_one("#audit-detail", Static).update(text)
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class ReflectionsScreen(ModalScreen[None]):
+    """Every reflection of the run, newest first."""
+
+    BINDINGS = bindings_for("view")
+
+    def __init__(self, reflections: list[Reflection], decisions: dict[int, list[str]]) -> None:
+        super().__init__(classes="dialog-screen")
+        self.reflections = list(reflections)
+        self.decisions = decisions
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog big-dialog", id="reflections") as box:
+            box.border_title = f"Reflections: {len(self.reflections)}"
+            with VerticalScroll(id="reflections-body"):
+                if not self.reflections:
+                    yield Static("No reflection yet.", classes="dialog-text")
+                for i in reversed(range(len(self.reflections))):
+                    yield Static(reflection_text(self.reflections[i], i, self.decisions.get(i)),
+                                 classes="reflection-item")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#reflections-body").focus()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class RulesScreen(ModalScreen[str | None]):
+    """Every standing rule ever set (always approve a kind): who set it, when, and whether
+    it still stands. The revoke key on an active one returns its kind (the lab revokes it)."""
+
+    BINDINGS = bindings_for("rules")
+
+    def __init__(self, rules: list[StandingRule], show_times: bool = True) -> None:
+        super().__init__(classes="dialog-screen")
+        self.rules = list(rules)
+        self.show_times = show_times
+
+    def compose(self) -> ComposeResult:
+        active = sum(r.active for r in self.rules)
+        with Vertical(classes="dialog big-dialog", id="rules") as box:
+            box.border_title = f"Standing rules: {active} in force"
+            if self.rules:
+                yield DataTable(id="rules-table", cursor_type="row", zebra_stripes=True)
+                yield Static(f"{self.app.key_for('rules.revoke')} revokes the highlighted rule; later proposals "
+                             "of its kind then wait for a person.", classes="dialog-hint")
+            else:
+                yield Static(f"No standing rule. In a decision, {self.app.key_for('approval.always')} approves "
+                             "the proposal and every later one of its kind.", classes="dialog-text")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        if not self.rules:
+            return
+        table = self.query_one(DataTable)
+        cols = ["kind", "rule", "set by", "after episode", "status"] + (["set at (UTC)"] if self.show_times else [])
+        for c in cols:
+            table.add_column(c, key=c)
+        for i, r in enumerate(self.rules):
+            status = Text("in force", style="bold green") if r.active else \
+                Text(f"revoked after episode {r.revoked_episode} by {r.revoked_by}", style="dim")
+            row = [r.kind, f"always {r.rule}", r.who, "—" if r.episode < 0 else str(r.episode), status]
+            if self.show_times:
+                row.append(r.at.replace("T", " ").removesuffix("+00:00") or "—")
+            table.add_row(*row, key=str(i))
+        table.focus()
+
+    def action_revoke(self) -> None:
+        if not self.rules:
+            return
+        table = self.query_one(DataTable)
+        rule = self.rules[table.cursor_row]
+        if not rule.active:
+            self.notify("That rule was already revoked.", severity="warning")
+            return
+        self.dismiss(rule.kind)
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class ResultsScreen(ModalScreen[None]):
+    """This run beside its baselines (and the paper's rows where comparable): a `ResultsTable`."""
+
+    BINDINGS = bindings_for("view")
+
+    def __init__(self, results) -> None:
+        super().__init__(classes="dialog-screen")
+        self.results = results
+
+    def compose(self) -> ComposeResult:
+        from rich.table import Table
+        r = self.results
+        table = Table(box=None, padding=(0, 2), header_style="bold")
+        table.add_column("selector")
+        for c in r.columns:
+            table.add_column(c, justify="right")
+        styles = {"run": "bold green", "paper": "dim italic", "base": ""}
+        for label, cells, kind in r.rows:
+            table.add_row(label, *cells, style=styles.get(kind, ""))
+        with Vertical(classes="dialog big-dialog", id="results") as box:
+            box.border_title = f"Results: {r.title}"
+            with VerticalScroll(id="results-body"):
+                yield Static(table, id="results-table")
+                yield Static(Text("\n".join(r.notes), style="dim"), id="results-notes")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#results-body").focus()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class EpisodeScreen(ModalScreen[None]):
+    """One episode's record in full: what the log's columns cut."""
+
+    BINDINGS = bindings_for("view")
+
+    def __init__(self, record: dict[str, Any]) -> None:
+        super().__init__(classes="dialog-screen")
+        self.record = record
+
+    def compose(self) -> ComposeResult:
+        r = self.record
+        with Vertical(classes="dialog big-dialog", id="episode") as box:
+            box.border_title = f"Episode {r.get('episode')} · {r.get('phase', '')} · policy {r.get('policy', '')}"
+            with VerticalScroll(id="episode-body"):
+                yield Static(Text.assemble(("Action\n", "bold"), str(r.get("action", "")), "\n\n",
+                                           ("Outcome\n", "bold"), str(r.get("result", "")), "\n\n",
+                                           ("Record\n", "bold"),
+                                           json.dumps(r, indent=2, ensure_ascii=False, default=str)),
+                             id="episode-text")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#episode-body").focus()
+
+    def action_close(self) -> None:
+        self.dismiss(None)

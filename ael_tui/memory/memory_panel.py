@@ -1,0 +1,158 @@
+"""The three memory tiers: a tab per tier, a filter, the entries, the selected one in full."""
+
+from __future__ import annotations
+
+import json
+
+from rich.style import Style
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
+from textual.widget import Widget
+from textual.widgets import Input, Tab, Tabs
+
+from ael_tui.readouts import TIERS, MemoryRow
+from ael_tui.row_list import RowList
+
+
+class MemoryTable(RowList):
+    """Entries of one tier, newest first; ● marks those retrieved for the last episode."""
+
+    COLUMNS = (("", 1, False), ("id", 5, False), ("content", None, False), ("qual", 4, True), ("age", 4, True),
+               ("retr", 4, True), ("useful", 6, True))
+    FLEX_MAX = 48
+    GAP = 1
+    FOLLOW = "start"
+    COMPONENT_CLASSES = RowList.COMPONENT_CLASSES | {"memory-table--hit"}
+    DEFAULT_CSS = "MemoryTable > .memory-table--hit { color: $warning; text-style: bold; }"
+
+    def row_key(self, row: MemoryRow) -> str:
+        return row.id
+
+    def cells(self, r: MemoryRow) -> list[tuple[str, Style]]:
+        hit = self.get_component_rich_style("memory-table--hit") if r.hit else Style()
+        bold = Style(bold=True) if r.hit else Style()
+        return [("●" if r.hit else "", hit), (r.id, bold if r.hit else Style(dim=True)), (r.content, bold),
+                (f"{r.quality:.2f}", Style()), (str(r.age), Style()), (str(r.retrievals), Style()),
+                (f"{r.usefulness:.2f}", Style())]
+
+
+class FilterInput(Input):
+    """The memory filter: Enter or Escape hand the keys back to the table (and so to the
+    lab), else the next `m` would be typed into the filter."""
+
+    BINDINGS = [Binding("escape", "leave", "Leave the filter", show=False)]
+
+    def action_leave(self) -> None:
+        self.screen.query_one(MemoryTable).focus()
+
+
+class EntryDetail(Widget):
+    """The highlighted entry in full. A Static's update re-lays the whole screen, and the newest
+    entry is highlighted after every step: this repaints itself only, and asks for a layout
+    only when its number of lines changes."""
+
+    DEFAULT_CSS = "EntryDetail { height: auto; }"
+
+    def __init__(self, text: Text | str = "", **kw) -> None:
+        super().__init__(**kw)
+        self._text = Text(text) if isinstance(text, str) else text
+        self._lines = 0
+
+    def render(self) -> Text:
+        return self._text
+
+    def get_content_height(self, container, viewport, width: int) -> int:
+        return self._count(width)
+
+    def _count(self, width: int) -> int:
+        return max(1, len(self._text.wrap(self.app.console, max(width, 1))))
+
+    def update(self, text: Text | str) -> None:
+        self._text = Text(text) if isinstance(text, str) else text
+        lines = self._count(self.content_size.width or 40)
+        self.refresh(layout=lines != self._lines)
+        self._lines = lines
+
+
+class MemoryPanel(Vertical):
+    """Asks the lab for rows (`NeedRows`) when the tier or the filter changes; the lab
+    answers with `show_rows` under its lock, and `show_entry` for the highlighted one."""
+
+    class NeedRows(Message):
+        pass
+
+    class EntryHighlighted(Message):
+        def __init__(self, tier: str, entry_id: str) -> None:
+            super().__init__()
+            self.tier = tier
+            self.entry_id = entry_id
+
+    def compose(self) -> ComposeResult:
+        yield Tabs(*(Tab(t, id=f"tier-{t}") for t in TIERS), id="memory-tabs")
+        yield FilterInput(placeholder="filter entries", id="memory-filter")
+        yield MemoryTable(id="memory-table")
+        with VerticalScroll(id="memory-detail-box"):
+            yield EntryDetail("No entry selected.", id="memory-detail")
+
+    @property
+    def tier(self) -> str:
+        active = self.query_one(Tabs).active
+        return active.removeprefix("tier-") if active else TIERS[0]
+
+    @property
+    def needle(self) -> str:
+        return self.query_one("#memory-filter", Input).value
+
+    def on_mount(self) -> None:
+        key_for = getattr(self.app, "key_for", None)
+        if key_for is not None:  # the key as the keymap has it
+            self.query_one(FilterInput).placeholder = f"filter entries ({key_for('lab.filter')}; Enter or Esc when done)"
+
+    def next_tier(self) -> None:
+        self.query_one(Tabs).action_next_tab()
+
+    def focus_filter(self) -> None:
+        self.query_one("#memory-filter", Input).focus()
+
+    def set_counts(self, counts: dict[str, int], cap: int) -> None:
+        """In the border, not on the tabs: a new label is a layout pass, a border only a repaint."""
+        subtitle = " · ".join(f"{t} {counts.get(t, 0)}" for t in TIERS) + f" (cap {cap} each)"
+        if self.border_subtitle != subtitle:
+            self.border_subtitle = subtitle
+
+    def show_rows(self, rows: list[MemoryRow]) -> None:
+        self.query_one(MemoryTable).set_rows(rows)
+
+    def show_entry(self, entry) -> None:
+        detail = self.query_one("#memory-detail", EntryDetail)
+        if entry is None:
+            detail.update("No entry selected.")
+            return
+        meta = json.dumps(entry.metadata, ensure_ascii=False, default=str)
+        detail.update(Text.assemble(
+            (f"{entry.id}", "bold"), f" · {entry.tier} · written at episode {entry.episode}\n",
+            entry.content, "\n",
+            ("quality ", "dim"), f"{entry.quality:.2f}", ("  retrievals ", "dim"), str(entry.retrieval_count),
+            ("  usefulness ", "dim"), f"{entry.avg_usefulness:.2f} ({entry.usefulness:g} useful)\n",
+            ("metadata ", "dim"), meta,
+        ))
+
+    # ----------------------------------------------------------------- events
+    def on_tabs_tab_activated(self, event: Tabs.TabActivated) -> None:
+        event.stop()
+        self.post_message(self.NeedRows())
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.query_one(FilterInput).action_leave()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self.post_message(self.NeedRows())
+
+    def on_row_list_highlighted(self, event: MemoryTable.Highlighted) -> None:
+        event.stop()
+        self.post_message(self.EntryHighlighted(self.tier, event.key))

@@ -1,0 +1,87 @@
+"""The run keys every stepping screen shares (lab and compare), and the one
+worker they run the engine in: each key asks `_start(mode)`, which runs the
+host in a thread worker (checking cancellation, so pause is immediate) and
+posts the screen's own `RunStopped` message when it ends."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual import work
+from textual.worker import Worker, WorkerState, get_current_worker
+
+from engine.errors import AELError
+
+from ael_tui.files.exports import export_history
+
+
+class RunControls:
+    """Mixed into a Screen that has `host` (begin/run/pause/settings/running),
+    `redraw(force=...)`, a nested `RunStopped(outcome)` message and
+    `_exported_sessions()` (selector -> session, what `x` writes)."""
+
+    def _bindings_changed(self, running: bool) -> None:
+        """The footer's keys depend on whether a run is going (a screen may throttle this)."""
+        self.refresh_bindings()
+
+    def _start(self, mode: str) -> None:
+        reason = self.host.begin(mode)
+        if reason:
+            self.notify(reason, severity="warning", title="Not stepping")
+            return
+        if mode != "step":  # one episode is over before a changed footer or status could be seen
+            self._bindings_changed(True)
+            self.redraw()
+        self._run_engine(mode)
+
+    @work(thread=True, exclusive=True, group="engine", exit_on_error=False)
+    def _run_engine(self, mode: str):
+        worker = get_current_worker()
+        outcome = self.host.run(mode, cancelled=lambda: worker.is_cancelled)
+        self.post_message(self.RunStopped(outcome))
+        return outcome
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group == "engine" and event.state == WorkerState.ERROR:
+            self.host.running = None
+            self._bindings_changed(False)
+            self.redraw(force=True)
+            self.notify(f"the engine failed (a bug): {event.worker.error!r}", severity="error", timeout=15)
+
+    def action_step(self) -> None:
+        self._start("step")
+
+    def action_run_window(self) -> None:
+        self._start("window")
+
+    def action_run_reflection(self) -> None:
+        self._start("reflection")
+
+    def action_run_phase(self) -> None:
+        self._start("phase")
+
+    def action_pause(self) -> None:
+        self.host.pause()
+
+    def action_faster(self) -> None:
+        self.host.settings.faster()
+        self.redraw()
+
+    def action_slower(self) -> None:
+        self.host.settings.slower()
+        self.redraw()
+
+    def _export_to(self, text: str | None) -> None:
+        """Write NAME.csv and NAME.json for the answer of the export prompt (None: cancelled)."""
+        if not text or not text.strip():
+            return
+        base = Path(text.strip()).expanduser()
+        if base.parent == self.host.settings.exports_dir:
+            base.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            with self.host.lock:
+                csv_path, json_path = export_history(self._exported_sessions(), base)
+        except AELError as err:
+            self.notify(str(err), severity="error", title="Not exported")
+            return
+        self.notify(f"{csv_path}\n{json_path}", title="Exported")

@@ -1,1 +1,0 @@
-"""The lab's screens and dialogs, one module each."""

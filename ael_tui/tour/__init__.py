@@ -1,0 +1,1 @@
+"""The guided tour: the method's key moments found in a session's events, and their cards."""

@@ -1,0 +1,41 @@
+"""The guided tour's card: one key moment explained, over the lab, which stays in view.
+
+t closes the card and runs to the next moment; Escape closes it (t in the lab
+carries on later). Returns "next" or "close".
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from ael_tui.actions import bindings_for
+from ael_tui.tour.guide import MOMENTS, Card
+
+
+class TourCardScreen(ModalScreen[str]):
+    BINDINGS = bindings_for("tour")
+
+    def __init__(self, card: Card, number: int, remaining: int) -> None:
+        # a class, not an id: the card just closed is still being removed when the next one is
+        # pushed, and two screens with one id end the app (DuplicateIds)
+        super().__init__(classes="tour-screen")
+        self.card, self.number, self.remaining = card, number, remaining
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="tour-card") as box:
+            box.border_title = f"Tour {self.number}/{len(MOMENTS)} · {self.card.title}"
+            yield Static(Text(self.card.text), id="tour-text")
+            key = self.app.key_for
+            nxt = (f"{key('tour.next')}: " + ("run to the next moment" if self.remaining else "end of the tour")
+                   + f" · {key('tour.close')}: close")
+            box.border_subtitle = nxt
+
+    def action_next(self) -> None:
+        self.dismiss("next")
+
+    def action_close(self) -> None:
+        self.dismiss("close")

@@ -1,1 +1,0 @@
-"""The lab's panels, one module per panel."""

@@ -1,0 +1,83 @@
+"""`ael-lab run` as a user runs it (new processes): the support table on one and on
+two workers, a 3,000-seed synthetic batch's peak memory, a one-run command's start.
+
+Wall times are taken alternately (one worker, two workers, again) so a drift in
+the machine's load hits both; each command gets an empty table cache, as on a
+fresh clone. Peak memory is the largest resident set of the command's processes
+(`RUSAGE_CHILDREN` of a wrapper whose only child is the command).
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+AEL_LAB = os.path.join(os.path.dirname(sys.executable), "ael-lab")
+SUPPORT_TABLE = ["run", "support", "--seeds", "42,123,456,789,1024", "--selector", "all", "--quiet"]
+BIG_BATCH = ["run", "synthetic", "--seeds", "1..3000", "--selector", "ts+reflection", "--quiet", "--workers", "1"]
+ONE_RUN = ["run", "synthetic", "--seeds", "42", "--selector", "ts", "--quiet"]
+
+
+def _wall(args: list[str], cache: str) -> float:
+    return timed([AEL_LAB, *args], {**os.environ, "AEL_LAB_CACHE_DIR": cache})[0]
+
+
+def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """(wall, CPU) seconds of a command; CPU is user + system of it and its workers,
+    which a busy machine hardly changes, as context for the wall time."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    subprocess.run(cmd, check=True, env=env)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def support_table(rounds: int = 2) -> tuple[float, float, float]:
+    """Fastest of `rounds` alternating walls of the support table on 1 and 2 workers,
+    and the ratio of their CPU times (what the second worker costs in duplicated work)."""
+    one, two = [], []
+    with tempfile.TemporaryDirectory() as d:
+        for r in range(rounds):
+            for times, workers in ((one, "1"), (two, "2")):
+                env = {**os.environ, "AEL_LAB_CACHE_DIR": os.path.join(d, f"{workers}-{r}")}
+                times.append(timed([AEL_LAB, *SUPPORT_TABLE, "--workers", workers], env))
+    return min(w for w, _ in one), min(w for w, _ in two), min(c for _, c in two) / min(c for _, c in one)
+
+
+def peak_mib(args: list[str]) -> float:
+    probe = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True); "
+             "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    out = subprocess.run([sys.executable, "-c", probe, AEL_LAB, *args], check=True, capture_output=True, text=True)
+    return int(out.stdout.split()[-1]) / 1024  # Linux reports KiB
+
+
+def one_run_start(repeats: int = 7) -> tuple[float, float]:
+    """Median wall and CPU seconds of a one-run command, new process each time."""
+    with tempfile.TemporaryDirectory() as d:
+        times = [timed([AEL_LAB, *ONE_RUN], {**os.environ, "AEL_LAB_CACHE_DIR": d}) for _ in range(repeats)]
+    return statistics.median(w for w, _ in times), statistics.median(c for _, c in times)
+
+
+def run() -> list[dict]:
+    one, two, cpu = support_table()
+    start, start_cpu = one_run_start()
+    return [
+        {"name": "machine load average (1 min) before these runs", "value": os.getloadavg()[0], "unit": "",
+         "target": None},
+        {"name": "support table (5 seeds x 9 selectors), 1 worker (wall)", "value": one, "unit": "s", "target": 15},
+        {"name": "  the same on 2 workers (wall)", "value": two, "unit": "s", "target": None},
+        {"name": "  2 workers / 1 worker (wall)", "value": two / one, "unit": "x", "target": 0.6},
+        {"name": "  2 workers / 1 worker (CPU time: the work the second worker repeats)", "value": cpu,
+         "unit": "x", "target": None},
+        {"name": "synthetic, 3,000 seeds of ts+reflection, 1 worker: peak memory", "value": peak_mib(BIG_BATCH),
+         "unit": "MiB", "target": 150},
+        {"name": "`run synthetic --seeds 42 --selector ts --quiet` (wall, median)", "value": start,
+         "unit": "s", "target": 0.3},
+        {"name": "  its CPU time (median)", "value": start_cpu, "unit": "s", "target": None},
+    ]
