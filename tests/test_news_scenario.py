@@ -200,3 +200,19 @@ def test_a_rejected_proposal_waits_three_windows_then_comes_back(data):
     assert s.reflector.outlook(s.t).startswith("A proposal was rejected")
     s.run(until=200)
     assert s.queue.pending and s.reflections[-1].episode >= first + 3 * 25
+
+
+def test_the_help_and_the_tour_say_what_this_world_teaches(data):
+    from ael_tui.help_screen import panels_text
+    from ael_tui.tour.guide import TourGuide
+    from engine import events as ev
+
+    assert "best memory style changes with the regime" in panels_text().plain
+    config = SessionConfig(scenario="news", seed=42, selector="ts+reflection", scenario_options={"data": data},
+                           reflector_options={"threshold": 0.95})
+    s = Session(config, scenario(data))
+    guide = TourGuide(s)
+    while not any(c.moment == "reflected" for c in guide.cards) and not s.done:
+        guide.feed(s.step(), s)
+    card = next(c for c in guide.cards if c.moment == "reflected")
+    assert "What this world teaches: Reflection helps only where" in card.text
