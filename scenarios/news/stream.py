@@ -59,9 +59,8 @@ def sample(corpus: Corpus, seed: int) -> np.ndarray:
         if int((clusters == c).sum()) < REGIME_LEN:
             raise AELError(f"news: {corpus.source} has {int((clusters == c).sum())} articles of the {c} cluster; "
                            f"a regime needs at least {REGIME_LEN}")
-    if len(corpus) < N_EPISODES * 2:
-        raise AELError(f"news: {corpus.source} has {len(corpus)} articles; the stream needs at least "
-                       f"{N_EPISODES * 2}")
+    if len(corpus) < N_EPISODES:
+        raise AELError(f"news: {corpus.source} has {len(corpus)} articles; the stream needs at least {N_EPISODES}")
     rng = np.random.default_rng([seed, 0])
     free = np.ones(len(corpus), dtype=bool)
     out = np.empty(N_EPISODES, dtype=np.int64)
