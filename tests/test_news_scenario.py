@@ -43,7 +43,14 @@ def no_network(monkeypatch):
         raise AssertionError("the news scenario fetched although it had --data")
 
     monkeypatch.setattr(sklearn.datasets, "fetch_20newsgroups", no_fetch)
-    monkeypatch.setattr(socket.socket, "connect", refuse)
+    connect = socket.socket.connect
+
+    def local_only(sock, address):  # worker processes still reach their forkserver over a Unix socket
+        if sock.family != socket.AF_UNIX:
+            refuse()
+        return connect(sock, address)
+
+    monkeypatch.setattr(socket.socket, "connect", local_only)
     monkeypatch.setattr(socket, "getaddrinfo", refuse)
     monkeypatch.setattr(socket, "create_connection", refuse)
     news_corpus.load.cache_clear()

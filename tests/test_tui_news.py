@@ -23,7 +23,14 @@ def no_network(monkeypatch):
         raise OSError("network closed in the news tests")
 
     monkeypatch.setattr(socket, "getaddrinfo", refuse)
-    monkeypatch.setattr(socket.socket, "connect", refuse)
+    connect = socket.socket.connect
+
+    def local_only(sock, address):  # worker processes still reach their forkserver over a Unix socket
+        if sock.family != socket.AF_UNIX:
+            refuse()
+        return connect(sock, address)
+
+    monkeypatch.setattr(socket.socket, "connect", local_only)
     news_corpus.load.cache_clear()
 
 
