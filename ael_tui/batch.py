@@ -13,7 +13,7 @@ from typing import Any
 
 from engine.results import run_result
 from engine.session import Session, SessionConfig
-from scenarios import make_scenario, spec_of
+from scenarios import REGISTRY, make_scenario, register, spec_of
 
 _SHARED_MAX = 8  # scenarios kept per process: enough for a seed's selectors to reuse one
 
@@ -22,10 +22,15 @@ _SHARED_MAX = 8  # scenarios kept per process: enough for a seed's selectors to 
 class RunTask:
     config: SessionConfig
     until: int | None = None  # stop at this episode (exclusive); None: the whole stream
+    # the scenario's registry line: a worker started before a plugin (or a test) registered
+    # its scenario knows it from the task itself
+    registry_line: tuple[str, str] | None = None
 
 
 def run_task(task: RunTask) -> dict[str, Any]:
     config = task.config
+    if task.registry_line is not None:
+        register(*task.registry_line)
     if config.selector.startswith("baseline:"):
         # a baseline is not a bandit session: the scenario builds its run directly
         scenario = make_scenario(config.scenario, config.seed, config.scenario_options)
@@ -57,3 +62,7 @@ def _scenario(config: SessionConfig):
             _shared.pop(next(iter(_shared)))
         scenario = _shared[key] = make_scenario(config.scenario, config.seed, config.scenario_options)
     return scenario
+
+
+def task_of(config: SessionConfig, until: int | None) -> RunTask:
+    return RunTask(config, until, (config.scenario, REGISTRY[config.scenario]))

@@ -174,10 +174,10 @@ def _execute(items: list, args: argparse.Namespace) -> list[dict[str, Any]]:
         return _execute_here(items, args)
     from engine.executor import run_all
 
-    from .batch import RunTask, affinity, run_task
+    from .batch import affinity, run_task, task_of
 
     with _progress(args, len(configs)) as advance:
-        return run_all(run_task, [RunTask(c, args.until) for c in configs], workers,
+        return run_all(run_task, [task_of(c, args.until) for c in configs], workers,
                        on_done=lambda i, run: advance(1, f"{run['selector']} seed {run['seed']}"), group=affinity)
 
 

@@ -117,3 +117,11 @@ def test_its_flag_reaches_it_and_no_other_scenario(tiny, tmp_path, capsys):
     assert json.loads(out.read_text())["runs"][0]["episodes"] == 12
     assert main(["run", "synthetic", "--length", "12"]) == 2
     assert "--length applies only to the tiny scenario" in capsys.readouterr().err
+
+
+def test_a_worker_that_never_saw_the_registration_runs_it_from_the_task(tiny):
+    from ael_tui.batch import run_task, task_of
+
+    task = task_of(SessionConfig(scenario="tiny", seed=2, selector="ts"), None)
+    scenarios.unregister("tiny")  # as in a worker process started before the test registered it
+    assert run_task(task)["episodes"] == 40 and "tiny" in scenarios.scenario_names()
