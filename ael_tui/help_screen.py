@@ -98,6 +98,13 @@ SCOPE_TITLES = {"app": "Everywhere", "start": "Start screen", "lab": "Lab", "com
                 "tour": "Tour card"}
 
 
+def _worlds() -> list[tuple[str, str]]:
+    """What each registered world teaches, as its spec says (`ScenarioSpec.lesson`)."""
+    from scenarios import all_specs
+
+    return [(spec.name, spec.lesson) for spec in all_specs() if spec.lesson]
+
+
 KEY_REF = re.compile(r"\{([a-z_]+\.[a-z_]+)\}")  # {lab.tour}: the key the keymap gives that action
 
 
@@ -109,7 +116,8 @@ def panels_text(key_for=None) -> Text:
         return KEY_REF.sub(lambda m: key_for(m.group(1)), text)
 
     out = Text()
-    for section, items in PANELS.items():
+    worlds = _worlds()
+    for section, items in [*PANELS.items(), *([("What the worlds teach", worlds)] if worlds else [])]:
         out.append(f"{section}\n", style="bold underline")
         for name, text in items:
             out.append(f"{keyed(name)}. ", style="bold")

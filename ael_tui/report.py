@@ -37,6 +37,33 @@ def _injected(episodes: list[int | None]) -> str:
     return text + (f" ({missing} none)" if missing else "")
 
 
+REFERENCE = "ts+reflection"  # the paper's "p vs AEL" compares every row with this selector
+
+
+def _p_values(document: dict[str, Any]) -> dict[str, float | None]:
+    """Welch's two-sample t-test of each selector's per-seed overall against REFERENCE's
+    (None: fewer than two seeds on a side, or both constant)."""
+    overall: dict[str, list[float]] = {}
+    for run in document["runs"]:
+        overall.setdefault(run["selector"], []).append(float(run["overall"]))
+    ref = overall.get(REFERENCE, [])
+    out: dict[str, float | None] = {}
+    for selector, values in overall.items():
+        out[selector] = None
+        if selector != REFERENCE and len(values) > 1 and len(ref) > 1:
+            from scipy.stats import ttest_ind
+
+            p = float(ttest_ind(values, ref, equal_var=False).pvalue)
+            out[selector] = p if p == p else None  # NaN when both sides are constant
+    return out
+
+
+def _p(value: float | None) -> str:
+    if value is None:
+        return "–"
+    return f"{value:.2f}" if value >= 0.1 else f"{value:.3f}" if value >= 0.001 else "<0.001"
+
+
 def print_table(document: dict[str, Any], spec: ScenarioSpec) -> None:
     comparable = document.get("paper_comparable", True)
     paper = spec.paper_table if comparable else {}
@@ -51,28 +78,41 @@ def print_table(document: dict[str, Any], spec: ScenarioSpec) -> None:
         comparable = comparable and all(r.get("paper_comparable", False) for r in document["runs"])
         _print_test_table(summary, spec.paper_test_table if comparable else {})
         return
+    # a run may also say its data is not the paper's (the news world on another corpus)
+    if not all(r.get("paper_comparable", True) for r in document["runs"]):
+        paper = {}
     title = f"{document['scenario']}: {len(document['seeds'])} seed(s)"
     table = Table(title=title, caption="dim rows: the paper's published values" if paper else None)
     table.add_column("selector")
     for g in regimes:
         table.add_column(g, justify="right")
     table.add_column("overall ± sd", justify="right")
-    table.add_column("Sharpe", justify="right")
+    show_sharpe = "sharpe" in spec.columns
+    p_values = _p_values(document) if "p" in spec.columns else None
+    if show_sharpe:
+        table.add_column("Sharpe", justify="right")
+    if p_values is not None:
+        table.add_column(f"p vs {REFERENCE}", justify="right")
     table.add_column("injected at", justify="right")
     for row in summary:
         sd = row["overall_std"]
         injected = _injected(row["injection_episodes"])
-        sharpe = [f"{row['sharpe_mean']:.2f}"]
+        extra = [f"{row['sharpe_mean']:.2f}"] if show_sharpe else []
+        if p_values is not None:
+            extra.append("---" if row["selector"] == REFERENCE else _p(p_values.get(row["selector"])))
         table.add_row(
             row["selector"], *[_num(row["regimes"].get(g)) for g in regimes],
-            f"{row['overall_mean']:.3f}" + (f"±{sd:.3f}" if sd is not None else ""), *sharpe, injected,
+            f"{row['overall_mean']:.3f}" + (f"±{sd:.3f}" if sd is not None else ""), *extra, injected,
         )
         ref = paper.get(row["selector"])
         if ref:
             overall = f"{ref['overall']:.3f}" + (f"±{ref['overall_sd']:.3f}" if "overall_sd" in ref else "")
+            extra = [f"{ref['sharpe']:.2f}" if "sharpe" in ref else ""] if show_sharpe else []
+            if p_values is not None:
+                extra.append(_p(ref["p"]) if "p" in ref else "---" if row["selector"] == REFERENCE else "")
             table.add_row(
                 "  paper", *[_num(ref.get(g)) if g in ref else "" for g in regimes], overall,
-                f"{ref['sharpe']:.2f}" if "sharpe" in ref else "", str(ref.get("injected", "")), style="dim",
+                *extra, str(ref.get("injected", "")), style="dim",
             )
     _console().print(table)
 

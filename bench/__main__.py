@@ -14,9 +14,8 @@ import sys
 import time
 from pathlib import Path
 
-SUITES = ["bench.engine", "bench.retrieval", "bench.codepolicy", "bench.support", "bench.batch", "bench.portfolio",
-          "bench.tui", "bench.llm", "bench.serve",
-          "bench.local"]
+SUITES = ["bench.engine", "bench.retrieval", "bench.codepolicy", "bench.support", "bench.news", "bench.batch",
+          "bench.portfolio", "bench.tui", "bench.llm", "bench.serve", "bench.local"]
 
 
 def main(argv: list[str]) -> int:

@@ -60,6 +60,10 @@ class ScenarioSpec:
     retrieval_arms:  an arm retrieves from memory under its policy's fields; False where an arm
                      is something else (the synthetic world's Bernoulli machines), so an editor
                      says that a policy's retrieval fields change nothing there.
+    columns:         the results table's columns after "overall" (the paper's layout for this world):
+                     "sharpe" (the reward stream's Sharpe), "p" (Welch's t-test of each selector's
+                     per-seed overall against ts+reflection's).
+    lesson:          what this world teaches, in two or three sentences (the help and the tour).
     """
 
     name: str
@@ -81,6 +85,8 @@ class ScenarioSpec:
     score_name: str = "overall"
     compare_with: tuple[str, ...] = ()
     retrieval_arms: bool = True
+    columns: tuple[str, ...] = ("sharpe",)
+    lesson: str = ""
 
     def __post_init__(self) -> None:
         unknown = set(self.session) - {*ENGINE_DEFAULTS, "phases"}

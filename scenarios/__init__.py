@@ -19,6 +19,7 @@ REGISTRY: dict[str, str] = {
     "synthetic": "scenarios.synthetic.spec",
     "support": "scenarios.support.spec",
     "portfolio": "scenarios.portfolio.spec",
+    "news": "scenarios.news.spec",
 }
 
 

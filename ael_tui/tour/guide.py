@@ -137,6 +137,9 @@ def _reflected(session: Session, episode: int, e: ev.Reflected, key: Callable) -
             + (f"It proposes {' and '.join(proposed)}: a person approves, edits or rejects each "
                f"({key('lab.decide')})."
                if proposed else "It proposes nothing this time: the pool looks good enough."))
+    lesson = session.scenario.spec.lesson
+    if lesson:
+        text += f" What this world teaches: {lesson}"
     return "Reflection: diagnose, then prescribe", text, "progress"
 
 

@@ -1,0 +1,131 @@
+"""The offline reflector of the news stream: at most one proposal, `regime_filtered`.
+
+Every `cadence` articles, while nothing has been proposed and regime_filtered
+is not in the pool:
+- gate: the accuracy over the trailing `window` articles is below `threshold`;
+- `paper` (default): the gate alone proposes regime_filtered, as the paper's
+  P5 was injected;
+- `diagnose`: replay regime_filtered on the failures of the slow window just
+  completed and propose it only if it gets at least 5, and a quarter, of
+  them right where every pool policy is wrong.
+The regime label in the reflection is the reflector's own (`policies.regime_label`,
+from revealed classes only), never the true regime.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from engine.errors import AELError
+from engine.reflection import Reflection, ReflectionContext, ReflectorBase
+
+from .policies import REGIME_FILTERED, regime_label
+from .spec import SPEC
+
+DEFAULTS = SPEC.reflector_defaults()
+TRIGGERS = SPEC.reflector_option("trigger").values
+MIN_FIXED = 5
+MIN_FIXED_SHARE = 0.25
+
+
+def _correct(record: dict[str, Any]) -> bool:
+    c = record.get("correct")
+    return bool(c) if c is not None else float(record.get("reward", 0.0)) >= 0.5
+
+
+@dataclass
+class NewsReflector(ReflectorBase):
+    trigger: str = DEFAULTS["trigger"]
+    cadence: int = DEFAULTS["cadence"]
+    window: int = DEFAULTS["window"]
+    threshold: float = DEFAULTS["threshold"]
+    proposed_at: int | None = None
+    cooldown_until: int | None = None  # no proposal before this episode (the last one was rejected)
+    name: str = "news-offline"
+
+    def __post_init__(self) -> None:
+        if self.trigger not in TRIGGERS:
+            raise AELError(f"reflector trigger {self.trigger!r}: expected one of {', '.join(TRIGGERS)}")
+        for key in ("cadence", "window"):
+            value = getattr(self, key)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise AELError(f"reflector {key}: must be a positive integer, got {value!r}")
+        if not 0.0 <= float(self.threshold) <= 1.0:
+            raise AELError(f"reflector threshold: must be between 0 and 1, got {self.threshold!r}")
+        self.threshold = float(self.threshold)
+
+    def rejected(self, kind: str, episode: int) -> None:
+        """A rejected proposal: look again after three slow windows, not at the very next one."""
+        self.proposed_at = None
+        self.cooldown_until = episode + 1 + 3 * self.cadence
+
+    def outlook(self, episode: int) -> str:
+        if self.cooldown_until is not None and episode < self.cooldown_until:
+            return (f"A proposal was rejected: the reflector looks at {REGIME_FILTERED.name} again from "
+                    f"episode {self.cooldown_until}.")
+        return ""
+
+    @classmethod
+    def from_options(cls, options: dict[str, Any]) -> "NewsReflector":
+        settings = SPEC.reflector_settings(options)
+        return cls(**settings)
+
+    def trailing_accuracy(self, ctx: ReflectionContext) -> float:
+        recs = [r for r in ctx.history if ctx.episode - self.window < r["episode"] <= ctx.episode]
+        return sum(_correct(r) for r in recs) / len(recs) if recs else 1.0
+
+    def should_reflect(self, ctx: ReflectionContext) -> bool:
+        if self.proposed_at is not None or (ctx.episode + 1) % self.cadence != 0:
+            return False
+        if self.cooldown_until is not None and ctx.episode < self.cooldown_until:
+            return False
+        if any(p.name == REGIME_FILTERED.name or p.fingerprint == REGIME_FILTERED.fingerprint for p in ctx.pool):
+            return False
+        return self.trailing_accuracy(ctx) < self.threshold
+
+    def reflect(self, ctx: ReflectionContext) -> Reflection | None:
+        if not self.should_reflect(ctx):
+            return None
+        t = ctx.episode
+        acc = self.trailing_accuracy(ctx)
+        label = regime_label(ctx.scenario.labels, t + 1)
+        start = t - self.cadence + 1
+        failures = sorted(r["episode"] for r in ctx.history if start <= r["episode"] <= t and not _correct(r))
+        cand = ctx.scenario.counterfactual(REGIME_FILTERED, failures)
+        pool = [ctx.scenario.counterfactual(p, failures) for p in ctx.pool]
+        fixed = [u for i, u in enumerate(failures) if cand[i] and not any(ok[i] for ok in pool)]
+        supported = len(fixed) >= MIN_FIXED and len(fixed) >= MIN_FIXED_SHARE * len(failures)
+        gate = (f"accuracy {acc:.3f} over episodes {max(0, t - self.window + 1)}–{t} is below "
+                f"{self.threshold:.2f}")
+        counts = (f"of the {len(failures)} failures in episodes {start}–{t}, {REGIME_FILTERED.name} would get "
+                  f"{len(fixed)} right that every pool policy gets wrong")
+        evidence = {"trailing_accuracy": round(acc, 4), "threshold": self.threshold, "slow_window": [start, t],
+                    "failures": len(failures), "candidate_fixes": len(fixed), "fixed_episodes": fixed,
+                    "regime_label": label}
+        if not (supported or self.trigger == "paper"):
+            return Reflection(episode=t, trigger=self.trigger, regime_label=label, evidence=evidence,
+                              confidence=round(1 - len(fixed) / len(failures), 3) if failures else 1.0,
+                              diagnosis=f"{gate.capitalize()}, but {counts}: filtering by regime would not "
+                                        "fix these failures, so nothing is proposed.")
+        self.proposed_at = t + 1
+        return Reflection(
+            episode=t, trigger=self.trigger, regime_label=label, evidence=evidence,
+            confidence=round(len(fixed) / len(failures), 3) if failures else 0.0,
+            diagnosis=(f"{gate.capitalize()}; the topic mix now leans to {label}; {counts}."),
+            insight=f"The stream currently leans to the {label} groups: similar recent articles of that "
+                    "cluster are the best evidence.",
+            policy=REGIME_FILTERED.to_dict(),
+            rationale=(f"Paper gate: {gate}." if self.trigger == "paper" and not supported else
+                       f"{counts[0].upper()}{counts[1:]} (≥ {MIN_FIXED} and ≥ {MIN_FIXED_SHARE:.0%})."),
+        )
+
+    def state_dict(self) -> dict[str, Any]:
+        return {"trigger": self.trigger, "cadence": self.cadence, "window": self.window,
+                "threshold": self.threshold, "proposed_at": self.proposed_at, "cooldown_until": self.cooldown_until}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        for key in ("trigger", "cadence", "window", "threshold", "proposed_at", "cooldown_until"):
+            if key in state:
+                setattr(self, key, state[key])
+        self.__post_init__()
