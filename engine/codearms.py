@@ -24,9 +24,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-# The sandbox's modules load on the first code-policy call, not with every session:
-# most sessions never run code, and the lab's start-up should not pay for it.
-CALL_DEADLINE_S = 0.5    # wall clock per call of a policy, smoke test and live run alike
+from .code_rules import CALL_DEADLINE_S, CodePolicyError
+
 SUSPEND_AFTER = 3
 
 
@@ -48,7 +47,9 @@ class CodeArms:
 
     def run(self, spec: Any, entries: Sequence[Any], query: dict[str, Any]) -> list[Any]:
         """The entries the code policy `spec` picks; `CodePolicyError` when it may not run or failed."""
-        from .codepolicy import CodePolicyError, source_hash
+        # The sandbox's modules load on the first code-policy call, not with every session:
+        # most sessions never run code, and the lab's start-up should not pay for it.
+        from .codepolicy import source_hash
         from .codeworker import CodePolicyFailure, CodeWorker
 
         name = spec.name

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
 
-from .codearms import CALL_DEADLINE_S
+from .code_rules import ALLOWED_METHODS, CALL_DEADLINE_S, SAFE_BUILTINS, CodePolicyError
 from .errors import AELError
 
 MAX_BYTES = 4096
@@ -54,20 +54,6 @@ MAX_STRING = 200
 MAX_EXPONENT = 4
 FUNCTION_NAME = "retrieve"
 
-SAFE_BUILTINS: tuple[str, ...] = (
-    "len", "sorted", "min", "max", "sum", "range", "enumerate", "list", "dict", "set", "tuple",
-    "abs", "round", "zip", "any", "all", "float", "int", "str", "bool", "reversed",
-)
-ALLOWED_METHODS = frozenset({
-    # dict
-    "get", "items", "keys", "values", "setdefault",
-    # list / set
-    "append", "extend", "insert", "index", "count", "sort", "reverse", "copy", "add",
-    "union", "intersection", "difference",
-    # str (not format / format_map: their mini-language reads attributes)
-    "lower", "upper", "strip", "lstrip", "rstrip", "split", "startswith", "endswith", "join",
-    "replace", "find",
-})
 # Never reachable anyway (not in SAFE_BUILTINS), named so the refusal says why.
 FORBIDDEN_NAMES = frozenset({
     "exec", "eval", "compile", "open", "getattr", "setattr", "delattr", "hasattr", "globals",
@@ -103,10 +89,6 @@ _WHY_NOT = {
     ast.BitXor: "bitwise operators are not allowed", ast.Invert: "bitwise operators are not allowed",
     ast.MatMult: "@ is not allowed",
 }
-
-
-class CodePolicyError(AELError):
-    """A code policy was refused, or failed while running on real entries."""
 
 
 # ---------------------------------------------------------------------------

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from .codepolicy import CodePolicyError
+from .code_rules import ALLOWED_METHODS, SAFE_BUILTINS, CodePolicyError
 
 CHILD = Path(__file__).with_name("sandbox_child.py")
 NOBODY = 65534
@@ -82,8 +82,6 @@ class CodeWorker:
     def __init__(self, limits: Limits | None = None, *, plain_python: bool = False):
         """`plain_python` runs sources as plain Python with every builtin, no RestrictedPython:
         only for tests that show the process walls hold on their own."""
-        from .codepolicy import ALLOWED_METHODS, SAFE_BUILTINS
-
         self.limits = limits or Limits()
         self._config = json.dumps({"memory_mb": self.limits.memory_mb, "cpu_s": self.limits.cpu_s,
                                    "methods": sorted(ALLOWED_METHODS), "builtins": list(SAFE_BUILTINS),
