@@ -20,6 +20,10 @@ The channel (AEL's offline insight channel): what a method shows, records and
 rules alike, becomes per-tool trust multipliers m_k = clip(1 + 0.1 (#trust −
 #distrust), .5, 1.5) and a sector tilt of ±0.1 per mention added to the
 signal of that sector's tickers (`prior_advice`, read by agent.allocate).
+A method may add its own per-tool factors (`Shown.extra["tool_factor"]`,
+{tool: factor}, e.g. 0 for a tool its policy does not read), multiplied in
+after the clip, or give the weights outright (`Shown.extra["weights"]`,
+{ticker: weight}, the rest cash: a method that allocates by itself).
 """
 
 from __future__ import annotations
@@ -185,6 +189,9 @@ def prior_advice(shown, tools: Sequence[str], sectors: Sequence[str]) -> tuple[n
         counts[kind][what] = counts[kind].get(what, 0.0) + wt
     factor = np.array([np.clip(1 + TRUST_STEP * (counts["trust"].get(k, 0) - counts["distrust"].get(k, 0)),
                                *FACTOR_RANGE) for k in tools])
+    # a method's own per-tool factors (e.g. a tool policy's mask: 0 for a tool it does not read)
+    own = shown.extra.get("tool_factor", {})
+    factor = factor * np.array([float(own.get(k, 1.0)) for k in tools])
     tilt = {s: float(np.clip(TILT * (counts["over"].get(s, 0) - counts["under"].get(s, 0)), -MAX_TILT, MAX_TILT))
             for s in sorted(set(sectors))}
     return factor, {s: v for s, v in tilt.items() if v}
@@ -194,3 +201,11 @@ def _directives(record: dict[str, Any]) -> list[tuple]:
     adv = record.get("advice", {})
     return [(k, x) for k in KINDS if not (record.get("blind") and k in ("trust", "distrust"))
             for x in adv.get(k, [])]
+
+
+def own_weights(weights: dict[str, float], tickers: Sequence[str]) -> np.ndarray:
+    """A method's own allocation as ticker weights: negatives clipped to 0, scaled down to sum
+    at most 1 (the rest is cash)."""
+    w = np.array([max(0.0, float(weights.get(tk, 0.0))) for tk in tickers])
+    w = np.where(np.isfinite(w), w, 0.0)
+    return w / w.sum() if w.sum() > 1.0 else w

@@ -45,7 +45,7 @@ from .baselines import baseline_run
 from .data import PHASES, is_paper_market
 from .llm_allocator import llm_weights
 from .episode import PortfolioState, bandit_reward, outcome_score, return_regime, step_portfolio
-from .prior import PortfolioPriorWorld, prior_advice
+from .prior import PortfolioPriorWorld, own_weights, prior_advice
 from .reflector import PortfolioReflector
 from .spec import SPEC
 from .world import World, data_key, load_world
@@ -143,6 +143,8 @@ class PortfolioScenario(ScenarioBase):
         alloc, per_ticker = self.allocation(ctx.policy, t, ctx.memory, ctx.insight, ctx.hits, ctx.rules, quiet=False,
                                             prior=ctx.prior)
         weights, agent, notes = alloc.weights, "offline", []
+        if ctx.prior is not None and ctx.prior.extra.get("weights") is not None:  # a method that allocates itself
+            weights, agent = own_weights(ctx.prior.extra["weights"], self.world.tickers), "method"
         if ctx.llm is not None:
             shown = list(ctx.hits) + [hits[0] for hits in per_ticker if hits]
             weights, agent, notes = llm_weights(self, t, ctx, shown, ctx.rules, alloc.weights)

@@ -21,7 +21,9 @@ Jaccard(ticket tokens, its salient tokens) + 1 if its endpoint is the
 ticket's; a shown rule that fires (its endpoint, or its token in the text)
 votes 1 for its route. They add to the base policy's neighbour weights; the
 heaviest route wins (the base vote's route among equals), and with no weight
-at all the router's default route answers.
+at all the router's default route answers. A method may add votes of its own
+(`Shown.extra["votes"]`, {route: weight}) and name the policy whose
+neighbours vote instead of the base one (`Shown.extra["policy"]`).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from .bank import DEFAULT_ROUTE, ROUTES
-from .policies import INITIAL_POOL, route_live
+from .policies import BY_NAME, INITIAL_POOL, route_live
 from .text import jaccard, tokens
 
 SALIENT = 3
@@ -186,6 +188,8 @@ def prior_route(scenario, spec, query, ctx, base_route: str) -> str:
     """The route with a prior method's votes added to the base policy's neighbour weights."""
     t = query.episode
     weights = np.zeros(len(ROUTES))
+    if ctx.prior.extra.get("policy") in BY_NAME:  # a method that picks the policy itself (a skill's, a tool policy's)
+        spec = BY_NAME[ctx.prior.extra["policy"]]
     if not spec.retrieves_nothing:
         vote = route_live(spec, ctx.memory, scenario.query_dict(query), scenario.similarity, scenario.sim_row(t))
         for ep in vote.neighbours:
