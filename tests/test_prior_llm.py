@@ -78,3 +78,10 @@ def test_an_llm_agent_reads_the_method_memory_in_its_prompt(tmp_path, monkeypatc
         run(server, monkeypatch, tmp_path, "support", "reflexion", 4, "--agent", "gemini")
         prompts = [json.dumps(q.body) for q in server.requests]
     assert "#0 " in prompts[1] and "#2 " in prompts[3]  # the critiques of the tickets before
+
+
+def test_an_llm_allocator_reads_the_method_memory_under_the_reference_headings(tmp_path, monkeypatch):
+    with FakeLLMServer("echo") as server:
+        run(server, monkeypatch, tmp_path, "portfolio", "reflexion", 18, "--agent", "gemini", "--warmup", "15")
+        prompts = [json.dumps(q.body) for q in server.requests]
+    assert "## Recent Allocation Lessons" in prompts[-1] and "bar 16: return" in prompts[-1]

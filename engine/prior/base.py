@@ -97,7 +97,6 @@ class PriorMethod(Method):
 
     selector_class = PriorSelector
     reflects = False
-    prior: ClassVar[bool] = True
     help: ClassVar[str] = ""
     endpoint_keyed: ClassVar[bool] = False   # support: its memory is keyed on the endpoint (the R3 confound)
     llm_purpose: ClassVar[str] = "prior.critique"
