@@ -273,3 +273,14 @@ def test_cold_start_from_a_model_uses_its_ratings_and_falls_back_to_the_table(mo
         s.step()
     state = s.variants.state_dict()["cold-start"]
     assert state["source"].startswith("table") and state["tool_ratings"]["score_composite_signal"] == 1
+
+
+def test_run_labels_a_variant_row_and_a_resumed_session_keeps_its_variants(tmp_path, capsys):
+    out, save = tmp_path / "out.json", tmp_path / "s.json"
+    assert main(["run", "portfolio", "--episodes", "30", "--variant", "no-tools", "--json", str(out), "--quiet"]) == 0
+    doc = json.loads(out.read_text())
+    assert doc["runs"][0]["selector"] == "ts+reflection · no-tools" and doc["paper_comparable"] is False
+    assert main(["run", "portfolio", "--episodes", "30", "--variant", "no-tools", "--until", "10", "--save",
+                 str(save), "--quiet"]) == 0
+    assert main(["run", "portfolio", "--resume", str(save), "--variant", "planners", "--quiet"]) == 2
+    assert "--variant: a resumed session keeps the settings" in capsys.readouterr().err
