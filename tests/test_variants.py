@@ -114,6 +114,9 @@ def test_per_tool_shows_k_tools_chosen_by_thompson_sampling_and_learns_from_tick
     plain.run(), s.run()
     shown = [h["variant"]["tools"] for h in s.history if h["phase"] != "warmup"]
     assert all(len(tools) == 4 for tools in shown) and len({tuple(t) for t in shown}) > 1
+    # the synthetic market has no static data: a tool with no reading never takes a slot
+    assert not {t for tools in shown for t in tools} - set(s.scenario.tools_available(30))
+    assert "get_fundamentals" not in s.scenario.tools_available(30)
     assert actions(plain) != actions(s)
     arms = s.variants.get("per-tool").arms
     learned = [tool for tool, (a, b) in arms.items() if a + b > 2]
