@@ -110,7 +110,8 @@ VARIANT_PANELS = [
 
 def _variants() -> list[tuple[str, str]]:
     """Every registered variant's own paragraph (engine/variants.py), after its panels."""
-    from engine.variants import VARIANTS, variant_names
+    from engine.variant_set import variant_names
+    from engine.variants import VARIANTS
 
     variant_names()  # registers the built-in ones
     return VARIANT_PANELS + [(f"--variant {name}", cls.help) for name, cls in VARIANTS.items() if cls.help]

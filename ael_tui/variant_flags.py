@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import argparse
 
-from engine.variants import VARIANTS, check_variants, split_variants, variant_help
+from engine.variant_set import check_variants, split_variants, variant_help
+from engine.variants import VARIANTS
 
 
 def variants_help() -> str:

@@ -11,7 +11,7 @@ from ael_tui.cli import main
 from engine.errors import AELError
 from engine.persistence import load_session, save_session
 from engine.session import Session, SessionConfig
-from engine.variants import check_variants, parse_variant, split_variants
+from engine.variant_set import check_variants, parse_variant, split_variants
 from scenarios import make_scenario
 
 
