@@ -34,7 +34,15 @@ _TEXT = re.compile(r"^(?P<name>[a-z0-9_-]+)(?:=(?P<value>[^()=,]+))?(?:\((?P<opt
 
 
 def split_variants(text: str) -> list[str]:
-    """'planners,per-tool(k=4,x=1)' -> ['planners', 'per-tool(k=4,x=1)']."""
+    """'planners,per-tool(k=4,x=1)' -> ['planners', 'per-tool(k=4,x=1)']; AELError for
+    unbalanced parentheses (which would otherwise swallow the rest of the text)."""
+    depth = 0
+    for ch in text:
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth < 0:
+            break
+    if depth != 0:
+        raise AELError(f"--variant: unbalanced parentheses in {text.strip()!r}")
     return split_methods(text)
 
 
@@ -49,15 +57,24 @@ def parse_variant(text: str) -> Variant:
     if m["value"] is not None:
         if not cls.options:
             raise AELError(f"variant {cls.name!r} takes no value (got {text!r})")
-        options[cls.options[0].name] = cls.options[0].parse(m["value"])
+        options[cls.options[0].name] = _parse_option(cls, cls.options[0], m["value"])
     for item in filter(None, (m["opts"] or "").split(",")):
         key, sep, value = item.partition("=")
         spec = next((o for o in cls.options if o.name == key.strip()), None)
         if not sep or spec is None:
             allowed = ", ".join(o.name for o in cls.options) or "none"
             raise AELError(f"variant {cls.name}: {item.strip()!r} is not option=value (options: {allowed})")
-        options[spec.name] = spec.parse(value)
+        options[spec.name] = _parse_option(cls, spec, value)
     return cls(**options)
+
+
+def _parse_option(cls: type[Variant], spec, text: str) -> Any:
+    """An option's value; the error names the variant and the option, not a `--flag`
+    (a variant's options are not flags of their own)."""
+    try:
+        return spec.parse(text)
+    except AELError as err:
+        raise AELError(f"variant {cls.name}: {spec.name}{str(err).removeprefix(spec.flag)}") from None
 
 
 def check_variants(texts: list[str] | tuple[str, ...], scenario: str) -> list[Variant]:

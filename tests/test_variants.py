@@ -49,6 +49,11 @@ def test_a_variant_is_refused_where_it_has_no_meaning_and_when_given_twice():
 @pytest.mark.parametrize("argv, words", [
     (["run", "support", "--variant", "no-tools"], "no meaning for the support scenario"),
     (["run", "portfolio", "--variant", "bogus"], "unknown variant 'bogus'"),
+    (["run", "portfolio", "--variant", "per-tool(k=0)"], "variant per-tool: k: 0 is outside 1..100"),
+    (["run", "portfolio", "--variant", "cold-start=bogus"], "variant cold-start: source: 'bogus' is not one of"),
+    (["run", "portfolio", "--variant", "no-tools("], "unbalanced parentheses"),
+    (["run", "portfolio", "--variant", ","], "give at least one variant"),
+    (["run", "portfolio", "--variant", "planners,planners(alpha=2)"], "planners is given twice"),
 ])
 def test_the_cli_refuses_a_bad_variant_in_one_line(capsys, argv, words):
     assert main(argv) == 2
