@@ -292,3 +292,22 @@ def test_run_labels_a_variant_row_and_a_resumed_session_keeps_its_variants(tmp_p
                  str(save), "--quiet"]) == 0
     assert main(["run", "portfolio", "--resume", str(save), "--variant", "planners", "--quiet"]) == 2
     assert "--variant: a resumed session keeps the settings" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("until", [0, 31])
+def test_rolling_back_a_failed_step_restores_the_variants_too(until):
+    """A model call failing under the raise policy undoes the episode: the variants' state
+    (cold start at episode 0, LinUCB, per-tool posteriors) is part of what comes back."""
+    variants = ["cold-start", "planners", "per-tool"]
+    s = portfolio(variants, selector="ts+reflection", episodes=60)
+    s.run(until=until)
+    before = json.dumps(run_state(s), sort_keys=True)
+    cp = s._checkpoint()
+    s.step(), s.step()
+    assert json.dumps(run_state(s), sort_keys=True) != before
+    s._rollback(cp)
+    assert json.dumps(run_state(s), sort_keys=True) == before
+    s.run()
+    straight = portfolio(variants, selector="ts+reflection", episodes=60)
+    straight.run()
+    assert run_state(s) == run_state(straight)
