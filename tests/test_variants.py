@@ -311,3 +311,25 @@ def test_rolling_back_a_failed_step_restores_the_variants_too(until):
     straight = portfolio(variants, selector="ts+reflection", episodes=60)
     straight.run()
     assert run_state(s) == run_state(straight)
+
+
+def test_a_model_agent_sees_what_the_variants_show():
+    from types import SimpleNamespace
+
+    from engine.variants import AgentView
+    from scenarios.portfolio.llm_allocator import prompt_context
+    from scenarios.portfolio.prompt import build_prompt
+
+    s = portfolio()
+    s.run(until=20)
+
+    def prompt(view: AgentView) -> str:
+        return build_prompt(prompt_context(s.scenario, 20, SimpleNamespace(insight=None, view=view), [], []))
+
+    plain = prompt(AgentView())
+    assert "## Market Signals" in plain and "momentum(" in plain and "## Selected Strategy" not in plain
+    assert "## Market Signals" not in prompt(AgentView(tools=()))
+    narrowed = prompt(AgentView(tools=("compute_technicals",), planner="cot_reasoning", notes=["When bearish, cut."]))
+    assert "## Selected Strategy: cot_reasoning" in narrowed and "When bearish, cut." in narrowed
+    signals = narrowed.split("## Market Signals")[1].split("##")[0]
+    assert "technicals(" in signals and "momentum(" not in signals
