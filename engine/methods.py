@@ -19,138 +19,12 @@ them it offers.
 
 from __future__ import annotations
 
-import re
-from typing import Any, ClassVar
-
 from .bandits import EpsilonGreedy, FixedPolicy, Oracle, RoundRobin, Selector, ThompsonSampling, UCB1
-from .errors import AELError
-from .options import OptionSpec, resolve
-
-REFLECTION = "+reflection"
-
-
-class UnknownMethod(AELError):
-    """A selector text that names no registered method (a caller may say what its scenario offers)."""
-
-
-class Method:
-    """Base of every method. Subclasses set the class attributes and `selector_class`;
-    a method with learning state beyond its selector overrides `state_dict`."""
-
-    name: ClassVar[str]
-    summary: ClassVar[str]
-    selector_class: ClassVar[type[Selector]]
-    options: ClassVar[tuple[OptionSpec, ...]] = ()
-    argument: ClassVar[str] = ""        # e.g. "POLICY": the method needs `NAME:POLICY`
-    reflects: ClassVar[bool] = True     # may run with `+reflection`
-    hindsight: ClassVar[bool] = False   # chooses from the scenario's best arm of each episode (`oracle_arm`)
-
-    def __init__(self, argument: str | None = None, reflection: bool = False, **options: Any):
-        self.arg = argument
-        self.reflection = reflection
-        self.settings = resolve(self.options, options, f"selector {self.name}")
-
-    @property
-    def text(self) -> str:
-        """The method as typed: parse_method(m.text) gives the same method."""
-        arg = f":{self.arg}" if self.arg else ""
-        given = [f"{o.name}={self.settings[o.name]}" for o in self.options if self.settings[o.name] != o.default]
-        return f"{self.name}{arg}{'(' + ','.join(given) + ')' if given else ''}{REFLECTION if self.reflection else ''}"
-
-    def make_selector(self, arms: list[str], prior: tuple[float, float]) -> Selector:
-        sel = self.selector_class(**self.settings)
-        for arm in arms:
-            sel.add_arm(arm, prior)
-        return sel
-
-    def make_reflector(self, scenario, reflector_options: dict[str, Any]):
-        """AEL's slow loop: the scenario's reflector, when reflection is on."""
-        return scenario.make_reflector(reflector_options) if self.reflection else None
-
-    def state_dict(self) -> dict[str, Any]:
-        return {}
-
-    def load_state_dict(self, state: dict[str, Any]) -> None:
-        pass
-
-    # The session's hooks for methods with a memory of their own (engine/prior): no-ops here.
-    def bind(self, scenario, llm) -> None:
-        """Once, when the session is built: the world and the LLM runtime."""
-
-    def advise(self, query, t: int, rng, learning: bool = True) -> Any:
-        """Before the agent acts: what the method shows it (AgentContext.prior), or None."""
-        return None
-
-    def observe(self, query, outcome, t: int, learning: bool) -> None:
-        """After the outcome: the method's own update (nothing when not learning)."""
-
-
-METHODS: dict[str, type[Method]] = {}
-
-
-def register_method(cls: type[Method]) -> type[Method]:
-    if cls.name in METHODS and METHODS[cls.name] is not cls:
-        raise ValueError(f"a method named {cls.name!r} is already registered")
-    METHODS[cls.name] = cls
-    return cls
-
-
-def method_names() -> list[str]:
-    return list(METHODS)
-
-
-def method_help() -> str:
-    """One line: every method as typed, for `--help` and error messages."""
-    shown = [f"{n}:{c.argument}" if c.argument else n for n, c in METHODS.items()]
-    return ", ".join(shown) + f"; add {REFLECTION} for AEL's reflection"
-
-
-def offered_help(selectors: list[str] | tuple[str, ...]) -> str:
-    """What a scenario offers, as a person types it: its selectors, with the methods
-    that take an argument written once with it ('... oracle or fixed:POLICY')."""
-    plain = [s for s in selectors if parse_method(s).arg is None]
-    general = [f"{n}:{c.argument}" for n, c in METHODS.items() if c.argument]
-    return ", ".join(plain) + (" or " + ", ".join(general) if general else "")
-
-
-_TEXT = re.compile(r"^(?P<name>[a-z0-9_-]+)(?::(?P<arg>[^()+]*))?(?:\((?P<opts>[^()]*)\))?(?P<refl>\+reflection)?$")
-
-
-def split_methods(text: str) -> list[str]:
-    """'ts,egreedy(epsilon=0.2,x=1)' -> ['ts', 'egreedy(epsilon=0.2,x=1)']: commas inside
-    an option list do not separate methods."""
-    out, depth, start = [], 0, 0
-    for i, ch in enumerate(text + ","):
-        depth += {"(": 1, ")": -1}.get(ch, 0)
-        if ch == "," and depth == 0:
-            out.append(text[start:i].strip())
-            start = i + 1
-    return [s for s in out if s]
-
-
-def parse_method(text: str) -> Method:
-    """A method from its text; AELError saying what is accepted."""
-    text = text.strip()
-    m = _TEXT.match(text)
-    cls = METHODS.get(m["name"]) if m else None
-    if cls is None:
-        raise UnknownMethod(f"unknown selector {text!r} (expected {method_help()})")
-    arg = m["arg"]
-    if cls.argument and not arg:
-        raise AELError(f"selector '{cls.name}:' needs a {cls.argument.lower()} name, e.g. {cls.name}:none")
-    if arg is not None and not cls.argument:
-        raise AELError(f"selector {cls.name!r} takes no argument (got {text!r})")
-    if m["refl"] and not cls.reflects:
-        raise AELError(f"selector {cls.name!r} cannot run with reflection")
-    options: dict[str, Any] = {}
-    for item in filter(None, (m["opts"] or "").split(",")):
-        key, sep, value = item.partition("=")
-        spec = next((o for o in cls.options if o.name == key.strip()), None)
-        if not sep or spec is None:
-            allowed = ", ".join(o.name for o in cls.options) or "none"
-            raise AELError(f"selector {cls.name}: {item.strip()!r} is not option=value (options: {allowed})")
-        options[spec.name] = spec.parse(value)
-    return cls(arg or None, bool(m["refl"]), **options)
+from .method_base import (  # noqa: F401  (the contract, re-exported: callers import engine.methods)
+    METHODS, REFLECTION, Method, UnknownMethod, method_help, method_names, offered_help, parse_method,
+    register_method, split_methods,
+)
+from .options import OptionSpec
 
 
 # ------------------------------------------------------------------ the built-in methods
@@ -207,4 +81,4 @@ class OracleMethod(Method):
 
 
 # ------------------------------------------------------------------ the prior methods
-from . import prior as _prior  # noqa: E402,F401  (registers reflexion, expel, meta-reflexion...)
+from . import prior as _prior  # noqa: E402,F401,I001  (registers reflexion, expel, meta-reflexion...)

@@ -24,6 +24,7 @@ from .errors import AELError
 from .memory import Hit, MemoryEntry, MemoryStore, Pattern
 from .policies import PolicySpec
 from .scenario_spec import ScenarioSpec
+from .variants import AgentView
 
 if TYPE_CHECKING:
     from .reflection import Reflector
@@ -56,6 +57,7 @@ class AgentContext:
     hits_from: str = ""
     llm: Any = None  # an engine.llm.LLMClient when a model plays the agent; None offline
     prior: Any = None  # what a prior method shows the agent (engine.prior.Shown); None for AEL's methods
+    view: AgentView = field(default_factory=AgentView)  # what the session's variants shape (engine/variants.py)
 
 
 @dataclass

@@ -36,7 +36,7 @@ import numpy as np
 
 from ..bandits import FixedPolicy, Selector
 from ..errors import AELError
-from ..methods import Method
+from ..method_base import Method
 from ..options import Choice, OptionSpec
 
 # What "success" of an episode means to a method that keeps a success flag:

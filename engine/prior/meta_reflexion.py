@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from ..methods import register_method
+from ..method_base import register_method
 from ..options import OptionSpec
 from .base import BASE_POLICY, PriorMethod, Shown, Table, label_option
 

@@ -37,6 +37,7 @@ from engine.metrics import phase_metrics
 from engine.options import resolve
 from engine.policies import PAPER_POLICIES, PolicySpec
 from engine.scenario import AgentContext, Outcome, Query, ScenarioBase
+from engine.variants import AgentView
 
 from .saved_metadata import MEMORY_METADATA
 from . import memory_records as records
@@ -49,6 +50,8 @@ from .prior import PortfolioPriorWorld, own_weights, prior_advice
 from .reflector import PortfolioReflector
 from .spec import SPEC
 from .world import World, data_key, load_world
+from . import planners, variant_view
+from .variant_view import view_arguments
 
 class PortfolioScenario(ScenarioBase):
     """Allocate over ten tickers and cash, bar by bar, with a retrieval-policy bandit."""
@@ -104,13 +107,14 @@ class PortfolioScenario(ScenarioBase):
 
     def allocation(self, spec: PolicySpec, t: int, memory: MemoryStore, insight: dict[str, Any] | None = None,
                    pooled: list[Hit] | None = None, rules: list[MemoryEntry] | None = None,
-                   quiet: bool = True, prior=None) -> tuple[Allocation, list[list[Hit]]]:
+                   quiet: bool = True, prior=None, view: AgentView | None = None) -> tuple[Allocation, list[list[Hit]]]:
         """What the agent allocates at bar t under `spec`, and the hits it read per ticker.
 
         `pooled`: the bar-level hits (the session's retrieval); retrieved here if None.
         `rules`: the applicable rules; looked up here if None. Rules count only for a
         policy that sees the procedural tier. `quiet` reads without counting retrievals.
         `prior`: what a prior method shows (engine.prior.Shown), through its channel (prior.py).
+        `view`: what the session's variants let the agent see (tools, priors, planner).
         """
         w = self.world
         regime = self.agent_regime(t)
@@ -128,7 +132,8 @@ class PortfolioScenario(ScenarioBase):
         advice = read_advice(insight, t, w.tools, self.config)
         if prior is not None:
             advice.tool_factor, advice.sector_tilt = prior_advice(prior, w.tools, w.sectors)
-        alloc = allocate(w.scores[t], w.sectors, w.tools, evidence, rules, advice, self.state.weights, self.config)
+        alloc = allocate(w.scores[t], w.sectors, w.tools, evidence, rules, advice, self.state.weights, self.config,
+                         **view_arguments(view, w.tools))
         return alloc, per_ticker
 
     def _net_return(self, weights: np.ndarray, t: int) -> float:
@@ -141,7 +146,7 @@ class PortfolioScenario(ScenarioBase):
             raise AELError(f"portfolio: episode {t} played out of order (the portfolio is at bar "
                            f"{len(self.state.returns)})")
         alloc, per_ticker = self.allocation(ctx.policy, t, ctx.memory, ctx.insight, ctx.hits, ctx.rules, quiet=False,
-                                            prior=ctx.prior)
+                                            prior=ctx.prior, view=ctx.view)
         weights, agent, notes = alloc.weights, "offline", []
         if ctx.prior is not None and ctx.prior.extra.get("weights") is not None:  # a method that allocates itself
             weights, agent = own_weights(ctx.prior.extra["weights"], self.world.tickers), "method"
@@ -184,7 +189,8 @@ class PortfolioScenario(ScenarioBase):
                 and self._reflector.proposed_at is None)
 
     def _record_counterfactual(self, t: int, ctx: AgentContext) -> None:
-        alloc, _ = self.allocation(self._candidate, t, ctx.memory, ctx.insight, None, ctx.rules, quiet=True)
+        alloc, _ = self.allocation(self._candidate, t, ctx.memory, ctx.insight, None, ctx.rules, quiet=True,
+                                   view=ctx.view)
         r = self._net_return(alloc.weights, t)
         self.shadow[t] = {"return": r, "score": outcome_score(r, self.state.returns)}
 
@@ -196,6 +202,35 @@ class PortfolioScenario(ScenarioBase):
         """The pool arm whose allocation earns the most at bar t, with hindsight (first among equals)."""
         gains = [self._net_return(self.allocation(spec, t, memory)[0].weights, t) for spec in pool]
         return pool[int(np.argmax(gains))]
+
+    # ------------------------------------------- what the tool variants read (engine.variants.ToolWorld)
+    def tool_names(self) -> tuple[str, ...]:
+        return tuple(self.world.tools)
+
+    def tool_verdicts(self, t: int) -> tuple[np.ndarray, np.ndarray]:
+        return self.world.calls[t], self.world.realised[t]
+
+    def tools_available(self, t: int) -> list[str]:
+        return [tool for i, tool in enumerate(self.world.tools) if self.world.available[t, :, i].any()]
+
+    def tool_ratings(self) -> dict[str, int]:
+        return {tool: variant_view.tool_rating(tool) for tool in self.world.tools}
+
+    def planner_names(self) -> tuple[str, ...]:
+        return tuple(planners.BUILT_IN)
+
+    def planner_ratings(self, tool_ratings: dict[str, int]) -> dict[str, int]:
+        return variant_view.planner_ratings(tool_ratings)
+
+    def planner_context_size(self) -> int:
+        return len(variant_view.CONTEXT_FEATURES)
+
+    def planner_context(self, t: int) -> list[float]:
+        w = self.world
+        return variant_view.planner_context(self.state.returns[:t], w.scores[t], w.calls[t], w.tools)
+
+    def counter_planner(self, misled: list[str], have: list[str]) -> str | None:
+        return planners.counter_rule(misled, have)
 
     # ------------------------------------------------------ memory learning
     def episodic_entry(self, query: Query, outcome: Outcome, policy: str) -> list[tuple[str, dict, float]]:
