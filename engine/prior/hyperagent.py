@@ -98,10 +98,14 @@ def weights(theta: Sequence[float], z: np.ndarray) -> np.ndarray:
 def standardise(features: np.ndarray) -> np.ndarray:
     """z-score each feature across the tickers of its bar; missing or constant -> 0."""
     x = np.asarray(features, dtype=float)
-    with np.errstate(invalid="ignore"):
-        mean = np.nanmean(np.where(np.isfinite(x), x, np.nan), axis=-2, keepdims=True)
-        sd = np.nanstd(np.where(np.isfinite(x), x, np.nan), axis=-2, keepdims=True)
-        z = (x - mean) / np.where(sd > 1e-12, sd, np.inf)
+    x = np.where(np.isfinite(x), x, np.nan)
+    have = (~np.isnan(x)).sum(axis=-2, keepdims=True)
+    safe = np.where(np.isnan(x), 0.0, x)
+    mean = safe.sum(axis=-2, keepdims=True) / np.maximum(have, 1)
+    dev = np.where(np.isnan(x), 0.0, x - mean)
+    sd = np.sqrt((dev ** 2).sum(axis=-2, keepdims=True) / np.maximum(have, 1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        z = dev / np.where(sd > 1e-12, sd, np.inf)
     return np.where(np.isfinite(z), z, 0.0)
 
 
