@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from engine.errors import AELError
-from engine.prior.evotool import EvoToolConfig, Population
-from engine.prior.factorminer import Experience, FactorMinerConfig, SkillBook
-from engine.prior import hyperagent as ha
+from engine.prior.tool_population import EvoToolConfig, Population
+from engine.prior.skill_book import Experience, FactorMinerConfig, SkillBook
+from engine.prior import generation_search as ha
 
 TOOLS = tuple(f"tool{i}" for i in range(12))
 POLICIES = ("none", "recent_window", "compressed", "full_detailed", "class_balanced")

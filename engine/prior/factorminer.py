@@ -1,134 +1,72 @@
-"""FactorMiner's memory: skills whose success rates move both ways, and a FIFO of experiences.
+"""FactorMiner as a registered prior method: skills whose success rates move both ways, and experiences.
 
-The mechanism of the paper's FactorMiner baseline, world-independent (digest
-§3, §9, §10):
-
-- a skill is keyed by what it is about (the portfolio: the sorted names of at
-  most 4 tools relied on together; support: "endpoint@label") and holds a value
-  (the tools; the retrieval policy that solved such tickets), a success rate
-  and a count n;
-- a skill is created on a correct episode with success 1.0 and n = 1; an
-  existing skill moves by an EMA with alpha = 2 / (n + 1) toward 1 on a correct
-  episode and toward 0 on a wrong one (the released code's label was always
-  "correct", so its skills only ever rose: `as_code` reproduces that);
-- at most `max_skills` (15): a new skill evicts the worst (lowest success,
-  then fewest uses, then the oldest);
-- experiences (episode, key, prediction, actual, correct) in a FIFO of at most
-  `max_experiences` (200);
-- the decision rule: a skill is used when its success is at least `threshold`
-  (0.5).
-
-No randomness. The state is plain data (`state_dict` / `from_state_dict`).
+The mechanism is `skill_book.py` (world-independent, digest §3, §9, §10); the
+world decides what a skill is keyed on, what it advises and how an episode
+updates it (`factorminer_shown`, `factorminer_learn`): the portfolio keys a
+skill on the tools the allocation leaned on and trusts the best skills'
+tools; support keys it on endpoint@label and plays its policy (else
+compressed), with the last same-endpoint experiences as extra votes.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from engine.errors import AELError
+from ..methods import register_method
+from ..options import OptionSpec
+from .base import BASE_POLICY, PriorMethod, Shown, Table, label_option
+from .skill_book import FactorMinerConfig, SkillBook
 
+@register_method
+class FactorMiner(PriorMethod):
+    name = "factorminer"
+    summary = "FactorMiner: up to 15 skills whose success rates move both ways, 200 experiences"
+    help = ("FactorMiner keeps skills and experiences. A skill is what worked together (portfolio: the up to 4 "
+            "tools the allocation leaned on; support: the retrieval policy that solved tickets of an endpoint "
+            "under the last window's label) with a success rate that rises after a success and falls after a "
+            "failure; at most 15, the worst evicted. Skills at 50% or better advise the agent (portfolio: "
+            "trust their tools; support: play the skill's policy, else compressed), and the last experiences "
+            "are shown too. Unlike AEL nothing chooses between ways of reading memory, and a skill's key is "
+            "fixed by the world, not proposed by a reflection.")
+    endpoint_keyed = True
+    options = (
+        OptionSpec("max_skills", int, 15, "skills kept", minimum=1, maximum=1000),
+        OptionSpec("max_experiences", int, 200, "experiences kept (first in, first out)", minimum=1,
+                   maximum=100_000),
+        OptionSpec("threshold", float, 0.5, "success rate a skill needs to be used", minimum=0.0, maximum=1.0),
+        label_option("alpha"),
+        OptionSpec("as_code", bool, False, "as the released code: every episode counts as correct, so success "
+                   "rates never fall"),
+        BASE_POLICY,
+    )
 
-@dataclass
-class Skill:
-    key: str
-    value: list[str]           # the tools (portfolio) or [policy] (support)
-    success: float = 1.0
-    n: int = 1
-    created: int = 0           # episode
-    last: int = 0              # episode of the last update
-    wins: int = 1              # updates toward 1 (the creation counts)
-    losses: int = 0            # updates toward 0
+    def reset(self) -> None:
+        s = self.settings
+        self.config = FactorMinerConfig(s["max_skills"], s["max_experiences"], s["threshold"],
+                                        s["as_code"] or s["label"] == "always")
+        self.book = SkillBook(self.config)
 
+    def shown(self, query, t, rng) -> Shown:
+        return self.world.factorminer_shown(self.book, query, t)
 
-@dataclass
-class Experience:
-    episode: int
-    key: str
-    predicted: str
-    actual: str
-    correct: bool
+    def learn(self, record, query, outcome, t) -> None:
+        self.world.factorminer_learn(self.book, record, query, outcome, t, self.last_shown)
 
-
-@dataclass(frozen=True)
-class FactorMinerConfig:
-    max_skills: int = 15
-    max_experiences: int = 200
-    threshold: float = 0.5
-    as_code: bool = False
-
-    def __post_init__(self) -> None:
-        if self.max_skills < 1 or self.max_experiences < 1:
-            raise AELError("factorminer: the skill and experience caps must be at least 1")
-
-
-@dataclass
-class SkillBook:
-    config: FactorMinerConfig = field(default_factory=FactorMinerConfig)
-    skills: dict[str, Skill] = field(default_factory=dict)
-    experiences: list[Experience] = field(default_factory=list)
-    evicted: int = 0
-
-    # ---------------------------------------------------------------- decision
-    def usable(self, key: str) -> Skill | None:
-        """The skill under `key` if the decision rule lets it be used."""
-        s = self.skills.get(key)
-        return s if s is not None and s.success >= self.config.threshold else None
-
-    def ranked(self) -> list[Skill]:
-        """Best first: success, then uses, then the older."""
-        return sorted(self.skills.values(), key=lambda s: (-s.success, -s.n, s.created, s.key))
-
-    def best_usable(self) -> Skill | None:
-        top = self.ranked()
-        return top[0] if top and top[0].success >= self.config.threshold else None
-
-    def recent(self, n: int = 5, key: str | None = None) -> list[Experience]:
-        """The last n experiences (of `key` only, if given), oldest first."""
-        found = [e for e in self.experiences if key is None or e.key == key]
-        return found[-n:]
-
-    # ------------------------------------------------------------------ update
-    def reinforce(self, key: str, correct: bool, episode: int) -> Skill | None:
-        """Move an existing skill toward 1 (correct) or 0 (wrong); None if there is none."""
-        s = self.skills.get(key)
-        if s is None:
-            return None
-        correct = correct or self.config.as_code
-        s.n += 1
-        s.success += 2.0 / (s.n + 1) * ((1.0 if correct else 0.0) - s.success)
-        s.wins += correct
-        s.losses += not correct
-        s.last = episode
-        return s
-
-    def create(self, key: str, value: list[str], episode: int) -> Skill:
-        """A new skill at success 1.0 (replacing one under the same key), evicting the worst when full."""
-        if key not in self.skills and len(self.skills) >= self.config.max_skills:
-            worst = min(self.skills.values(), key=lambda s: (s.success, s.n, -s.created, s.key))
-            del self.skills[worst.key]
-            self.evicted += 1
-        s = self.skills[key] = Skill(key, list(value), 1.0, 1, episode, episode)
-        return s
-
-    def remember(self, exp: Experience) -> None:
-        if self.config.as_code:
-            exp.correct = True
-        self.experiences.append(exp)
-        del self.experiences[:-self.config.max_experiences]
-
-    # ------------------------------------------------------------------- state
     def state_dict(self) -> dict[str, Any]:
-        return {"skills": [asdict(s) for s in self.skills.values()],
-                "experiences": [asdict(e) for e in self.experiences], "evicted": self.evicted}
+        return {"book": self.book.state_dict()}
 
-    @classmethod
-    def from_state_dict(cls, config: FactorMinerConfig, state: dict[str, Any]) -> "SkillBook":
-        skills = [Skill(**s) for s in state["skills"]]
-        experiences = [Experience(**e) for e in state["experiences"]]
-        if len(skills) > config.max_skills or len(experiences) > config.max_experiences:
-            raise AELError(f"factorminer: the save holds {len(skills)} skills and {len(experiences)} experiences, "
-                           f"above the caps {config.max_skills} and {config.max_experiences}")
-        if len({s.key for s in skills}) != len(skills):
-            raise AELError("factorminer: the save holds two skills under one key")
-        return cls(config, {s.key: s for s in skills}, experiences, int(state.get("evicted", 0)))
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.book = SkillBook.from_state_dict(self.config, state["book"]) if state.get("book") else \
+            SkillBook(self.config)
+
+    def memory_view(self) -> list[Table]:
+        b, used = self.book, self.last_shown.extra.get("skills", [])
+        rows = [["▶" if s.key in used else "", s.key, ", ".join(s.value), f"{s.success:.2f}", str(s.n),
+                 f"{s.wins}/{s.losses}", str(s.created)] for s in b.ranked()]
+        exps = [[str(e.episode), e.key, e.predicted, e.actual, "✓" if e.correct else "✗"]
+                for e in reversed(b.recent(20))]
+        return [Table(f"Skills ({len(b.skills)}/{b.config.max_skills}, {b.evicted} evicted; best first, ▶ used "
+                      f"now; used at success ≥ {b.config.threshold:.2f})",
+                      ["", "key", "value", "success", "n", "up/down", "born"], rows),
+                Table(f"Experiences (last 20 of {len(b.experiences)}/{b.config.max_experiences}, newest first)",
+                      ["episode", "key", "predicted", "actual", "ok"], exps)]

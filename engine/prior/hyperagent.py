@@ -1,236 +1,109 @@
-"""HyperAgent offline: a parametric allocator searched generation by generation.
+"""HyperAgent as a registered prior method (portfolio only): a generation search, then frozen.
 
-The paper's HyperAgent has an LLM rewrite an `allocate()` function, keeps a
-candidate when its train+val Sharpe is within epsilon of the best, and at the
-end runs the best code frozen on every bar (digest §6). Offline (digest §10)
-the code is a parametric allocator over theta and the LLM's proposal is a
-seeded Gaussian move:
-
-- theta = 7 feature coefficients (ret4, ret8, RSI, tech score, vol30, DCF
-  upside, risk overall; each feature z-scored across the tickers of its bar,
-  missing values 0), `mix` in [0, 1] and `cash` in [0, CASH_MAX]; weights =
-  (1 - cash) x ((1 - mix) x equal weight + mix x softmax(coefficients . z));
-  theta0 (all 0) is equal weight, the original's initial code;
-- a generation moves 1 or 2 coordinates of the incumbent by N(0, sigma x the
-  coordinate's range); a non-finite or out-of-bound theta fails validation
-  and is logged, as the original's invalid code was;
-- a valid candidate is scored by the annualised Sharpe (ddof 1, x sqrt(1008),
-  the run script's convention) of its returns on the scoring bars; it is
-  accepted (becomes the incumbent) when score >= best - epsilon, and becomes
-  the best only on a strict improvement. The best starts at -inf, so the
-  first valid candidate is always accepted and equal weight is never scored
-  (`score_ew_first` scores it first instead);
-- every 3rd generation (from the 3rd on) whose candidate validated, sigma
-  adapts by the 1/5 success rule over the generations since the last
-  adaptation (the original rewrote its meta-prompt there);
-- at test the best theta runs frozen. `key_mismatch` reproduces the original's
-  train/test state mismatch: at test a theta that reads the history features
-  (ret4, ret8, vol30) fails on every bar and falls back to equal weight.
-
-World-independent: features (bars x tickers x 7) and next-bar returns come in
-as arrays; every draw from the generator passed in.
+The mechanism is `generation_search.py` (world-independent, digest §6, §10);
+the world supplies the features, the next-bar returns and how many bars are
+train+val (`hyperagent_data`). While learning, the agent plays the incumbent
+allocator (equal weight until the first generation is accepted); in test, the
+best one frozen (`Shown.extra["weights"]` replaces the agent's allocation).
 """
 
 from __future__ import annotations
 
-import math
-from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 
-from engine.errors import AELError
+from ..methods import register_method
+from ..options import Choice, OptionSpec
+from .base import PriorMethod, Shown, Table
+from .generation_search import (COORDS, SIGMA_BOUNDS, HyperAgentConfig, Search, portfolio_returns, sharpe_ddof1,
+                                weights)
 
-FEATURES = ("ret4", "ret8", "rsi", "tech_score", "vol30", "dcf_upside", "risk_overall")
-HISTORY_FEATURES = ("ret4", "ret8", "vol30")   # read from the state's history in the original's code
-COEF_MAX = 3.0
-CASH_MAX = 0.5
-COORDS = (*FEATURES, "mix", "cash")
-LOWER = np.array([-COEF_MAX] * len(FEATURES) + [0.0, 0.0])
-UPPER = np.array([COEF_MAX] * len(FEATURES) + [1.0, CASH_MAX])
-EQUAL_WEIGHT = np.zeros(len(COORDS))
-ANN = 1008
-SIGMA_BOUNDS = (0.01, 0.5)
-FIFTH_RULE_FACTOR = 0.82   # sigma x this when fewer than 1/5 improved, / this when more
+SCHEDULES = ("end", "spread")
 
 
-@dataclass(frozen=True)
-class HyperAgentConfig:
-    generations: int = 20
-    epsilon: float = 0.05
-    sigma: float = 0.1              # initial step, as a share of each coordinate's range
-    adapt_every: int = 3
-    score_ew_first: bool = False
-    key_mismatch: bool = False
+@register_method
+class HyperAgent(PriorMethod):
+    name = "hyperagent"
+    summary = "HyperAgent: an allocator's parameters searched over 20 generations on train+val, frozen at test"
+    help = ("HyperAgent rewrites its own allocation code generation by generation: a candidate that fails "
+            "validation is logged and dropped, a valid one is scored by its train+val Sharpe and kept when "
+            "within 0.05 of the best so far, and every third generation the search adapts its step; at test the "
+            "best version runs frozen. Offline the code is a parametric allocator (seven features, a softmax "
+            "mixed with equal weight, a cash share) and a seeded Gaussian move stands in for the model's "
+            "rewrite. Unlike AEL it keeps no memory of episodes and no tools' reliability: it searches a "
+            "policy once and stops. Portfolio only (the paper omits it in support).")
+    options = (
+        OptionSpec("generations", int, 20, "generations of the search", minimum=1, maximum=1000),
+        OptionSpec("epsilon", float, 0.05, "accept a candidate scoring at least the best minus this",
+                   minimum=0.0, maximum=10.0),
+        OptionSpec("sigma", float, 0.1, "initial step, as a share of each parameter's range",
+                   minimum=SIGMA_BOUNDS[0], maximum=SIGMA_BOUNDS[1]),
+        OptionSpec("schedule", str, "end", "when generations run: end (all at the last train+val bar, scored on "
+                   "train+val, as the paper) or spread (evenly over train+val, each scored on the bars so far)",
+                   choices=tuple(Choice(x, x) for x in SCHEDULES)),
+        OptionSpec("score_ew_first", bool, False, "score equal weight before the first candidate (the released "
+                   "code starts from -inf, so its first valid candidate is always accepted)"),
+        OptionSpec("key_mismatch", bool, False, "as the released code: at test, an allocator reading the "
+                   "history features (ret4, ret8, vol30) fails every bar and falls back to equal weight"),
+    )
 
-    def __post_init__(self) -> None:
-        if self.generations < 1 or self.adapt_every < 1 or not (SIGMA_BOUNDS[0] <= self.sigma <= SIGMA_BOUNDS[1]):
-            raise AELError(f"hyperagent: generations and adapt_every must be at least 1 and sigma in "
-                           f"[{SIGMA_BOUNDS[0]}, {SIGMA_BOUNDS[1]}]")
+    def reset(self) -> None:
+        s = self.settings
+        self.data = self.world.hyperagent_data()   # {"features", "next_returns", "learning_bars"}
+        self.config = HyperAgentConfig(s["generations"], s["epsilon"], s["sigma"],
+                                       score_ew_first=s["score_ew_first"], key_mismatch=s["key_mismatch"])
+        self.search = Search.start(self.config)
+        self.fallbacks = 0          # test bars that fell back to equal weight (key mismatch)
+        self._rng: np.random.Generator | None = None
 
+    def due(self, t: int) -> int:
+        """How many generations should have run once episode t is learned."""
+        n, g = self.data["learning_bars"], self.config.generations
+        if self.settings["schedule"] == "end":
+            return g if t >= n - 1 else 0
+        return min(g, (t + 1) * g // n)
 
-def validation_error(theta: Sequence[float]) -> str | None:
-    """Why theta cannot run (None if it can): the offline stand-in for code that fails to validate."""
-    th = np.asarray(theta, dtype=float)
-    if th.shape != (len(COORDS),):
-        return f"theta has {th.size} coordinates, not {len(COORDS)}"
-    if not np.isfinite(th).all():
-        return "non-finite " + ", ".join(c for c, x in zip(COORDS, th) if not math.isfinite(x))
-    out = [c for c, x, lo, hi in zip(COORDS, th, LOWER, UPPER) if not lo <= x <= hi]
-    return "out of bounds: " + ", ".join(out) if out else None
+    def score(self, theta: np.ndarray, upto: int) -> float:
+        """Train+val Sharpe of theta held over bars [0, upto] (ddof 1, x sqrt(1008))."""
+        z, r = self.data["features"][:upto + 1], self.data["next_returns"][:upto + 1]
+        return sharpe_ddof1(portfolio_returns(theta, z, r))
 
-
-def reads_history(theta: Sequence[float]) -> bool:
-    return any(theta[COORDS.index(f)] != 0.0 for f in HISTORY_FEATURES)
-
-
-def weights(theta: Sequence[float], z: np.ndarray) -> np.ndarray:
-    """Ticker weights for one bar from its z-scored features (tickers x 7); cash = 1 - sum."""
-    th = np.asarray(theta, dtype=float)
-    k = z.shape[0]
-    s = z @ th[:len(FEATURES)]
-    p = np.exp(s - s.max())
-    p /= p.sum()
-    mix, cash = th[-2], th[-1]
-    return (1.0 - cash) * ((1.0 - mix) / k + mix * p)
-
-
-def standardise(features: np.ndarray) -> np.ndarray:
-    """z-score each feature across the tickers of its bar; missing or constant -> 0."""
-    x = np.asarray(features, dtype=float)
-    x = np.where(np.isfinite(x), x, np.nan)
-    have = (~np.isnan(x)).sum(axis=-2, keepdims=True)
-    safe = np.where(np.isnan(x), 0.0, x)
-    mean = safe.sum(axis=-2, keepdims=True) / np.maximum(have, 1)
-    dev = np.where(np.isnan(x), 0.0, x - mean)
-    sd = np.sqrt((dev ** 2).sum(axis=-2, keepdims=True) / np.maximum(have, 1))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        z = dev / np.where(sd > 1e-12, sd, np.inf)
-    return np.where(np.isfinite(z), z, 0.0)
-
-
-def portfolio_returns(theta: Sequence[float], z: np.ndarray, next_returns: np.ndarray) -> np.ndarray:
-    """Per-bar returns of theta held frozen over the given bars (z: bars x tickers x 7)."""
-    return np.array([weights(theta, z[i]) @ next_returns[i] for i in range(len(z))])
-
-
-def sharpe_ddof1(returns: np.ndarray, ann: float = ANN) -> float:
-    """mean / std (ddof 1) x sqrt(ann); 0 with fewer than 2 bars or no spread."""
-    r = np.asarray(returns, dtype=float)
-    if len(r) < 2:
-        return 0.0
-    sd = r.std(ddof=1)
-    return float(r.mean() / sd * math.sqrt(ann)) if sd > 1e-12 else 0.0
-
-
-@dataclass
-class Generation:
-    number: int
-    episode: int
-    theta: list[float]
-    moved: list[str]
-    valid: bool
-    failure: str = ""
-    score: float | None = None
-    best_before: float | None = None   # None: -inf
-    accepted: bool = False
-    improved: bool = False
-    sigma: float = 0.0                 # the step used
-    adapted_to: float | None = None    # sigma after a 1/5-rule adaptation here
-
-
-@dataclass
-class Search:
-    """The search state: the incumbent (what a next candidate moves from), the best
-    (what runs frozen at test) and its score, sigma and every generation so far."""
-
-    config: HyperAgentConfig = field(default_factory=HyperAgentConfig)
-    incumbent: list[float] = field(default_factory=lambda: EQUAL_WEIGHT.tolist())
-    best: list[float] = field(default_factory=lambda: EQUAL_WEIGHT.tolist())
-    best_score: float | None = None    # None: -inf (nothing scored yet)
-    sigma: float = 0.1
-    generations: list[Generation] = field(default_factory=list)
-    since_adapt: list[bool] = field(default_factory=list)   # improvements since the last adaptation
-
-    @classmethod
-    def start(cls, config: HyperAgentConfig) -> "Search":
-        return cls(config, sigma=config.sigma)
-
-    @property
-    def done(self) -> bool:
-        return len(self.generations) >= self.config.generations
-
-    def propose(self, rng: np.random.Generator) -> tuple[np.ndarray, list[str]]:
-        """The seeded Gaussian stand-in for the LLM's rewrite: 1 or 2 coordinates moved."""
-        n_moved = int(rng.integers(1, 3))
-        coords = sorted(int(i) for i in rng.choice(len(COORDS), size=n_moved, replace=False))
-        theta = np.array(self.incumbent, dtype=float)
-        theta[coords] += rng.normal(0.0, self.sigma, size=n_moved) * (UPPER - LOWER)[coords]
-        return theta, [COORDS[i] for i in coords]
-
-    def generation(self, episode: int, rng: np.random.Generator, score: Callable[[np.ndarray], float],
-                   candidate: Sequence[float] | None = None, moved: Sequence[str] = ()) -> Generation:
-        """One generation: a proposal (or the `candidate` given, e.g. code a person approved),
-        validated, scored with `score(theta)`, accepted by the epsilon rule."""
-        if self.done:
-            raise AELError(f"hyperagent: all {self.config.generations} generations have run")
-        number = len(self.generations)
-        if number == 0 and self.config.score_ew_first and self.best_score is None:
-            self.best_score = float(score(np.array(self.best)))
-        if candidate is None:
-            theta, moved = self.propose(rng)
+    def shown(self, query, t, rng) -> Shown:
+        self._rng = rng
+        z = self.data["features"][t]
+        if self.learning:
+            w, fell = weights(self.search.incumbent, z), False
         else:
-            theta = np.asarray(candidate, dtype=float)
-        failure = validation_error(theta)
-        gen = Generation(number, episode, [float(x) for x in theta], list(moved), failure is None,
-                         failure or "", best_before=self.best_score, sigma=self.sigma)
-        self.generations.append(gen)
-        if failure is not None:
-            return gen   # the original `continue`s: no scoring, no adaptation
-        s = float(score(theta))
-        gen.score = s
-        best = -math.inf if self.best_score is None else self.best_score
-        gen.accepted = s >= best - self.config.epsilon
-        gen.improved = s > best
-        if gen.accepted:
-            self.incumbent = gen.theta
-        if gen.improved:
-            self.best, self.best_score = gen.theta, s
-        self.since_adapt.append(gen.improved)
-        if number > 0 and number % self.config.adapt_every == 0:
-            self._adapt(gen)
-        return gen
+            w, fell = self.search.frozen_weights(z, test=True)
+            self.fallbacks += fell
+        theta = self.search.incumbent if self.learning else self.search.best
+        line = "allocate(theta): " + ", ".join(f"{c}={x:+.2f}" for c, x in zip(COORDS, theta) if x)
+        return Shown(lines={"rules": [line or "allocate: equal weight"], "lessons": []},
+                     extra={"weights": [float(x) for x in w], "fallback": fell})
 
-    def _adapt(self, gen: Generation) -> None:
-        rate = sum(self.since_adapt) / len(self.since_adapt)
-        if rate > 0.2:
-            self.sigma = min(SIGMA_BOUNDS[1], self.sigma / FIFTH_RULE_FACTOR)
-        elif rate < 0.2:
-            self.sigma = max(SIGMA_BOUNDS[0], self.sigma * FIFTH_RULE_FACTOR)
-        gen.adapted_to = self.sigma
-        self.since_adapt = []
+    def learn(self, record, query, outcome, t) -> None:
+        while len(self.search.generations) < self.due(t):
+            self.search.generation(t, self._rng, lambda th: self.score(th, t))
 
-    def frozen_weights(self, z: np.ndarray, test: bool) -> tuple[np.ndarray, bool]:
-        """The best theta's weights for one bar, and whether it fell back to equal weight
-        (the key mismatch at test)."""
-        if test and self.config.key_mismatch and reads_history(self.best):
-            return weights(EQUAL_WEIGHT, z), True
-        return weights(self.best, z), False
-
-    # ------------------------------------------------------------------ state
     def state_dict(self) -> dict[str, Any]:
-        return {"incumbent": list(self.incumbent), "best": list(self.best), "best_score": self.best_score,
-                "sigma": self.sigma, "generations": [asdict(g) for g in self.generations],
-                "since_adapt": list(self.since_adapt)}
+        return {"search": self.search.state_dict(), "fallbacks": self.fallbacks}
 
-    @classmethod
-    def from_state_dict(cls, config: HyperAgentConfig, state: dict[str, Any]) -> "Search":
-        for name in ("incumbent", "best"):
-            err = validation_error(state[name])
-            if err:
-                raise AELError(f"hyperagent: the saved {name} theta cannot run ({err})")
-        gens = [Generation(**g) for g in state["generations"]]
-        if len(gens) > config.generations:
-            raise AELError(f"hyperagent: the save has {len(gens)} generations, the method {config.generations}")
-        return cls(config, [float(x) for x in state["incumbent"]], [float(x) for x in state["best"]],
-                   state["best_score"], float(state["sigma"]), gens, [bool(x) for x in state["since_adapt"]])
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.search = Search.from_state_dict(self.config, state["search"]) if state.get("search") else \
+            Search.start(self.config)
+        self.fallbacks = int(state.get("fallbacks", 0))
+
+    def memory_view(self) -> list[Table]:
+        s = self.search
+        fmt = lambda x: "–" if x is None else f"{x:+.3f}"  # noqa: E731
+        rows = [[str(g.number), str(g.episode), ", ".join(g.moved) or "(given)",
+                 "valid" if g.valid else f"invalid: {g.failure}", fmt(g.score), fmt(g.best_before),
+                 "improved" if g.improved else "accepted" if g.accepted else "rejected" if g.valid else "–",
+                 f"{g.sigma:.3f}" + (f"→{g.adapted_to:.3f}" if g.adapted_to is not None else "")]
+                for g in reversed(s.generations)]
+        best = ", ".join(f"{c}={x:+.2f}" for c, x in zip(COORDS, s.best) if x) or "equal weight"
+        invalid = sum(not g.valid for g in s.generations)
+        return [Table(f"Generations ({len(s.generations)}/{self.config.generations}, {invalid} failed validation; "
+                      f"best {fmt(s.best_score)}: {best}; {self.fallbacks} test bars fell back)",
+                      ["gen", "episode", "moved", "validation", "score", "best before", "verdict", "sigma"], rows)]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.prior.hyperagent import FEATURES, standardise
+from engine.prior.generation_search import FEATURES, standardise
 
 from .world import World
 
