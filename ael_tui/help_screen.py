@@ -98,6 +98,14 @@ SCOPE_TITLES = {"app": "Everywhere", "start": "Start screen", "lab": "Lab", "com
                 "tour": "Tour card"}
 
 
+def _prior_methods() -> list[tuple[str, str]]:
+    """What each registered prior method keeps and how it differs from AEL (its `help`)."""
+    from engine.methods import METHODS
+    from engine.prior import PriorMethod
+
+    return [(name, cls.help) for name, cls in METHODS.items() if issubclass(cls, PriorMethod) and cls.help]
+
+
 def _worlds() -> list[tuple[str, str]]:
     """What each registered world teaches, as its spec says (`ScenarioSpec.lesson`)."""
     from scenarios import all_specs
@@ -116,8 +124,10 @@ def panels_text(key_for=None) -> Text:
         return KEY_REF.sub(lambda m: key_for(m.group(1)), text)
 
     out = Text()
-    worlds = _worlds()
-    for section, items in [*PANELS.items(), *([("What the worlds teach", worlds)] if worlds else [])]:
+    worlds, prior = _worlds(), _prior_methods()
+    for section, items in [*PANELS.items(), *([("What the worlds teach", worlds)] if worlds else []),
+                           *([("The paper's prior methods (their memory: the memory panel's last tab)", prior)]
+                             if prior else [])]:
         out.append(f"{section}\n", style="bold underline")
         for name, text in items:
             out.append(f"{keyed(name)}. ", style="bold")

@@ -11,6 +11,8 @@ from rich.table import Table
 
 from engine.scenario_spec import ScenarioSpec
 
+from ael_tui.prior_report import confound_notes, paper_label, row_label
+
 
 def _num(value: float | None) -> str:
     return "–" if value is None else f"{value:.3f}"
@@ -76,7 +78,7 @@ def print_table(document: dict[str, Any], spec: ScenarioSpec) -> None:
         # the bandit's mean reward (about 0.50 in every row by construction of the z-scored
         # reward) read like a bug, so it is not printed
         comparable = comparable and all(r.get("paper_comparable", False) for r in document["runs"])
-        _print_test_table(summary, spec.paper_test_table if comparable else {})
+        _print_test_table(summary, spec.paper_test_table if comparable else {}, document)
         return
     # a run may also say its data is not the paper's (the news world on another corpus)
     if not all(r.get("paper_comparable", True) for r in document["runs"]):
@@ -101,7 +103,7 @@ def print_table(document: dict[str, Any], spec: ScenarioSpec) -> None:
         if p_values is not None:
             extra.append("---" if row["selector"] == REFERENCE else _p(p_values.get(row["selector"])))
         table.add_row(
-            row["selector"], *[_num(row["regimes"].get(g)) for g in regimes],
+            row_label(row["selector"], document), *[_num(row["regimes"].get(g)) for g in regimes],
             f"{row['overall_mean']:.3f}" + (f"±{sd:.3f}" if sd is not None else ""), *extra, injected,
         )
         ref = paper.get(row["selector"])
@@ -111,17 +113,20 @@ def print_table(document: dict[str, Any], spec: ScenarioSpec) -> None:
             if p_values is not None:
                 extra.append(_p(ref["p"]) if "p" in ref else "---" if row["selector"] == REFERENCE else "")
             table.add_row(
-                "  paper", *[_num(ref.get(g)) if g in ref else "" for g in regimes], overall,
+                paper_label(row["selector"]), *[_num(ref.get(g)) if g in ref else "" for g in regimes], overall,
                 *extra, str(ref.get("injected", "")), style="dim",
             )
     _console().print(table)
+    for line in confound_notes(summary):
+        _console().print(f"note: {line}")
 
 
 TEST_COLUMNS = {"sharpe": "Sharpe", "sortino": "Sortino", "calmar": "Calmar", "max_drawdown_pct": "MaxDD %",
                 "total_return_pct": "total return %", "win_rate": "win rate"}
 
 
-def _print_test_table(summary: list[dict[str, Any]], paper: dict[str, dict[str, float]]) -> None:
+def _print_test_table(summary: list[dict[str, Any]], paper: dict[str, dict[str, float]],
+                      document: dict[str, Any]) -> None:
     """The test phase; the paper's rows only where comparable (its own data, D-full)."""
     keys = list(TEST_COLUMNS)
     table = Table(title="test phase (mean ± sample sd over seeds)",
@@ -138,10 +143,11 @@ def _print_test_table(summary: list[dict[str, Any]], paper: dict[str, dict[str, 
 
     for row in summary:
         m, s = row.get("test_mean", {}), row.get("test_std", {})
-        table.add_row(row["selector"], *[cell(m.get(k), s.get(k)) for k in keys],
+        table.add_row(row_label(row["selector"], document), *[cell(m.get(k), s.get(k)) for k in keys],
                       _injected(row["injection_episodes"]))
         ref = paper.get(row["selector"])
         if ref:
-            table.add_row("  paper", *[cell(ref.get(k), ref.get(f"{k}_sd")) if k in ref else "" for k in keys], "",
+            table.add_row(paper_label(row["selector"]),
+                          *[cell(ref.get(k), ref.get(f"{k}_sd")) if k in ref else "" for k in keys], "",
                           style="dim")
     _console().print(table)

@@ -73,6 +73,17 @@ class Method:
     def load_state_dict(self, state: dict[str, Any]) -> None:
         pass
 
+    # The session's hooks for methods with a memory of their own (engine/prior): no-ops here.
+    def bind(self, scenario, llm) -> None:
+        """Once, when the session is built: the world and the LLM runtime."""
+
+    def advise(self, query, t: int, rng, learning: bool = True) -> Any:
+        """Before the agent acts: what the method shows it (AgentContext.prior), or None."""
+        return None
+
+    def observe(self, query, outcome, t: int, learning: bool) -> None:
+        """After the outcome: the method's own update (nothing when not learning)."""
+
 
 METHODS: dict[str, type[Method]] = {}
 
@@ -193,3 +204,7 @@ class OracleMethod(Method):
     summary = "hindsight: the best arm of each episode, which the scenario names"
     selector_class = Oracle
     hindsight = True
+
+
+# ------------------------------------------------------------------ the prior methods
+from . import prior as _prior  # noqa: E402,F401  (registers reflexion, expel, meta-reflexion...)

@@ -55,6 +55,7 @@ class AgentContext:
     rng: np.random.Generator
     hits_from: str = ""
     llm: Any = None  # an engine.llm.LLMClient when a model plays the agent; None offline
+    prior: Any = None  # what a prior method shows the agent (engine.prior.Shown); None for AEL's methods
 
 
 @dataclass
@@ -130,6 +131,10 @@ class Scenario(Protocol):
 
     def make_reflector(self, options: dict[str, Any]) -> "Reflector | None": ...
 
+    def prior_world(self) -> Any:
+        """The prior methods' adapter to this world (engine.prior.world.PriorWorld; a new one per
+        session), or None where the world offers no prior method."""
+
     def side_info(self, start: int, end: int) -> dict[str, Any]:
         """Information about episodes [start, end) the agent never sees (for reflection)."""
 
@@ -185,6 +190,9 @@ class ScenarioBase:
         pass
 
     def make_reflector(self, options):
+        return None
+
+    def prior_world(self):
         return None
 
     def side_info(self, start, end):

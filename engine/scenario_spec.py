@@ -64,6 +64,9 @@ class ScenarioSpec:
                      "sharpe" (the reward stream's Sharpe), "p" (Welch's t-test of each selector's
                      per-seed overall against ts+reflection's).
     lesson:          what this world teaches, in two or three sentences (the help and the tour).
+    prior_methods:   the paper's prior methods this world offers (engine/prior), offered beside
+                     `selectors` by the start screen and the compare view once registered; not in
+                     `--selector all`, which stays the paper's table of AEL and its bandits.
     """
 
     name: str
@@ -87,6 +90,7 @@ class ScenarioSpec:
     retrieval_arms: bool = True
     columns: tuple[str, ...] = ("sharpe",)
     lesson: str = ""
+    prior_methods: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         unknown = set(self.session) - {*ENGINE_DEFAULTS, "phases"}
@@ -101,6 +105,13 @@ class ScenarioSpec:
     def all_selectors(self) -> list[str]:
         """What `--selector all` runs: the session methods, then the baselines."""
         return [*self.selectors, *(f"baseline:{b}" for b in self.baselines)]
+
+    @property
+    def offered_prior_methods(self) -> list[str]:
+        """The prior methods this world lists that are registered in this build."""
+        from .methods import METHODS
+
+        return [m for m in self.prior_methods if m in METHODS]
 
     def session_defaults(self, **overrides: Any) -> dict[str, Any]:
         """ENGINE_DEFAULTS with this scenario's overrides, then `overrides` (an

@@ -92,6 +92,7 @@ class Session(Decisions):
         self.llm = LLMRuntime(LLMConfig.from_dict(config.llm), cassette)
         if config.llm:  # the runtime pinned each role's model: the save keeps it
             config.llm = self.llm.config.to_dict()
+        self.method.bind(scenario, self.llm)  # a prior method's world adapter and critic (engine/prior)
         self.reflector: Reflector | None = None
         if self.reflection_on:
             self.reflector = self.method.make_reflector(scenario, config.reflector_options)
@@ -258,9 +259,12 @@ class Session(Decisions):
                 hits = self.memory.retrieve(self.pool[policy.fallback], qdict, scenario.similarity)
             rules = scenario.applicable_rules(query, self.memory)
             insight = self.insight
+        # a prior method advises from episode 0 (the reference's baselines had no warm-up)
+        prior = self.method.advise(query, t, self.rng, learning=not self.memory.frozen)
         ctx = AgentContext(policy=policy, hits=hits, rules=rules, insight=insight, memory=self.memory,
-                           rng=self.rng, hits_from=hits_from, llm=self.llm.agent)
+                           rng=self.rng, hits_from=hits_from, llm=self.llm.agent, prior=prior)
         outcome = scenario.act(query, ctx)
+        self.method.observe(query, outcome, t, learning=not self.memory.frozen)
         self.selector.update(arm_i, outcome.reward)
         if not self.memory.frozen:
             self.memory.mark_used(hits, outcome.reward >= 0.5)

@@ -403,6 +403,83 @@ class Usage(Open):
     records: Annotated[list[UsageRecord], Items]
 
 
+# ------------------------------------------------------------ the prior methods' own state (engine/prior)
+MAX_PRIOR_ITEMS = 10_000
+Word = Annotated[str, Field(max_length=200)]
+
+
+class PriorRecord(Open):
+    """A critic record (engine/prior/world.py); a world adds its own fields (advice, salient...)."""
+    episode: Count
+    text: Text
+    success: bool
+    label: Word
+    keys: dict[str, Any] = {}
+    source: Literal["llm", "fallback"] | None = None
+
+
+class ReflexionState(Strict):
+    critiques: Annotated[list[PriorRecord], Field(max_length=MAX_PRIOR_ITEMS)]
+
+
+class ExpelLesson(Strict):
+    record: PriorRecord
+    uses: Count
+    added: Count
+
+
+class ExpelState(Strict):
+    lessons: Annotated[list[ExpelLesson], Field(max_length=MAX_PRIOR_ITEMS)]
+    evicted: Count = 0
+
+
+class MetaRule(Strict):
+    directive: Annotated[list[Word], Field(min_length=1, max_length=4)]
+    text: Text
+    born: Count
+    applications: Count
+    successes: Count
+
+    @model_validator(mode="after")
+    def _successes_fit(self) -> "MetaRule":
+        if self.successes > self.applications:
+            raise ValueError(f"{self.successes} successes in {self.applications} applications")
+        return self
+
+
+class MetaReflexionState(Strict):
+    raw: Annotated[list[PriorRecord], Field(max_length=MAX_PRIOR_ITEMS)]
+    rules: Annotated[list[MetaRule], Field(max_length=MAX_PRIOR_ITEMS)]
+    episodes: Count
+    distillations: Count
+    pruned: Annotated[list[MetaRule], Field(max_length=MAX_PRIOR_ITEMS)] = []
+
+
+# a prior method's name -> the model of its saved state (`method` in a save); one line per method
+PRIOR_STATES: dict[str, type[BaseModel]] = {
+    "reflexion": ReflexionState,
+    "expel": ExpelState,
+    "meta-reflexion": MetaReflexionState,
+}
+
+
+def check_method_state(name: str, state: dict[str, Any] | None, t: int) -> None:
+    """A method's own state against its declared model; ValueError naming the field."""
+    model = PRIOR_STATES.get(name)
+    if model is None:  # a method registered from outside declares no model: its own load checks it
+        return
+    try:
+        model.model_validate(state or {})
+    except ValidationError as err:
+        first = err.errors(include_url=False)[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise ValueError(f"method.{where}: {first['msg'][0].lower()}{first['msg'][1:]}") from None
+    episodes = [r["episode"] for key in ("critiques", "raw") for r in (state or {}).get(key, [])]
+    episodes += [x["added"] for x in (state or {}).get("lessons", [])]
+    if episodes and max(episodes) >= max(t, 1):
+        raise ValueError(f"method: a record of episode {max(episodes)}, beyond the {t} episodes run")
+
+
 class SessionDoc(Strict):
     config: Config
     t: Count
@@ -461,6 +538,7 @@ def _check_relations(d: SessionDoc) -> None:
         raise ValueError(f"the selector's arms ({', '.join(arms)}) do not match the policy pool "
                          f"({', '.join(pool)})")
     method = parse_method(d.config.selector)
+    check_method_state(method.name, d.method, d.t)
     kind = method.selector_class.kind
     if d.selector.kind != kind:
         raise ValueError(f"selector kind {d.selector.kind!r} does not match config.selector "

@@ -60,8 +60,8 @@ def test_the_llm_allocator_shows_an_insight_only_while_the_offline_agent_reads_i
         return {"insight": "Cut risk.", "regime_label": "bearish", "confidence": confidence, "episode": -ago}
 
     ages = range(12)
-    shown = [a for a in ages if prompt_context(scenario, 0, SimpleNamespace(insight=applied(a)), [], []).insight]
+    shown = [a for a in ages if prompt_context(scenario, 0, SimpleNamespace(insight=applied(a), prior=None), [], []).insight]
     offline = [a for a in ages if read_advice(applied(a), 0, tools, scenario.config).exposure < 1]
     assert shown == offline == [0, 1, 2, 3]  # the day after the reflection, not every later bar
-    assert not any(prompt_context(scenario, 0, SimpleNamespace(insight=applied(a, 0.3)), [], []).insight
+    assert not any(prompt_context(scenario, 0, SimpleNamespace(insight=applied(a, 0.3), prior=None), [], []).insight
                    for a in ages)

@@ -29,8 +29,9 @@ def scenario_availability() -> dict[str, str]:
 
 
 def selectors_of(scenario: str) -> list[str]:
-    """The session methods the scenario offers (baselines are not sessions)."""
-    return list(spec_of(scenario).selectors)
+    """The session methods the scenario offers (baselines are not sessions), its prior methods last."""
+    spec = spec_of(scenario)
+    return [*spec.selectors, *spec.offered_prior_methods]
 
 
 def usable_backends(role: str, env: Mapping[str, str] | None = None) -> list[tuple[str, str]]:

@@ -37,6 +37,7 @@ from ael_tui.tour.guide import TourGuide
 from ael_tui.readouts import (evidence_episodes, memory_entry, memory_rows, posterior_rows, progress_data, proposal_notes, status_of, window_stats)
 from ael_tui.lab.episode_log import EpisodeLog
 from ael_tui.memory.memory_panel import MemoryPanel
+from ael_tui.memory.method_memory import method_label, method_tables
 from ael_tui.lab.posteriors import DensityPlot, PosteriorTable
 from ael_tui.lab.progress_chart import ProgressChart
 from ael_tui.lab.reflection_panel import ReflectionPanel
@@ -268,6 +269,11 @@ class LabScreen(RunControls, Screen):
 
     def _show_memory(self) -> None:
         panel = self.query_one(MemoryPanel)
+        panel.set_method(method_label(self.host.session))
+        if panel.tier == "method":  # a prior method's own memory (its memory_view)
+            panel.show_method(method_tables(self.host.session))
+            return
+        panel.show_method(None)
         panel.show_rows(memory_rows(self.host.session, panel.tier, panel.needle))
 
     def on_episode_log_open(self, event: EpisodeLog.Open) -> None:

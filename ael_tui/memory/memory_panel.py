@@ -13,6 +13,7 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Input, Tab, Tabs
 
+from ael_tui.memory.method_memory import MethodMemoryView
 from ael_tui.readouts import TIERS, MemoryRow
 from ael_tui.row_list import RowList
 
@@ -96,6 +97,7 @@ class MemoryPanel(Vertical):
         yield MemoryTable(id="memory-table")
         with VerticalScroll(id="memory-detail-box"):
             yield EntryDetail("No entry selected.", id="memory-detail")
+        yield MethodMemoryView(id="method-memory")
 
     @property
     def tier(self) -> str:
@@ -122,6 +124,27 @@ class MemoryPanel(Vertical):
         subtitle = " · ".join(f"{t} {counts.get(t, 0)}" for t in TIERS) + f" (cap {cap} each)"
         if self.border_subtitle != subtitle:
             self.border_subtitle = subtitle
+
+    METHOD_TAB = "tier-method"
+
+    def set_method(self, name: str | None) -> None:
+        """A last tab with a prior method's own memory (`name`), or none for AEL's methods."""
+        tabs = self.query_one(Tabs)
+        have = tabs.query(f"#{self.METHOD_TAB}")
+        if name and not have:
+            tabs.add_tab(Tab(f"{name}", id=self.METHOD_TAB))
+        elif not name and have:
+            tabs.remove_tab(self.METHOD_TAB)
+
+    def show_method(self, tables) -> None:
+        """The method tab's tables (`tables` None: an AEL tier is shown)."""
+        on = tables is not None
+        for sel in ("#memory-filter", "#memory-table", "#memory-detail-box"):
+            self.query_one(sel).display = not on
+        view = self.query_one(MethodMemoryView)
+        view.display = on
+        if on:
+            view.show(tables)
 
     def show_rows(self, rows: list[MemoryRow]) -> None:
         self.query_one(MemoryTable).set_rows(rows)

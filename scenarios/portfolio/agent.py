@@ -67,6 +67,9 @@ class Advice:
     exposure: float = 1.0
     trust: tuple[str, ...] = ()
     shrink: tuple[str, ...] = ()
+    # a prior method's channel (prior.py): per-tool multipliers and per-sector signal tilts
+    tool_factor: np.ndarray | None = None
+    sector_tilt: Mapping[str, float] = field(default_factory=dict)
 
 
 @dataclass
@@ -174,6 +177,8 @@ def allocate(scores: np.ndarray, sectors: Sequence[str], tools: Sequence[str],
         insight_factor[list(tools).index(tool)] *= cfg.insight_factor
     for tool in advice.shrink:
         insight_factor[list(tools).index(tool)] /= cfg.insight_factor
+    if advice.tool_factor is not None:
+        insight_factor = insight_factor * advice.tool_factor
     rel = np.empty((k, m))
     signal = np.zeros(k)
     seen = np.zeros(k)
@@ -187,6 +192,7 @@ def allocate(scores: np.ndarray, sectors: Sequence[str], tools: Sequence[str],
         avail = ~np.isnan(scores[j])
         if avail.any():
             signal[j] = float(np.clip((omega[avail] * scores[j, avail]).sum() / (w0 * avail.sum()), -1.0, 1.0))
+        signal[j] = float(np.clip(signal[j] + advice.sector_tilt.get(sectors[j], 0.0), -1.0, 1.0))
     raw = np.maximum(0.0, 1.0 + cfg.tilt * signal)
     target = raw / raw.sum() if raw.sum() > 0 else np.full(k, 1.0 / k)
     target = _cap(target, cfg.max_weight)

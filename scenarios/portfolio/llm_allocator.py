@@ -39,6 +39,9 @@ def prompt_context(scenario, t: int, ctx: AgentContext, hits: list[Hit], rules: 
     insight = ctx.insight if insight_seen(ctx.insight, t, scenario.config) else {}
     lessons = [h.entry.content for h in hits if h.entry.tier != "procedural"][:MAX_LESSONS]
     rule_texts = [r.content for r in rules] + [h.entry.content for h in hits if h.entry.tier == "procedural"]
+    if ctx.prior is not None:  # a prior method's own memory, under the reference's two headings
+        rule_texts += ctx.prior.lines["rules"]
+        lessons = ctx.prior.lines["lessons"] + lessons[:MAX_LESSONS]
     return PromptContext(
         tickers=tickers, sectors=dict(zip(tickers, w.sectors)), bar_time=w.when[t], bar=t, n_bars=w.n_bars,
         weights={tk: float(x) for tk, x in zip(tickers, state.weights)}, cash=float(state.cash),

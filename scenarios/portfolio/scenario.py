@@ -45,6 +45,7 @@ from .baselines import baseline_run
 from .data import PHASES, is_paper_market
 from .llm_allocator import llm_weights
 from .episode import PortfolioState, bandit_reward, outcome_score, return_regime, step_portfolio
+from .prior import PortfolioPriorWorld, own_weights, prior_advice
 from .reflector import PortfolioReflector
 from .spec import SPEC
 from .world import World, data_key, load_world
@@ -103,12 +104,13 @@ class PortfolioScenario(ScenarioBase):
 
     def allocation(self, spec: PolicySpec, t: int, memory: MemoryStore, insight: dict[str, Any] | None = None,
                    pooled: list[Hit] | None = None, rules: list[MemoryEntry] | None = None,
-                   quiet: bool = True) -> tuple[Allocation, list[list[Hit]]]:
+                   quiet: bool = True, prior=None) -> tuple[Allocation, list[list[Hit]]]:
         """What the agent allocates at bar t under `spec`, and the hits it read per ticker.
 
         `pooled`: the bar-level hits (the session's retrieval); retrieved here if None.
         `rules`: the applicable rules; looked up here if None. Rules count only for a
         policy that sees the procedural tier. `quiet` reads without counting retrievals.
+        `prior`: what a prior method shows (engine.prior.Shown), through its channel (prior.py).
         """
         w = self.world
         regime = self.agent_regime(t)
@@ -124,6 +126,8 @@ class PortfolioScenario(ScenarioBase):
             rules = records.applicable_rules(memory, regime)
         evidence = [[h.entry for h in (*pooled, *hits)] for hits in per_ticker]
         advice = read_advice(insight, t, w.tools, self.config)
+        if prior is not None:
+            advice.tool_factor, advice.sector_tilt = prior_advice(prior, w.tools, w.sectors)
         alloc = allocate(w.scores[t], w.sectors, w.tools, evidence, rules, advice, self.state.weights, self.config)
         return alloc, per_ticker
 
@@ -136,8 +140,11 @@ class PortfolioScenario(ScenarioBase):
         if t != len(self.state.returns):
             raise AELError(f"portfolio: episode {t} played out of order (the portfolio is at bar "
                            f"{len(self.state.returns)})")
-        alloc, per_ticker = self.allocation(ctx.policy, t, ctx.memory, ctx.insight, ctx.hits, ctx.rules, quiet=False)
+        alloc, per_ticker = self.allocation(ctx.policy, t, ctx.memory, ctx.insight, ctx.hits, ctx.rules, quiet=False,
+                                            prior=ctx.prior)
         weights, agent, notes = alloc.weights, "offline", []
+        if ctx.prior is not None and ctx.prior.extra.get("weights") is not None:  # a method that allocates itself
+            weights, agent = own_weights(ctx.prior.extra["weights"], self.world.tickers), "method"
         if ctx.llm is not None:
             shown = list(ctx.hits) + [hits[0] for hits in per_ticker if hits]
             weights, agent, notes = llm_weights(self, t, ctx, shown, ctx.rules, alloc.weights)
@@ -224,6 +231,9 @@ class PortfolioScenario(ScenarioBase):
         self._candidate = (PolicySpec.from_dict(self._reflector.candidate)
                            if self._reflector.trigger == "diagnose" else None)
         return self._reflector
+
+    def prior_world(self) -> PortfolioPriorWorld:
+        return PortfolioPriorWorld(self)
 
     def side_info(self, start: int, end: int) -> dict[str, Any]:
         """What bars [start, end) turned out to be, which the agent never saw when deciding:

@@ -60,9 +60,24 @@ SPEC = ScenarioSpec(
         "baseline:mom": {"sharpe": 1.44, "sortino": 2.73, "calmar": 6.89, "max_drawdown_pct": 1.64},
         "baseline:minv": {"sharpe": -0.61, "sortino": -0.82, "calmar": -2.06, "max_drawdown_pct": 1.59},
         "baseline:invm": {"sharpe": -0.20, "sortino": -0.30, "calmar": -0.66, "max_drawdown_pct": 1.73},
+        # the prior methods (tab:main, LLM runs: Claude Haiku 4.5; none has a released log, digest §8)
+        "reflexion": {"sharpe": -0.59, "sharpe_sd": 1.33, "sortino": -0.57, "sortino_sd": 1.75, "calmar": -1.64, "calmar_sd": 5.92,
+                   "max_drawdown_pct": 2.3, "max_drawdown_pct_sd": 0.36},
+        "expel": {"sharpe": 0.76, "sharpe_sd": 1.93, "sortino": 1.68, "sortino_sd": 3.93, "calmar": 3.97, "calmar_sd": 9.79,
+               "max_drawdown_pct": 1.76, "max_drawdown_pct_sd": 0.16},
+        "factorminer": {"sharpe": 0.85, "sharpe_sd": 1.15, "sortino": 1.55, "sortino_sd": 2.14, "calmar": 3.61, "calmar_sd": 4.91,
+                     "max_drawdown_pct": 1.93, "max_drawdown_pct_sd": 0.28},
+        "meta-reflexion": {"sharpe": 0.2, "sharpe_sd": 1.16, "sortino": 0.37, "sortino_sd": 1.65, "calmar": 1.66, "calmar_sd": 6.01,
+                        "max_drawdown_pct": 2.22, "max_drawdown_pct_sd": 0.23},
+        "evotool": {"sharpe": 1.37, "sharpe_sd": 1.74, "sortino": 2.73, "sortino_sd": 3.58, "calmar": 6.28, "calmar_sd": 7.7,
+                 "max_drawdown_pct": 1.46, "max_drawdown_pct_sd": 0.15},
+        "hyperagent": {"sharpe": 0.72, "sharpe_sd": 0.38, "sortino": 1.0, "sortino_sd": 0.53, "calmar": 3.9, "calmar_sd": 2.37,
+                    "max_drawdown_pct": 2.49, "max_drawdown_pct_sd": 0.15},
     },
     shareable=False,  # holds the portfolio: one instance per session
     counterfactual=True,
     results="phases",
     compare_with=("fixed:none", "ts"),  # the paper's Stateless and +Memory rows
+    # the paper's prior methods (engine/prior), each through this world's critic and channel (prior.py)
+    prior_methods=("reflexion", "expel", "meta-reflexion", "evotool", "factorminer", "hyperagent"),
 )

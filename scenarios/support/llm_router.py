@@ -37,6 +37,9 @@ def messages(query: Query, ctx: AgentContext, limits: dict[str, int] | None = No
     n = limits or {}
     memories = [f"[{h.entry.metadata.get('endpoint', '?')}] {h.entry.content}" for h in ctx.hits[:MAX_MEMORIES]]
     rules = [r.content for r in ctx.rules]
+    if ctx.prior is not None:  # a prior method's own memory: its rules, and its records as memories
+        rules += ctx.prior.lines["rules"]
+        memories = ctx.prior.lines["lessons"][:MAX_MEMORIES] + memories
     body: dict[str, Any] = {
         "ticket": query.text,
         "endpoint": query.metadata["endpoint"],

@@ -33,6 +33,7 @@ from . import patterns
 from .bank import REGIME_NAMES, ROUTES
 from .llm_router import llm_route
 from .policies import INITIAL_POOL, ROUTE_AWARE, behaviour_key, episodic_record, route_live
+from .prior import SupportPriorWorld, prior_route
 from .reflector import SupportReflector
 from .spec import SPEC
 from .stream import generate, regime_of, tickets
@@ -107,6 +108,8 @@ class SupportScenario(ScenarioBase):
             vote = route_live(ctx.policy, ctx.memory, self.query_dict(query), self._similarity,
                               self._sim[t], hits=hits)
             route, source = ROUTES[vote.route], "live"
+        if ctx.prior is not None:  # a prior method's memory votes too (prior.py)
+            route, source = prior_route(self, ctx.policy, query, ctx, route), "prior"
         agent = "offline"
         if ctx.llm is not None:
             route, agent = llm_route(query, ctx, offline_route=route)
@@ -117,6 +120,10 @@ class SupportScenario(ScenarioBase):
             action=f"route → {route}", result=f"gold {gold} {'✓' if ok else '✗'}", correct=ok,
             info={"route": route, "gold_route": gold, "source": source, "agent": agent},
         )
+
+    def sim_row(self, t: int) -> np.ndarray:
+        """Jaccard similarity of ticket t to every ticket of the stream (read-only)."""
+        return self._sim[t]
 
     def live_route(self, spec: PolicySpec, memory: MemoryStore, t: int) -> str:
         """The route `spec` gives ticket t by retrieving from `memory` now (no table)."""
@@ -195,6 +202,9 @@ class SupportScenario(ScenarioBase):
     # ----------------------------------------------------------- reflection
     def make_reflector(self, options: dict[str, Any]) -> SupportReflector:
         return SupportReflector.from_options(options)
+
+    def prior_world(self) -> SupportPriorWorld:
+        return SupportPriorWorld(self)
 
     def side_info(self, start: int, end: int) -> dict[str, Any]:
         """Facts about episodes [start, end) the agent never sees: how strongly each

@@ -43,10 +43,18 @@ SPEC = ScenarioSpec(
         "ts+reflection": {"R0": .893, "R1": .525, "R2": .519, "R3": .863, "overall": .700, "overall_sd": .011,
                           "injected": 920},
         "oracle": {"R0": .922, "R1": .657, "R2": .607, "R3": .917, "overall": .776, "overall_sd": .012},
+        # the prior methods (tab:cliapi_llm, LLM runs: Gemini 3.1 Flash-Lite; no code was released, digest §8)
+        "reflexion": {"R0": 0.925, "R1": 0.23, "R2": 0.235, "R3": 0.57, "overall": 0.49, "overall_sd": 0.045},
+        "expel": {"R0": 0.96, "R1": 0.245, "R2": 0.245, "R3": 0.705, "overall": 0.539, "overall_sd": 0.018},
+        "meta-reflexion": {"R0": 0.98, "R1": 0.245, "R2": 0.295, "R3": 0.47, "overall": 0.497, "overall_sd": 0.031},
+        "evotool": {"R0": 0.98, "R1": 0.37, "R2": 0.435, "R3": 0.375, "overall": 0.54, "overall_sd": 0.046},
+        "factorminer": {"R0": 0.96, "R1": 0.29, "R2": 0.455, "R3": 0.525, "overall": 0.557, "overall_sd": 0.037},
     },
     shareable=True,  # no run state: sessions on one seed may share one instance (and its caches)
     counterfactual=True,
     exports_stream=True,
     score_name="accuracy",  # the reward is 1 exactly when the route is right
     compare_with=("fixed:none", "ts", "oracle"),
+    # the paper's prior methods (engine/prior), each through this world's critic and channel (prior.py)
+    prior_methods=("reflexion", "expel", "meta-reflexion", "evotool", "factorminer"),
 )

@@ -1,0 +1,60 @@
+"""The report's words for the prior methods: rows marked offline or LLM, and the support confound.
+
+The paper's rows for the prior methods are LLM runs (Claude Haiku 4.5 on the
+portfolio, Gemini 3.1 Flash-Lite on support); ours are offline unless a
+model played the agent or the critic, so each row says which it is. On the
+support stream a method whose memory is keyed on the endpoint can learn the
+regime-3 rule (the endpoint alone tells the route) without any reflection: a
+confound the paper does not discuss (digest §9), flagged under the table
+where a prior method beats TS on R3 by more than `CONFOUND_MARGIN`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.errors import AELError
+from engine.methods import parse_method
+from engine.prior import is_prior
+
+CONFOUND_MARGIN = 0.10
+R3 = "R3"
+
+
+def _is_prior(selector: str) -> bool:
+    try:
+        return is_prior(parse_method(selector))
+    except AELError:  # a baseline: not a method
+        return False
+
+
+def row_label(selector: str, document: dict[str, Any]) -> str:
+    """`reflexion (offline)`, `expel (LLM)`; other selectors as they are."""
+    if not _is_prior(selector):
+        return selector
+    runs = [r for r in document["runs"] if r["selector"] == selector]
+    return f"{selector} ({'LLM' if any('llm' in r for r in runs) else 'offline'})"
+
+
+def paper_label(selector: str) -> str:
+    return "  paper (LLM)" if _is_prior(selector) else "  paper"
+
+
+def confound_notes(summary: list[dict[str, Any]]) -> list[str]:
+    """One line per prior method whose R3 accuracy beats TS's by more than the margin."""
+    ts = next((row["regimes"].get(R3) for row in summary if row["selector"] == "ts"), None)
+    out = []
+    for row in summary:
+        r3 = row["regimes"].get(R3)
+        if r3 is None or not _is_prior(row["selector"]):
+            continue
+        method = parse_method(row["selector"])
+        learned = ts is not None and r3 > ts + CONFOUND_MARGIN
+        if learned or method.endpoint_keyed:
+            beside = f" against ts {ts:.3f}" if ts is not None else ""
+            what = ("its endpoint-keyed memory learned the regime-3 endpoint→route rule without reflection"
+                    if learned else "its memory is keyed on the endpoint, so it could learn the regime-3 "
+                    "endpoint→route rule without reflection (here it did not)")
+            out.append(f"{row['selector']}: R3 {r3:.3f}{beside}: {what} (a confound the paper does not discuss, "
+                       "digest §9)")
+    return out

@@ -1,0 +1,26 @@
+"""The prior methods' critic as an LLM call: the same client, parsing and fallback as AEL's reflector.
+
+The world writes the prompt (the facts of the episode the deterministic critic
+read, and what the method asks: Reflexion's one-sentence critique, ExpeL's
+reusable lesson, Meta-Reflexion's observation) and the JSON schema of the
+answer. `LLMClient.complete_json` retries, repairs once and, when the model
+cannot answer, returns the deterministic record as the fallback answer, so a
+dead endpoint degrades to the offline method, as AEL's reflector does. The
+answer is untrusted: the world keeps only names it knows (`from_answer`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..llm import LLMClient
+
+
+def llm_record(client: LLMClient, world, record: dict[str, Any], purpose: str, method: str) -> dict[str, Any]:
+    """`record` rewritten by the model (or the record itself, marked, when the fallback answered)."""
+    messages = world.critic_messages(record, method)
+    result = client.complete_json(messages, world.critic_schema, purpose=purpose,
+                                  fallback=lambda _m, _s: world.critic_answer(record))
+    if result.fallback:
+        return {**record, "source": "fallback"}
+    return {**world.from_answer(record, result.data), "source": "llm"}

@@ -1,0 +1,46 @@
+"""A prior method in the lab: its own memory is the memory panel's last tab, and the help
+says what each prior method keeps and how it differs from AEL."""
+
+from __future__ import annotations
+
+from textual.widgets import Tabs
+
+from ael_tui.files.opening import NewSession, build_session, selectors_of
+from ael_tui.help_screen import panels_text
+from ael_tui.memory.method_memory import MethodMemoryView
+from tests.tui_helpers import frozen_lab, make_app, settle  # noqa: F401
+
+SIZE = (160, 48)
+
+
+async def test_the_reflexion_window_is_shown_in_the_memory_panel():
+    session = build_session(NewSession("support", 42, "reflexion", "auto"))
+    app = make_app(session)
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(3):
+            await pilot.press("space")
+            await settle(pilot)
+        tabs = app.screen.query_one("#memory-tabs", Tabs)
+        for _ in range(50):  # the memory panel redraws on a throttle
+            if tabs.query("#tier-method"):
+                break
+            await pilot.pause(0.1)
+        tabs.active = "tier-method"
+        await settle(pilot)
+        view = app.screen.query_one(MethodMemoryView)
+        for _ in range(50):
+            if view.display and view.tables and "3/20" in view.tables[0].title:
+                break
+            await pilot.pause(0.1)
+        assert view.display and view.tables[0].title.startswith("Critique window (3/20")
+        assert [r[0] for r in view.tables[0].rows] == ["2", "1", "0"]  # newest first
+
+
+def test_the_specs_offer_the_prior_methods_and_the_help_describes_each():
+    assert {"reflexion", "expel", "meta-reflexion"} <= set(selectors_of("support"))
+    assert {"reflexion", "expel", "meta-reflexion"} <= set(selectors_of("portfolio"))
+    assert "reflexion" not in selectors_of("synthetic")
+    text = panels_text().plain
+    for name in ("reflexion", "expel", "meta-reflexion"):
+        assert f"{name}. " in text
+    assert "Unlike AEL" in text
