@@ -57,7 +57,8 @@ class EvoTool(PriorMethod):
         slot = self.population.choose(rng)
         pol = self.population.policies[slot]
         line = f"Active tool policy (fitness={pol.fitness:.2f}): {', '.join(pol.members)}"
-        return Shown(lines={"rules": [line], "lessons": []}, extra={"members": list(pol.members), "slot": slot})
+        return Shown(lines={"rules": [line], "lessons": []},
+                     extra={**self.world.evotool_channel(pol.members, t), "members": list(pol.members), "slot": slot})
 
     def learn(self, record, query, outcome, t) -> None:
         pop = self.population

@@ -127,7 +127,7 @@ def sharpe_ddof1(returns: np.ndarray, ann: float = ANN) -> float:
 class Generation:
     number: int
     episode: int
-    theta: list[float]
+    theta: list[float | None]          # None where a given candidate was not finite (JSON holds no NaN)
     moved: list[str]
     valid: bool
     failure: str = ""
@@ -182,7 +182,8 @@ class Search:
         else:
             theta = np.asarray(candidate, dtype=float)
         failure = validation_error(theta)
-        gen = Generation(number, episode, [float(x) for x in theta], list(moved), failure is None,
+        shown = [float(x) if math.isfinite(x) else None for x in np.ravel(theta)]
+        gen = Generation(number, episode, shown, list(moved), failure is None,
                          failure or "", best_before=self.best_score, sigma=self.sigma)
         self.generations.append(gen)
         if failure is not None:
@@ -191,11 +192,11 @@ class Search:
         gen.score = s
         best = -math.inf if self.best_score is None else self.best_score
         gen.accepted = s >= best - self.config.epsilon
-        gen.improved = s > best
+        gen.improved = s > best + 1e-12   # not a float-rounding tie (theta moved where it has no effect)
         if gen.accepted:
-            self.incumbent = gen.theta
+            self.incumbent = [float(x) for x in theta]
         if gen.improved:
-            self.best, self.best_score = gen.theta, s
+            self.best, self.best_score = [float(x) for x in theta], s
         self.since_adapt.append(gen.improved)
         if number > 0 and number % self.config.adapt_every == 0:
             self._adapt(gen)

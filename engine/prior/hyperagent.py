@@ -80,7 +80,7 @@ class HyperAgent(PriorMethod):
         theta = self.search.incumbent if self.learning else self.search.best
         line = "allocate(theta): " + ", ".join(f"{c}={x:+.2f}" for c, x in zip(COORDS, theta) if x)
         return Shown(lines={"rules": [line or "allocate: equal weight"], "lessons": []},
-                     extra={"weights": [float(x) for x in w], "fallback": fell})
+                     extra={"weights": dict(zip(self.data["tickers"], (float(x) for x in w))), "fallback": fell})
 
     def learn(self, record, query, outcome, t) -> None:
         while len(self.search.generations) < self.due(t):

@@ -48,7 +48,7 @@ class Experience:
     predicted: str
     actual: str
     correct: bool
-    record: dict[str, Any] = field(default_factory=dict)   # the critic's record (support: its votes)
+    record: dict[str, Any] | None = None   # the critic's record (support: it votes again)
 
 
 @dataclass(frozen=True)

@@ -189,7 +189,7 @@ def allocate(scores: np.ndarray, sectors: Sequence[str], tools: Sequence[str],
         rel[j] = rho
         seen[j] = calls.sum()
         omega = (2.0 * rho - 1.0) * factor * insight_factor
-        avail = ~np.isnan(scores[j])
+        avail = ~np.isnan(scores[j]) & (insight_factor != 0)   # a factor of 0 hides a tool: it is not read
         if avail.any():
             signal[j] = float(np.clip((omega[avail] * scores[j, avail]).sum() / (w0 * avail.sum()), -1.0, 1.0))
         signal[j] = float(np.clip(signal[j] + advice.sector_tilt.get(sectors[j], 0.0), -1.0, 1.0))

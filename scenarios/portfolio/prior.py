@@ -34,6 +34,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .memory_records import short
+from .prior_evolution import PortfolioEvolution
 
 TILT = 0.1
 TRUST_STEP = 0.1
@@ -61,7 +62,7 @@ ASK = {
 }
 
 
-class PortfolioPriorWorld:
+class PortfolioPriorWorld(PortfolioEvolution):
     """One session's adapter: reads the scenario's world and portfolio, keeps no learning state."""
 
     name = "portfolio"

@@ -5,8 +5,8 @@ read through `self.scenario`:
 
 - EvoTool (digest §5, §10): the universe is the enabled tools; an initial
   policy has 4-12 of them, a mutant at least 3. The chosen policy masks the
-  agent's tools (`Shown.extra["members"]`: only their signals count, as only
-  their signal lines reached the released prompt). A failure blames the
+  agent's tools (a tool factor of 0 for the others: only the members' signals
+  count, as only their signal lines reached the released prompt). A failure blames the
   members whose calls on the overweighted names were mostly wrong
   (`tool_credit.blamed_tools`).
 - FactorMiner (digest §3, §10): after a bar, the tools the allocation leaned
@@ -52,6 +52,10 @@ class PortfolioEvolution:
     def evotool_blame(self, t: int, outcome, members: list[str]) -> list[str]:
         return blamed_tools(self.scenario.world, t, self._weights(outcome), members)
 
+    def evotool_channel(self, members: list[str], t: int) -> dict[str, Any]:
+        """The chosen policy as the agent's channel: a factor of 0 hides every other tool."""
+        return {"tool_factor": {tool: 0.0 for tool in self.scenario.world.tools if tool not in members}}
+
     # -------------------------------------------------------------- FactorMiner
     def factorminer_shown(self, book: SkillBook, query, t: int) -> Shown:
         usable = [s for s in book.ranked() if s.success >= book.config.threshold][:SKILLS_SHOWN]
@@ -79,5 +83,5 @@ class PortfolioEvolution:
     # --------------------------------------------------------------- HyperAgent
     def hyperagent_data(self) -> dict[str, Any]:
         w = self.scenario.world
-        return {"features": hyperagent_features(w), "next_returns": w.next_returns,
+        return {"features": hyperagent_features(w), "next_returns": w.next_returns, "tickers": list(w.tickers),
                 "learning_bars": int((w.market.phases != "test").sum())}

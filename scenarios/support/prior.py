@@ -35,6 +35,7 @@ import numpy as np
 
 from .bank import DEFAULT_ROUTE, ROUTES
 from .policies import BY_NAME, INITIAL_POOL, route_live
+from .prior_evolution import SupportEvolution
 from .text import jaccard, tokens
 
 SALIENT = 3
@@ -57,7 +58,7 @@ ASK = {
 }
 
 
-class SupportPriorWorld:
+class SupportPriorWorld(SupportEvolution):
     """One session's adapter to the support stream (no learning state; caches are derived)."""
 
     name = "support"
