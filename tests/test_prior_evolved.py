@@ -5,6 +5,7 @@ state resumes exactly from a save."""
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -172,3 +173,47 @@ def test_a_damaged_population_is_refused_in_one_line(tmp_path):
     path.write_text(json.dumps(doc))
     with pytest.raises(AELError, match="fitness"):
         load_session(path, make_scenario)
+
+
+# ------------------------------------------------------------------ with a model
+@pytest.fixture
+def gemini(monkeypatch):
+    from tests.fake_llm_server import FakeLLMServer
+
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("GEMINI_API_KEY", "gm-test-key")
+    with FakeLLMServer("echo") as server:
+        monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", server.url)
+        yield server
+
+
+def test_an_llm_agent_reads_only_the_evotool_policys_tool_lines(tmp_path, gemini):
+    from ael_tui.cli import main
+    from tests.fake_llm_server import ok
+
+    tickers = ["AAPL", "NVDA", "JNJ", "UNH", "JPM", "GS", "XOM", "PG", "CAT", "NEE"]
+    gemini.script(*[ok({**{t: 0.05 for t in tickers}, "cash": 0.5}) for _ in range(5)])
+    assert main(["run", "portfolio", "--seeds", "42", "--episodes", "5", "--quiet", "--selector", "evotool",
+                 "--agent", "gemini", "--json", str(tmp_path / "o.json")]) == 0
+    prompts = [json.dumps(r.body) for r in gemini.requests]
+    assert len(prompts) == 5 and all("Active tool policy (fitness=" in p for p in prompts)
+    line = {"compute_momentum": "momentum(r4", "compute_technicals": "technicals(score",
+            "compute_quant_risk": "quant_risk(vol30"}
+    left_out = 0
+    for prompt in prompts:
+        members = re.search(r"Active tool policy \(fitness=[0-9.]+\): ([a-z_, ]+)", prompt).group(1).split(", ")
+        left_out += any(tool not in members for tool in line)
+        for tool, mark in line.items():
+            if tool not in members:   # a member's line may be missing too: a tool with no output yet
+                assert mark not in prompt, tool
+    assert left_out   # these draws left one of the three out at least once
+
+
+def test_hyperagent_allocates_itself_even_with_an_llm_agent(tmp_path, gemini):
+    from ael_tui.cli import main
+
+    out = tmp_path / "o.json"
+    assert main(["run", "portfolio", "--seeds", "42", "--episodes", "5", "--quiet", "--selector", "hyperagent",
+                 "--agent", "gemini", "--json", str(out)]) == 0
+    assert not gemini.requests   # its own code allocates: the agent is never asked
