@@ -4,12 +4,10 @@ tab, the help has a paragraph for each, and the specs offer them where the paper
 from __future__ import annotations
 
 import pytest
-from textual.widgets import Tabs
 
 from ael_tui.files.opening import NewSession, build_session, selectors_of
 from ael_tui.help_screen import panels_text
-from ael_tui.memory.method_memory import MethodMemoryView
-from tests.tui_helpers import frozen_lab, make_app, settle  # noqa: F401
+from tests.tui_helpers import frozen_lab, make_app, method_memory, settle  # noqa: F401
 
 SIZE = (160, 48)
 
@@ -32,16 +30,5 @@ async def test_the_method_memory_tab_shows_its_state(scenario, selector, title):
         for _ in range(3):
             await pilot.press("space")
             await settle(pilot)
-        tabs = app.screen.query_one("#memory-tabs", Tabs)
-        for _ in range(50):  # the memory panel redraws on a throttle
-            if tabs.query("#tier-method"):
-                break
-            await pilot.pause(0.1)
-        tabs.active = "tier-method"
-        await settle(pilot)
-        view = app.screen.query_one(MethodMemoryView)
-        for _ in range(50):
-            if view.display and view.tables:
-                break
-            await pilot.pause(0.1)
+        view = await method_memory(app, pilot)
         assert view.display and view.tables[0].title.startswith(title)
