@@ -78,8 +78,9 @@ class HyperAgent(PriorMethod):
             w, fell = self.search.frozen_weights(z, test=True)
             self.fallbacks += fell
         theta = self.search.incumbent if self.learning else self.search.best
-        line = "allocate(theta): " + ", ".join(f"{c}={x:+.2f}" for c, x in zip(COORDS, theta) if x)
-        return Shown(lines={"rules": [line or "allocate: equal weight"], "lessons": []},
+        parts = ", ".join(f"{c}={x:+.2f}" for c, x in zip(COORDS, theta) if x)
+        line = f"allocate(theta): {parts}" if parts else "allocate: equal weight"
+        return Shown(lines={"rules": [line], "lessons": []},
                      extra={"weights": dict(zip(self.data["tickers"], (float(x) for x in w))), "fallback": fell})
 
     def learn(self, record, query, outcome, t) -> None:
