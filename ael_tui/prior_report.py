@@ -40,9 +40,11 @@ def paper_label(selector: str) -> str:
     return "  paper (LLM)" if _is_prior(selector) else "  paper"
 
 
-def confound_notes(summary: list[dict[str, Any]]) -> list[str]:
-    """One line per prior method whose R3 accuracy beats TS's by more than the margin."""
-    ts = next((row["regimes"].get(R3) for row in summary if row["selector"] == "ts"), None)
+def confound_notes(summary: list[dict[str, Any]], paper: dict[str, Any]) -> list[str]:
+    """One line per prior method whose R3 accuracy beats TS's (this run's, else the paper's) by
+    more than the margin, or whose memory is keyed on the endpoint."""
+    ts = next((row["regimes"].get(R3) for row in summary if row["selector"] == "ts"),
+              paper.get("ts", {}).get(R3))
     out = []
     for row in summary:
         r3 = row["regimes"].get(R3)
@@ -51,7 +53,7 @@ def confound_notes(summary: list[dict[str, Any]]) -> list[str]:
         method = parse_method(row["selector"])
         learned = ts is not None and r3 > ts + CONFOUND_MARGIN
         if learned or method.endpoint_keyed:
-            beside = f" against ts {ts:.3f}" if ts is not None else ""
+            beside = f" against TS's {ts:.3f}" if ts is not None else ""
             what = ("its endpoint-keyed memory learned the regime-3 endpoint→route rule without reflection"
                     if learned else "its memory is keyed on the endpoint, so it could learn the regime-3 "
                     "endpoint→route rule without reflection (here it did not)")

@@ -11,12 +11,24 @@ answer is untrusted: the world keeps only names it knows (`from_answer`).
 
 from __future__ import annotations
 
-from typing import Any
+import json
+from typing import TYPE_CHECKING, Any
 
-from ..llm import LLMClient
+if TYPE_CHECKING:  # only a type: offline runs never load the LLM client
+    from ..llm import LLMClient
 
 
-def llm_record(client: LLMClient, world, record: dict[str, Any], purpose: str, method: str) -> dict[str, Any]:
+def critic_messages(method: str, beside: str, rule: str, ask: str, what: str,
+                    facts: dict[str, Any]) -> list[dict[str, str]]:
+    """The critic's prompt: who it is (`method`, `beside` which agent), the one rule on names
+    (`rule`), what it is asked (`ask`) and the facts of `what` just happened."""
+    system = (f"You are the self-critique step of {method}, a prior method beside {beside}. {rule} "
+              "Answer with one JSON object.")
+    return [{"role": "system", "content": system},
+            {"role": "user", "content": f"{ask}\nFacts of {what}:\n{json.dumps(facts)}"}]
+
+
+def llm_record(client: "LLMClient", world, record: dict[str, Any], purpose: str, method: str) -> dict[str, Any]:
     """`record` rewritten by the model (or the record itself, marked, when the fallback answered)."""
     messages = world.critic_messages(record, method)
     result = client.complete_json(messages, world.critic_schema, purpose=purpose,

@@ -5,11 +5,14 @@ as a raw observation. Every `every` (5) episodes, with at least 3 raw
 observations, up to 2 new rules are distilled: directives (trust a tool,
 overweight a sector; support: an endpoint or a token means a route) that at
 least 2 of the last 10 observations share, that no rule holds yet and that no
-observation among them contradicts; then the raw list is cut to its last 3 (as
-the reference). At most 20 rules are stored and 10 shown. A shown rule that
-bears on the episode counts an application, and a success when the episode
-succeeded; a rule is hidden at ≥3 applications with a success rate < .4, and
-pruned at ≥5 with a rate < .3. How it differs from AEL: the rules come from
+observation among them nor any rule held contradicts (the same tool, sector,
+endpoint or token with other advice); then the raw list is cut to its last 3
+(as the reference). At most 20 rules are stored and 10 shown. Every stored rule
+that bears on the episode (portfolio: every bar; support: its endpoint or
+token is the ticket's) counts an application, and a success when the episode
+succeeded, shown or hidden (the reference's update loops over every rule), so
+a hidden rule can recover or be pruned; a rule is hidden at ≥3 applications
+with a success rate < .4, and pruned at ≥5 with a rate < .3. How it differs from AEL: the rules come from
 one critic's observations on a fixed cadence, nothing chooses how memory is
 read, and a rule is judged by the episodes it was shown on, not by whether
 its advice held.
@@ -78,8 +81,10 @@ class MetaReflexion(PriorMethod):
     def shown(self, query, t, rng) -> Shown:
         s = self.settings
         active = [i for i, r in enumerate(self.rules) if self.active(r)][:s["max_rules"]]
-        self._applied = [i for i in active if self.world.fires(tuple(self.rules[i]["directive"]), query)
-                         and not (s["as_code"] and self.rules[i]["applications"] == 0)]
+        # every stored rule that bears on the episode is applied, shown or hidden (the reference's update
+        # loops over all rules), so a hidden rule can recover or be pruned; as_code: only those already applied
+        self._applied = [i for i, r in enumerate(self.rules) if self.world.fires(tuple(r["directive"]), query)
+                         and not (s["as_code"] and r["applications"] == 0)]
         recent = self.raw[-RAW_KEPT:]
         return Shown(records=recent, weights=[1.0] * len(recent),
                      rules=[tuple(self.rules[i]["directive"]) for i in active],
@@ -107,12 +112,13 @@ class MetaReflexion(PriorMethod):
         said = [d for r in recent for d in dict.fromkeys(self.world.directives(r))]
         counts = Counter(said)
         held = {tuple(r["directive"]) for r in self.rules}
-        conditions = Counter(self.world.condition(d) for d in counts)
+        # contradicted: another directive on the same condition, among these observations or the rules held
+        conditions = Counter(self.world.condition(d) for d in {*counts, *held})
         added = 0
         for d, n in sorted(counts.items(), key=lambda x: (-x[1], said.index(x[0]))):
             if added >= s["new_rules"] or len(self.rules) >= 2 * s["max_rules"]:
                 break
-            if n < SUPPORT or d in held or conditions[self.world.condition(d)] > 1:  # contradicted
+            if n < SUPPORT or d in held or conditions[self.world.condition(d)] > 1:
                 continue
             self.rules.append({"directive": list(d), "text": self.world.directive_text(d), "born": t,
                                "applications": 0, "successes": 0})

@@ -28,10 +28,11 @@ after the clip, or give the weights outright (`Shown.extra["weights"]`,
 
 from __future__ import annotations
 
-import json
 from typing import Any, Sequence
 
 import numpy as np
+
+from engine.prior.llm_critic import critic_messages
 
 from .memory_records import short
 from .prior_evolution import PortfolioEvolution
@@ -159,11 +160,9 @@ class PortfolioPriorWorld(PortfolioEvolution):
     def critic_messages(self, record: dict[str, Any], method: str) -> list[dict[str, str]]:
         facts = {"bar": record["episode"], "regime": record["label"], **record["facts"],
                  "tools": [short(k) for k in self.tools], "sectors": sorted(set(self.sectors))}
-        system = (f"You are the self-critique step of {method}, a prior method beside an hourly portfolio agent "
-                  "that allocates over ten stocks and cash from tool signals. Name tools and sectors only from "
-                  "the lists given. Answer with one JSON object.")
-        user = f"{ASK.get(method, ASK['reflexion'])}\nFacts of the bar just closed:\n{json.dumps(facts)}"
-        return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+        return critic_messages(method, "an hourly portfolio agent that allocates over ten stocks and cash from "
+                               "tool signals", "Name tools and sectors only from the lists given.",
+                               ASK.get(method, ASK["reflexion"]), "the bar just closed", facts)
 
     def critic_answer(self, record: dict[str, Any]) -> dict[str, Any]:
         adv = record["advice"]

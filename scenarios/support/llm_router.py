@@ -55,7 +55,9 @@ def messages(query: Query, ctx: AgentContext, limits: dict[str, int] | None = No
 
 def llm_route(query: Query, ctx: AgentContext, offline_route: str) -> tuple[str, str]:
     """(route, "llm" or "fallback")."""
-    sizes = {"retrieved_memories": min(len(ctx.hits), MAX_MEMORIES), "rules": len(ctx.rules)}
+    own = ctx.prior.lines if ctx.prior is not None else {"rules": [], "lessons": []}  # a prior method's memory
+    sizes = {"retrieved_memories": min(len(ctx.hits), MAX_MEMORIES) + min(len(own["lessons"]), MAX_MEMORIES),
+             "rules": len(ctx.rules) + len(own["rules"])}
     prompt, trimmed = ctx.llm.fit(lambda n: messages(query, ctx, n), sizes, SCHEMA)
     result = ctx.llm.complete_json(
         prompt, SCHEMA, purpose="agent.route", trimmed=trimmed,

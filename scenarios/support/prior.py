@@ -28,10 +28,11 @@ neighbours vote instead of the base one (`Shown.extra["policy"]`).
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import numpy as np
+
+from engine.prior.llm_critic import critic_messages
 
 from .bank import DEFAULT_ROUTE, ROUTES
 from .policies import BY_NAME, INITIAL_POOL, route_live
@@ -153,10 +154,8 @@ class SupportPriorWorld(SupportEvolution):
                  "predicted": record["pred"], "gold": record["route"], "correct": record["correct"],
                  "policies_that_would_have_been_right": record["fixers"], "window_label": record["label"],
                  "routes": list(ROUTES)}
-        system = (f"You are the self-critique step of {method}, a prior method beside a support-ticket router. "
-                  "Quote words only from the ticket. Answer with one JSON object.")
-        user = f"{ASK.get(method, ASK['reflexion'])}\nFacts of the ticket just resolved:\n{json.dumps(facts)}"
-        return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+        return critic_messages(method, "a support-ticket router", "Quote words only from the ticket.",
+                               ASK.get(method, ASK["reflexion"]), "the ticket just resolved", facts)
 
     def critic_answer(self, record: dict[str, Any]) -> dict[str, Any]:
         return {"critique": record["text"][:300], "route": record["route"], "tokens": list(record["salient"])}
