@@ -77,7 +77,8 @@ class EvoTool(PriorMethod):
     def memory_view(self) -> list[Table]:
         pop = self.population
         if pop is None:
-            return [Table("Tool policies (drawn at the first episode)", [], [])]
+            return [Table("Tool policies (drawn at the first episode)", ["", "slot", "fitness", "evals", "born",
+                                                                       "members"], [])]
         rows = [["▶" if i == pop.chosen else "", str(i), f"{p.fitness:.2f}", str(p.n_evals),
                  "initial" if p.born < 0 else str(p.born), ", ".join(p.members)] for i, p in enumerate(pop.policies)]
         muts = [[str(m.episode), f"{m.slot}←{m.parent}", ", ".join(m.dropped) or "–", ", ".join(m.added) or "–",
