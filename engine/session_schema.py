@@ -467,11 +467,109 @@ class MetaReflexionState(Strict):
     pruned: Annotated[list[MetaRule], Field(max_length=MAX_PRIOR_ITEMS)] = []
 
 
+class ToolPolicyState(Strict):
+    members: Annotated[list[Word], Field(min_length=1, max_length=100)]
+    fitness: Unit
+    n_evals: Count
+    born: Annotated[int, Field(ge=-1, le=2**53)]
+
+
+class MutationState(Strict):
+    episode: Count
+    slot: Count
+    parent: Count
+    dropped: Annotated[list[Word], Field(max_length=100)]
+    added: Annotated[list[Word], Field(max_length=100)]
+    swapped: Annotated[list[Word], Field(max_length=2)]
+    members: Annotated[list[Word], Field(min_length=1, max_length=100)]
+    fitness: Unit
+    replaced: Annotated[list[Word], Field(max_length=100)]
+    replaced_fitness: Unit
+
+
+class PopulationState(Strict):
+    policies: Annotated[list[ToolPolicyState], Field(min_length=1, max_length=100)]
+    mutations: Annotated[list[MutationState], Field(max_length=MAX_PRIOR_ITEMS)]
+    n_mutations: Count
+    n_blames: Count
+    chosen: Count | None = None
+    last_blamed: Annotated[list[Word], Field(max_length=100)] = []
+
+
+class EvoToolState(Strict):
+    population: PopulationState | None = None   # drawn at the first episode
+
+
+class SkillState(Strict):
+    key: Word
+    value: Annotated[list[Word], Field(min_length=1, max_length=100)]
+    success: Unit
+    n: Episodes
+    created: Count
+    last: Count
+    wins: Count
+    losses: Count
+
+
+class ExperienceState(Strict):
+    episode: Count
+    key: Word
+    predicted: Word
+    actual: Word
+    correct: bool
+    record: PriorRecord | None = None
+
+
+class SkillBookState(Strict):
+    skills: Annotated[list[SkillState], Field(max_length=MAX_PRIOR_ITEMS)]
+    experiences: Annotated[list[ExperienceState], Field(max_length=100_000)]
+    evicted: Count = 0
+
+
+class FactorMinerState(Strict):
+    book: SkillBookState
+
+
+Theta = Annotated[list[Finite], Field(min_length=1, max_length=100)]
+
+
+class GenerationState(Strict):
+    number: Count
+    episode: Count
+    theta: Annotated[list[Finite | None], Field(max_length=100)]
+    moved: Annotated[list[Word], Field(max_length=100)]
+    valid: bool
+    failure: Text = ""
+    score: Finite | None = None
+    best_before: Finite | None = None
+    accepted: bool = False
+    improved: bool = False
+    sigma: Positive
+    adapted_to: Positive | None = None
+
+
+class SearchState(Strict):
+    incumbent: Theta
+    best: Theta
+    best_score: Finite | None = None
+    sigma: Positive
+    generations: Annotated[list[GenerationState], Field(max_length=MAX_PRIOR_ITEMS)]
+    since_adapt: Annotated[list[bool], Field(max_length=MAX_PRIOR_ITEMS)]
+
+
+class HyperAgentState(Strict):
+    search: SearchState
+    fallbacks: Count = 0
+
+
 # a prior method's name -> the model of its saved state (`method` in a save); one line per method
 PRIOR_STATES: dict[str, type[BaseModel]] = {
     "reflexion": ReflexionState,
     "expel": ExpelState,
     "meta-reflexion": MetaReflexionState,
+    "evotool": EvoToolState,
+    "factorminer": FactorMinerState,
+    "hyperagent": HyperAgentState,
 }
 
 
@@ -488,6 +586,10 @@ def check_method_state(name: str, state: dict[str, Any] | None, t: int) -> None:
         raise ValueError(f"method.{where}: {first['msg'][0].lower()}{first['msg'][1:]}") from None
     episodes = [r["episode"] for key in ("critiques", "raw") for r in (state or {}).get(key, [])]
     episodes += [x["added"] for x in (state or {}).get("lessons", [])]
+    episodes += [m["episode"] for m in ((state or {}).get("population") or {}).get("mutations", [])]
+    book = (state or {}).get("book") or {}
+    episodes += [s["last"] for s in book.get("skills", [])] + [e["episode"] for e in book.get("experiences", [])]
+    episodes += [g["episode"] for g in ((state or {}).get("search") or {}).get("generations", [])]
     if episodes and max(episodes) >= max(t, 1):
         raise ValueError(f"method: a record of episode {max(episodes)}, beyond the {t} episodes run")
 

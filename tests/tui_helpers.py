@@ -49,3 +49,25 @@ async def settle(pilot, rounds: int = 2) -> None:
 
 def notifications(app) -> list[str]:
     return [n.message for n in app._notifications]
+
+
+async def method_memory(app, pilot):
+    """The memory panel's method tab (a prior method's own memory), opened and drawn: the
+    `MethodMemoryView` once it shows tables (the panel redraws on a throttle)."""
+    from textual.widgets import Tabs
+
+    from ael_tui.memory.method_memory import MethodMemoryView
+
+    tabs = app.screen.query_one("#memory-tabs", Tabs)
+    for _ in range(50):
+        if tabs.query("#tier-method"):
+            break
+        await pilot.pause(0.1)
+    tabs.active = "tier-method"
+    await settle(pilot)
+    view = app.screen.query_one(MethodMemoryView)
+    for _ in range(50):
+        if view.display and view.tables:
+            break
+        await pilot.pause(0.1)
+    return view

@@ -200,6 +200,7 @@ def allocate(scores: np.ndarray, sectors: Sequence[str], tools: Sequence[str],
         seen[j] = calls.sum()
         omega = (2.0 * rho - 1.0) * factor * insight_factor
         row = scores[j] if shown is None else np.where(shown, scores[j], np.nan)
+        row = np.where(insight_factor != 0, row, np.nan)   # a factor of 0 hides a tool: it is not read
         if planner is not None:
             signal[j] = float(np.clip(planner(row, omega, tools, w0), -1.0, 1.0))
         elif (avail := ~np.isnan(row)).any():

@@ -47,12 +47,22 @@ def prompt_context(scenario, t: int, ctx: AgentContext, hits: list[Hit], rules: 
         tickers=tickers, sectors=dict(zip(tickers, w.sectors)), bar_time=w.when[t], bar=t, n_bars=w.n_bars,
         weights={tk: float(x) for tk, x in zip(tickers, state.weights)}, cash=float(state.cash),
         value=float(state.value), drawdown=float(state.drawdown), recent_returns=list(state.returns[-4:]),
-        regime=scenario.agent_regime(t), signals=shown_signals(w.toolbox.signals(t), ctx.view),
+        regime=scenario.agent_regime(t),
+        signals=_read_signals(shown_signals(w.toolbox.signals(t), ctx.view), ctx.prior),
         strategy=ctx.view.planner or "",
         insight={"key_insight": insight.get("insight"), "market_regime": insight.get("regime_label"),
                  "confidence": insight.get("confidence", 0.0)} if insight else None,
         rules=list(dict.fromkeys(rule_texts)), lessons=[*ctx.view.notes, *lessons],
     )
+
+
+def _read_signals(signals, prior):
+    """The tool outputs the agent reads: a prior method's tool factor of 0 hides a tool's line
+    (EvoTool's policy: only its members' signals reach the prompt, as in the reference)."""
+    hidden = {k for k, f in (prior.extra.get("tool_factor", {}) if prior is not None else {}).items() if f == 0}
+    if not hidden:
+        return signals
+    return {tk: {tool: out for tool, out in tools.items() if tool not in hidden} for tk, tools in signals.items()}
 
 
 def llm_weights(scenario, t: int, ctx: AgentContext, hits: list[Hit], rules: list[MemoryEntry],

@@ -35,6 +35,7 @@ import numpy as np
 from engine.prior.llm_critic import critic_messages
 
 from .memory_records import short
+from .prior_evolution import PortfolioEvolution
 
 TILT = 0.1
 TRUST_STEP = 0.1
@@ -62,7 +63,7 @@ ASK = {
 }
 
 
-class PortfolioPriorWorld:
+class PortfolioPriorWorld(PortfolioEvolution):
     """One session's adapter: reads the scenario's world and portfolio, keeps no learning state."""
 
     name = "portfolio"

@@ -150,7 +150,7 @@ class PortfolioScenario(ScenarioBase):
         weights, agent, notes = alloc.weights, "offline", []
         if ctx.prior is not None and ctx.prior.extra.get("weights") is not None:  # a method that allocates itself
             weights, agent = own_weights(ctx.prior.extra["weights"], self.world.tickers), "method"
-        if ctx.llm is not None:
+        if ctx.llm is not None and agent != "method":  # a method that allocates itself needs no agent
             shown = list(ctx.hits) + [hits[0] for hits in per_ticker if hits]
             weights, agent, notes = llm_weights(self, t, ctx, shown, ctx.rules, alloc.weights)
         if self._shadowing(ctx.memory):

@@ -50,9 +50,12 @@ def _kind(spec: PolicySpec) -> str | None:
     return None
 
 
-def indexed_predictions(seed: int, specs: tuple[PolicySpec, ...], n: int) -> np.ndarray | None:
+def indexed_predictions(seed: int, specs: tuple[PolicySpec, ...], n: int,
+                        confident: np.ndarray | None = None) -> np.ndarray | None:
     """Route indices (n, len(specs)) as `compute_predictions` gives them, or None if a
-    policy (or its fallback) has a shape this module does not index."""
+    policy (or its fallback) has a shape this module does not index. `confident`, an
+    (n, len(specs)) bool array if given, receives whether each answer was a confident
+    vote (EvoTool's ordered policies pass a ticket on when a member is not)."""
     by_name = {s.name: s for s in specs}
     kinds = [_kind(s) for s in specs]
     if None in kinds or any(s.fallback is not None and (s.fallback not in by_name or by_name[s.fallback].fallback)
@@ -88,6 +91,8 @@ def indexed_predictions(seed: int, specs: tuple[PolicySpec, ...], n: int) -> np.
             if not v.confident and spec.fallback is not None:  # as route_live falls back
                 v = votes[spec.fallback]
             out[t, j] = v.route
+            if confident is not None:
+                confident[t, j] = v.confident
     return out
 
 

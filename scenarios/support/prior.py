@@ -36,6 +36,7 @@ from engine.prior.llm_critic import critic_messages
 
 from .bank import DEFAULT_ROUTE, ROUTES
 from .policies import BY_NAME, INITIAL_POOL, route_live
+from .prior_evolution import SupportEvolution
 from .text import jaccard, tokens
 
 SALIENT = 3
@@ -58,7 +59,7 @@ ASK = {
 }
 
 
-class SupportPriorWorld:
+class SupportPriorWorld(SupportEvolution):
     """One session's adapter to the support stream (no learning state; caches are derived)."""
 
     name = "support"
