@@ -137,5 +137,5 @@ def parse_method(text: str) -> Method:
         if not sep or spec is None:
             allowed = ", ".join(o.name for o in cls.options) or "none"
             raise AELError(f"selector {cls.name}: {item.strip()!r} is not option=value (options: {allowed})")
-        options[spec.name] = spec.parse(value)
+        options[spec.name] = spec.parse(value, f"selector {cls.name}: {spec.name}")
     return cls(arg or None, bool(m["refl"]), **options)

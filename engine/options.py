@@ -66,24 +66,25 @@ class OptionSpec:
     def values(self) -> tuple[str, ...]:
         return tuple(c.value for c in self.choices)
 
-    def parse(self, text: str) -> Any:
-        """A command-line or form text as a checked value (AELError names the flag)."""
-        text = text.strip()
+    def parse(self, text: str, label: str | None = None) -> Any:
+        """A command-line or form text as a checked value (AELError names `label`, by
+        default the flag: an option inside a selector or variant text names its owner)."""
+        text, flag = text.strip(), label or self.flag
         if self.kind is list:
-            return self.check([x.strip() for x in text.split(",") if x.strip()], self.flag)
+            return self.check([x.strip() for x in text.split(",") if x.strip()], flag)
         if self.kind is str:
-            return self.check(text, self.flag)
+            return self.check(text, flag)
         if self.kind is bool:
             lowered = text.lower()
             if lowered not in ("true", "false", "yes", "no", "1", "0"):
-                raise AELError(f"{self.flag}: {text!r} is not yes or no")
+                raise AELError(f"{flag}: {text!r} is not yes or no")
             return lowered in ("true", "yes", "1")
         try:
             value = self.kind(text)
         except ValueError:
             what = "a whole number" if self.kind is int else "a number"
-            raise AELError(f"{self.flag}: {text!r} is not {what}") from None
-        return self.check(value, self.flag)
+            raise AELError(f"{flag}: {text!r} is not {what}") from None
+        return self.check(value, flag)
 
     def check(self, value: Any, label: str | None = None) -> Any:
         """`value` if it fits this option, else AELError naming `label` (the option's name)."""

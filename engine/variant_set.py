@@ -71,10 +71,7 @@ def parse_variant(text: str) -> Variant:
 def _parse_option(cls: type[Variant], spec, text: str) -> Any:
     """An option's value; the error names the variant and the option, not a `--flag`
     (a variant's options are not flags of their own)."""
-    try:
-        return spec.parse(text)
-    except AELError as err:
-        raise AELError(f"variant {cls.name}: {spec.name}{str(err).removeprefix(spec.flag)}") from None
+    return spec.parse(text, f"variant {cls.name}: {spec.name}")
 
 
 def check_variants(texts: list[str] | tuple[str, ...], scenario: str) -> list[Variant]:

@@ -107,3 +107,10 @@ def test_a_comma_inside_an_option_list_does_not_separate_methods():
 
     assert split_methods("ts, egreedy(epsilon=0.2,x=1)+reflection,oracle") == [
         "ts", "egreedy(epsilon=0.2,x=1)+reflection", "oracle"]
+
+
+def test_a_bad_option_value_inside_a_selector_names_the_selector_and_the_option():
+    with pytest.raises(AELError, match=r"^selector egreedy: epsilon: 3\.0 is outside 0\.\.1$"):
+        parse_method("egreedy(epsilon=3)")
+    with pytest.raises(AELError, match=r"^selector egreedy: epsilon: 'lots' is not a number$"):
+        parse_method("egreedy(epsilon=lots)")
