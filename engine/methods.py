@@ -44,6 +44,7 @@ class Method:
     argument: ClassVar[str] = ""        # e.g. "POLICY": the method needs `NAME:POLICY`
     reflects: ClassVar[bool] = True     # may run with `+reflection`
     hindsight: ClassVar[bool] = False   # chooses from the scenario's best arm of each episode (`oracle_arm`)
+    injects_arms: ClassVar[bool] = True  # with reflection: may a proposed policy become a new arm?
 
     def __init__(self, argument: str | None = None, reflection: bool = False, **options: Any):
         self.arg = argument
@@ -175,10 +176,12 @@ class RR(Method):
 @register_method
 class Fixed(Method):
     name = "fixed"
-    summary = "one policy every episode"
+    summary = ("one policy every episode; with +reflection the insights are applied and no arm is injected "
+               "(the paper's single fixed policy with reflection)")
     selector_class = FixedPolicy
     argument = "POLICY"
-    reflects = False
+    # the bandit is bypassed, so a proposed arm could never play: reflection here is insights only
+    injects_arms = False
 
     def make_selector(self, arms: list[str], prior: tuple[float, float]) -> Selector:
         sel = super().make_selector(arms, prior)

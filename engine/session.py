@@ -353,6 +353,12 @@ class Session(Decisions):
             payload = {"insight": refl.insight, "regime_label": refl.regime_label,
                        "confidence": refl.confidence}
             self._propose("insight", payload, index, refl.diagnosis, refl.evidence, out)
+        if refl.policy is not None and not self.method.injects_arms:
+            p = self._new_proposal("arm", refl.policy, index, refl.rationale, refl.evidence)
+            p.status = "rejected"
+            self.queue.record(p, "drop", "engine", None, f"{self.method.name} plays one policy: no arm is "
+                              "injected, only insights are applied", t)
+            return
         if refl.policy is not None:
             try:
                 spec = PolicySpec.from_dict(refl.policy, set(self.pool))
