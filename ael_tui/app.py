@@ -123,7 +123,8 @@ class AelLab(App):
         defaults = None
         if config is not None:
             defaults = NewSession(config.scenario, config.seed, config.selector,
-                                  config.approval if config.approval in ("manual", "auto") else "manual")
+                                  config.approval if config.approval in ("manual", "auto") else "manual",
+                                  variants=list(config.variants))
         while isinstance(self.screen, ModalScreen):
             self.pop_screen()
         self.push_screen(StartScreen(defaults))
@@ -239,11 +240,13 @@ def run_app(args: argparse.Namespace | None = None) -> int:
     path: Path | None = None
     if command == "lab":
         from ael_tui.runner import _reflector_options
+        from ael_tui.variant_flags import variants_of
         session = build_session(NewSession(
             scenario=args.scenario, seed=args.seed, selector=args.selector, approval=args.approve,
             options=scenario_options(args, spec_of(args.scenario), all_specs()),
             llm=llm_config(args) if hasattr(args, "agent") else None,
-            reflector_options=_reflector_options(args) if hasattr(args, "trigger") else None))
+            reflector_options=_reflector_options(args) if hasattr(args, "trigger") else None,
+            variants=variants_of(args, args.scenario)))
     elif command == "open":
         path = Path(args.file)
         session = open_session(path, llm_url=getattr(args, "llm_url", None))

@@ -29,6 +29,7 @@ from ael_tui import args as types
 from ael_tui.args import parse_seeds
 from ael_tui.llm_flags import add_llm_flags
 from ael_tui.scenario_flags import add_scenario_flags, scenario_help
+from ael_tui.variant_flags import add_variant_flag
 
 EXIT_USAGE = 2
 
@@ -77,6 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--allow-code-auto", action="store_true",
                      help="let --approve auto admit Python-code policies too (off: they are rejected in batch)")
     add_scenario_flags(run, specs)
+    add_variant_flag(run)
     add_llm_flags(run)
 
     lab = sub.add_parser("lab", help="open the lab on a new session")
@@ -89,6 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
     lab.add_argument("--reflect-window", type=int, help="trailing window of the reflection gate")
     lab.add_argument("--reflect-threshold", type=float, help="threshold of the reflection gate")
     add_scenario_flags(lab, specs)
+    add_variant_flag(lab)
     add_llm_flags(lab)
 
     op = sub.add_parser("open", help="open a saved session in the lab")

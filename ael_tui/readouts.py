@@ -84,7 +84,8 @@ def status_of(session: Session) -> Status:
     return Status(
         scenario=c.scenario, seed=c.seed, t=session.t, n=session.n_episodes, phase=session.phase,
         frozen=session.frozen, regime=true_regime(session), belief=regime_belief(session),
-        selector=c.selector, approval=session.queue.mode, standing=dict(session.queue.standing),
+        selector=c.selector + (f" · variant {session.variants.text}" if session.variants else ""),
+        approval=session.queue.mode, standing=dict(session.queue.standing),
         pending=len(session.queue.pending), backend=backend, cost=cost, done=session.done,
     )
 

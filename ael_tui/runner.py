@@ -18,6 +18,7 @@ from scenarios import all_specs, make_scenario, spec_of
 from ael_tui.llm_flags import llm_config
 from ael_tui.outputs import check_run_outputs
 from ael_tui.scenario_flags import given_scenario_flags
+from ael_tui.variant_flags import variants_of
 from ael_tui.scenario_flags import scenario_options as scenario_options_of
 
 PROGRESS_MIN_RUNS = 10  # show a progress bar when a command has at least this many runs
@@ -83,7 +84,7 @@ def _check_outputs(args: argparse.Namespace, n_runs: int, selectors: list[str] =
 # (--llm-url and --record are allowed: they confirm the endpoint and cassette a file names)
 SESSION_FLAGS = ("seeds", "selector", "approve", "episodes", "warmup", "split", "prior", "trigger",
                  "reflect_every", "reflect_window", "reflect_threshold", "agent_model",
-                 "reflector_model", "llm_context", "replay")
+                 "reflector_model", "llm_context", "replay", "variants")
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -110,6 +111,7 @@ def run_command(args: argparse.Namespace) -> int:
         reflector_options = _reflector_options(args)
         scenario_options = scenario_options_of(args, spec, all_specs())
         llm = llm_config(args)
+        variants = variants_of(args, args.scenario)
         sessions = []
         for selector in selectors:
             for seed in seeds:
@@ -118,7 +120,7 @@ def run_command(args: argparse.Namespace) -> int:
                     episodes=args.episodes, warmup=args.warmup, split=args.split,
                     prior=args.prior or (1.0, 1.0), slow_window=reflector_options.get("cadence"),
                     scenario_options=scenario_options, reflector_options=reflector_options, llm=llm,
-                    allow_code_auto=args.allow_code_auto,
+                    allow_code_auto=args.allow_code_auto, variants=list(variants),
                 )
                 sessions.append(config)
     runs = _execute(sessions, args)
@@ -158,7 +160,7 @@ def _paper_comparable(items: list) -> bool:
     return all(
         (c.episodes, c.warmup, c.split, c.prior, c.reflector_options, c.llm)
         == (defaults.episodes, defaults.warmup, defaults.split, defaults.prior, {}, {})
-        for c in configs)
+        and not c.variants for c in configs)
 
 
 def _execute(items: list, args: argparse.Namespace) -> list[dict[str, Any]]:

@@ -24,6 +24,7 @@ from .errors import AELError
 from .memory import Hit, MemoryEntry, MemoryStore, Pattern
 from .policies import PolicySpec
 from .scenario_spec import ScenarioSpec
+from .variants import AgentView
 
 if TYPE_CHECKING:
     from .reflection import Reflector
@@ -55,6 +56,7 @@ class AgentContext:
     rng: np.random.Generator
     hits_from: str = ""
     llm: Any = None  # an engine.llm.LLMClient when a model plays the agent; None offline
+    view: AgentView = field(default_factory=AgentView)  # what the session's variants shape (engine/variants.py)
 
 
 @dataclass

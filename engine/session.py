@@ -35,6 +35,7 @@ from .policies import PolicySpec
 from .reflection import Reflection, ReflectionContext, Reflector
 from .rng import make_rng, restore_rng, rng_state
 from .secrets import clip
+from .variants import Variants
 from .scenario import AgentContext, Scenario
 from .scenario_spec import ENGINE_DEFAULTS, TRAILING_WINDOW
 
@@ -57,6 +58,7 @@ class SessionConfig:
     scenario_options: dict[str, Any] = field(default_factory=dict)
     reflector_options: dict[str, Any] = field(default_factory=dict)
     llm: dict[str, Any] = field(default_factory=dict)  # an LLMConfig as a dict; {} = offline
+    variants: list[str] = field(default_factory=list)  # extensions and ablations (engine/variants.py)
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -82,6 +84,7 @@ class Session(Decisions):
         self.slow_window = config.slow_window or defaults["slow_window"]
         self.phase_ends = self._phase_ends(defaults)
         self.method = parse_method(config.selector)
+        self.variants = Variants(config.variants, config.scenario)  # refuses one with no meaning here
         self.reflection_on = self.method.reflection
         self.pool: dict[str, PolicySpec] = {p.name: p for p in scenario.initial_pool}
         self.selector: Selector = self.method.make_selector(list(self.pool), config.prior)
@@ -209,7 +212,7 @@ class Session(Decisions):
             "injections": len(self.injections), "last_hits": self.last_hits,
             "reflector": self.reflector.state_dict() if self.reflector else None,
             "scenario_state": self.scenario.state_dict(), "method": self.method.state_dict(),
-            "code_arms": self.code_arms.to_dict(),
+            "code_arms": self.code_arms.to_dict(), "variants": self.variants.state_dict(),
         })
 
     def _rollback(self, cp: dict[str, Any]) -> None:
@@ -227,6 +230,7 @@ class Session(Decisions):
         self.scenario.load_state_dict(cp["scenario_state"])
         self.method.load_state_dict(cp["method"])
         self.code_arms.load_dict(cp["code_arms"])  # failures and suspensions; quarantine is not a step's
+        self.variants.load_state_dict(cp["variants"])
 
     def _step(self) -> list[ev.Event]:
         out: list[ev.Event] = []
@@ -260,8 +264,15 @@ class Session(Decisions):
             insight = self.insight
         ctx = AgentContext(policy=policy, hits=hits, rules=rules, insight=insight, memory=self.memory,
                            rng=self.rng, hits_from=hits_from, llm=self.llm.agent)
+        if self.variants:
+            if t == 0:
+                self.variants.start(self)  # before episode 0; a loaded session restores what it set up
+            self.variants.agent_context(self, query, ctx)
         outcome = scenario.act(query, ctx)
-        self.selector.update(arm_i, outcome.reward)
+        credited = self.variants.credit(self, query, outcome, ctx) if self.variants else outcome.reward
+        self.selector.update(arm_i, credited)
+        if self.variants:
+            self.variants.learn(self, query, outcome, ctx)
         if not self.memory.frozen:
             self.memory.mark_used(hits, outcome.reward >= 0.5)
             for rule in rules:
@@ -281,6 +292,8 @@ class Session(Decisions):
             "reward": outcome.reward, "score": outcome.score, "correct": outcome.correct,
             "action": outcome.action, "result": outcome.result, "hits": len(hits),
             "insight": insight is not None, **({"info": outcome.info} if outcome.info else {}),
+            **({"credited": credited} if credited != outcome.reward else {}),
+            **({"variant": ctx.view.record()} if self.variants and ctx.view.record() else {}),
         }
         if self.code_arms.failed_now:  # a code policy failed: say so, and what was used instead
             record["code_failure"] = {"errors": dict(self.code_arms.failed_now),
@@ -344,6 +357,8 @@ class Session(Decisions):
         # side information is for the reflection itself, not its gate: computed only when it runs
         ctx.side_info = self.scenario.side_info(max(0, t + 1 - self.slow_window), t + 1)
         refl = self.reflector.reflect(ctx)
+        if refl is not None and self.variants:
+            refl = self.variants.reflected(self, refl)
         if refl is None:
             return
         self.reflections.append(refl)
@@ -423,6 +438,7 @@ class Session(Decisions):
             "usage": self.usage.to_dict(),
             # a method's learning beyond its selector (none of the built-ins has any)
             **({"method": state} if (state := self.method.state_dict()) else {}),
+            **({"variants": state} if (state := self.variants.state_dict()) else {}),
             # only when a code arm has failed: a save without code stays as it was
             **({"code_arms": self.code_arms.to_dict()} if self.code_arms.failures or self.code_arms.suspended
                else {}),
@@ -458,5 +474,6 @@ class Session(Decisions):
         s.scenario.load_state_dict(d["scenario_state"])
         s.method.load_state_dict(d.get("method") or {})
         s.code_arms.load_dict(d.get("code_arms"))
+        s.variants.load_state_dict(d.get("variants"))
         if not keep_usage and d.get("usage"):
             s.llm.ledger.replace_with(UsageLedger.load(d["usage"]))

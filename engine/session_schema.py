@@ -25,6 +25,7 @@ from .errors import AELError
 from .llm.settings import PROVIDERS
 from .memory import TIERS
 from .policies import PolicySpec
+from .variants import check_variants, parse_variant
 
 MAX_ITEMS = 200_000          # episodes, memory entries, proposals: far above any real stream
 MAX_TEXT = 1_000_000         # characters in one text field
@@ -90,6 +91,7 @@ class Config(Strict):
     scenario_options: ScenarioOptions = ScenarioOptions()
     reflector_options: ReflectorOptions = ReflectorOptions()
     llm: LLMSection = LLMSection()
+    variants: Annotated[list[Name], Field(max_length=50)] = []
 
     @field_validator("selector")
     @classmethod
@@ -99,6 +101,14 @@ class Config(Strict):
         except AELError as err:
             raise ValueError(str(err)) from None
         return v
+
+    @model_validator(mode="after")
+    def _variants_fit(self) -> "Config":
+        try:
+            check_variants(self.variants, self.scenario)
+        except AELError as err:
+            raise ValueError(str(err)) from None
+        return self
 
     @model_validator(mode="after")
     def _split_fits(self) -> "Config":
@@ -295,6 +305,8 @@ class Record(Strict):
     hits: Count
     insight: bool
     info: dict[str, Any] | None = None
+    credited: Unit | None = None              # the reward the bandit was credited, when a variant changed it
+    variant: dict[str, Any] | None = None     # what the variants showed the agent (AgentView.record)
     code_failure: CodeFailure | None = None  # a code policy failed in its worker this episode
 
 
@@ -421,6 +433,7 @@ class SessionDoc(Strict):
     usage: Usage | None = None
     code_arms: CodeArms | None = None
     method: dict[str, Any] | None = None  # a registered method's state beyond its selector (engine.methods)
+    variants: dict[Name, dict[str, Any]] | None = None  # each variant's state, by name (VARIANT_STATES)
 
     @field_validator("pool")
     @classmethod
@@ -439,7 +452,25 @@ class SessionDoc(Strict):
     @model_validator(mode="after")
     def _relations(self) -> "SessionDoc":
         _check_relations(self)
+        _check_variant_states(self)
         return self
+
+
+def _check_variant_states(d: SessionDoc) -> None:
+    """Every saved variant state belongs to a variant the config runs, and fits its model."""
+    running = {parse_variant(v).name for v in d.config.variants}
+    for name, state in (d.variants or {}).items():
+        if name not in running:
+            raise ValueError(f"variants: state for {name!r}, which config.variants does not run")
+        model = VARIANT_STATES.get(name)
+        if model is None:
+            raise ValueError(f"variants.{name}: this variant declares no saved state")
+        try:
+            model.model_validate(state)
+        except ValidationError as err:
+            first = err.errors(include_url=False)[0]
+            where = ".".join(str(p) for p in first["loc"])
+            raise ValueError(f"variants.{name}.{where}: {first['msg']}") from None
 
 
 def _check_relations(d: SessionDoc) -> None:
@@ -494,3 +525,53 @@ def _check_relations(d: SessionDoc) -> None:
     for i, inj in enumerate(d.injections):
         if inj.arm not in pool:
             raise ValueError(f"injections[{i}] injected {inj.arm!r}, which is not in the pool")
+
+
+# ------------------------------------------------------------------ variants' saved state
+# One model per variant that keeps state (engine/variants.py), by the variant's name.
+
+Beta = Annotated[list[Positive], Field(min_length=2, max_length=2)]
+
+
+class PerToolState(Strict):
+    """per-tool: a Beta posterior per tool and the tools last shown."""
+    arms: Annotated[dict[Name, Beta], Field(max_length=100)]
+    pulls: Annotated[dict[Name, Count], Field(max_length=100)] = {}
+    last: Annotated[list[Name], Field(max_length=100)] = []
+    last_samples: Annotated[dict[Name, Unit], Field(max_length=100)] = {}
+
+
+class LinUCBArm(Strict):
+    A: Annotated[list[Annotated[list[Finite], Field(max_length=64)]], Field(max_length=64)]
+    b: Annotated[list[Finite], Field(max_length=64)]
+    pulls: Count = 0
+    added_at: Count = 0
+    rule: Name | None = None          # an evolved planner: the library rule it plays
+    reason: Text = ""                  # why it was added (the diagnosis it counters)
+
+
+class PlannersState(Strict):
+    """planners: LinUCB over the planners (A, b per arm), the total updates, the last choice."""
+    arms: Annotated[dict[Name, LinUCBArm], Field(max_length=20)]
+    n: Count = 0
+    last: Name | None = None
+    last_context: Annotated[list[Finite], Field(max_length=64)] = []
+    last_scores: Annotated[dict[Name, Finite], Field(max_length=20)] = {}
+    streaks: Annotated[dict[Name, Count], Field(max_length=20)] = {}
+
+
+class ColdStartState(Strict):
+    """cold-start: the ratings applied and the tool priors they gave the agent."""
+    source: Name
+    applied_at: Annotated[int, Field(ge=-1, le=2**53)] = -1
+    tool_ratings: Annotated[dict[Name, Annotated[int, Field(ge=1, le=5)]], Field(max_length=100)] = {}
+    planner_ratings: Annotated[dict[Name, Annotated[int, Field(ge=1, le=5)]], Field(max_length=20)] = {}
+    tool_prior: Annotated[dict[Name, Annotated[list[Annotated[float, Field(ge=0.0, le=1e6)]],
+                                               Field(min_length=2, max_length=2)]], Field(max_length=100)] = {}
+
+
+VARIANT_STATES: dict[str, type[BaseModel]] = {
+    "per-tool": PerToolState,
+    "planners": PlannersState,
+    "cold-start": ColdStartState,
+}

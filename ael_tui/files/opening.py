@@ -63,6 +63,7 @@ class NewSession:
     options: dict[str, Any] | None = None  # the scenario's options (its spec's), e.g. the portfolio's data
     llm: dict[str, Any] | None = None    # a full LLMConfig dict (`ael-lab lab` flags); overrides agent/reflector
     reflector_options: dict[str, Any] | None = None  # `ael-lab lab --trigger/--reflect-*` (as `ael-lab run`)
+    variants: list[str] | None = None    # `--variant` / the start screen's Variants field (engine/variants.py)
 
     def config(self) -> SessionConfig:
         if self.approval not in APPROVAL_MODES:
@@ -80,6 +81,10 @@ class NewSession:
             extra["reflector_options"] = dict(self.reflector_options)
             if "cadence" in self.reflector_options:  # as `ael-lab run`: the slow window is the cadence
                 extra["slow_window"] = self.reflector_options["cadence"]
+        if self.variants:
+            from engine.variants import check_variants
+
+            extra["variants"] = [v.text for v in check_variants(self.variants, self.scenario)]
         return SessionConfig(scenario=self.scenario, seed=self.seed, selector=self.selector,
                              approval=self.approval, scenario_options=options, **extra)
 

@@ -11,6 +11,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, Select, Static
 
 from engine.errors import AELError
+from engine.variants import check_variants, split_variants
 from scenarios import all_specs, spec_of
 
 from ael_tui.actions import bindings_for
@@ -42,6 +43,9 @@ class StartScreen(Screen):
                     yield Label("Selector")
                     yield Select([(s, s) for s in selectors_of(d.scenario)], value=d.selector, allow_blank=False,
                                  id="selector")
+                    yield Label("Variants")
+                    yield Input(",".join(d.variants or []), id="variants",
+                                placeholder="none; e.g. planners,per-tool (see F1)")
                     yield Label("Approval")
                     yield Select([("manual: I decide each one", "manual"), ("auto: approve everything", "auto")],
                                  value=d.approval, allow_blank=False, id="approval")
@@ -130,9 +134,12 @@ class StartScreen(Screen):
         approval = str(self.query_one("#approval", Select).value)
         if approval not in APPROVAL_MODES:
             raise AELError("approval: choose manual or auto")
+        variants = [v.text for v in check_variants(split_variants(self.query_one("#variants", Input).value),
+                                                   scenario)]
         return NewSession(scenario=scenario, seed=seed, selector=str(self.query_one("#selector", Select).value),
                           approval=approval, agent=str(self.query_one("#agent", Select).value),
-                          reflector=str(self.query_one("#reflector", Select).value), options=options)
+                          reflector=str(self.query_one("#reflector", Select).value), options=options,
+                          variants=variants)
 
     def autosave_every(self) -> int:
         text = self.query_one("#autosave", Input).value.strip() or "0"

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -157,8 +157,16 @@ def _cap(w: np.ndarray, cap: float) -> np.ndarray:
 
 def allocate(scores: np.ndarray, sectors: Sequence[str], tools: Sequence[str],
              evidence: Sequence[Sequence[MemoryEntry]], rules: Sequence[MemoryEntry],
-             advice: Advice, held: np.ndarray, cfg: AllocatorConfig) -> Allocation:
+             advice: Advice, held: np.ndarray, cfg: AllocatorConfig, shown: np.ndarray | None = None,
+             prior: np.ndarray | None = None, planner: Callable | None = None) -> Allocation:
     """Weights for one bar.
+
+    The session's variants may narrow what the agent reads (engine/variants.py):
+    `shown` (n_tools,) bool, the tools whose signals it sees (the others count as
+    unavailable; none shown: no tilt, equal weights); `prior` (n_tools, 2) extra
+    (right, wrong) pseudo-counts of each tool's reliability prior (cold start);
+    `planner` the rule turning weighted sub-scores into a view (planners.py;
+    default: the weighted consensus of every tool, `sequential`).
 
     `scores`: (n_tickers, n_tools) sub-scores / 100, NaN where a tool is unavailable;
     `evidence[j]`: the memory entries read for ticker j (episodic/semantic/procedural);
@@ -180,13 +188,17 @@ def allocate(scores: np.ndarray, sectors: Sequence[str], tools: Sequence[str],
     for j in range(k):
         entries = list({e.id: e for e in (*evidence[j], *rules)}.values())  # a rule may also be a hit
         right, calls, factor = tool_evidence(entries, tools, sectors[j], cfg)
+        if prior is not None:
+            right, calls = right + prior[:, 0], calls + prior.sum(axis=1)
         rho = (a0 + right) / (a0 + b0 + calls)
         rel[j] = rho
         seen[j] = calls.sum()
         omega = (2.0 * rho - 1.0) * factor * insight_factor
-        avail = ~np.isnan(scores[j])
-        if avail.any():
-            signal[j] = float(np.clip((omega[avail] * scores[j, avail]).sum() / (w0 * avail.sum()), -1.0, 1.0))
+        row = scores[j] if shown is None else np.where(shown, scores[j], np.nan)
+        if planner is not None:
+            signal[j] = float(np.clip(planner(row, omega, tools, w0), -1.0, 1.0))
+        elif (avail := ~np.isnan(row)).any():
+            signal[j] = float(np.clip((omega[avail] * row[avail]).sum() / (w0 * avail.sum()), -1.0, 1.0))
     raw = np.maximum(0.0, 1.0 + cfg.tilt * signal)
     target = raw / raw.sum() if raw.sum() > 0 else np.full(k, 1.0 / k)
     target = _cap(target, cfg.max_weight)

@@ -21,6 +21,7 @@ from engine.scenario import AgentContext
 
 from .agent import insight_seen
 from .prompt import PromptContext, build_prompt, parse_weights
+from .variant_view import shown_signals
 
 MAX_LESSONS = 8
 SYSTEM = "You are a careful portfolio manager. Follow the answer format exactly."
@@ -43,10 +44,11 @@ def prompt_context(scenario, t: int, ctx: AgentContext, hits: list[Hit], rules: 
         tickers=tickers, sectors=dict(zip(tickers, w.sectors)), bar_time=w.when[t], bar=t, n_bars=w.n_bars,
         weights={tk: float(x) for tk, x in zip(tickers, state.weights)}, cash=float(state.cash),
         value=float(state.value), drawdown=float(state.drawdown), recent_returns=list(state.returns[-4:]),
-        regime=scenario.agent_regime(t), signals=w.toolbox.signals(t),
+        regime=scenario.agent_regime(t), signals=shown_signals(w.toolbox.signals(t), ctx.view),
+        strategy=ctx.view.planner or "",
         insight={"key_insight": insight.get("insight"), "market_regime": insight.get("regime_label"),
                  "confidence": insight.get("confidence", 0.0)} if insight else None,
-        rules=list(dict.fromkeys(rule_texts)), lessons=lessons,
+        rules=list(dict.fromkeys(rule_texts)), lessons=[*ctx.view.notes, *lessons],
     )
 
 

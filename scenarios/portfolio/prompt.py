@@ -126,9 +126,10 @@ def build_prompt(ctx: PromptContext) -> str:
         L += ["", "## Yesterday's Market Analysis (one of several inputs)",
               f"Regime: {ins.get('market_regime', 'unknown')} (confidence {float(ins['confidence']):.2f})",
               str(ins["key_insight"])]
-    L += ["", "## Market Signals"]
-    for t in ctx.tickers:
-        L.append(signal_line(t, ctx.sectors.get(t, "Unknown"), ctx.signals.get(t, {})))
+    if ctx.signals:  # none at all: the agent sees no tools (the no-tools variant), not "no signals"
+        L += ["", "## Market Signals"]
+        for t in ctx.tickers:
+            L.append(signal_line(t, ctx.sectors.get(t, "Unknown"), ctx.signals.get(t, {})))
     if ctx.rules:
         L += ["", "## Learned Rules"] + [f"- {r}" for r in ctx.rules]
     if ctx.lessons:

@@ -37,6 +37,7 @@ from engine.metrics import phase_metrics
 from engine.options import resolve
 from engine.policies import PAPER_POLICIES, PolicySpec
 from engine.scenario import AgentContext, Outcome, Query, ScenarioBase
+from engine.variants import AgentView
 
 from .saved_metadata import MEMORY_METADATA
 from . import memory_records as records
@@ -48,6 +49,7 @@ from .episode import PortfolioState, bandit_reward, outcome_score, return_regime
 from .reflector import PortfolioReflector
 from .spec import SPEC
 from .world import World, data_key, load_world
+from .variant_view import view_arguments
 
 class PortfolioScenario(ScenarioBase):
     """Allocate over ten tickers and cash, bar by bar, with a retrieval-policy bandit."""
@@ -103,12 +105,13 @@ class PortfolioScenario(ScenarioBase):
 
     def allocation(self, spec: PolicySpec, t: int, memory: MemoryStore, insight: dict[str, Any] | None = None,
                    pooled: list[Hit] | None = None, rules: list[MemoryEntry] | None = None,
-                   quiet: bool = True) -> tuple[Allocation, list[list[Hit]]]:
+                   quiet: bool = True, view: AgentView | None = None) -> tuple[Allocation, list[list[Hit]]]:
         """What the agent allocates at bar t under `spec`, and the hits it read per ticker.
 
         `pooled`: the bar-level hits (the session's retrieval); retrieved here if None.
         `rules`: the applicable rules; looked up here if None. Rules count only for a
         policy that sees the procedural tier. `quiet` reads without counting retrievals.
+        `view`: what the session's variants let the agent see (tools, priors, planner).
         """
         w = self.world
         regime = self.agent_regime(t)
@@ -124,7 +127,8 @@ class PortfolioScenario(ScenarioBase):
             rules = records.applicable_rules(memory, regime)
         evidence = [[h.entry for h in (*pooled, *hits)] for hits in per_ticker]
         advice = read_advice(insight, t, w.tools, self.config)
-        alloc = allocate(w.scores[t], w.sectors, w.tools, evidence, rules, advice, self.state.weights, self.config)
+        alloc = allocate(w.scores[t], w.sectors, w.tools, evidence, rules, advice, self.state.weights, self.config,
+                         **view_arguments(view, w.tools))
         return alloc, per_ticker
 
     def _net_return(self, weights: np.ndarray, t: int) -> float:
@@ -136,7 +140,8 @@ class PortfolioScenario(ScenarioBase):
         if t != len(self.state.returns):
             raise AELError(f"portfolio: episode {t} played out of order (the portfolio is at bar "
                            f"{len(self.state.returns)})")
-        alloc, per_ticker = self.allocation(ctx.policy, t, ctx.memory, ctx.insight, ctx.hits, ctx.rules, quiet=False)
+        alloc, per_ticker = self.allocation(ctx.policy, t, ctx.memory, ctx.insight, ctx.hits, ctx.rules, quiet=False,
+                                            view=ctx.view)
         weights, agent, notes = alloc.weights, "offline", []
         if ctx.llm is not None:
             shown = list(ctx.hits) + [hits[0] for hits in per_ticker if hits]
@@ -177,7 +182,8 @@ class PortfolioScenario(ScenarioBase):
                 and self._reflector.proposed_at is None)
 
     def _record_counterfactual(self, t: int, ctx: AgentContext) -> None:
-        alloc, _ = self.allocation(self._candidate, t, ctx.memory, ctx.insight, None, ctx.rules, quiet=True)
+        alloc, _ = self.allocation(self._candidate, t, ctx.memory, ctx.insight, None, ctx.rules, quiet=True,
+                                   view=ctx.view)
         r = self._net_return(alloc.weights, t)
         self.shadow[t] = {"return": r, "score": outcome_score(r, self.state.returns)}
 

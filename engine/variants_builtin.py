@@ -1,0 +1,10 @@
+"""The variants shipped with the lab: each imports its module, which registers it.
+
+A new variant: a module with a `@register_variant` class (engine/variants.py),
+one import line here, and a model of its saved state in
+`engine.session_schema.VARIANT_STATES` if it keeps any.
+"""
+
+from __future__ import annotations
+
+from . import variant_tools  # noqa: F401  no-tools, per-tool, cold-start
