@@ -575,3 +575,30 @@ VARIANT_STATES: dict[str, type[BaseModel]] = {
     "planners": PlannersState,
     "cold-start": ColdStartState,
 }
+
+
+class ShuffledPayload(Strict):
+    episode: Count
+    insight: Text
+    regime_label: Text = ""
+    confidence: Unit = 0.0
+    evidence: dict[str, Any] = {}
+
+
+class ShuffledReflectionState(Strict):
+    """shuffled-reflection: the first pass's insights and the derangement that swaps them."""
+    payloads: Annotated[list[ShuffledPayload], Items]
+    order: Annotated[list[Count], Items] = []
+    swapped: Count = 0
+
+    @model_validator(mode="after")
+    def _a_derangement(self) -> "ShuffledReflectionState":
+        n = len(self.payloads)
+        if self.order and (sorted(self.order) != list(range(n)) or any(i == j for i, j in enumerate(self.order))):
+            raise ValueError(f"order: must be a derangement of the {n} insights (a permutation without fixed points)")
+        return self
+
+
+VARIANT_STATES.update({
+    "shuffled-reflection": ShuffledReflectionState,
+})
