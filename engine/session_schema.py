@@ -599,6 +599,22 @@ class ShuffledReflectionState(Strict):
         return self
 
 
+Credit1 = Annotated[float, Field(ge=-1.0, le=1.0)]
+CreditModule = Literal["planner", "tools", "memory"]
+
+
+class CreditState(Strict):
+    """credit: the last bar's parts per module, the coalition values, running sums."""
+    n: Count
+    sums: dict[CreditModule, Annotated[float, Field(ge=-2**53, le=2**53)]]
+    last: dict[CreditModule, dict[Literal["structural", "counterfactual", "shapley", "model", "combined"], Credit1]]
+    last_values: Annotated[dict[Name, Credit1], Field(max_length=8)] = {}
+    last_episode: Annotated[int, Field(ge=-1, le=2**53)] = -1
+    source: Name | Literal[""] = ""
+    fallbacks: Count = 0
+
+
 VARIANT_STATES.update({
     "shuffled-reflection": ShuffledReflectionState,
+    "credit": CreditState,
 })

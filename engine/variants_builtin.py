@@ -9,3 +9,4 @@ from __future__ import annotations
 
 from . import variant_tools  # noqa: F401  no-tools, per-tool, cold-start
 from . import variant_shuffled  # noqa: F401  shuffled-reflection
+from . import variant_credit  # noqa: F401  credit=uniform|fcc|llm-fcc
