@@ -103,6 +103,7 @@ class Session(Decisions):
 
                 self.reflector = LLMReflector(self.reflector, self.llm.reflector,
                                               task=scenario.spec.task_brief)
+        self.variants.check(self)  # after the LLM runtime: a variant may need a model
         self.queue = ApprovalQueue(mode=config.approval, allow_code_auto=config.allow_code_auto)
         self.t = 0
         self.history: list[dict[str, Any]] = []

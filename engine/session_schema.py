@@ -558,11 +558,12 @@ class PlannersState(Strict):
     last_context: Annotated[list[Finite], Field(max_length=64)] = []
     last_scores: Annotated[dict[Name, Finite], Field(max_length=20)] = {}
     streaks: Annotated[dict[Name, Count], Field(max_length=20)] = {}
+    window: Annotated[list[Name], Items] = []   # planners played since the last reflection
 
 
 class ColdStartState(Strict):
     """cold-start: the ratings applied and the tool priors they gave the agent."""
-    source: Name
+    source: Text
     applied_at: Annotated[int, Field(ge=-1, le=2**53)] = -1
     tool_ratings: Annotated[dict[Name, Annotated[int, Field(ge=1, le=5)]], Field(max_length=100)] = {}
     planner_ratings: Annotated[dict[Name, Annotated[int, Field(ge=1, le=5)]], Field(max_length=20)] = {}

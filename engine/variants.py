@@ -11,7 +11,9 @@ Text as typed and stored in `SessionConfig.variants`: `NAME`, `NAME=VALUE` (the
 variant's first option, e.g. `credit=fcc`) or `NAME(option=value,...)`.
 
 The session calls its variants at five named hooks, in the order the variants
-were given; a variant overrides only those it needs (the base does nothing):
+were given; a variant overrides only those it needs (the base does nothing).
+Besides them, `check(session)` runs once when a session is built (new or loaded)
+and refuses a setting the variant cannot run with (AELError, one line).
 
   start(session)                        a new session, before episode 0 (not after a load:
                                         the state it set up is restored instead)
@@ -36,7 +38,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from .errors import AELError
 from .options import OptionSpec, resolve
@@ -74,6 +76,31 @@ class AgentView:
                 **({"notes": len(self.notes)} if self.notes else {})}
 
 
+class ToolWorld(Protocol):
+    """What a scenario whose agent reads tools offers the tool and planner variants
+    (the portfolio implements it; the variants that need it declare only such scenarios)."""
+
+    def tool_names(self) -> tuple[str, ...]: ...
+
+    def tool_verdicts(self, t: int) -> tuple[Any, Any]:
+        """(calls (n_tickers, n_tools) of +1/0/-1, realised (n_tickers,) next-bar directions) of bar t."""
+
+    def tool_ratings(self) -> dict[str, int]:
+        """The offline cold-start rating (1-5) of every tool."""
+
+    def planner_names(self) -> tuple[str, ...]: ...
+
+    def planner_ratings(self, tool_ratings: dict[str, int]) -> dict[str, int]: ...
+
+    def planner_context_size(self) -> int: ...
+
+    def planner_context(self, t: int) -> list[float]:
+        """The planners' LinUCB context at bar t, from what the agent knows before acting."""
+
+    def counter_planner(self, misled: list[str], have: list[str]) -> str | None:
+        """The library planner that counters tools that misled the agent (None: none fits)."""
+
+
 class Variant:
     """Base of every variant: the hooks do nothing; subclasses override what they need."""
 
@@ -95,6 +122,9 @@ class Variant:
         return self.name + (f"({','.join(given)})" if given else "")
 
     # ---------------------------------------------------------------- hooks
+    def check(self, session: "Session") -> None:
+        """When the session is built: raise AELError (one line) for a setting it cannot run with."""
+
     def start(self, session: "Session") -> None:
         pass
 
@@ -213,6 +243,10 @@ class Variants:
     @property
     def text(self) -> str:
         return ",".join(v.text for v in self.items)
+
+    def check(self, session: "Session") -> None:
+        for v in self.items:
+            v.check(session)
 
     def start(self, session: "Session") -> None:
         for v in self.items:

@@ -8,5 +8,6 @@ one import line here, and a model of its saved state in
 from __future__ import annotations
 
 from . import variant_tools  # noqa: F401  no-tools, per-tool, cold-start
+from . import variant_planners  # noqa: F401  planners
 from . import variant_shuffled  # noqa: F401  shuffled-reflection
 from . import variant_credit  # noqa: F401  credit=uniform|fcc|llm-fcc

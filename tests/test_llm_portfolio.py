@@ -49,6 +49,8 @@ def test_a_failing_server_with_fallback_allocates_exactly_as_offline(tmp_path, m
 def test_the_llm_allocator_shows_an_insight_only_while_the_offline_agent_reads_it():
     from types import SimpleNamespace
 
+    from engine.variants import AgentView
+
     from scenarios import make_scenario
     from scenarios.portfolio.agent import read_advice
     from scenarios.portfolio.llm_allocator import prompt_context
@@ -59,9 +61,12 @@ def test_the_llm_allocator_shows_an_insight_only_while_the_offline_agent_reads_i
     def applied(ago: int, confidence: float = 0.8) -> dict:  # an insight applied `ago` bars before bar 0
         return {"insight": "Cut risk.", "regime_label": "bearish", "confidence": confidence, "episode": -ago}
 
+    def agent(insight: dict) -> SimpleNamespace:  # what prompt_context reads of an AgentContext
+        return SimpleNamespace(insight=insight, view=AgentView())
+
     ages = range(12)
-    shown = [a for a in ages if prompt_context(scenario, 0, SimpleNamespace(insight=applied(a)), [], []).insight]
+    shown = [a for a in ages if prompt_context(scenario, 0, agent(applied(a)), [], []).insight]
     offline = [a for a in ages if read_advice(applied(a), 0, tools, scenario.config).exposure < 1]
     assert shown == offline == [0, 1, 2, 3]  # the day after the reflection, not every later bar
-    assert not any(prompt_context(scenario, 0, SimpleNamespace(insight=applied(a, 0.3)), [], []).insight
+    assert not any(prompt_context(scenario, 0, agent(applied(a, 0.3)), [], []).insight
                    for a in ages)

@@ -15,6 +15,14 @@ from engine.variants import check_variants, parse_variant, split_variants
 from scenarios import make_scenario
 
 
+def run_state(s: Session) -> dict:
+    """The session as saved, without wall-clock times (the audit log's "at")."""
+    d = s.to_dict()
+    for entry in d["queue"]["audit"] + d["queue"]["rules"]:
+        entry.pop("at", None)
+    return d
+
+
 def portfolio(variants=(), selector="ts", episodes=40, seed=42) -> Session:
     c = SessionConfig(scenario="portfolio", seed=seed, selector=selector, episodes=episodes, variants=list(variants))
     return Session(c, make_scenario("portfolio", seed, {}))
@@ -94,3 +102,139 @@ def test_a_save_whose_variant_is_meaningless_or_unknown_is_refused(tmp_path):
     (tmp_path / "bad.json").write_text(json.dumps(doc))
     with pytest.raises(AELError, match="does not run"):
         load_session(tmp_path / "bad.json", make_scenario)
+
+
+# ------------------------------------------------------------------ per-tool, cold-start, planners
+def actions(s: Session) -> list[str]:
+    return [h["action"] for h in s.history]
+
+
+def test_per_tool_shows_k_tools_chosen_by_thompson_sampling_and_learns_from_ticker_returns():
+    plain, s = portfolio(), portfolio(["per-tool(k=4)"])
+    plain.run(), s.run()
+    shown = [h["variant"]["tools"] for h in s.history if h["phase"] != "warmup"]
+    assert all(len(tools) == 4 for tools in shown) and len({tuple(t) for t in shown}) > 1
+    assert actions(plain) != actions(s)
+    arms = s.variants.get("per-tool").arms
+    learned = [tool for tool, (a, b) in arms.items() if a + b > 2]
+    assert learned  # the tools shown learned from their per-ticker directions
+    calls, realised = s.scenario.tool_verdicts(20)
+    assert calls.shape == (len(s.scenario.world.tickers), 12) and realised.shape == (len(s.scenario.world.tickers),)
+
+
+def test_cold_start_applies_the_rating_table_before_episode_0_and_changes_the_agent():
+    plain, s = portfolio(), portfolio(["cold-start"])
+    plain.run(until=15), s.run(until=15)
+    state = s.variants.state_dict()["cold-start"]
+    assert state["applied_at"] == 0 and state["source"] == "table"
+    assert state["tool_ratings"]["score_composite_signal"] == 1 and state["tool_ratings"]["compute_momentum"] == 4
+    assert state["tool_prior"]["score_composite_signal"] == [0, 3] and state["tool_prior"]["compute_momentum"] == [2, 0]
+    differ = [h["episode"] for h, p in zip(s.history, plain.history) if h["info"]["weights"] != p["info"]["weights"]]
+    assert differ and differ[0] < 15  # already in warm-up: the priors were there before episode 0
+
+
+def test_cold_start_uniform_is_the_reference_answer_on_failure_and_seeds_the_other_variants():
+    s, alone = portfolio(["per-tool", "planners", "cold-start"]), portfolio(["per-tool"])
+    s.step(), alone.step()
+    with_prior, without = s.variants.get("per-tool").arms, alone.variants.get("per-tool").arms
+    assert [round(a - b, 9) for a, b in zip(with_prior["score_composite_signal"], without["score_composite_signal"])] == [0, 3]
+    assert [round(a - b, 9) for a, b in zip(with_prior["compute_momentum"], without["compute_momentum"])] == [2, 0]
+    planners = s.variants.get("planners")  # max(1, r - 2) synthetic updates: cot_reasoning 4, reflexion 1
+    assert planners.arms["cot_reasoning"].pulls == 2 and planners.arms["reflexion"].pulls == 1
+    u = portfolio(["cold-start=uniform"])
+    u.step()
+    assert set(u.variants.get("cold-start").tool_ratings.values()) == {3}
+
+
+def test_cold_start_from_a_model_needs_one():
+    with pytest.raises(AELError, match="name one"):
+        portfolio(["cold-start=llm"])
+
+
+def test_every_planner_rule_changes_how_the_agent_weighs_tools():
+    import numpy as np
+
+    from scenarios.portfolio.planners import RULES
+
+    s = portfolio()
+    s.run(until=30)
+    world, views = s.scenario.world, {}
+    for name in RULES:
+        from engine.variants import AgentView
+
+        alloc, _ = s.scenario.allocation(s.pool["none"], 30, s.memory, view=AgentView(planner=name))
+        views[name] = tuple(np.round(alloc.signal, 6))
+    assert len(set(views.values())) == len(RULES), views
+
+
+def test_planners_are_chosen_by_linucb_on_a_varying_context_and_change_the_run():
+    import numpy as np
+
+    plain, s = portfolio(episodes=120), portfolio(["planners"], episodes=120)
+    plain.run(), s.run()
+    played = [h["variant"]["planner"] for h in s.history]
+    assert set(played[:15]) == {"sequential"} and len(set(played[15:])) >= 3
+    contexts = np.array([s.scenario.planner_context(t) for t in range(15, 120)])
+    assert (contexts[:, 1:].std(axis=0) > 0.05).all()  # every feature but the bias moves
+    assert actions(plain) != actions(s)
+    state = s.variants.state_dict()["planners"]
+    assert sum(a["pulls"] for a in state["arms"].values()) == state["n"] == 120
+
+
+def test_a_planner_that_keeps_failing_gets_a_library_counter_planner():
+    from engine.reflection import Reflection
+
+    s = portfolio(["planners"], selector="ts+reflection", episodes=30)
+    s.run(until=20)
+    v = s.variants.get("planners")
+    for _ in range(3):
+        v.window = ["adaptive"] * 4
+        r = v.reflected(s, Reflection(episode=s.t - 1, trigger="diagnose", diagnosis="bad day.",
+                                      evidence={"mean_score": -0.3, "misled": ["compute_momentum",
+                                                                               "compute_technicals"]}))
+    assert "reversal" in v.arms and v.arms["reversal"].rule == "reversal"
+    assert "Planner evolution" in r.diagnosis and "adaptive failed 3" in v.arms["reversal"].reason
+    s.run()
+    assert s.to_dict()["variants"]["planners"]["arms"]["reversal"]["added_at"] == 20
+
+
+def test_reflection_grows_the_planner_pool_in_a_real_run():
+    s = portfolio(["planners"], selector="ts+reflection", episodes=208)
+    s.run()
+    added = [n for n, a in s.variants.get("planners").arms.items() if a.added_at > 0]
+    assert added and any(h["variant"]["planner"] in added for h in s.history)
+
+
+@pytest.mark.parametrize("variants", [["planners", "per-tool", "cold-start"], ["no-tools", "planners"]])
+def test_all_variants_save_and_resume_exactly(tmp_path, variants):
+    whole = portfolio(variants, selector="ts+reflection", episodes=70)
+    whole.run()
+    for cut in (0, 9, 41):
+        part = portfolio(variants, selector="ts+reflection", episodes=70)
+        part.run(until=cut)
+        save_session(part, tmp_path / "s.json")
+        resumed = load_session(tmp_path / "s.json", make_scenario)
+        assert run_state(resumed) == run_state(part)
+        resumed.run()
+        assert run_state(resumed) == run_state(whole)
+
+
+@pytest.mark.parametrize("name, path, value, words", [
+    ("per-tool", ("arms", "compute_momentum"), [0.0, 1.0], "greater than 0"),
+    ("planners", ("n",), -1, "greater than or equal to 0"),
+    ("planners", ("arms", "sequential", "b"), "x", "valid list"),
+    ("cold-start", ("tool_ratings", "compute_momentum"), 9, "less than or equal to 5"),
+])
+def test_bad_variant_state_in_a_save_is_refused_in_one_line(tmp_path, name, path, value, words):
+    s = portfolio(["planners", "per-tool", "cold-start"], episodes=30)
+    s.run(until=20)
+    save_session(s, tmp_path / "s.json")
+    doc = json.loads((tmp_path / "s.json").read_text())
+    node = doc["session"]["variants"][name]
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    (tmp_path / "bad.json").write_text(json.dumps(doc))
+    with pytest.raises(AELError, match=words) as err:
+        load_session(tmp_path / "bad.json", make_scenario)
+    assert "\n" not in str(err.value) and f"variants.{name}" in str(err.value)

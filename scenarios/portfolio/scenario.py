@@ -49,6 +49,7 @@ from .episode import PortfolioState, bandit_reward, outcome_score, return_regime
 from .reflector import PortfolioReflector
 from .spec import SPEC
 from .world import World, data_key, load_world
+from . import planners, variant_view
 from .variant_view import view_arguments
 
 class PortfolioScenario(ScenarioBase):
@@ -199,6 +200,32 @@ class PortfolioScenario(ScenarioBase):
         """The pool arm whose allocation earns the most at bar t, with hindsight (first among equals)."""
         gains = [self._net_return(self.allocation(spec, t, memory)[0].weights, t) for spec in pool]
         return pool[int(np.argmax(gains))]
+
+    # ------------------------------------------- what the tool variants read (engine.variants.ToolWorld)
+    def tool_names(self) -> tuple[str, ...]:
+        return tuple(self.world.tools)
+
+    def tool_verdicts(self, t: int) -> tuple[np.ndarray, np.ndarray]:
+        return self.world.calls[t], self.world.realised[t]
+
+    def tool_ratings(self) -> dict[str, int]:
+        return {tool: variant_view.tool_rating(tool) for tool in self.world.tools}
+
+    def planner_names(self) -> tuple[str, ...]:
+        return tuple(planners.BUILT_IN)
+
+    def planner_ratings(self, tool_ratings: dict[str, int]) -> dict[str, int]:
+        return variant_view.planner_ratings(tool_ratings)
+
+    def planner_context_size(self) -> int:
+        return len(variant_view.CONTEXT_FEATURES)
+
+    def planner_context(self, t: int) -> list[float]:
+        w = self.world
+        return variant_view.planner_context(self.state.returns[:t], w.scores[t], w.calls[t], w.tools)
+
+    def counter_planner(self, misled: list[str], have: list[str]) -> str | None:
+        return planners.counter_rule(misled, have)
 
     # ------------------------------------------------- variants: credit assignment
     def holdings(self) -> np.ndarray:

@@ -1,0 +1,187 @@
+"""The planners variant: LinUCB over planners that really change how the agent weighs
+its tools, and new planners proposed by reflection.
+
+The scenario (a `ToolWorld`, engine/variants.py) owns the planner rules and the
+context; this module owns the choice. Each episode after warm-up the context x_t
+(the scenario's `planner_context`: a bias, the agent's trailing return and
+volatility, how much the tools agree and how dispersed their views are this bar,
+the drawdown, the trend tools' market view) scores every planner a by
+theta_a . x + alpha_t sqrt(x' A_a^-1 x), alpha_t = alpha / sqrt(1 + N / 10) (the
+reference's decay), and the highest plays (the first among equals); in test the
+choice is greedy (theta_a . x). The reward is the episode's bandit reward, centred
+(r - 0.5): the ridge prior theta = 0 then means "an average planner", so a new
+arm's width is a real chance to be tried rather than a certain loss against arms
+whose theta has grown towards a mean reward near 0.5.
+During warm-up `sequential` plays and learns, as in the reference.
+
+Evolution: after a reflection that finds a bad window (mean outcome score < 0)
+and names tools that misled the agent, the planner that played most in that
+window has its failure streak raised (a good window resets it). At `patience`
+failures in a row, the scenario's library rule that counters the misled tools
+(`counter_planner`) joins as a new arm with A = I, b = 0: a declarative planner,
+no code. The reflection's diagnosis says so.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import numpy as np
+
+from .options import OptionSpec
+from .variants import Variant, register_variant
+
+DEFAULT = "sequential"
+MAX_ARMS = 10              # the reference's pool cap
+CENTRE = 0.5               # rewards are learned as r - 0.5
+
+
+class LinArm:
+    """One planner's ridge regression: A = I + sum x x', b = sum r x."""
+
+    def __init__(self, d: int, rule: str, added_at: int = 0, reason: str = ""):
+        self.A, self.b = np.eye(d), np.zeros(d)
+        self.pulls, self.added_at, self.rule, self.reason = 0, added_at, rule, reason
+
+    def theta(self) -> np.ndarray:
+        return np.linalg.solve(self.A, self.b)
+
+    def width(self, x: np.ndarray) -> float:
+        return float(np.sqrt(max(0.0, x @ np.linalg.solve(self.A, x))))
+
+    def update(self, x: np.ndarray, reward: float) -> None:
+        self.A += np.outer(x, x)
+        self.b += reward * x
+        self.pulls += 1
+
+    def to_dict(self, name: str) -> dict[str, Any]:
+        return {"A": self.A.tolist(), "b": self.b.tolist(), "pulls": self.pulls, "added_at": self.added_at,
+                **({"rule": self.rule} if self.rule != name else {}), "reason": self.reason}
+
+    @classmethod
+    def from_dict(cls, name: str, d: dict[str, Any]) -> "LinArm":
+        b = np.asarray(d["b"], float)
+        arm = cls(len(b), d.get("rule") or name, int(d.get("added_at", 0)), d.get("reason", ""))
+        arm.A, arm.b, arm.pulls = np.asarray(d["A"], float), b, int(d.get("pulls", 0))
+        if arm.A.shape != (len(b), len(b)):
+            from .errors import AELError
+
+            raise AELError(f"planners: arm {name!r} has A of shape {arm.A.shape} for {len(b)} features")
+        return arm
+
+
+@register_variant
+class Planners(Variant):
+    name = "planners"
+    summary = "LinUCB over six planners that change how the agent weighs tools; reflection adds library planners"
+    scenarios = ("portfolio",)
+    options = (
+        OptionSpec("alpha", float, 1.0, "LinUCB's exploration weight before its decay", minimum=0.0, maximum=100.0),
+        OptionSpec("patience", int, 3, "bad reflections in a row of one planner before a counter-planner "
+                   "is added", minimum=1, maximum=1000),
+    )
+    help = ("planners: six planners turn the tools' weighted signals into a view per ticker in different ways "
+            "(sequential: all tools; decompose: the mean of trend, valuation, sentiment and risk views; adaptive: "
+            "quick tools unless ambiguous; cot_reasoning: trend then valuation, risk breaks ties; reflexion: the "
+            "composite, expanded when unsure; hypothesis_test: bull minus bear votes). LinUCB picks one per "
+            "episode from a context that changes bar to bar (trailing return and volatility, tool agreement, "
+            "signal dispersion, drawdown, market trend): theta is what each planner's reward is learned to be "
+            "per feature, the width its uncertainty here. A planner that keeps failing in reflections gets a "
+            "library counter-planner as a new arm (reversal, valuation_anchor, risk_first).")
+
+    def __init__(self, **options: Any):
+        super().__init__(**options)
+        self.arms: dict[str, LinArm] = {}
+        self.n = 0
+        self.last: str | None = None
+        self.last_context: np.ndarray | None = None
+        self.last_scores: dict[str, float] = {}
+        self.streaks: dict[str, int] = {}
+        self.window: list[str] = []   # planners played since the last reflection (at most a slow window)
+
+    def ensure(self, session) -> None:
+        if not self.arms:
+            d = session.scenario.planner_context_size()
+            self.arms = {name: LinArm(d, name) for name in session.scenario.planner_names()}
+
+    def seed_prior(self, session, ratings: dict[str, int]) -> None:
+        """Cold start: max(1, r - 2) synthetic updates with context 0.5 and reward r / 5 (centred)."""
+        self.ensure(session)
+        for name, r in ratings.items():
+            arm = self.arms.get(name)
+            if arm is None:
+                continue
+            x = np.full(arm.b.shape, 0.5)
+            for _ in range(max(1, r - 2)):
+                arm.update(x, r / 5.0 - CENTRE)
+                self.n += 1
+
+    def scores(self, x: np.ndarray, greedy: bool) -> dict[str, float]:
+        alpha = self.settings["alpha"] / np.sqrt(1.0 + self.n / 10.0)
+        return {name: float(arm.theta() @ x + (0.0 if greedy else alpha * arm.width(x)))
+                for name, arm in self.arms.items()}
+
+    def agent_context(self, session, query, ctx) -> None:
+        self.ensure(session)
+        t = query.episode
+        x = np.asarray(session.scenario.planner_context(t), float)
+        if session.phase_of(t) == "warmup":
+            chosen, self.last_scores = DEFAULT, {}
+        else:
+            self.last_scores = {k: round(v, 6) for k, v in self.scores(x, greedy=session.frozen).items()}
+            chosen = max(self.last_scores, key=lambda k: self.last_scores[k])  # first among equals
+        self.last, self.last_context = chosen, x
+        ctx.view.planner = self.arms[chosen].rule
+
+    def learn(self, session, query, outcome, ctx) -> None:
+        if self.last is not None:
+            self.window = [*self.window, self.last][-session.slow_window:]
+        if session.frozen or self.last is None or self.last_context is None:
+            return
+        self.arms[self.last].update(self.last_context, outcome.reward - CENTRE)
+        self.n += 1
+
+    def reflected(self, session, reflection):
+        played = Counter(self.window).most_common(1)
+        self.window = []
+        evidence = reflection.evidence or {}
+        if not played or "mean_score" not in evidence:
+            return reflection
+        planner = played[0][0]
+        if evidence["mean_score"] >= 0:
+            self.streaks[planner] = 0
+            return reflection
+        self.streaks[planner] = self.streaks.get(planner, 0) + 1
+        if self.streaks[planner] < self.settings["patience"] or len(self.arms) >= MAX_ARMS:
+            return reflection
+        have = [a.rule for a in self.arms.values()]
+        rule = session.scenario.counter_planner(evidence.get("misled") or [], have)
+        if rule is None:
+            return reflection
+        misled = ", ".join(evidence.get("misled") or [])
+        reason = (f"{planner} failed {self.streaks[planner]} reflections in a row; {misled} misled the agent")
+        d = len(next(iter(self.arms.values())).b)
+        self.arms[rule] = LinArm(d, rule, added_at=session.t, reason=reason)
+        self.streaks[planner] = 0
+        reflection.diagnosis += f" Planner evolution: {reason}, so the library planner {rule} joins the planners."
+        return reflection
+
+    def state_dict(self) -> dict[str, Any]:
+        if not self.arms:
+            return {}
+        return {"arms": {name: arm.to_dict(name) for name, arm in self.arms.items()}, "n": self.n,
+                "last": self.last,
+                "last_context": [] if self.last_context is None else self.last_context.tolist(),
+                "last_scores": dict(self.last_scores), "streaks": dict(self.streaks),
+                "window": list(self.window)}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.arms = {name: LinArm.from_dict(name, d) for name, d in (state.get("arms") or {}).items()}
+        self.n = int(state.get("n", 0))
+        self.last = state.get("last")
+        ctx = state.get("last_context") or []
+        self.last_context = np.asarray(ctx, float) if ctx else None
+        self.last_scores = dict(state.get("last_scores", {}))
+        self.streaks = {k: int(v) for k, v in (state.get("streaks") or {}).items()}
+        self.window = list(state.get("window", []))
