@@ -615,7 +615,42 @@ class CreditState(Strict):
     fallbacks: Count = 0
 
 
+class Skill(Strict):
+    kind: Literal["playbook", "tool"]
+    key: Name
+    label: Name
+    trust: Annotated[list[Name], Field(max_length=100)] = []
+    shrink: Annotated[list[Name], Field(max_length=100)] = []
+    text: Text
+    created_at: Count
+    refreshed_at: Count
+    uses: Count = 0
+    successes: Count = 0
+
+    @model_validator(mode="after")
+    def _successes_are_uses(self) -> "Skill":
+        if self.successes > self.uses:
+            raise ValueError(f"successes ({self.successes}) exceed uses ({self.uses})")
+        return self
+
+
+class PrunedSkill(Strict):
+    key: Name
+    episode: Count
+    uses: Count
+    successes: Count
+
+
+class SkillsState(Strict):
+    """skills: the playbooks and tool skills, the tools' miss streaks, the last ones used, the pruned."""
+    skills: Annotated[list[Skill], Field(max_length=30)] = []
+    streaks: Annotated[dict[Name, Count], Field(max_length=100)] = {}
+    applied: Annotated[list[Name], Field(max_length=30)] = []
+    pruned: Annotated[list[PrunedSkill], Field(max_length=15)] = []
+
+
 VARIANT_STATES.update({
+    "skills": SkillsState,
     "shuffled-reflection": ShuffledReflectionState,
     "credit": CreditState,
 })
