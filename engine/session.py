@@ -276,7 +276,7 @@ class Session(Decisions):
             self.variants.learn(self, query, outcome, ctx)
         if not self.memory.frozen:
             self.memory.mark_used(hits, outcome.reward >= 0.5)
-            for rule in rules:
+            for rule in ctx.rules:  # the rules the agent was given (a variant may have changed them)
                 held = scenario.rule_held(rule, query, outcome)
                 if held is not None:
                     gone = self.memory.record_rule_use(rule.id, held)

@@ -12,3 +12,4 @@ from . import variant_planners  # noqa: F401  planners
 from . import variant_shuffled  # noqa: F401  shuffled-reflection
 from . import variant_credit  # noqa: F401  credit=uniform|fcc|llm-fcc
 from . import variant_skills  # noqa: F401  skills
+from . import variant_procedural  # noqa: F401  task-procedural

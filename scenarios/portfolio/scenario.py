@@ -232,6 +232,10 @@ class PortfolioScenario(ScenarioBase):
         """The ticker weights held now (before the next bar is played)."""
         return self.state.weights.copy()
 
+    def ticker_sectors(self) -> tuple[str, ...]:
+        """The sector of each ticker, in `holdings` order."""
+        return tuple(self.world.sectors)
+
     def credit_inputs(self, t: int, ctx: AgentContext, held: np.ndarray) -> dict[str, Any]:
         """Bar t replayed over the 8 coalitions of planner, tools and memory (credit_replay.py)."""
         from .credit_replay import credit_inputs
