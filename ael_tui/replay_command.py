@@ -114,6 +114,9 @@ def render(results: list[SeedResult], traces: list[Any], selectors: list[str], r
     lines = [f"Counterfactual bandit replay: {runs} runs per seed over the training phase "
              f"({', '.join(f'{t.horizon} episodes' for t in traces[:1])}{' each' if n > 1 else ''}); "
              f"rewards drawn from each policy's bag; {spread}"]
+    if any(t.credited for t in traces):
+        lines.append("The run's own bandit learnt from a credited reward (credit=...); the bags and every row "
+                     "here hold the outcome reward.")
     for row in [head, *rows]:
         lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
         if row is head:

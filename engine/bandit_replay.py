@@ -12,6 +12,8 @@ the realised mean on initial-arm episodes, digest §7), each policy's bag mean
 (a single fixed policy) and the oracle, the best bag mean of the trace (the
 per-seed hindsight-best fixed policy).
 
+The bags hold the outcome reward (the paper's (s + 1) / 2), also when a
+credit variant gave the run's own bandit another one, so runs compare.
 Only episodes on the initial pool count: an injected arm has no bag for the
 alternatives to draw from. A policy that was never played has an empty bag,
 so there is nothing to replay it from, and the replay refuses the trace.
@@ -43,6 +45,7 @@ class Trace:
     bags: dict[str, list[float]]          # arm -> rewards it earned in the training phase
     realised: float                       # the run's own mean reward on initial-arm training episodes
     horizon: int                          # training-phase episodes (every arm, injected ones too)
+    credited: bool = False                # the run's bandit learnt from a credited reward (credit=...)
 
 
 @dataclass
@@ -72,8 +75,11 @@ def trace_of(session: dict[str, Any], where: str) -> Trace:
                        f"rewards to replay from; use a save of a selector that played every initial policy "
                        f"(ts, ts+reflection)")
     played = [x for bag in bags.values() for x in bag]
-    return Trace(seed=int(session["config"]["seed"]), selector=session["config"]["selector"], arms=arms,
-                 bags=bags, realised=float(np.mean(played)), horizon=len(train))
+    variants = session["config"].get("variants") or []
+    selector = session["config"]["selector"] + (f" [{','.join(variants)}]" if variants else "")
+    return Trace(seed=int(session["config"]["seed"]), selector=selector, arms=arms, bags=bags,
+                 realised=float(np.mean(played)), horizon=len(train),
+                 credited=any("credited" in r for r in train))
 
 
 def check_selectors(names: list[str]) -> None:
