@@ -93,6 +93,29 @@ PANELS: dict[str, list[tuple[str, str]]] = {
     ],
 }
 
+VARIANT_PANELS = [
+    ("Planners (LinUCB)",
+     "With --variant planners: one row per planner, each a rule that turns the tools' weighted signals into a view "
+     "per ticker. LinUCB learns per planner a θ (the centred reward it expects per context feature, in the columns) "
+     "and scores it θ·x plus α times its uncertainty ± at the bar's context x (the last row: trailing return, "
+     "volatility change, tool agreement, signal dispersion, drawdown, market trend); the highlighted row played. "
+     "A + marks a library planner that reflection added after a planner kept failing."),
+    ("Tools",
+     "With --variant per-tool: each tool's Beta(α, β) belief that its per-ticker direction is right, the share of "
+     "tickers learned after each bar it fed the agent; every episode one draw per tool ('last') and the K highest "
+     "feed the agent (● marks them). With cold-start: each tool's 1-5 rating and the right/wrong pseudo-calls it "
+     "put in the agent's reliability prior before episode 0."),
+]
+
+
+def _variants() -> list[tuple[str, str]]:
+    """Every registered variant's own paragraph (engine/variants.py), after its panels."""
+    from engine.variants import VARIANTS, variant_names
+
+    variant_names()  # registers the built-in ones
+    return VARIANT_PANELS + [(f"--variant {name}", cls.help) for name, cls in VARIANTS.items() if cls.help]
+
+
 SCOPE_TITLES = {"app": "Everywhere", "start": "Start screen", "lab": "Lab", "compare": "Compare view",
                 "approval": "Approval dialog", "code_review": "Code review", "editor": "Proposal editor",
                 "tour": "Tour card"}
@@ -117,7 +140,9 @@ def panels_text(key_for=None) -> Text:
 
     out = Text()
     worlds = _worlds()
-    for section, items in [*PANELS.items(), *([("What the worlds teach", worlds)] if worlds else [])]:
+    sections = [*PANELS.items(), *([("What the worlds teach", worlds)] if worlds else []),
+                ("Extensions and ablations", _variants())]
+    for section, items in sections:
         out.append(f"{section}\n", style="bold underline")
         for name, text in items:
             out.append(f"{keyed(name)}. ", style="bold")

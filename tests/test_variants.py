@@ -238,3 +238,38 @@ def test_bad_variant_state_in_a_save_is_refused_in_one_line(tmp_path, name, path
     with pytest.raises(AELError, match=words) as err:
         load_session(tmp_path / "bad.json", make_scenario)
     assert "\n" not in str(err.value) and f"variants.{name}" in str(err.value)
+
+
+def test_cold_start_from_a_model_uses_its_ratings_and_falls_back_to_the_table(monkeypatch):
+    from tests.fake_llm_server import FakeLLMServer, ok, server_error
+
+    for name in ("ANTHROPIC_AUTH_TOKEN", "GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENAI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-secret-0123456789")
+    tools = ["get_price_history", "get_fundamentals", "get_analyst_data", "get_options_data", "get_earnings_data",
+             "compute_technicals", "compute_quant_risk", "compute_momentum", "compute_correlations",
+             "run_dcf_model", "score_risk", "score_composite_signal"]
+    planners = ["sequential", "decompose", "adaptive", "cot_reasoning", "reflexion", "hypothesis_test"]
+    rated = {"tools": {t: 5 if t == "score_composite_signal" else 2 for t in tools},
+             "planners": {p: 4 for p in planners}}
+
+    def session(server) -> Session:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+        c = SessionConfig(scenario="portfolio", seed=42, selector="ts", episodes=5, variants=["cold-start=llm"],
+                          llm={"reflector": "anthropic", "error_policy": "fallback", "max_retries": 0})
+        return Session(c, make_scenario("portfolio", 42, {}))
+
+    with FakeLLMServer("echo") as server:
+        server.script(ok(rated))
+        s = session(server)
+        s.step()
+    state = s.variants.state_dict()["cold-start"]
+    assert state["source"] == "llm" and state["tool_ratings"]["score_composite_signal"] == 5
+    assert state["tool_prior"]["score_composite_signal"] == [3, 0]
+    assert s.usage.to_dict()["records"][0]["purpose"] == "variant.cold_start"
+    with FakeLLMServer("echo") as server:
+        server.script(server_error(500), server_error(500))
+        s = session(server)
+        s.step()
+    state = s.variants.state_dict()["cold-start"]
+    assert state["source"].startswith("table") and state["tool_ratings"]["score_composite_signal"] == 1

@@ -41,6 +41,8 @@ from ael_tui.lab.posteriors import DensityPlot, PosteriorTable
 from ael_tui.lab.progress_chart import ProgressChart
 from ael_tui.lab.reflection_panel import ReflectionPanel
 from ael_tui.lab.status_bar import StatusBar
+from ael_tui.lab.variant_panels import PlannerPanel, ToolPanel
+from ael_tui.variant_readouts import planner_view, tool_rows
 from ael_tui.decisions.approval import ApprovalScreen, BatchDecision, Decision, ProposalContext
 from ael_tui.decisions.code_review import CodeReviewScreen
 from ael_tui.compare.compare_screen import CompareScreen
@@ -109,6 +111,11 @@ class LabScreen(RunControls, Screen):
                 with Vertical(id="posteriors-box", classes="panel"):
                     yield PosteriorTable(id="posteriors")
                 yield DensityPlot(id="density", classes="panel")
+            with Horizontal(id="row-variants", classes="lab-row"):  # only for a session running these variants
+                with VerticalScroll(id="planners-box", classes="panel"):
+                    yield PlannerPanel(id="planners")
+                with VerticalScroll(id="tools-box", classes="panel"):
+                    yield ToolPanel(id="tools")
             with Horizontal(id="row-progress", classes="lab-row"):
                 yield ProgressChart(id="progress", classes="panel")
                 with VerticalScroll(id="reflection-box", classes="panel"):
@@ -120,11 +127,13 @@ class LabScreen(RunControls, Screen):
 
     def on_mount(self) -> None:
         titles = {"#posteriors-box": "Posteriors", "#density": "Beta densities", "#progress": "Progress",
-                  "#reflection-box": "Reflection", "#memory": "Memory", "#log": "Episodes"}
+                  "#reflection-box": "Reflection", "#memory": "Memory", "#log": "Episodes",
+                  "#planners-box": "Planners (LinUCB)", "#tools-box": "Tools"}
         for selector, title in titles.items():
             self.query_one(selector).border_title = title
         for widget in self.query("Input"):
             widget.cursor_blink = self.app.cursor_blink_enabled
+        self._show_variant_panels()
         self._bindings_state = (False, self._decision_waits())
         self.set_interval(TICK, self._tick)
         self.redraw(force=True)
@@ -138,6 +147,14 @@ class LabScreen(RunControls, Screen):
                         title="Decision pending")
         if self.host.session.code_arms.quarantined:
             self.call_after_refresh(self.action_decide)  # code from a file: a person looks before anything runs
+
+    def _show_variant_panels(self) -> None:
+        """The variants' row, and in it the panels of the variants this session runs."""
+        v = self.host.session.variants
+        planners, tools = v.get("planners") is not None, bool(v.get("per-tool") or v.get("cold-start"))
+        self.set_class(planners or tools, "-variants")
+        self.query_one("#planners-box").display = planners
+        self.query_one("#tools-box").display = tools
 
     def _decision_waits(self) -> bool:
         """A proposal, or a quarantined code arm from a loaded file, waits for a person."""
@@ -229,6 +246,9 @@ class LabScreen(RunControls, Screen):
                 self.query_one(ReflectionPanel).show(s.reflections, s.insight, proposal_notes(s).get(
                     len(s.reflections) - 1, []), s.reflector.outlook(s.t) if s.reflector is not None else "")
                 self.query_one(MemoryPanel).set_counts(s.memory.counts(), s.memory.cap_per_tier)
+                if self.has_class("-variants"):
+                    self.query_one(PlannerPanel).show(planner_view(s))
+                    self.query_one(ToolPanel).show(tool_rows(s))
                 self._drawn = v
             plots = force or (v != self._plots_drawn and now - self._plots_at >= PLOT_EVERY)
             memory = force or (v != self._memory_drawn and now - self._memory_at >= MEMORY_EVERY)

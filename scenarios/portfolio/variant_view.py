@@ -61,6 +61,7 @@ def planner_ratings(tool_ratings: dict[str, int]) -> dict[str, int]:
 # ------------------------------------------------------------------ the planners' context
 CONTEXT_FEATURES = ("bias", "trailing return", "volatility change", "tool agreement", "signal dispersion",
                     "drawdown", "market trend")
+CONTEXT_SHORT = ("bias", "ret", "vol", "agree", "disp", "dd", "trend")
 
 
 def planner_context(returns: list[float], scores: np.ndarray, calls: np.ndarray,
