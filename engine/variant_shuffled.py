@@ -81,12 +81,14 @@ class ShuffledReflection(Variant):
         self.order: list[int] = []
         self.swapped = 0
 
-    def start(self, session: "Session") -> None:
+    def check(self, session: "Session") -> None:
         if not session.reflection_on:
             raise AELError(f"--variant {self.name}: needs a selector with +reflection (there are no insights "
                            f"to shuffle under {session.config.selector})")
         if session.llm.reflector is not None:
             raise AELError(f"--variant {self.name}: runs its first pass offline, so it needs the offline reflector")
+
+    def start(self, session: "Session") -> None:
         self.payloads = first_pass(session, self.name)
         if len(self.payloads) >= 2:
             rng = np.random.default_rng([session.config.seed, self.settings["seed"], 0x5F1E])

@@ -69,6 +69,6 @@ def test_a_saved_order_that_is_not_a_derangement_is_refused(tmp_path):
 
 def test_it_needs_reflection_and_is_refused_where_insights_do_nothing():
     with pytest.raises(AELError, match="needs a selector with \\+reflection"):
-        _run(["shuffled-reflection"], selector="ts", until=1)
+        new_session("portfolio", selector="ts", variants=["shuffled-reflection"])  # refused when built
     with pytest.raises(AELError, match="no meaning for the support"):
         new_session("support", variants=["shuffled-reflection"])
