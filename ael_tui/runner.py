@@ -84,7 +84,7 @@ def _check_outputs(args: argparse.Namespace, n_runs: int, selectors: list[str] =
 # (--llm-url and --record are allowed: they confirm the endpoint and cassette a file names)
 SESSION_FLAGS = ("seeds", "selector", "approve", "episodes", "warmup", "split", "prior", "trigger",
                  "reflect_every", "reflect_window", "reflect_threshold", "agent_model",
-                 "reflector_model", "llm_context", "replay", "variants")
+                 "reflector_model", "llm_context", "replay", "variant")
 
 
 def run_command(args: argparse.Namespace) -> int:

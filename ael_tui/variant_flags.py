@@ -25,14 +25,14 @@ def variants_help() -> str:
 
 
 def add_variant_flag(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--variant", dest="variants", metavar="NAME[,NAME...]",
+    parser.add_argument("--variant", dest="variant", metavar="NAME[,NAME...]",
                         help=f"extensions and ablations, composable with any selector: {variants_help()}")
 
 
 def variants_of(args: argparse.Namespace, scenario: str) -> list[str]:
     """The variants given, as stored in a session config (each as typed, normalised);
     AELError (one line) for one that is unknown, repeated or meaningless for `scenario`."""
-    text = getattr(args, "variants", None)
+    text = getattr(args, "variant", None)
     if not text:
         return []
     return [v.text for v in check_variants(split_variants(text), scenario)]

@@ -26,7 +26,7 @@ def run_result(session: Session) -> dict[str, Any]:
     regimes = {name: float(by_index[i]) for i, name in enumerate(scenario.regime_names) if i in by_index}
     result: dict[str, Any] = {
         # a variant is part of what ran: its rows never pool with (or take the paper's row of) the plain selector
-        "selector": session.config.selector + (f" [{','.join(session.config.variants)}]"
+        "selector": session.config.selector + (f" · {','.join(session.config.variants)}"
                                                if session.config.variants else ""),
         "seed": session.config.seed,
         "episodes": len(session.history),

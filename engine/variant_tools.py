@@ -40,8 +40,8 @@ class PerTool(Variant):
     scenarios = ("portfolio",)
     options = (OptionSpec("k", int, 6, "how many tools feed the agent each episode", minimum=1, maximum=100),)
     help = ("per-tool: a Beta posterior per tool. After warm-up (where every tool is shown and learns), each "
-            "episode draws one sample per tool from the session's generator and shows the agent only the K "
-            "highest; the tools shown then learn from their per-ticker directions against each ticker's own "
+            "episode draws one sample per tool from the session's generator and shows the agent the K highest "
+            "among the tools that have a reading at that bar; the tools shown then learn from their per-ticker directions against each ticker's own "
             "next-bar return (alpha += share right, beta += share wrong, over the tickers where both the call "
             "and the return had a direction). Frozen in test like the bandit; the draws go on.")
 
@@ -74,8 +74,10 @@ class PerTool(Variant):
         else:
             draws = session.rng.beta([self.arms[n][0] for n in names], [self.arms[n][1] for n in names])
             self.last_samples = {n: round(float(x), 6) for n, x in zip(names, draws)}
-            order = np.argsort(-draws, kind="stable")[: self.settings["k"]]
-            chosen = [names[i] for i in sorted(order)]
+            # a tool with no reading at this bar (static data before its snapshot) would fill a slot with nothing
+            available = set(session.scenario.tools_available(query.episode))
+            ranked = [i for i in np.argsort(-draws, kind="stable") if names[i] in available]
+            chosen = [names[i] for i in sorted(ranked[: self.settings["k"]])]
         self.last = chosen
         ctx.view.tools = tuple(chosen) if ctx.view.tools is None else tuple(t for t in ctx.view.tools if t in chosen)
 

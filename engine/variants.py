@@ -85,6 +85,9 @@ class ToolWorld(Protocol):
     def tool_verdicts(self, t: int) -> tuple[Any, Any]:
         """(calls (n_tickers, n_tools) of +1/0/-1, realised (n_tickers,) next-bar directions) of bar t."""
 
+    def tools_available(self, t: int) -> list[str]:
+        """The tools with a reading for at least one ticker at bar t (static data may have none)."""
+
     def tool_ratings(self) -> dict[str, int]:
         """The offline cold-start rating (1-5) of every tool."""
 

@@ -41,7 +41,7 @@ async def test_the_planner_and_tool_panels_show_linucb_and_the_tool_posteriors()
         planners, tools = text_of(lab.query_one(PlannerPanel).shown), text_of(lab.query_one(ToolPanel).shown)
         status = text_of(lab.query_one(StatusBar)._text)
     assert s.t == 20
-    assert "cot_reasoning" in planners and "θ per feature" in planners and "trailing return" in planners
+    assert "cot_reasoning" in planners and "θ bias" in planners and "x now" in planners and "trailing return" in planners
     chosen = s.variants.get("planners").last
     assert chosen in planners
     assert "momentum" in tools and "prior" in tools and "+0/−3" in tools  # the composite, rated 1

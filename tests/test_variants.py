@@ -114,6 +114,9 @@ def test_per_tool_shows_k_tools_chosen_by_thompson_sampling_and_learns_from_tick
     plain.run(), s.run()
     shown = [h["variant"]["tools"] for h in s.history if h["phase"] != "warmup"]
     assert all(len(tools) == 4 for tools in shown) and len({tuple(t) for t in shown}) > 1
+    # the synthetic market has no static data: a tool with no reading never takes a slot
+    assert not {t for tools in shown for t in tools} - set(s.scenario.tools_available(30))
+    assert "get_fundamentals" not in s.scenario.tools_available(30)
     assert actions(plain) != actions(s)
     arms = s.variants.get("per-tool").arms
     learned = [tool for tool, (a, b) in arms.items() if a + b > 2]
@@ -273,3 +276,14 @@ def test_cold_start_from_a_model_uses_its_ratings_and_falls_back_to_the_table(mo
         s.step()
     state = s.variants.state_dict()["cold-start"]
     assert state["source"].startswith("table") and state["tool_ratings"]["score_composite_signal"] == 1
+
+
+def test_run_labels_a_variant_row_and_a_resumed_session_keeps_its_variants(tmp_path, capsys):
+    out, save = tmp_path / "out.json", tmp_path / "s.json"
+    assert main(["run", "portfolio", "--episodes", "30", "--variant", "no-tools", "--json", str(out), "--quiet"]) == 0
+    doc = json.loads(out.read_text())
+    assert doc["runs"][0]["selector"] == "ts+reflection · no-tools" and doc["paper_comparable"] is False
+    assert main(["run", "portfolio", "--episodes", "30", "--variant", "no-tools", "--until", "10", "--save",
+                 str(save), "--quiet"]) == 0
+    assert main(["run", "portfolio", "--resume", str(save), "--variant", "planners", "--quiet"]) == 2
+    assert "--variant: a resumed session keeps the settings" in capsys.readouterr().err

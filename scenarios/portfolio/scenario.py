@@ -208,6 +208,9 @@ class PortfolioScenario(ScenarioBase):
     def tool_verdicts(self, t: int) -> tuple[np.ndarray, np.ndarray]:
         return self.world.calls[t], self.world.realised[t]
 
+    def tools_available(self, t: int) -> list[str]:
+        return [tool for i, tool in enumerate(self.world.tools) if self.world.available[t, :, i].any()]
+
     def tool_ratings(self) -> dict[str, int]:
         return {tool: variant_view.tool_rating(tool) for tool in self.world.tools}
 
