@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from . import credit as cr
+from .errors import AELError
 from .options import Choice, OptionSpec
 from .variants import Variant, register_variant
 
@@ -70,6 +71,12 @@ class Credit(Variant):
         self.source = ""
         self.fallbacks = 0
         self._held: np.ndarray | None = None
+
+    def check(self, session: "Session") -> None:
+        if self.mode != "uniform" and session.llm.agent is not None:
+            raise AELError(f"--variant credit={self.mode}: its counterfactuals replay the offline allocator, which "
+                           "a model agent is not (each bar would need 7 more model calls); use the offline agent "
+                           "(a model may still be the reflector), or credit=uniform")
 
     def agent_context(self, session: "Session", query, ctx) -> None:
         # the holdings before the bar: the replay in `credit` runs after the bar was played

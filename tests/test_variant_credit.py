@@ -126,3 +126,10 @@ def test_llm_fcc_asks_the_model_through_the_llm_layer(tmp_path, monkeypatch):
     assert state["source"] == "llm" and state["last"]["memory"]["model"] == -1.0
     assert state["last"]["memory"]["combined"] == pytest.approx(
         max(-1.0, 0.2 * state["last"]["memory"]["structural"] - 0.8))
+
+
+def test_replayed_credit_is_refused_with_a_model_agent_in_one_line(capsys, monkeypatch):
+    monkeypatch.setenv("GEMINI_API_KEY", "gm-test-key")
+    assert main(["run", "portfolio", "--episodes", "5", "--quiet", "--variant", "credit=fcc", "--agent", "gemini"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "replay the offline allocator" in err
