@@ -79,3 +79,19 @@ def test_skills_save_and_resume_exactly(tmp_path, pair):
     resumed.run()
     assert resumed.history == whole.history
     assert resumed.variants.get("skills").state_dict() == whole.variants.get("skills").state_dict()
+
+
+def test_a_saved_skill_with_more_successes_than_uses_is_refused(tmp_path):
+    import json
+
+    from engine.errors import AELError
+
+    s = new_session("portfolio", seed=42, selector="ts+reflection", variants=["skills"])
+    s.run(until=60)
+    save_session(s, tmp_path / "s.json")
+    doc = json.loads((tmp_path / "s.json").read_text())
+    skill = doc["session"]["variants"]["skills"]["skills"][0]
+    skill["successes"] = skill["uses"] + 1
+    (tmp_path / "s.json").write_text(json.dumps(doc))
+    with pytest.raises(AELError, match="variants.skills"):
+        load_session(tmp_path / "s.json", make_scenario)
