@@ -93,8 +93,10 @@ def render(results: list[SeedResult], traces: list[Any], selectors: list[str], r
             continue
         per_seed = [sum(r.simulated[name]) / runs for r in results]
         values = per_seed if n > 1 else results[0].simulated[name]
-        base = parse_method(name).name
-        rows.append((_label(name), _cell(values), _paper(base, with_paper), PAPER.get(base, ("", "", ""))[2]))
+        method = parse_method(name)
+        base = method.name
+        paper = _paper(base, with_paper and method.text == base)  # the paper's rows use the default options
+        rows.append((_label(name), _cell(values), paper, PAPER.get(base, ("", "", ""))[2]))
     own = sorted({t.selector for t in traces})
     rows.append((f"{', '.join(own)} (the run itself, realised)", _cell([r.realised for r in results]),
                  _paper("ts", with_paper and own == ["ts+reflection"]), "mean reward on initial-arm episodes"))

@@ -85,8 +85,9 @@ class ShuffledReflection(Variant):
         if not session.reflection_on:
             raise AELError(f"--variant {self.name}: needs a selector with +reflection (there are no insights "
                            f"to shuffle under {session.config.selector})")
-        if session.llm.reflector is not None:
-            raise AELError(f"--variant {self.name}: runs its first pass offline, so it needs the offline reflector")
+        if session.llm.reflector is not None or session.llm.agent is not None:
+            raise AELError(f"--variant {self.name}: its first pass is a whole second run, offline only: use the "
+                           "offline agent and reflector")
 
     def start(self, session: "Session") -> None:
         self.payloads = first_pass(session, self.name)

@@ -72,3 +72,14 @@ def test_it_needs_reflection_and_is_refused_where_insights_do_nothing():
         new_session("portfolio", selector="ts", variants=["shuffled-reflection"])  # refused when built
     with pytest.raises(AELError, match="no meaning for the support"):
         new_session("support", variants=["shuffled-reflection"])
+
+
+def test_a_model_agent_or_reflector_is_refused_in_one_line(capsys, monkeypatch):
+    from ael_tui.cli import main
+
+    monkeypatch.setenv("GEMINI_API_KEY", "gm-test-key")
+    for role in ("--agent", "--reflector"):
+        assert main(["run", "portfolio", "--episodes", "5", "--quiet", "--variant", "shuffled-reflection",
+                     role, "gemini"]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "offline only" in err
