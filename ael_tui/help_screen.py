@@ -103,7 +103,7 @@ VARIANT_PANELS = [
     ("Tools",
      "With --variant per-tool: each tool's Beta(α, β) belief that its per-ticker direction is right, the share of "
      "tickers learned after each bar it fed the agent; every episode one draw per tool ('last') and the K highest "
-     "feed the agent (● marks them). With cold-start: each tool's 1-5 rating and the right/wrong pseudo-calls it "
+     "among those with a reading at the bar feed the agent (● marks them). With cold-start: each tool's 1-5 rating and the right/wrong pseudo-calls it "
      "put in the agent's reliability prior before episode 0."),
     ("Skills",
      "With --variant skills: every playbook (distilled after a slow window from its successful bars: which tools "
@@ -122,7 +122,8 @@ VARIANT_PANELS = [
 
 def _variants() -> list[tuple[str, str]]:
     """Every registered variant's own paragraph (engine/variants.py), after its panels."""
-    from engine.variants import VARIANTS, variant_names
+    from engine.variant_set import variant_names
+    from engine.variants import VARIANTS
 
     variant_names()  # registers the built-in ones
     return VARIANT_PANELS + [(f"--variant {name}", cls.help) for name, cls in VARIANTS.items() if cls.help]

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import argparse
 
-from engine.variants import VARIANTS, check_variants, split_variants, variant_help
+from engine.errors import AELError
+from engine.variant_set import check_variants, split_variants, variant_help
+from engine.variants import VARIANTS
 
 
 def variants_help() -> str:
@@ -33,6 +35,9 @@ def variants_of(args: argparse.Namespace, scenario: str) -> list[str]:
     """The variants given, as stored in a session config (each as typed, normalised);
     AELError (one line) for one that is unknown, repeated or meaningless for `scenario`."""
     text = getattr(args, "variant", None)
-    if not text:
+    if text is None:
         return []
-    return [v.text for v in check_variants(split_variants(text), scenario)]
+    texts = split_variants(text)
+    if not texts:
+        raise AELError("--variant: give at least one variant")
+    return [v.text for v in check_variants(texts, scenario)]

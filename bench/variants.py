@@ -14,7 +14,8 @@ import time
 
 from engine.errors import AELError
 from engine.session import Session, SessionConfig
-from engine.variants import VARIANTS, variant_names
+from engine.variant_set import variant_names
+from engine.variants import VARIANTS
 from scenarios.portfolio.scenario import PortfolioScenario
 
 REPEATS = 3

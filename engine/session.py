@@ -35,7 +35,7 @@ from .policies import PolicySpec
 from .reflection import Reflection, ReflectionContext, Reflector
 from .rng import make_rng, restore_rng, rng_state
 from .secrets import clip
-from .variants import Variants
+from .variant_set import Variants
 from .scenario import AgentContext, Scenario
 from .scenario_spec import ENGINE_DEFAULTS, TRAILING_WINDOW
 

@@ -25,7 +25,7 @@ from .errors import AELError
 from .llm.settings import PROVIDERS
 from .memory import TIERS
 from .policies import PolicySpec
-from .variants import check_variants, parse_variant
+from .variant_set import check_variants, parse_variant
 
 MAX_ITEMS = 200_000          # episodes, memory entries, proposals: far above any real stream
 MAX_TEXT = 1_000_000         # characters in one text field

@@ -81,7 +81,7 @@ class Planners(Variant):
         OptionSpec("patience", int, 3, "bad reflections in a row of one planner before a counter-planner "
                    "is added", minimum=1, maximum=1000),
     )
-    help = ("planners: six planners turn the tools' weighted signals into a view per ticker in different ways "
+    help = ("Six planners turn the tools' weighted signals into a view per ticker in different ways "
             "(sequential: all tools; decompose: the mean of trend, valuation, sentiment and risk views; adaptive: "
             "quick tools unless ambiguous; cot_reasoning: trend then valuation, risk breaks ties; reflexion: the "
             "composite, expanded when unsure; hypothesis_test: bull minus bear votes). LinUCB picks one per "

@@ -20,7 +20,7 @@ class NoTools(Variant):
     name = "no-tools"
     summary = "the agent sees no tool signals (the default then counts as +Tools)"
     scenarios = ("portfolio",)
-    help = ("no-tools: the agent reads no tool's signal, so it cannot tilt the portfolio by them: the offline "
+    help = ("The agent reads no tool's signal, so it cannot tilt the portfolio by them: the offline "
             "agent holds equal weights (scaled by an injected insight's exposure), a model's prompt has no "
             "Market Signals section. The paper's Stateless row showed the signals; this is the ablation it "
             "claimed, and the plain run is then the +Tools row.")
@@ -39,7 +39,7 @@ class PerTool(Variant):
     summary = "Thompson sampling over the 12 tools chooses which K feed the agent"
     scenarios = ("portfolio",)
     options = (OptionSpec("k", int, 6, "how many tools feed the agent each episode", minimum=1, maximum=100),)
-    help = ("per-tool: a Beta posterior per tool. After warm-up (where every tool is shown and learns), each "
+    help = ("A Beta posterior per tool. After warm-up (where every tool is shown and learns), each "
             "episode draws one sample per tool from the session's generator and shows the agent the K highest "
             "among the tools that have a reading at that bar; the tools shown then learn from their per-ticker directions against each ticker's own "
             "next-bar return (alpha += share right, beta += share wrong, over the tickers where both the call "
@@ -130,7 +130,7 @@ class ColdStart(Variant):
                           "default), llm (the reflector's model rates; the table answers if it fails), uniform "
                           "(every rating 3: the reference's answer on failure)",
                           choices=(Choice("table", "table"), Choice("llm", "llm"), Choice("uniform", "uniform"))),)
-    help = ("cold-start: before episode 0 each tool and planner gets a rating from 1 to 5: the offline table "
+    help = ("Before episode 0 each tool and planner gets a rating from 1 to 5: the offline table "
             "(price-derived compute_* 4, DCF and risk 3, raw get_* 2, composite 1; a planner gets the rounded "
             "mean rating of the tools it consults first), or the reflector model's answer (source=llm). A tool's "
             "rating becomes int(max(1, 0.8 r) - 1) right and int(max(1, 0.8 (6 - r)) - 1) wrong pseudo-calls "

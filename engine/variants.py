@@ -28,6 +28,10 @@ and refuses a setting the variant cannot run with (AELError, one line).
                                         after a reflection, before its proposals are made: may
                                         change what it produces (None: it produced nothing)
 
+Parsing texts and calling a session's variants at the hooks is engine/variant_set.py
+(`parse_variant`, `check_variants`, `Variants`), which imports the built-in variants
+(engine/variants_builtin.py) so every name is registered first.
+
 What a variant learns is in `state_dict` / `load_state_dict` (JSON), saved under
 the session's "variants" key by name and validated on load by the model its
 name maps to in `engine.session_schema.VARIANT_STATES`. Draws come from the
@@ -36,17 +40,14 @@ session's generator (`session.rng`), so a run stays exact from its seed.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol
 
-from .errors import AELError
 from .options import OptionSpec, resolve
 
-if TYPE_CHECKING:
-    from .reflection import Reflection
-    from .scenario import AgentContext, Outcome, Query
-    from .session import Session
+# The hooks' arguments are the engine's Session, Query, AgentContext, Outcome and Reflection;
+# they are named in the signatures only, not imported: those modules import this one.
+Session = Query = AgentContext = Outcome = Reflection = Any
 
 
 @dataclass
@@ -125,23 +126,23 @@ class Variant:
         return self.name + (f"({','.join(given)})" if given else "")
 
     # ---------------------------------------------------------------- hooks
-    def check(self, session: "Session") -> None:
+    def check(self, session: Session) -> None:
         """When the session is built: raise AELError (one line) for a setting it cannot run with."""
 
-    def start(self, session: "Session") -> None:
+    def start(self, session: Session) -> None:
         pass
 
-    def agent_context(self, session: "Session", query: "Query", ctx: "AgentContext") -> None:
+    def agent_context(self, session: Session, query: Query, ctx: AgentContext) -> None:
         pass
 
-    def credit(self, session: "Session", query: "Query", outcome: "Outcome", ctx: "AgentContext",
+    def credit(self, session: Session, query: Query, outcome: Outcome, ctx: AgentContext,
                reward: float) -> float:
         return reward
 
-    def learn(self, session: "Session", query: "Query", outcome: "Outcome", ctx: "AgentContext") -> None:
+    def learn(self, session: Session, query: Query, outcome: Outcome, ctx: AgentContext) -> None:
         pass
 
-    def reflected(self, session: "Session", reflection: "Reflection") -> "Reflection | None":
+    def reflected(self, session: Session, reflection: Reflection) -> Reflection | None:
         return reflection
 
     # ---------------------------------------------------------------- state
@@ -160,131 +161,3 @@ def register_variant(cls: type[Variant]) -> type[Variant]:
         raise ValueError(f"a variant named {cls.name!r} is already registered")
     VARIANTS[cls.name] = cls
     return cls
-
-
-def _load_builtins() -> None:
-    """The variants shipped with the lab register themselves when imported."""
-    from . import variants_builtin  # noqa: F401
-
-
-def variant_names() -> list[str]:
-    _load_builtins()
-    return list(VARIANTS)
-
-
-def variant_help() -> str:
-    """One line: every variant as typed, for `--help` and error messages."""
-    _load_builtins()
-    shown = []
-    for name, cls in VARIANTS.items():
-        first = cls.options[0] if cls.options else None
-        shown.append(f"{name}={'|'.join(first.values)}" if first is not None and first.choices else name)
-    return ", ".join(shown)
-
-
-_TEXT = re.compile(r"^(?P<name>[a-z0-9_-]+)(?:=(?P<value>[^()=,]+))?(?:\((?P<opts>[^()]*)\))?$")
-
-
-def split_variants(text: str) -> list[str]:
-    """'planners,per-tool(k=4,x=1)' -> ['planners', 'per-tool(k=4,x=1)']."""
-    from .methods import split_methods
-
-    return split_methods(text)
-
-
-def parse_variant(text: str) -> Variant:
-    """A variant from its text; AELError saying what is accepted."""
-    _load_builtins()
-    text = text.strip()
-    m = _TEXT.match(text)
-    cls = VARIANTS.get(m["name"]) if m else None
-    if cls is None:
-        raise AELError(f"unknown variant {text!r} (expected {variant_help()})")
-    options: dict[str, Any] = {}
-    if m["value"] is not None:
-        if not cls.options:
-            raise AELError(f"variant {cls.name!r} takes no value (got {text!r})")
-        options[cls.options[0].name] = cls.options[0].parse(m["value"])
-    for item in filter(None, (m["opts"] or "").split(",")):
-        key, sep, value = item.partition("=")
-        spec = next((o for o in cls.options if o.name == key.strip()), None)
-        if not sep or spec is None:
-            allowed = ", ".join(o.name for o in cls.options) or "none"
-            raise AELError(f"variant {cls.name}: {item.strip()!r} is not option=value (options: {allowed})")
-        options[spec.name] = spec.parse(value)
-    return cls(**options)
-
-
-def check_variants(texts: list[str] | tuple[str, ...], scenario: str) -> list[Variant]:
-    """The variants of `texts` for `scenario`, in order; AELError (one line) for an unknown
-    one, one given twice, or one that has no meaning for this scenario."""
-    out: list[Variant] = []
-    for text in texts:
-        v = parse_variant(text)
-        if any(o.name == v.name for o in out):
-            raise AELError(f"--variant: {v.name} is given twice")
-        if v.scenarios and scenario not in v.scenarios:
-            where = " and ".join(v.scenarios)
-            raise AELError(f"--variant {v.name}: has no meaning for the {scenario} scenario "
-                           f"(it applies to {where})")
-        out.append(v)
-    return out
-
-
-class Variants:
-    """A session's variants, called at the hooks in the order they were given."""
-
-    def __init__(self, texts: list[str] | tuple[str, ...], scenario: str):
-        self.items = check_variants(texts, scenario)
-
-    def __bool__(self) -> bool:
-        return bool(self.items)
-
-    def get(self, name: str) -> Variant | None:
-        return next((v for v in self.items if v.name == name), None)
-
-    @property
-    def text(self) -> str:
-        return ",".join(v.text for v in self.items)
-
-    def check(self, session: "Session") -> None:
-        for v in self.items:
-            v.check(session)
-
-    def start(self, session: "Session") -> None:
-        for v in self.items:
-            v.start(session)
-
-    def agent_context(self, session: "Session", query: "Query", ctx: "AgentContext") -> None:
-        for v in self.items:
-            v.agent_context(session, query, ctx)
-
-    def credit(self, session: "Session", query: "Query", outcome: "Outcome", ctx: "AgentContext") -> float:
-        reward = outcome.reward
-        for v in self.items:
-            reward = float(v.credit(session, query, outcome, ctx, reward))
-            if not 0.0 <= reward <= 1.0:
-                raise AELError(f"variant {v.name}: credited a reward of {reward}, outside [0, 1]")
-        return reward
-
-    def learn(self, session: "Session", query: "Query", outcome: "Outcome", ctx: "AgentContext") -> None:
-        for v in self.items:
-            v.learn(session, query, outcome, ctx)
-
-    def reflected(self, session: "Session", reflection: "Reflection") -> "Reflection | None":
-        for v in self.items:
-            if reflection is None:
-                break
-            reflection = v.reflected(session, reflection)
-        return reflection
-
-    def state_dict(self) -> dict[str, dict[str, Any]]:
-        return {v.name: s for v in self.items if (s := v.state_dict())}
-
-    def load_state_dict(self, state: dict[str, dict[str, Any]] | None) -> None:
-        state = state or {}
-        unknown = set(state) - {v.name for v in self.items}
-        if unknown:
-            raise AELError(f"variants: state for {sorted(unknown)[0]!r}, which this session does not run")
-        for v in self.items:
-            v.load_state_dict(state.get(v.name) or {})

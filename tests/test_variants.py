@@ -11,7 +11,7 @@ from ael_tui.cli import main
 from engine.errors import AELError
 from engine.persistence import load_session, save_session
 from engine.session import Session, SessionConfig
-from engine.variants import check_variants, parse_variant, split_variants
+from engine.variant_set import check_variants, parse_variant, split_variants
 from scenarios import make_scenario
 
 
@@ -49,6 +49,11 @@ def test_a_variant_is_refused_where_it_has_no_meaning_and_when_given_twice():
 @pytest.mark.parametrize("argv, words", [
     (["run", "support", "--variant", "no-tools"], "no meaning for the support scenario"),
     (["run", "portfolio", "--variant", "bogus"], "unknown variant 'bogus'"),
+    (["run", "portfolio", "--variant", "per-tool(k=0)"], "variant per-tool: k: 0 is outside 1..100"),
+    (["run", "portfolio", "--variant", "cold-start=bogus"], "variant cold-start: source: 'bogus' is not one of"),
+    (["run", "portfolio", "--variant", "no-tools("], "unbalanced parentheses"),
+    (["run", "portfolio", "--variant", ","], "give at least one variant"),
+    (["run", "portfolio", "--variant", "planners,planners(alpha=2)"], "planners is given twice"),
 ])
 def test_the_cli_refuses_a_bad_variant_in_one_line(capsys, argv, words):
     assert main(argv) == 2
@@ -287,3 +292,44 @@ def test_run_labels_a_variant_row_and_a_resumed_session_keeps_its_variants(tmp_p
                  str(save), "--quiet"]) == 0
     assert main(["run", "portfolio", "--resume", str(save), "--variant", "planners", "--quiet"]) == 2
     assert "--variant: a resumed session keeps the settings" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("until", [0, 31])
+def test_rolling_back_a_failed_step_restores_the_variants_too(until):
+    """A model call failing under the raise policy undoes the episode: the variants' state
+    (cold start at episode 0, LinUCB, per-tool posteriors) is part of what comes back."""
+    variants = ["cold-start", "planners", "per-tool"]
+    s = portfolio(variants, selector="ts+reflection", episodes=60)
+    s.run(until=until)
+    before = json.dumps(run_state(s), sort_keys=True)
+    cp = s._checkpoint()
+    s.step(), s.step()
+    assert json.dumps(run_state(s), sort_keys=True) != before
+    s._rollback(cp)
+    assert json.dumps(run_state(s), sort_keys=True) == before
+    s.run()
+    straight = portfolio(variants, selector="ts+reflection", episodes=60)
+    straight.run()
+    assert run_state(s) == run_state(straight)
+
+
+def test_a_model_agent_sees_what_the_variants_show():
+    from types import SimpleNamespace
+
+    from engine.variants import AgentView
+    from scenarios.portfolio.llm_allocator import prompt_context
+    from scenarios.portfolio.prompt import build_prompt
+
+    s = portfolio()
+    s.run(until=20)
+
+    def prompt(view: AgentView) -> str:
+        return build_prompt(prompt_context(s.scenario, 20, SimpleNamespace(insight=None, view=view), [], []))
+
+    plain = prompt(AgentView())
+    assert "## Market Signals" in plain and "momentum(" in plain and "## Selected Strategy" not in plain
+    assert "## Market Signals" not in prompt(AgentView(tools=()))
+    narrowed = prompt(AgentView(tools=("compute_technicals",), planner="cot_reasoning", notes=["When bearish, cut."]))
+    assert "## Selected Strategy: cot_reasoning" in narrowed and "When bearish, cut." in narrowed
+    signals = narrowed.split("## Market Signals")[1].split("##")[0]
+    assert "technicals(" in signals and "momentum(" not in signals

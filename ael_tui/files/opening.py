@@ -82,7 +82,7 @@ class NewSession:
             if "cadence" in self.reflector_options:  # as `ael-lab run`: the slow window is the cadence
                 extra["slow_window"] = self.reflector_options["cadence"]
         if self.variants:
-            from engine.variants import check_variants
+            from engine.variant_set import check_variants
 
             extra["variants"] = [v.text for v in check_variants(self.variants, self.scenario)]
         return SessionConfig(scenario=self.scenario, seed=self.seed, selector=self.selector,
