@@ -53,7 +53,7 @@ class Credit(Variant):
     options = (OptionSpec("mode", str, "fcc", "how the outcome is shared: uniform, fcc or llm-fcc",
                           choices=tuple(Choice(m, m) for m in MODES)),)
     scenarios = ("portfolio",)
-    help = ("credit: the retrieval-policy bandit is credited with memory's share of each bar, not the whole "
+    help = ("The retrieval-policy bandit is credited with memory's share of each bar, not the whole "
             "outcome. uniform gives each of planner, tools and memory a third; fcc combines each module's own "
             "evidence (0.2), what replacing it by its baseline costs (0.3) and its exact Shapley value over the 8 "
             "coalitions (0.5), all replayed by the deterministic allocator (baselines: the sequential planner, "

@@ -66,7 +66,7 @@ class TaskProcedural(Variant):
     options = (OptionSpec("match", str, "task", "task: only matching rules; global: every rule everywhere "
                           "(the comparison arm)", choices=tuple(Choice(m, m) for m in MATCHES)),)
     scenarios = ("portfolio",)
-    help = ("task-procedural: a procedural rule carries its task, regime label and sector and reaches the agent "
+    help = ("A procedural rule carries its task, regime label and sector and reaches the agent "
             "only when all three match: the same task, the label it sees now, a sector it was positioned in last "
             "bar. task-procedural=global gives every rule to every bar instead: run both for the paired "
             "comparison. The default portfolio matches the label only.")

@@ -69,7 +69,7 @@ class ShuffledReflection(Variant):
     options = (OptionSpec("seed", int, 0, "which derangement (with the session's seed)", minimum=0),)
     # the only world whose agent reads the injected insight (support's and news's act on new arms only)
     scenarios = ("portfolio",)
-    help = ("shuffled-reflection: the faithfulness test. A first pass runs the same session without it and keeps "
+    help = ("The faithfulness test. A first pass runs the same session without it and keeps "
             "every insight; in the run itself, when a reflection carries an insight, the agent gets instead the "
             "insight (label, confidence, evidence) of another window, chosen by a seeded derangement. When and "
             "whether an insight is injected is unchanged, so a drop against the plain run measures what the "

@@ -64,7 +64,7 @@ class Skills(Variant):
     options = (OptionSpec("strength", float, 6.0, "pseudo-calls a skill adds to a tool's reliability prior",
                           minimum=0.0, maximum=1000.0),)
     scenarios = ("portfolio",)
-    help = ("skills: at each slow window, a playbook is distilled from the successful bars (which tools were "
+    help = ("At each slow window a playbook is distilled from the successful bars (which tools were "
             "right under the regime label the agent saw) and a tool that kept missing (hit rate < 0.4 for 3 "
             "windows) gets its reversal as a tool skill. A matching skill that passes its gate (< 10 uses or "
             "success > 0.45) shifts the agent's tool reliability priors and is shown to a model as a note; one "
