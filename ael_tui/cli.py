@@ -6,6 +6,7 @@
     ael-lab run SCENARIO [flags]     batch runs, sweeps, benchmarks
     ael-lab export-stream SCENARIO   write a scenario's stream as JSONL
     ael-lab serve [--port 8000]      the lab in web browsers, one per visitor (a class)
+    ael-lab replay SAVE [SAVE ...]   the paper's bandit replay on saved runs
 
 Every error a user can cause is one line on stderr and exit code 2; no file
 is written unless the run succeeded (saves and JSON are atomic).
@@ -102,8 +103,10 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--seed", type=types.seed, default=42)
 
     from .serve.command import add_parser as add_serve
+    from .replay_command import add_parser as add_replay
 
     add_serve(sub)
+    add_replay(sub)
     return p
 
 
@@ -117,6 +120,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from ael_tui.runner import run_command
 
             code = run_command(args)
+        elif args.command == "replay":
+            from ael_tui.replay_command import replay_command
+
+            code = replay_command(args)
         elif args.command == "export-stream":
             code = export_stream(args)
         elif args.command == "serve":

@@ -105,6 +105,18 @@ VARIANT_PANELS = [
      "tickers learned after each bar it fed the agent; every episode one draw per tool ('last') and the K highest "
      "among those with a reading at the bar feed the agent (● marks them). With cold-start: each tool's 1-5 rating and the right/wrong pseudo-calls it "
      "put in the agent's reliability prior before episode 0."),
+    ("Skills",
+     "With --variant skills: every playbook (distilled after a slow window from its successful bars: which tools "
+     "were right under the regime label the agent saw) and tool skill (the reversal of a tool that missed for 3 "
+     "windows), how often it shaped the agent's tool priors, and the share of those bars that scored above 0. The "
+     "highlighted ones shaped the last episode; (gated) ones wait out their poor record (10 uses, success <= 0.45); "
+     "20 uses under 0.6 prunes a skill (the caption lists the last pruned)."),
+    ("Credit per module",
+     "With --variant credit: the last credited bar's share of the outcome per module. uniform: a third each. fcc: "
+     "the module's own evidence (struct), what replacing it by its baseline cost (counter) and its exact Shapley "
+     "value over the 8 coalitions, whose outcome scores v(S) the caption lists, combined 0.2/0.3/0.5 into g. "
+     "llm-fcc: 0.2 evidence + 0.8 the model's credit (offline: the Shapley value rounded to 0.05). The bandit "
+     "learns (1 + g memory)/2; 'mean g' is each module's average so far."),
 ]
 
 

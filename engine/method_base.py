@@ -32,6 +32,7 @@ class Method:
     argument: ClassVar[str] = ""        # e.g. "POLICY": the method needs `NAME:POLICY`
     reflects: ClassVar[bool] = True     # may run with `+reflection`
     hindsight: ClassVar[bool] = False   # chooses from the scenario's best arm of each episode (`oracle_arm`)
+    injects_arms: ClassVar[bool] = True  # with reflection: may a proposed policy become a new arm?
 
     def __init__(self, argument: str | None = None, reflection: bool = False, **options: Any):
         self.arg = argument

@@ -60,10 +60,12 @@ class RR(Method):
 @register_method
 class Fixed(Method):
     name = "fixed"
-    summary = "one policy every episode"
+    summary = ("one policy every episode; with +reflection the insights are applied and no arm is injected "
+               "(the paper's single fixed policy with reflection)")
     selector_class = FixedPolicy
     argument = "POLICY"
-    reflects = False
+    # the bandit is bypassed, so a proposed arm could never play: reflection here is insights only
+    injects_arms = False
 
     def make_selector(self, arms: list[str], prior: tuple[float, float]) -> Selector:
         sel = super().make_selector(arms, prior)

@@ -280,7 +280,7 @@ class Session(Decisions):
             self.variants.learn(self, query, outcome, ctx)
         if not self.memory.frozen:
             self.memory.mark_used(hits, outcome.reward >= 0.5)
-            for rule in rules:
+            for rule in ctx.rules:  # the rules the agent was given (a variant may have changed them)
                 held = scenario.rule_held(rule, query, outcome)
                 if held is not None:
                     gone = self.memory.record_rule_use(rule.id, held)
@@ -373,6 +373,12 @@ class Session(Decisions):
             payload = {"insight": refl.insight, "regime_label": refl.regime_label,
                        "confidence": refl.confidence}
             self._propose("insight", payload, index, refl.diagnosis, refl.evidence, out)
+        if refl.policy is not None and not self.method.injects_arms:
+            p = self._new_proposal("arm", refl.policy, index, refl.rationale, refl.evidence)
+            p.status = "rejected"
+            self.queue.record(p, "drop", "engine", None, f"{self.method.name} plays one policy: no arm is "
+                              "injected, only insights are applied", t)
+            return
         if refl.policy is not None:
             try:
                 spec = PolicySpec.from_dict(refl.policy, set(self.pool))

@@ -756,3 +756,81 @@ VARIANT_STATES: dict[str, type[BaseModel]] = {
     "planners": PlannersState,
     "cold-start": ColdStartState,
 }
+
+
+class ShuffledPayload(Strict):
+    episode: Count
+    insight: Text
+    regime_label: Text = ""
+    confidence: Unit = 0.0
+    evidence: dict[str, Any] = {}
+
+
+class ShuffledReflectionState(Strict):
+    """shuffled-reflection: the first pass's insights and the derangement that swaps them."""
+    payloads: Annotated[list[ShuffledPayload], Items]
+    order: Annotated[list[Count], Items] = []
+    swapped: Count = 0
+
+    @model_validator(mode="after")
+    def _a_derangement(self) -> "ShuffledReflectionState":
+        n = len(self.payloads)
+        if self.order and (sorted(self.order) != list(range(n)) or any(i == j for i, j in enumerate(self.order))):
+            raise ValueError(f"order: must be a derangement of the {n} insights (a permutation without fixed points)")
+        return self
+
+
+Credit1 = Annotated[float, Field(ge=-1.0, le=1.0)]
+CreditModule = Literal["planner", "tools", "memory"]
+
+
+class CreditState(Strict):
+    """credit: the last bar's parts per module, the coalition values, running sums."""
+    n: Count
+    sums: dict[CreditModule, Annotated[float, Field(ge=-2**53, le=2**53)]]
+    last: dict[CreditModule, dict[Literal["structural", "counterfactual", "shapley", "model", "combined"], Credit1]]
+    last_values: Annotated[dict[Name, Credit1], Field(max_length=8)] = {}
+    last_episode: Annotated[int, Field(ge=-1, le=2**53)] = -1
+    source: Name | Literal[""] = ""
+    fallbacks: Count = 0
+
+
+class Skill(Strict):
+    kind: Literal["playbook", "tool"]
+    key: Name
+    label: Name
+    trust: Annotated[list[Name], Field(max_length=100)] = []
+    shrink: Annotated[list[Name], Field(max_length=100)] = []
+    text: Text
+    created_at: Count
+    refreshed_at: Count
+    uses: Count = 0
+    successes: Count = 0
+
+    @model_validator(mode="after")
+    def _successes_are_uses(self) -> "Skill":
+        if self.successes > self.uses:
+            raise ValueError(f"successes ({self.successes}) exceed uses ({self.uses})")
+        return self
+
+
+class PrunedSkill(Strict):
+    key: Name
+    episode: Count
+    uses: Count
+    successes: Count
+
+
+class SkillsState(Strict):
+    """skills: the playbooks and tool skills, the tools' miss streaks, the last ones used, the pruned."""
+    skills: Annotated[list[Skill], Field(max_length=30)] = []
+    streaks: Annotated[dict[Name, Count], Field(max_length=100)] = {}
+    applied: Annotated[list[Name], Field(max_length=30)] = []
+    pruned: Annotated[list[PrunedSkill], Field(max_length=15)] = []
+
+
+VARIANT_STATES.update({
+    "skills": SkillsState,
+    "shuffled-reflection": ShuffledReflectionState,
+    "credit": CreditState,
+})

@@ -25,7 +25,11 @@ def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
     counts as importing `pkg.sub` when that is a module (a submodule naming its own
     package that way is no cycle), else as importing `pkg`."""
     out = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    type_only = _type_only(tree)
+    for node in ast.walk(tree):
+        if node in type_only:
+            continue
         if isinstance(node, ast.Import):
             targets = [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -43,6 +47,13 @@ def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
             continue
         out.update(t for t in targets if t in modules and t != name)
     return out
+
+
+def _type_only(tree: ast.Module) -> set[ast.AST]:
+    """What sits under `if TYPE_CHECKING:`: imports for annotations, never run, so no cycle."""
+    return {inner for node in ast.walk(tree)
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+            for stmt in node.body for inner in ast.walk(stmt)}
 
 
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -95,6 +106,10 @@ def test_the_cycle_finder_sees_an_import_made_inside_a_function(tmp_path):
     (tmp_path / "pkg").mkdir()
     late = tmp_path / "pkg" / "a.py"
     late.write_text("def f():\n    from .b import helper\n    return helper\n")
-    modules = {"pkg": tmp_path / "pkg" / "__init__.py", "pkg.a": late, "pkg.b": tmp_path / "pkg" / "b.py"}
+    modules = {"pkg": tmp_path / "pkg" / "__init__.py", "pkg.a": late, "pkg.b": tmp_path / "pkg" / "b.py",
+               "pkg.c": tmp_path / "pkg" / "c.py"}
     assert _imports("pkg.a", late, modules) == {"pkg.b"}
+    typed = tmp_path / "pkg" / "c.py"
+    typed.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .a import f\n")
+    assert _imports("pkg.c", typed, modules) == set()  # annotations only: never imported at run time
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]

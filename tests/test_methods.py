@@ -37,8 +37,6 @@ def test_method_options_are_typed_and_checked():
         parse_method("egreedy(colour=red)")
     with pytest.raises(AELError, match="takes no argument"):
         parse_method("ts:none")
-    with pytest.raises(AELError, match="cannot run with reflection"):
-        parse_method("fixed:none+reflection")
 
 
 def test_an_unknown_method_lists_the_registered_ones():

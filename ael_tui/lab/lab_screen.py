@@ -43,6 +43,8 @@ from ael_tui.lab.progress_chart import ProgressChart
 from ael_tui.lab.reflection_panel import ReflectionPanel
 from ael_tui.lab.status_bar import StatusBar
 from ael_tui.lab.variant_panels import PlannerPanel, ToolPanel
+from ael_tui.lab.learning_panels import CreditPanel, SkillsPanel
+from ael_tui.learning_readouts import credit_view, skills_view
 from ael_tui.variant_readouts import planner_view, tool_rows
 from ael_tui.decisions.approval import ApprovalScreen, BatchDecision, Decision, ProposalContext
 from ael_tui.decisions.code_review import CodeReviewScreen
@@ -117,6 +119,10 @@ class LabScreen(RunControls, Screen):
                     yield PlannerPanel(id="planners")
                 with VerticalScroll(id="tools-box", classes="panel"):
                     yield ToolPanel(id="tools")
+                with VerticalScroll(id="skills-box", classes="panel"):
+                    yield SkillsPanel(id="skills")
+                with VerticalScroll(id="credit-box", classes="panel"):
+                    yield CreditPanel(id="credit")
             with Horizontal(id="row-progress", classes="lab-row"):
                 yield ProgressChart(id="progress", classes="panel")
                 with VerticalScroll(id="reflection-box", classes="panel"):
@@ -129,7 +135,8 @@ class LabScreen(RunControls, Screen):
     def on_mount(self) -> None:
         titles = {"#posteriors-box": "Posteriors", "#density": "Beta densities", "#progress": "Progress",
                   "#reflection-box": "Reflection", "#memory": "Memory", "#log": "Episodes",
-                  "#planners-box": "Planners (LinUCB)", "#tools-box": "Tools"}
+                  "#planners-box": "Planners (LinUCB)", "#tools-box": "Tools",
+                  "#skills-box": "Skills", "#credit-box": "Credit per module"}
         for selector, title in titles.items():
             self.query_one(selector).border_title = title
         for widget in self.query("Input"):
@@ -153,9 +160,12 @@ class LabScreen(RunControls, Screen):
         """The variants' row, and in it the panels of the variants this session runs."""
         v = self.host.session.variants
         planners, tools = v.get("planners") is not None, bool(v.get("per-tool") or v.get("cold-start"))
-        self.set_class(planners or tools, "-variants")
+        skills, credit = v.get("skills") is not None, v.get("credit") is not None
+        self.set_class(planners or tools or skills or credit, "-variants")
         self.query_one("#planners-box").display = planners
         self.query_one("#tools-box").display = tools
+        self.query_one("#skills-box").display = skills
+        self.query_one("#credit-box").display = credit
 
     def _decision_waits(self) -> bool:
         """A proposal, or a quarantined code arm from a loaded file, waits for a person."""
@@ -250,6 +260,8 @@ class LabScreen(RunControls, Screen):
                 if self.has_class("-variants"):
                     self.query_one(PlannerPanel).show(planner_view(s))
                     self.query_one(ToolPanel).show(tool_rows(s))
+                    self.query_one(SkillsPanel).show(skills_view(s))
+                    self.query_one(CreditPanel).show(credit_view(s))
                 self._drawn = v
             plots = force or (v != self._plots_drawn and now - self._plots_at >= PLOT_EVERY)
             memory = force or (v != self._memory_drawn and now - self._memory_at >= MEMORY_EVERY)

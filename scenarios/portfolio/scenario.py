@@ -107,7 +107,8 @@ class PortfolioScenario(ScenarioBase):
 
     def allocation(self, spec: PolicySpec, t: int, memory: MemoryStore, insight: dict[str, Any] | None = None,
                    pooled: list[Hit] | None = None, rules: list[MemoryEntry] | None = None,
-                   quiet: bool = True, prior=None, view: AgentView | None = None) -> tuple[Allocation, list[list[Hit]]]:
+                   quiet: bool = True, prior=None, view: AgentView | None = None,
+                   held: np.ndarray | None = None) -> tuple[Allocation, list[list[Hit]]]:
         """What the agent allocates at bar t under `spec`, and the hits it read per ticker.
 
         `pooled`: the bar-level hits (the session's retrieval); retrieved here if None.
@@ -115,6 +116,8 @@ class PortfolioScenario(ScenarioBase):
         policy that sees the procedural tier. `quiet` reads without counting retrievals.
         `prior`: what a prior method shows (engine.prior.Shown), through its channel (prior.py).
         `view`: what the session's variants let the agent see (tools, priors, planner).
+        `held`: the weights held before the bar (default: the portfolio's now; credit
+        assignment replays a bar after it was played).
         """
         w = self.world
         regime = self.agent_regime(t)
@@ -132,12 +135,13 @@ class PortfolioScenario(ScenarioBase):
         advice = read_advice(insight, t, w.tools, self.config)
         if prior is not None:
             advice.tool_factor, advice.sector_tilt = prior_advice(prior, w.tools, w.sectors)
-        alloc = allocate(w.scores[t], w.sectors, w.tools, evidence, rules, advice, self.state.weights, self.config,
+        held = self.state.weights if held is None else held
+        alloc = allocate(w.scores[t], w.sectors, w.tools, evidence, rules, advice, held, self.config,
                          **view_arguments(view, w.tools))
         return alloc, per_ticker
 
-    def _net_return(self, weights: np.ndarray, t: int) -> float:
-        turnover = float(np.abs(weights - self.state.weights).sum())
+    def _net_return(self, weights: np.ndarray, t: int, held: np.ndarray | None = None) -> float:
+        turnover = float(np.abs(weights - (self.state.weights if held is None else held)).sum())
         return float(weights @ self.world.next_returns[t]) - turnover * self.cost_bps / 1e4
 
     def act(self, query: Query, ctx: AgentContext) -> Outcome:
@@ -231,6 +235,21 @@ class PortfolioScenario(ScenarioBase):
 
     def counter_planner(self, misled: list[str], have: list[str]) -> str | None:
         return planners.counter_rule(misled, have)
+
+    # ------------------------------------------------- variants: credit assignment
+    def holdings(self) -> np.ndarray:
+        """The ticker weights held now (before the next bar is played)."""
+        return self.state.weights.copy()
+
+    def ticker_sectors(self) -> tuple[str, ...]:
+        """The sector of each ticker, in `holdings` order."""
+        return tuple(self.world.sectors)
+
+    def credit_inputs(self, t: int, ctx: AgentContext, held: np.ndarray) -> dict[str, Any]:
+        """Bar t replayed over the 8 coalitions of planner, tools and memory (credit_replay.py)."""
+        from .credit_replay import credit_inputs
+
+        return credit_inputs(self, t, ctx, held)
 
     # ------------------------------------------------------ memory learning
     def episodic_entry(self, query: Query, outcome: Outcome, policy: str) -> list[tuple[str, dict, float]]:
