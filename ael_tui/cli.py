@@ -4,6 +4,7 @@
     ael-lab lab SCENARIO [--seed N]  open the lab on a new session
     ael-lab open FILE                open a saved session in the lab
     ael-lab run SCENARIO [flags]     batch runs, sweeps, benchmarks
+    ael-lab sweep SCENARIO --out DIR a grid on every core (or Dask) into a resumable store
     ael-lab export-stream SCENARIO   write a scenario's stream as JSONL
     ael-lab serve [--port 8000]      the lab in web browsers, one per visitor (a class)
 
@@ -99,8 +100,10 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--seed", type=types.seed, default=42)
 
     from .serve.command import add_parser as add_serve
+    from .sweep.flags import add_parser as add_sweep
 
     add_serve(sub)
+    add_sweep(sub, scenario_names, method_help())
     return p
 
 
@@ -114,6 +117,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from ael_tui.runner import run_command
 
             code = run_command(args)
+        elif args.command == "sweep":
+            from ael_tui.sweep.command import sweep_command
+
+            code = sweep_command(args)
         elif args.command == "export-stream":
             code = export_stream(args)
         elif args.command == "serve":
