@@ -44,7 +44,7 @@ def test_a_killed_sweep_resumes_with_only_the_missing_runs(tmp_path):
     kept = db.execute("SELECT count(*) FROM runs").fetchone()[0]
     # every stored run is whole: all of its episodes are in the rewards table
     short = db.execute("SELECT count(*) FROM runs r WHERE r.episodes != "
-                       "(SELECT count(*) FROM rewards w WHERE w.hash = r.hash)").fetchone()[0]
+                       "(SELECT count(*) FROM rewards w WHERE w.run = r.id)").fetchone()[0]
     db.close()
     assert 0 < kept < 300 and short == 0
 

@@ -63,10 +63,10 @@ def run_grid(store: Store, tasks: list, args: argparse.Namespace, client=None) -
         h = config_hash(task)
         if h not in seen:
             seen.add(h)
-            todo.append((position, task))
+            todo.append((position, task, h))
     store.set_info("last_grid", {"runs": len(tasks), "argv": sys.argv[1:]})
-    offline = [(p, t) for p, t in todo if not t.config.llm]
-    backed = [(p, t) for p, t in todo if t.config.llm]
+    offline = [item for item in todo if not item[1].config.llm]
+    backed = [item for item in todo if item[1].config.llm]
     cores = args.workers or default_workers()
     llm_slots = args.llm_concurrency or LLM_SLOTS_PER_CORE * default_workers()
     if backed and backed[0][1].config.llm.get("record"):
@@ -78,14 +78,14 @@ def run_grid(store: Store, tasks: list, args: argparse.Namespace, client=None) -
                 continue
 
             def on_result(i: int, out: dict, batch=batch) -> None:
-                position, task = batch[i]
-                store.record(position, task, out)
+                position, task, h = batch[i]
+                store.record(position, task, out, h)
                 tally.finished(out)
                 update()
 
             tally.slots = dask_slots(client) if client else slots
             if client is not None:
-                run_dask(client, [t for _, t in batch], on_result)
+                run_dask(client, [t for _, t, _ in batch], on_result)
             else:
-                run_local([t for _, t in batch], slots, on_result)
+                run_local([t for _, t, _ in batch], slots, on_result)
     return tally.failed, len(todo), len(tasks) - len(todo)

@@ -80,7 +80,7 @@ def table(store: Store):
     """One row per run: the runs table's columns, the settings, and every metric."""
     import pandas as pd
 
-    metrics = pd.read_sql("SELECT hash, name, value FROM metrics", store.db)
+    metrics = pd.read_sql("SELECT r.hash, m.name, m.value FROM metrics m JOIN runs r ON r.id = m.run", store.db)
     wide = metrics.pivot(index="hash", columns="name", values="value") if len(metrics) else pd.DataFrame()
     rows = []
     for row in store.runs():

@@ -7,14 +7,17 @@ Tables (query them with `sqlite3` or `pandas.read_sql`):
            columns, the whole result as `run --json` has it (JSON), timings and
            LLM usage.
   metrics  every numeric value of a result, one row each, by dotted name
-           ("overall", "regimes.R3", "phases.test.sharpe").
-  rewards  the per-episode rewards of every run (episode, reward, regime, phase, policy).
+           ("overall", "regimes.R3", "phases.test.sharpe"); `run` is runs.id.
+  rewards  the per-episode rewards of every run (run = runs.id, episode, reward, regime,
+           phase, policy).
   sweep    what the sweep was (key/value: format version, the grid).
 
-Written only by the process that drives the sweep, one transaction per run, in
-WAL mode: a sweep killed at any instant leaves every finished run whole and no
-half-written one (SQLite's journal guarantees it), so the next sweep over the
-same folder resumes where it stopped. A finished run is found by its
+Written only by the process that drives the sweep, in WAL mode, whole runs at a
+time: the runs that finish within COMMIT_EVERY_S share one transaction (a
+commit per run would cost more than a synthetic run). A sweep killed at any
+instant leaves every committed run whole and no half-written one (SQLite's
+journal guarantees it), so the next sweep over the same folder resumes where it
+stopped, losing at most the last COMMIT_EVERY_S of results. A finished run is found by its
 configuration hash; a failed run is tried again by the next sweep.
 """
 
@@ -23,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+import time
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
@@ -32,11 +36,12 @@ from ael_tui.batch import RunTask
 
 STORE_NAME = "sweep.sqlite"
 FORMAT = 1
+COMMIT_EVERY_S = 0.5
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS sweep (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS runs (
-    hash TEXT PRIMARY KEY, position INTEGER NOT NULL, scenario TEXT NOT NULL, selector TEXT NOT NULL,
+    id INTEGER PRIMARY KEY, hash TEXT NOT NULL UNIQUE, position INTEGER NOT NULL, scenario TEXT NOT NULL, selector TEXT NOT NULL,
     seed INTEGER NOT NULL, config TEXT NOT NULL, until INTEGER,
     status TEXT NOT NULL CHECK (status IN ('ok', 'failed')), error TEXT,
     overall REAL, sharpe REAL, episodes INTEGER, reflections INTEGER, first_injection INTEGER,
@@ -45,15 +50,14 @@ CREATE TABLE IF NOT EXISTS runs (
     llm_calls INTEGER, llm_input_tokens INTEGER, llm_output_tokens INTEGER, llm_cost_usd REAL
 );
 CREATE TABLE IF NOT EXISTS metrics (
-    hash TEXT NOT NULL REFERENCES runs(hash) ON DELETE CASCADE, name TEXT NOT NULL, value REAL,
-    PRIMARY KEY (hash, name)
-);
+    run INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, name TEXT NOT NULL, value REAL,
+    PRIMARY KEY (run, name)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS rewards (
-    hash TEXT NOT NULL REFERENCES runs(hash) ON DELETE CASCADE, episode INTEGER NOT NULL, reward REAL,
+    run INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, episode INTEGER NOT NULL, reward REAL,
     regime INTEGER, phase TEXT, policy TEXT,
-    PRIMARY KEY (hash, episode)
-);
-CREATE INDEX IF NOT EXISTS runs_by_cell ON runs (scenario, selector, seed);
+    PRIMARY KEY (run, episode)
+) WITHOUT ROWID;
 """
 
 
@@ -101,8 +105,14 @@ class Store:
                 self.db.execute("INSERT INTO sweep VALUES ('format', ?)", (str(FORMAT),))
         elif found[0] != str(FORMAT):
             raise AELError(f"{self.path}: sweep store format {found[0]}, this version reads format {FORMAT}")
+        self._committed = time.monotonic()
+
+    def commit(self) -> None:
+        self.db.commit()
+        self._committed = time.monotonic()
 
     def close(self) -> None:
+        self.commit()  # the runs recorded since the last commit
         self.db.close()
 
     def __enter__(self) -> "Store":
@@ -119,9 +129,10 @@ class Store:
         with self.db:
             self.db.execute("INSERT OR REPLACE INTO sweep VALUES (?, ?)", (key, json.dumps(value)))
 
-    def record(self, position: int, task: RunTask, out: dict[str, Any]) -> None:
-        """One run's outcome, in one transaction (all its rows or none)."""
-        h = config_hash(task)
+    def record(self, position: int, task: RunTask, out: dict[str, Any], h: str | None = None) -> None:
+        """One run's outcome (`h`: its config hash, when known), committed with the runs
+        around it: all of its rows or none."""
+        h = h or config_hash(task)
         c = task.config
         result = out.get("result")
         llm = (result or {}).get("llm", {})
@@ -140,16 +151,21 @@ class Store:
             "llm_calls": llm.get("calls"), "llm_input_tokens": llm.get("input_tokens"),
             "llm_output_tokens": llm.get("output_tokens"), "llm_cost_usd": llm.get("cost_usd"),
         }
-        with self.db:  # one transaction: a kill between these statements leaves none of them
+        try:  # inside the open transaction: a kill before its commit leaves none of these rows
             self.db.execute("DELETE FROM runs WHERE hash = ?", (h,))  # a failed try, replaced (cascades)
-            self.db.execute(f"INSERT INTO runs ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
-                            tuple(row.values()))
+            run = self.db.execute(f"INSERT INTO runs ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
+                                  tuple(row.values())).lastrowid
             if result is not None:
                 self.db.executemany("INSERT INTO metrics VALUES (?, ?, ?)",
-                                    [(h, name, value) for name, value in numeric_leaves(result)
+                                    [(run, name, value) for name, value in numeric_leaves(result)
                                      if not name.startswith("llm.")])
             self.db.executemany("INSERT INTO rewards VALUES (?, ?, ?, ?, ?, ?)",
-                                [(h, *r) for r in out.get("rewards", ())])
+                                [(run, *r) for r in out.get("rewards", ())])
+        except BaseException:
+            self.db.rollback()  # this run's rows and the uncommitted ones before it: all run again
+            raise
+        if time.monotonic() - self._committed >= COMMIT_EVERY_S:
+            self.commit()
 
     def runs(self, hashes: Iterable[str] | None = None) -> list[dict[str, Any]]:
         """Every run (or those of `hashes`), in grid order, as dicts of the runs table
