@@ -5,6 +5,7 @@
     ael-lab open FILE                open a saved session in the lab
     ael-lab run SCENARIO [flags]     batch runs, sweeps, benchmarks
     ael-lab sweep SCENARIO --out DIR a grid on every core (or Dask) into a resumable store
+    ael-lab reproduce [TABLE...]     run the paper's tables and write a report beside its numbers
     ael-lab export-stream SCENARIO   write a scenario's stream as JSONL
     ael-lab serve [--port 8000]      the lab in web browsers, one per visitor (a class)
 
@@ -100,10 +101,12 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--seed", type=types.seed, default=42)
 
     from .serve.command import add_parser as add_serve
+    from .reproduce.command import add_parser as add_reproduce
     from .sweep.flags import add_parser as add_sweep
 
     add_serve(sub)
     add_sweep(sub, scenario_names, method_help())
+    add_reproduce(sub)
     return p
 
 
@@ -121,6 +124,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from ael_tui.sweep.command import sweep_command
 
             code = sweep_command(args)
+        elif args.command == "reproduce":
+            from ael_tui.reproduce.command import reproduce_command
+
+            code = reproduce_command(args)
         elif args.command == "export-stream":
             code = export_stream(args)
         elif args.command == "serve":

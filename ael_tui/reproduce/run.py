@@ -1,0 +1,114 @@
+"""The runs behind the chosen tables, through the sweep machinery (one store, resumable),
+and each row's outcome."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from typing import Any
+
+from ael_tui.batch import RunTask, task_of
+from ael_tui.sweep.command import run_grid
+from ael_tui.sweep.grid import AXES, Grid
+from ael_tui.sweep.store import Store, config_hash
+
+from .command import row_missing
+from .evaluate import NOT_HERE, Outcome, outcome
+from .model import PaperTable, Row
+from .tables import DFULL
+
+
+def _llm(table: PaperTable, args: argparse.Namespace) -> dict[str, Any]:
+    from ael_tui.llm_flags import llm_config
+    from scenarios import spec_of
+
+    if args.agent == "offline" and args.reflector == "offline":
+        return {}
+    if not spec_of(table.scenario).uses_llm:
+        return {}
+    return llm_config(argparse.Namespace(**{**vars(args), "scenario": table.scenario}))
+
+
+def _options(table: PaperTable, args: argparse.Namespace) -> tuple[dict[str, Any], str | None]:
+    """The table's scenario options, and why its data is not here (or None)."""
+    options = dict(table.options)
+    if options.get("data") == DFULL:
+        options["data"] = args.dfull or DFULL
+        if not os.path.isdir(options["data"]):
+            return options, (f"the paper's D-full data is not at {options['data']} "
+                             "(pass --dfull DIR; the README's portfolio section says where it comes from)")
+    return options, None
+
+
+def row_tasks(table: PaperTable, row: Row, options: dict[str, Any], llm: dict[str, Any]) -> list[RunTask]:
+    setting = dict(row.setting)
+    axes = {axis: [setting[axis]] for axis in AXES if axis in setting}
+    grid = Grid([table.scenario], row.selector, list(table.seeds), axes,
+                {k: [v] for k, v in {**options, **setting.get("options", {})}.items()},
+                {"warmup": setting.get("warmup")}, llm if row.llm else {})
+    tasks = grid.tasks()
+    if "variant" in setting:  # a build whose sessions take variants (issue 16)
+        from dataclasses import replace
+
+        tasks = [task_of(replace(t.config, variants=[setting["variant"]]), t.until) for t in tasks]
+    return tasks
+
+
+def run_tables(tables: list[PaperTable], args: argparse.Namespace) -> tuple[dict[str, list[Outcome]], str]:
+    """Every row's outcome, by table key; and the store's path."""
+    plans: dict[str, list[tuple[Row, str | None, list[RunTask]]]] = {}
+    for table in tables:
+        if table.reason:
+            plans[table.key] = []
+            continue
+        options, absent = _options(table, args)
+        llm = _llm(table, args)
+        plans[table.key] = []
+        for row in table.rows:
+            missing = absent or row_missing(table, row)
+            plans[table.key].append((row, missing, [] if missing else row_tasks(table, row, options, llm)))
+    sweep_args = argparse.Namespace(workers=args.workers, llm_concurrency=args.llm_concurrency, quiet=args.quiet)
+    with Store(args.out) as store:
+        from engine.atomic import writer_lock
+
+        with writer_lock(store.path):
+            failed_groups = _probe(store, plans, sweep_args)
+            everything = {config_hash(t): t for rows in plans.values() for _, missing, tasks in rows
+                          if not missing for t in tasks if _group(t) not in failed_groups}
+            run_grid(store, list(everything.values()), sweep_args)
+        stored = {r["hash"]: r for r in store.runs()}
+    outcomes = {}
+    llm_on = args.agent != "offline" or args.reflector != "offline"
+    for table in tables:
+        outcomes[table.key] = []
+        for row, missing, tasks in plans[table.key]:
+            runs = [stored[h] for h in map(config_hash, tasks) if h in stored]
+            if tasks and _group(tasks[0]) in failed_groups:
+                outcomes[table.key].append(Outcome(row, NOT_HERE, failed_groups[_group(tasks[0])]))
+                continue
+            results = [r["result"] for r in runs if r["status"] == "ok"]
+            errors = [r["error"] for r in runs if r["status"] == "failed"]
+            outcomes[table.key].append(outcome(table, row, missing, results, errors, llm_on))
+    return outcomes, str(store.path)
+
+
+def _group(task: RunTask) -> str:
+    """Runs that need the same data: one scenario with one set of options."""
+    return json.dumps([task.config.scenario, task.config.scenario_options], sort_keys=True, default=str)
+
+
+def _probe(store: Store, plans, sweep_args) -> dict[str, str]:
+    """One run of each data group first: a group whose data is missing (a corpus that cannot be
+    downloaded here) fails once, not once per run. Returns group -> its error."""
+    firsts: dict[str, RunTask] = {}
+    for rows in plans.values():
+        for _, missing, tasks in rows:
+            if not missing and tasks:
+                firsts.setdefault(_group(tasks[0]), tasks[0])
+    if not firsts:
+        return {}
+    run_grid(store, list(firsts.values()), sweep_args)
+    errors = {r["hash"]: r["error"] for r in store.runs() if r["status"] == "failed"}
+    return {g: errors[config_hash(t)].split("\n")[0] for g, t in firsts.items() if config_hash(t) in errors}
+
