@@ -40,6 +40,10 @@ def reproduce_command(args: argparse.Namespace) -> int:
     report = Path(args.report or os.path.join(args.out, "report.md"))
     from engine.atomic import check_target
 
+    try:
+        report.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise AELError(f"--report: cannot create {report.parent}: {err.strerror or err}") from None
     check_target(report)  # before any run: a report that cannot be written must not cost the sweeps
     started = time.monotonic()
     from .run import run_tables

@@ -60,9 +60,12 @@ def outcome(table: PaperTable, row: Row, missing: str | None, results: list[dict
         misses.append(f"{metric} {ours - paper:+.3f} (tolerance ±{tol:g})")
     if errors:
         misses.append(f"{len(errors)} of its runs failed: {errors[0].splitlines()[0]}")
+    note = row.note[:1].upper() + row.note[1:]
     if misses:
         out.status = DIFFERS
-        out.why = "; ".join(misses) + f". {row.note or 'See ' + table.evidence}"
+        out.why = "; ".join(misses) + f". {note or 'See ' + table.evidence}"
+    else:
+        out.why = note  # e.g. where the paper gives a range
     return out
 
 

@@ -21,7 +21,9 @@ RULE = ("A metric is reproduced when |ours − paper| is within the table's tole
 
 
 def _num(v: float | None, digits: int = 3) -> str:
-    return "–" if v is None else f"{v:.{digits}f}"
+    if v is None:
+        return "–"
+    return f"{v:.0f}" if abs(v) >= 100 else f"{v:.{digits}f}"  # episodes are whole numbers
 
 
 def _p(v: float | None) -> str:
@@ -30,10 +32,11 @@ def _p(v: float | None) -> str:
 
 def _cell(paper: float | None, ours: float | None, sd: float | None) -> str:
     text = f"{_num(paper)} → {_num(ours)}"
+    whole = max(abs(paper or 0), abs(ours or 0)) >= 100  # an episode number: no decimals
     if sd is not None:
-        text += f" ±{sd:.3f}"
+        text += f" ±{sd:.0f}" if whole else f" ±{sd:.3f}"
     if paper is not None and ours is not None:
-        text += f" ({ours - paper:+.3f})"
+        text += f" ({ours - paper:+.0f})" if whole else f" ({ours - paper:+.3f})"
     return text
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+from pathlib import Path
 from typing import Any
 
 from ael_tui.batch import RunTask, task_of
@@ -34,11 +35,22 @@ def _options(table: PaperTable, args: argparse.Namespace) -> tuple[dict[str, Any
     """The table's scenario options, and why its data is not here (or None)."""
     options = dict(table.options)
     if options.get("data") == DFULL:
-        options["data"] = args.dfull or DFULL
+        options["data"] = args.dfull or _find_dfull()
         if not os.path.isdir(options["data"]):
             return options, (f"the paper's D-full data is not at {options['data']} "
                              "(pass --dfull DIR; the README's portfolio section says where it comes from)")
     return options, None
+
+
+def _find_dfull() -> str:
+    """../shared/data/dfull from here, else from the nearest folder above that has it (a
+    worktree sits deeper than the main clone), else the default as given."""
+    here = Path.cwd().resolve()
+    for folder in (here.parent, *here.parents):
+        candidate = folder / "shared" / "data" / "dfull"
+        if candidate.is_dir():
+            return os.path.relpath(candidate)
+    return DFULL
 
 
 def row_tasks(table: PaperTable, row: Row, options: dict[str, Any], llm: dict[str, Any]) -> list[RunTask]:
@@ -57,7 +69,8 @@ def row_tasks(table: PaperTable, row: Row, options: dict[str, Any], llm: dict[st
 
 def run_tables(tables: list[PaperTable], args: argparse.Namespace) -> tuple[dict[str, list[Outcome]], str]:
     """Every row's outcome, by table key; and the store's path."""
-    plans: dict[str, list[tuple[Row, str | None, list[RunTask]]]] = {}
+    # table key -> (row, what this build lacks to run it, its runs, why its data is not here)
+    plans: dict[str, list[tuple[Row, str | None, list[RunTask], str | None]]] = {}
     for table in tables:
         if table.reason:
             plans[table.key] = []
@@ -66,26 +79,28 @@ def run_tables(tables: list[PaperTable], args: argparse.Namespace) -> tuple[dict
         llm = _llm(table, args)
         plans[table.key] = []
         for row in table.rows:
-            missing = absent or row_missing(table, row)
-            plans[table.key].append((row, missing, [] if missing else row_tasks(table, row, options, llm)))
+            missing = row_missing(table, row)
+            plans[table.key].append((row, missing, [] if missing or absent else row_tasks(table, row, options, llm),
+                                     absent))
     sweep_args = argparse.Namespace(workers=args.workers, llm_concurrency=args.llm_concurrency, quiet=args.quiet)
     with Store(args.out) as store:
         from engine.atomic import writer_lock
 
         with writer_lock(store.path):
             failed_groups = _probe(store, plans, sweep_args)
-            everything = {config_hash(t): t for rows in plans.values() for _, missing, tasks in rows
-                          if not missing for t in tasks if _group(t) not in failed_groups}
+            everything = {config_hash(t): t for rows in plans.values() for _, _, tasks, _ in rows
+                          for t in tasks if _group(t) not in failed_groups}
             run_grid(store, list(everything.values()), sweep_args)
         stored = {r["hash"]: r for r in store.runs()}
     outcomes = {}
     llm_on = args.agent != "offline" or args.reflector != "offline"
     for table in tables:
         outcomes[table.key] = []
-        for row, missing, tasks in plans[table.key]:
+        for row, missing, tasks, absent in plans[table.key]:
             runs = [stored[h] for h in map(config_hash, tasks) if h in stored]
-            if tasks and _group(tasks[0]) in failed_groups:
-                outcomes[table.key].append(Outcome(row, NOT_HERE, failed_groups[_group(tasks[0])]))
+            unavailable = absent or (failed_groups.get(_group(tasks[0])) if tasks else None)
+            if unavailable and not missing:
+                outcomes[table.key].append(Outcome(row, NOT_HERE, unavailable))
                 continue
             results = [r["result"] for r in runs if r["status"] == "ok"]
             errors = [r["error"] for r in runs if r["status"] == "failed"]
@@ -103,8 +118,8 @@ def _probe(store: Store, plans, sweep_args) -> dict[str, str]:
     downloaded here) fails once, not once per run. Returns group -> its error."""
     firsts: dict[str, RunTask] = {}
     for rows in plans.values():
-        for _, missing, tasks in rows:
-            if not missing and tasks:
+        for _, _, tasks, _ in rows:
+            if tasks:
                 firsts.setdefault(_group(tasks[0]), tasks[0])
     if not firsts:
         return {}

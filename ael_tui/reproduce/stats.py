@@ -26,9 +26,16 @@ def welch(reference: Sequence[float], row: Sequence[float]) -> tuple[float | Non
     """(t, two-sided p) of Welch's test, reference minus row."""
     if len(reference) < 2 or len(row) < 2:
         return None, None
+    a, b = np.asarray(reference, float), np.asarray(row, float)
+    if np.ptp(a) == 0 and np.ptp(b) == 0:
+        return None, None  # two constant samples: no variance to test against
+    import warnings
+
     from scipy.stats import ttest_ind
 
-    result = ttest_ind(np.asarray(reference, float), np.asarray(row, float), equal_var=False)
+    with warnings.catch_warnings():  # nearly constant samples: scipy warns, the p-value says it
+        warnings.simplefilter("ignore", RuntimeWarning)
+        result = ttest_ind(a, b, equal_var=False)
     return _finite(result.statistic), _finite(result.pvalue)
 
 
