@@ -48,10 +48,10 @@ def reproduce_command(args: argparse.Namespace) -> int:
     started = time.monotonic()
     from .run import run_tables
 
-    outcomes, store_path = run_tables(chosen, args)
+    outcomes, store_path, ran = run_tables(chosen, args)
     from .report import write_report
 
-    write_report(report, chosen, outcomes, args, store_path, time.monotonic() - started)
+    write_report(report, chosen, outcomes, args, store_path, time.monotonic() - started, ran)
     if not args.quiet:
         print(f"ael-lab: reproduce: wrote {report}", file=sys.stderr)
     return 0

@@ -78,17 +78,18 @@ def table_markdown(table: PaperTable, outcomes: list[Outcome], svg_name: str | N
 
 
 def write_report(path: Path, tables: list[PaperTable], outcomes: dict[str, list[Outcome]],
-                 args: argparse.Namespace, store_path: str, seconds: float) -> None:
+                 args: argparse.Namespace, store_path: str, seconds: float, ran: int) -> None:
     counts = {s: 0 for s in (REPRODUCED, DIFFERS, NOT_HERE, NOT_RUN)}
     for rows in outcomes.values():
         for o in rows:
             counts[o.status] += 1
     agent = "offline" if args.agent == "offline" and args.reflector == "offline" else \
         f"agent {args.agent}, reflector {args.reflector}"
+    command = " ".join(["ael-lab reproduce", *args.tables, *(["--report", str(path)] if args.report else [])])
     lines = ["# The paper's tables, reproduced", "",
-             f"Written by `ael-lab reproduce{' ' + ' '.join(args.tables) if args.tables else ''}` ({agent}) on "
-             f"{time.strftime('%Y-%m-%d')} in {seconds:.0f} s; the runs are in `{store_path}` "
-             "(`ael-lab sweep --out DIR --export csv` lists them).", "",
+             f"Written by `{command}` ({agent}) on {time.strftime('%Y-%m-%d')}: {ran} runs in {seconds:.0f} s "
+             f"(runs already in the store are not run again); the runs are in `{store_path}` "
+             f"(`ael-lab sweep --out {Path(store_path).parent} --export csv` lists them).", "",
              RULE, "",
              "| table | rows | " + " | ".join(counts) + " |", "|---|---|" + "---|" * len(counts)]
     for table in tables:

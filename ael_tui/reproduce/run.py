@@ -67,8 +67,9 @@ def row_tasks(table: PaperTable, row: Row, options: dict[str, Any], llm: dict[st
     return tasks
 
 
-def run_tables(tables: list[PaperTable], args: argparse.Namespace) -> tuple[dict[str, list[Outcome]], str]:
-    """Every row's outcome, by table key; and the store's path."""
+def run_tables(tables: list[PaperTable], args: argparse.Namespace) -> tuple[dict[str, list[Outcome]], str, int]:
+    """Every row's outcome, by table key; the store's path; how many runs ran now (the
+    others were in the store)."""
     # table key -> (row, what this build lacks to run it, its runs, why its data is not here)
     plans: dict[str, list[tuple[Row, str | None, list[RunTask], str | None]]] = {}
     for table in tables:
@@ -87,10 +88,10 @@ def run_tables(tables: list[PaperTable], args: argparse.Namespace) -> tuple[dict
         from engine.atomic import writer_lock
 
         with writer_lock(store.path):
-            failed_groups = _probe(store, plans, sweep_args)
+            failed_groups, probed = _probe(store, plans, sweep_args)
             everything = {config_hash(t): t for rows in plans.values() for _, _, tasks, _ in rows
                           for t in tasks if _group(t) not in failed_groups}
-            run_grid(store, list(everything.values()), sweep_args)
+            ran = run_grid(store, list(everything.values()), sweep_args)[1] + probed
         stored = {r["hash"]: r for r in store.runs()}
     outcomes = {}
     llm_on = args.agent != "offline" or args.reflector != "offline"
@@ -105,7 +106,7 @@ def run_tables(tables: list[PaperTable], args: argparse.Namespace) -> tuple[dict
             results = [r["result"] for r in runs if r["status"] == "ok"]
             errors = [r["error"] for r in runs if r["status"] == "failed"]
             outcomes[table.key].append(outcome(table, row, missing, results, errors, llm_on))
-    return outcomes, str(store.path)
+    return outcomes, str(store.path), ran
 
 
 def _group(task: RunTask) -> str:
@@ -113,17 +114,17 @@ def _group(task: RunTask) -> str:
     return json.dumps([task.config.scenario, task.config.scenario_options], sort_keys=True, default=str)
 
 
-def _probe(store: Store, plans, sweep_args) -> dict[str, str]:
+def _probe(store: Store, plans, sweep_args) -> tuple[dict[str, str], int]:
     """One run of each data group first: a group whose data is missing (a corpus that cannot be
-    downloaded here) fails once, not once per run. Returns group -> its error."""
+    downloaded here) fails once, not once per run. Returns (group -> its error, runs run)."""
     firsts: dict[str, RunTask] = {}
     for rows in plans.values():
         for _, _, tasks, _ in rows:
             if tasks:
                 firsts.setdefault(_group(tasks[0]), tasks[0])
     if not firsts:
-        return {}
-    run_grid(store, list(firsts.values()), sweep_args)
+        return {}, 0
+    ran = run_grid(store, list(firsts.values()), sweep_args)[1]
     errors = {r["hash"]: r["error"] for r in store.runs() if r["status"] == "failed"}
-    return {g: errors[config_hash(t)].split("\n")[0] for g, t in firsts.items() if config_hash(t) in errors}
+    return {g: errors[config_hash(t)].split("\n")[0] for g, t in firsts.items() if config_hash(t) in errors}, ran
 
