@@ -101,7 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--seed", type=types.seed, default=42)
 
     from .serve.command import add_parser as add_serve
-    from .reproduce.command import add_parser as add_reproduce
+    from .reproduce.reproduce_command import add_parser as add_reproduce
     from .sweep.flags import add_parser as add_sweep
 
     add_serve(sub)
@@ -121,11 +121,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             code = run_command(args)
         elif args.command == "sweep":
-            from ael_tui.sweep.command import sweep_command
+            from ael_tui.sweep.sweep_command import sweep_command
 
             code = sweep_command(args)
         elif args.command == "reproduce":
-            from ael_tui.reproduce.command import reproduce_command
+            from ael_tui.reproduce.reproduce_command import reproduce_command
 
             code = reproduce_command(args)
         elif args.command == "export-stream":

@@ -7,7 +7,7 @@ import pytest
 
 from ael_tui.cli import main
 from ael_tui.reproduce import stats
-from ael_tui.reproduce.command import row_missing
+from ael_tui.reproduce.reproduce_command import row_missing
 from ael_tui.reproduce.evaluate import DIFFERS, NOT_HERE, NOT_RUN, REPRODUCED, outcome
 from ael_tui.reproduce.model import PaperTable, Row, metric_of
 from ael_tui.reproduce.tables import TABLES

@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from ael_tui.batch import RunTask, task_of
-from ael_tui.sweep.command import run_grid
+from ael_tui.sweep.sweep_command import run_grid
 from ael_tui.sweep.grid import AXES, Grid
 from ael_tui.sweep.store import Store, config_hash
 
-from .command import row_missing
+from .reproduce_command import row_missing
 from .evaluate import NOT_HERE, Outcome, outcome
 from .model import PaperTable, Row
 from .tables import DFULL

@@ -49,7 +49,7 @@ def reproduce_command(args: argparse.Namespace) -> int:
     from .run import run_tables
 
     outcomes, store_path, ran = run_tables(chosen, args)
-    from .report import write_report
+    from .markdown import write_report
 
     write_report(report, chosen, outcomes, args, store_path, time.monotonic() - started, ran)
     if not args.quiet:
