@@ -135,3 +135,23 @@ def test_parquet_without_pyarrow_says_so_in_one_line(tmp_path, capsys):
     assert sweep(capsys, "synthetic", "--out", str(tmp_path))[0] == 0
     code, out, err = sweep(capsys, "--out", str(tmp_path), "--export", "parquet")
     assert code == 2 and out == "" and "needs pyarrow" in err
+
+
+def test_a_file_that_is_not_a_sweep_store_is_refused_in_one_line(tmp_path, capsys):
+    (tmp_path / STORE_NAME).write_text("not a database, just text " * 100)
+    code, _, err = sweep(capsys, "synthetic", "--out", str(tmp_path))
+    assert code == 2 and "not a sweep store this version can read" in err and len(err.strip().splitlines()) == 1
+    newer = tmp_path / "newer"
+    with Store(newer) as store:
+        store.set_info("format", 99)
+    code, _, err = sweep(capsys, "--out", str(newer), "--export", "csv")
+    assert code == 2 and "format 99" in err
+
+
+def test_the_progress_tally_counts_failures_and_llm_cost():
+    from ael_tui.sweep.progress import Tally
+
+    tally = Tally(total=3, slots=2)
+    tally.finished({"result": {"llm": {"cost_usd": 0.25}}})
+    tally.finished({"error": "boom"})
+    assert (tally.done, tally.failed, tally.cost_usd, tally.running) == (2, 1, 0.25, 1)
