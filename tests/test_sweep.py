@@ -116,6 +116,7 @@ def test_csv_export_has_a_row_per_run_with_every_metric(tmp_path, capsys):
     (["synthetic", "--out", "{tmp}/s", "--config", "{tmp}/bad.toml"], "unknown key 'colour'"),
     (["synthetic", "--out", "{tmp}/s", "--selector", "nope"], "unknown selector"),
     (["synthetic"], "--out DIR is needed"),
+    (["synthetic", "--out", "{tmp}/s", "--export", "csv"], "runs nothing: drop the scenarios"),
     (["synthetic", "--out", "{tmp}/s", "--workers", "0"], "--workers: must be 1 or more"),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, argv, says):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 
 class Tally:
@@ -29,7 +29,7 @@ class Tally:
 
 
 @contextmanager
-def progress(tally: Tally, show: bool) -> Iterator[callable]:
+def progress(tally: Tally, show: bool) -> Iterator[Callable[[], None]]:
     """Yields `update()`, to call after each `tally.finished`."""
     if not show or not sys.stderr.isatty():
         yield lambda: None

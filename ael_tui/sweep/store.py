@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from engine.errors import AELError
+from engine.secrets import scrub
 
 from ael_tui.batch import RunTask
 
@@ -43,7 +44,7 @@ CREATE TABLE IF NOT EXISTS sweep (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS runs (
     id INTEGER PRIMARY KEY, hash TEXT NOT NULL UNIQUE, position INTEGER NOT NULL, scenario TEXT NOT NULL, selector TEXT NOT NULL,
     seed INTEGER NOT NULL, config TEXT NOT NULL, until INTEGER,
-    status TEXT NOT NULL CHECK (status IN ('ok', 'failed')), error TEXT,
+    status TEXT NOT NULL CHECK (status IN ('ok', 'failed')), error TEXT, traceback TEXT,
     overall REAL, sharpe REAL, episodes INTEGER, reflections INTEGER, first_injection INTEGER,
     result TEXT,
     started REAL, finished REAL, wall_s REAL, cpu_s REAL, worker TEXT,
@@ -139,8 +140,9 @@ class Store:
         injections = (result or {}).get("injections") or []
         row = {
             "hash": h, "position": position, "scenario": c.scenario, "selector": c.selector, "seed": c.seed,
-            "config": json.dumps(c.to_dict(), sort_keys=True), "until": task.until,
+            "config": scrub(json.dumps(c.to_dict(), sort_keys=True)), "until": task.until,  # a URL's credentials
             "status": "failed" if "error" in out else "ok", "error": out.get("error"),
+            "traceback": out.get("traceback"),
             "overall": (result or {}).get("overall"), "sharpe": (result or {}).get("sharpe"),
             "episodes": (result or {}).get("episodes"), "reflections": (result or {}).get("reflections"),
             "first_injection": injections[0]["episode"] if injections else None,

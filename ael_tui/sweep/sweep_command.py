@@ -19,6 +19,8 @@ def sweep_command(args: argparse.Namespace) -> int:
     if not args.out:
         raise AELError("sweep: --out DIR is needed (the folder of the sweep's results store)")
     if args.export:
+        if args.scenario or args.config:
+            raise AELError("--export writes the store in --out and runs nothing: drop the scenarios and --config")
         from .export import export
 
         with Store(args.out, create=False) as store:
@@ -64,7 +66,9 @@ def run_grid(store: Store, tasks: list, args: argparse.Namespace, client=None) -
         if h not in seen:
             seen.add(h)
             todo.append((position, task, h))
-    store.set_info("last_grid", {"runs": len(tasks), "argv": sys.argv[1:]})
+    from engine.secrets import scrub  # an --llm-url may carry credentials
+
+    store.set_info("last_grid", {"runs": len(tasks), "argv": [scrub(a) for a in sys.argv[1:]]})
     offline = [item for item in todo if not item[1].config.llm]
     backed = [item for item in todo if item[1].config.llm]
     cores = args.workers or default_workers()
