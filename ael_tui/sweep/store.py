@@ -27,6 +27,7 @@ import hashlib
 import json
 import sqlite3
 import time
+from dataclasses import fields
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
@@ -62,11 +63,18 @@ CREATE TABLE IF NOT EXISTS rewards (
 """
 
 
+def config_json(task: RunTask) -> str:
+    """The run's configuration as canonical JSON: the text of `SessionConfig.to_dict()`
+    (json writes its tuples as lists), without `asdict`'s deep copy, which cost more than
+    the rest of a record."""
+    c = task.config
+    return json.dumps({f.name: getattr(c, f.name) for f in fields(c)}, sort_keys=True, separators=(",", ":"))
+
+
 def config_hash(task: RunTask) -> str:
     """What identifies a run: its whole configuration and where it stops (a run is a
-    pure function of these), as canonical JSON, hashed."""
-    text = json.dumps({"config": task.config.to_dict(), "until": task.until}, sort_keys=True,
-                      separators=(",", ":"))
+    pure function of these), hashed."""
+    text = f'{{"config":{config_json(task)},"until":{json.dumps(task.until)}}}'
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
@@ -140,7 +148,8 @@ class Store:
         injections = (result or {}).get("injections") or []
         row = {
             "hash": h, "position": position, "scenario": c.scenario, "selector": c.selector, "seed": c.seed,
-            "config": scrub(json.dumps(c.to_dict(), sort_keys=True)), "until": task.until,  # a URL's credentials
+            # an LLM endpoint's URL may carry credentials (scrub reads the environment: only then)
+            "config": scrub(config_json(task)) if c.llm else config_json(task), "until": task.until,
             "status": "failed" if "error" in out else "ok", "error": out.get("error"),
             "traceback": out.get("traceback"),
             "overall": (result or {}).get("overall"), "sharpe": (result or {}).get("sharpe"),
