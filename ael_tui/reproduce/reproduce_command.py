@@ -36,6 +36,9 @@ def add_parser(sub) -> None:
 
 
 def reproduce_command(args: argparse.Namespace) -> int:
+    from ael_tui.sweep.sweep_command import check_slots
+
+    check_slots(args)
     chosen = _chosen(args.tables)
     report = Path(args.report or os.path.join(args.out, "report.md"))
     from engine.atomic import check_target

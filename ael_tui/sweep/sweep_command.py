@@ -26,10 +26,7 @@ def sweep_command(args: argparse.Namespace) -> int:
         with Store(args.out, create=False) as store:
             export(store, args.export, sys.stdout)
         return 0
-    for flag in ("workers", "llm_concurrency"):
-        value = getattr(args, flag)
-        if value is not None and value < 1:
-            raise AELError(f"--{flag.replace('_', '-')}: must be 1 or more")
+    check_slots(args)
     grid = from_sources(args)
     tasks = grid.tasks()
     client = None
@@ -52,6 +49,13 @@ def sweep_command(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 1
     return 0
+
+
+def check_slots(args: argparse.Namespace) -> None:
+    for flag in ("workers", "llm_concurrency"):
+        value = getattr(args, flag)
+        if value is not None and value < 1:
+            raise AELError(f"--{flag.replace('_', '-')}: must be 1 or more")
 
 
 def run_grid(store: Store, tasks: list, args: argparse.Namespace, client=None) -> tuple[int, int, int]:
