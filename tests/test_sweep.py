@@ -156,3 +156,15 @@ def test_the_progress_tally_counts_failures_and_llm_cost():
     tally.finished({"result": {"llm": {"cost_usd": 0.25}}})
     tally.finished({"error": "boom"})
     assert (tally.done, tally.failed, tally.cost_usd, tally.running) == (2, 1, 0.25, 1)
+
+
+def test_backends_are_an_axis_where_a_scenario_has_a_model_to_play():
+    from ael_tui.cli import build_parser
+    from ael_tui.sweep.grid import from_sources
+
+    args = build_parser().parse_args(["sweep", "support,synthetic", "--seeds", "1,2", "--selector", "ts",
+                                      "--agent", "offline,anthropic", "--out", "unused"])
+    tasks = from_sources(args).tasks()
+    assert [(t.config.scenario, t.config.llm.get("agent", "offline")) for t in tasks] == [
+        ("support", "offline"), ("support", "offline"), ("support", "anthropic"), ("support", "anthropic"),
+        ("synthetic", "offline"), ("synthetic", "offline")]

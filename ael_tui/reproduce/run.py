@@ -58,7 +58,7 @@ def row_tasks(table: PaperTable, row: Row, options: dict[str, Any], llm: dict[st
     axes = {axis: [setting[axis]] for axis in AXES if axis in setting}
     grid = Grid([table.scenario], row.selector, list(table.seeds), axes,
                 {k: [v] for k, v in {**options, **setting.get("options", {})}.items()},
-                {"warmup": setting.get("warmup")}, llm if row.llm else {})
+                {"warmup": setting.get("warmup")}, [llm if row.llm else {}])
     tasks = grid.tasks()
     if "variant" in setting:  # a build whose sessions take variants (issue 16)
         from dataclasses import replace

@@ -10,13 +10,15 @@ Axes (each a list; the grid is their product):
     reflect_window     the gate's trailing window, integers
     trigger            diagnose or paper
     prior              Beta priors [alpha, beta]
-    options            a scenario option's values, e.g. cost_bps = [0, 5, 10]
+    options            a scenario option's values, e.g. cost_bps = [0, 5, 10] (a list-valued
+                       option's values are lists: tickers = [["AAPL", "MSFT"], ["NVDA"]])
+    agent, reflector   LLM backends (offline, anthropic, ...): every agent x every reflector
+                       (a scenario with no agent a model could play runs offline, once)
 
-and single settings: episodes, warmup, approve, until, and the LLM backends
-(agent, reflector, agent_model, reflector_model, replay). A flag replaces the
-file's value. Within a scenario and a setting the runs are in `ael-lab run`'s
-order (each selector over every seed), so a one-setting sweep lists its runs as
-`run` does.
+and single settings: episodes, warmup, approve, until, and the backends' agent_model,
+reflector_model and replay. A flag replaces the file's value. Within a scenario and
+a setting the runs are in `ael-lab run`'s order (each selector over every seed), so a
+one-setting sweep lists its runs as `run` does.
 """
 
 from __future__ import annotations
@@ -56,7 +58,7 @@ class Grid:
     axes: dict[str, list[Any]] = field(default_factory=dict)       # AXES -> values
     options: dict[str, list[Any]] = field(default_factory=dict)    # scenario option -> values
     single: dict[str, Any] = field(default_factory=dict)           # SINGLE -> value
-    llm: dict[str, Any] = field(default_factory=dict)              # an LLMConfig as a dict; {} = offline
+    backends: list[dict[str, Any]] = field(default_factory=lambda: [{}])  # LLMConfig dicts, an axis; {} = offline
 
     def tasks(self) -> list[RunTask]:
         """Every run of the grid, in order; AELError for a selector or option a scenario refuses."""
@@ -64,15 +66,18 @@ class Grid:
 
         from ael_tui.runner import _selectors
 
-        tasks = []
+        from .store import config_hash
+
+        tasks: dict[str, RunTask] = {}  # by hash: backends collapse to offline where a scenario has no model
         for name in self.scenarios:
             spec = spec_of(name)
             selectors = _selectors(self.selectors, spec)
             for setting in self._settings(spec):
                 for selector in selectors:
                     for seed in self.seeds:
-                        tasks.append(task_of(self._config(name, seed, selector, setting), self.single.get("until")))
-        return tasks
+                        task = task_of(self._config(name, seed, selector, setting), self.single.get("until"))
+                        tasks.setdefault(config_hash(task), task)
+        return list(tasks.values())
 
     def _settings(self, spec) -> list[dict[str, Any]]:
         """One dict per point of the setting axes, the scenario's options parsed by its declarations."""
@@ -82,20 +87,19 @@ class Grid:
             if declared is None:
                 continue  # an option of another scenario in this sweep (checked in from_sources)
             options[key] = [declared.parse(str(v)) if isinstance(v, (str, int, float)) else v for v in values]
-        axes = {**{k: v for k, v in self.axes.items() if v}, **{f"option:{k}": v for k, v in options.items()}}
+        axes = {**{k: v for k, v in self.axes.items() if v}, **{f"option:{k}": v for k, v in options.items()},
+                "backend": self.backends if spec.uses_llm else [{}]}
         keys = list(axes)
         return [dict(zip(keys, point)) for point in itertools.product(*(axes[k] for k in keys))]
 
     def _config(self, scenario: str, seed: int, selector: str, setting: dict[str, Any]) -> SessionConfig:
-        from scenarios import spec_of
-
         reflector = {option: setting[axis] for axis, (_, option) in _AXIS_TYPES.items() if option and axis in setting}
         return SessionConfig(
             scenario=scenario, seed=seed, selector=selector, approval=self.single.get("approve") or "auto",
             episodes=self.single.get("episodes"), warmup=self.single.get("warmup"),
             prior=tuple(setting.get("prior", (1.0, 1.0))), slow_window=reflector.get("cadence"),
             scenario_options={k.split(":", 1)[1]: v for k, v in setting.items() if k.startswith("option:")},
-            reflector_options=reflector, llm=self.llm if spec_of(scenario).uses_llm else {})
+            reflector_options=reflector, llm=setting["backend"])
 
 
 def _axis_values(axis: str, values: Any, where: str) -> list[Any]:
@@ -173,7 +177,7 @@ def from_sources(args: argparse.Namespace) -> Grid:
     single = {k: data[k] for k in SINGLE if k in data}
     single.update({k: getattr(args, k) for k in SINGLE if getattr(args, k) is not None})
     _check_single(single, where)
-    return Grid(scenarios, selectors, seeds, axes, options, single, _llm(args, data, specs))
+    return Grid(scenarios, selectors, seeds, axes, options, single, _backends(args, data, specs))
 
 
 def _listed(value: Any, key: str, where: str) -> list[str]:
@@ -205,8 +209,10 @@ def _check_single(single: dict[str, Any], where: str) -> None:
         raise AELError(f"{where}: approve must be auto or reject, not {single['approve']!r}")
 
 
-def _llm(args: argparse.Namespace, data: dict[str, Any], specs) -> dict[str, Any]:
-    """The LLM backends: the flags, else the file's [llm] table, checked as `run` checks them."""
+def _backends(args: argparse.Namespace, data: dict[str, Any], specs) -> list[dict[str, Any]]:
+    """The LLM backends, an axis: every agent x every reflector named (comma lists:
+    --agent offline,anthropic), from the flags, else the file's [llm] table; each
+    checked as `run` checks it. A scenario with no agent a model could play runs offline."""
     from ael_tui.llm_flags import llm_config
 
     table = data.get("llm") or {}
@@ -218,10 +224,12 @@ def _llm(args: argparse.Namespace, data: dict[str, Any], specs) -> dict[str, Any
         default = "offline" if key in ("agent", "reflector") else None
         if getattr(args, key) == default and key in table:
             setattr(merged, key, table[key])
-    configs = []
-    for spec in specs:
-        merged.scenario = spec.name
-        if merged.agent != "offline" and not spec.uses_llm:
-            continue  # a model plays only where a scenario has an agent it could play (others run offline)
-        configs.append(llm_config(merged))
-    return configs[0] if configs else {}
+    spec = next((s for s in specs if s.uses_llm), specs[0])
+    backends = []
+    for agent in _listed(merged.agent, "agent", "--agent"):
+        for reflector in _listed(merged.reflector, "reflector", "--reflector"):
+            one = argparse.Namespace(**{**vars(merged), "agent": agent, "reflector": reflector, "scenario": spec.name})
+            backend = llm_config(one)
+            if backend not in backends:
+                backends.append(backend)
+    return backends
