@@ -168,3 +168,24 @@ def test_backends_are_an_axis_where_a_scenario_has_a_model_to_play():
     assert [(t.config.scenario, t.config.llm.get("agent", "offline")) for t in tasks] == [
         ("support", "offline"), ("support", "offline"), ("support", "anthropic"), ("support", "anthropic"),
         ("synthetic", "offline"), ("synthetic", "offline")]
+
+
+def test_variant_sets_are_an_axis_checked_as_run_checks_them(tmp_path, capsys):
+    """Where this build has variants (issue 16) each --variant is one point of the axis, stored
+    as `run --variant` stores it; where it has none, the flag is one line."""
+    from ael_tui.cli import build_parser
+    from ael_tui.sweep.grid import from_sources
+
+    argv = ["sweep", "portfolio", "--seeds", "1", "--selector", "ts", "--variant", "planners",
+            "--variant", "skills,per-tool", "--out", str(tmp_path)]
+    try:
+        from ael_tui.variant_flags import variants_of
+    except ImportError:
+        code, _, err = sweep(capsys, *argv[1:])
+        assert code == 2 and "this build has no variants" in err
+        return
+    import argparse
+
+    tasks = from_sources(build_parser().parse_args(argv)).tasks()
+    assert [t.config.variants for t in tasks] == [
+        variants_of(argparse.Namespace(variant=v), "portfolio") for v in ("planners", "skills,per-tool")]

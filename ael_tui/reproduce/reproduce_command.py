@@ -89,6 +89,13 @@ def row_missing(table: PaperTable, row: Row) -> str | None:
             return f"the method {row.selector!r} is not in this build (the prior methods come with issue 15)"
         except AELError as err:
             return f"{row.selector}: {err} (issue 16 adds it)"
-    if "variant" in row.setting and "variants" not in SessionConfig.__dataclass_fields__:
-        return f"the variant {row.setting['variant']!r} is not in this build (the variants come with issue 16)"
+    if "variant" in row.setting:
+        if "variants" not in SessionConfig.__dataclass_fields__:
+            return f"the variant {row.setting['variant']!r} is not in this build (the variants come with issue 16)"
+        from ael_tui.sweep.grid import variant_set
+
+        try:
+            variant_set(row.setting["variant"], table.scenario)
+        except AELError as err:
+            return f"the variant {row.setting['variant']!r}: {err}"
     return None

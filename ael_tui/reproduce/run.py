@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ael_tui.batch import RunTask, task_of
+from ael_tui.batch import RunTask
 from ael_tui.sweep.sweep_command import run_grid
 from ael_tui.sweep.grid import AXES, Grid
 from ael_tui.sweep.store import Store, config_hash
@@ -59,12 +59,7 @@ def row_tasks(table: PaperTable, row: Row, options: dict[str, Any], llm: dict[st
     grid = Grid([table.scenario], row.selector, list(table.seeds), axes,
                 {k: [v] for k, v in {**options, **setting.get("options", {})}.items()},
                 {"warmup": setting.get("warmup")}, [llm if row.llm else {}])
-    tasks = grid.tasks()
-    if "variant" in setting:  # a build whose sessions take variants (issue 16)
-        from dataclasses import replace
-
-        tasks = [task_of(replace(t.config, variants=[setting["variant"]]), t.until) for t in tasks]
-    return tasks
+    return grid.tasks()
 
 
 def run_tables(tables: list[PaperTable], args: argparse.Namespace) -> tuple[dict[str, list[Outcome]], str, int]:

@@ -24,6 +24,9 @@ def add_parser(sub, scenario_names: str, method_help: str) -> None:
     p.add_argument("--trigger", action="append", help="reflection triggers, an axis: diagnose,paper")
     p.add_argument("--prior", action="append", help="a Beta prior alpha,beta; repeat for an axis: "
                                                     "--prior 1,1 --prior 0.5,0.5")
+    p.add_argument("--variant", action="append", metavar="NAME[,NAME...]",
+                   help="a set of variants as `run --variant` takes it; repeat for an axis: --variant planners "
+                        "--variant skills,credit=fcc")
     p.add_argument("--option", action="append", metavar="NAME=VALUE",
                    help="a scenario option; repeat one name for an axis: --option cost_bps=0 --option cost_bps=5")
     p.add_argument("--episodes", type=types.episodes, help="stop every stream after N episodes")

@@ -10,6 +10,7 @@ Axes (each a list; the grid is their product):
     reflect_window     the gate's trailing window, integers
     trigger            diagnose or paper
     prior              Beta priors [alpha, beta]
+    variant            sets of variants, each as `run --variant` takes it: ["planners", "skills,credit=fcc"]
     options            a scenario option's values, e.g. cost_bps = [0, 5, 10] (a list-valued
                        option's values are lists: tickers = [["AAPL", "MSFT"], ["NVDA"]])
     agent, reflector   LLM backends (offline, anthropic, ...): every agent x every reflector
@@ -35,7 +36,7 @@ from engine.session import SessionConfig
 from ael_tui import args as types
 from ael_tui.batch import RunTask, task_of
 
-AXES = ("reflect_every", "reflect_threshold", "reflect_window", "trigger", "prior")
+AXES = ("reflect_every", "reflect_threshold", "reflect_window", "trigger", "prior", "variant")
 SINGLE = ("episodes", "warmup", "approve", "until")
 LLM_KEYS = ("agent", "reflector", "agent_model", "reflector_model", "replay")
 FILE_KEYS = {"scenarios", "selectors", "seeds", "options", "llm", *AXES, *SINGLE}
@@ -47,6 +48,7 @@ _AXIS_TYPES = {
     "reflect_window": (types.reflect_window, "window"),
     "trigger": (None, "trigger"),
     "prior": (types.prior, None),
+    "variant": (None, None),  # a set of variants as typed ("planners,per-tool"), checked per scenario
 }
 
 
@@ -94,12 +96,22 @@ class Grid:
 
     def _config(self, scenario: str, seed: int, selector: str, setting: dict[str, Any]) -> SessionConfig:
         reflector = {option: setting[axis] for axis, (_, option) in _AXIS_TYPES.items() if option and axis in setting}
+        extra = {"variants": variant_set(setting["variant"], scenario)} if "variant" in setting else {}
         return SessionConfig(
             scenario=scenario, seed=seed, selector=selector, approval=self.single.get("approve") or "auto",
             episodes=self.single.get("episodes"), warmup=self.single.get("warmup"),
             prior=tuple(setting.get("prior", (1.0, 1.0))), slow_window=reflector.get("cadence"),
             scenario_options={k.split(":", 1)[1]: v for k, v in setting.items() if k.startswith("option:")},
-            reflector_options=reflector, llm=setting["backend"])
+            reflector_options=reflector, llm=setting["backend"], **extra)
+
+
+def variant_set(text: str, scenario: str) -> list[str]:
+    """A set of variants as a session config stores it, checked as `run --variant` checks it."""
+    try:
+        from ael_tui.variant_flags import variants_of
+    except ImportError:
+        raise AELError("--variant: this build has no variants") from None
+    return variants_of(argparse.Namespace(variant=text), scenario)
 
 
 def _axis_values(axis: str, values: Any, where: str) -> list[Any]:
@@ -113,14 +125,17 @@ def _axis_values(axis: str, values: Any, where: str) -> list[Any]:
             if text not in ("diagnose", "paper"):
                 raise AELError(f"{where}: trigger {text!r} is not diagnose or paper")
             out.append(text)
+        elif axis == "variant":
+            out.append(text)
         else:
             out.append(parse(text))
     return out
 
 
 def _flag_axis(axis: str, given: list[str]) -> list[Any]:
-    """--reflect-every 7,13 --reflect-every 25 -> [7, 13, 25]; --prior takes one pair a flag."""
-    items = given if axis == "prior" else [part for text in given for part in text.split(",")]
+    """--reflect-every 7,13 --reflect-every 25 -> [7, 13, 25]; --prior takes one pair a flag,
+    --variant one set of variants a flag."""
+    items = given if axis in ("prior", "variant") else [part for text in given for part in text.split(",")]
     return _axis_values(axis, items, "--" + axis.replace("_", "-"))
 
 
