@@ -6,10 +6,11 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
 LOCAL  := $(VENV)/.local-installed
+CLUSTER := $(VENV)/.cluster-installed
 # compile jobs for llama-cpp-python: 2 leaves a shared machine usable
 LOCAL_JOBS ?= 2
 
-.PHONY: lab test bench clean local
+.PHONY: lab test bench clean local cluster
 
 $(STAMP): pyproject.toml constraints.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "AEL Lab needs Python 3.11 or newer (found " + sys.version.split()[0] + ")")'
@@ -35,6 +36,13 @@ $(LOCAL): $(STAMP)
 	@$(PY) -c 'from engine.llm.local_model import why_unusable; import sys; w = why_unusable(); sys.exit("make local: " + w if w else 0)'
 	@touch $(LOCAL)
 	@echo "make local: done; try .venv/bin/ael-lab run support --episodes 60 --agent local --reflector local"
+
+# Dask for `ael-lab sweep --scheduler ADDRESS` and its tests (a local two-worker cluster)
+cluster: $(CLUSTER)
+
+$(CLUSTER): $(STAMP)
+	$(PY) -m pip install --quiet -c constraints.txt -e '.[test,cluster]'
+	@touch $(CLUSTER)
 
 lab: $(STAMP)
 	$(VENV)/bin/ael-lab

@@ -4,6 +4,8 @@
     ael-lab lab SCENARIO [--seed N]  open the lab on a new session
     ael-lab open FILE                open a saved session in the lab
     ael-lab run SCENARIO [flags]     batch runs, sweeps, benchmarks
+    ael-lab sweep SCENARIO --out DIR a grid on every core (or Dask) into a resumable store
+    ael-lab reproduce [TABLE...]     run the paper's tables and write a report beside its numbers
     ael-lab export-stream SCENARIO   write a scenario's stream as JSONL
     ael-lab serve [--port 8000]      the lab in web browsers, one per visitor (a class)
     ael-lab replay SAVE [SAVE ...]   the paper's bandit replay on saved runs
@@ -104,8 +106,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     from .serve.command import add_parser as add_serve
     from .replay_command import add_parser as add_replay
+    from .reproduce.reproduce_command import add_parser as add_reproduce
+    from .sweep.flags import add_parser as add_sweep
 
     add_serve(sub)
+    add_sweep(sub, scenario_names, method_help())
+    add_reproduce(sub)
     add_replay(sub)
     return p
 
@@ -124,6 +130,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             from ael_tui.replay_command import replay_command
 
             code = replay_command(args)
+        elif args.command == "sweep":
+            from ael_tui.sweep.sweep_command import sweep_command
+
+            code = sweep_command(args)
+        elif args.command == "reproduce":
+            from ael_tui.reproduce.reproduce_command import reproduce_command
+
+            code = reproduce_command(args)
         elif args.command == "export-stream":
             code = export_stream(args)
         elif args.command == "serve":

@@ -15,7 +15,8 @@ import time
 from pathlib import Path
 
 SUITES = ["bench.engine", "bench.retrieval", "bench.codepolicy", "bench.support", "bench.news", "bench.batch",
-          "bench.portfolio", "bench.prior", "bench.variants", "bench.tui", "bench.llm", "bench.serve", "bench.local"]
+          "bench.sweep", "bench.portfolio", "bench.prior", "bench.variants", "bench.tui", "bench.llm", "bench.serve",
+          "bench.local"]
 
 
 def main(argv: list[str]) -> int:

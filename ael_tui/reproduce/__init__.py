@@ -1,0 +1,1 @@
+"""`ael-lab reproduce`: the sweeps behind the paper's tables, and one report comparing them."""

@@ -1,0 +1,120 @@
+"""The Markdown report of `ael-lab reproduce`: per table, the paper's numbers beside ours,
+the difference, the statistics where the paper has them, a status per row, and a chart."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from engine.atomic import write_text_atomic
+
+from .evaluate import DIFFERS, NOT_HERE, NOT_RUN, REPRODUCED, Outcome, comparisons
+from .model import PaperTable
+from .svg import chart
+
+RULE = ("A metric is reproduced when |ours − paper| is within the table's tolerance, or, where the paper "
+        "gives an sd, when Welch's test on the paper's mean ± sd (n = 5) and our seeds cannot tell them "
+        "apart (p ≥ 0.05). A row is reproduced when all its judged metrics are. Our columns are means over "
+        "the seeds; the interval is a 95% percentile bootstrap of that mean; t, p and F p are ours, of the "
+        "table's reference row against each row on the first metric (two-sided, as the paper's tab:stats).")
+
+
+def _num(v: float | None, digits: int = 3) -> str:
+    if v is None:
+        return "–"
+    return f"{v:.0f}" if abs(v) >= 100 else f"{v:.{digits}f}"  # episodes are whole numbers
+
+
+def _p(v: float | None) -> str:
+    return "–" if v is None else ("<0.001" if v < 0.001 else f"{v:.3f}")
+
+
+def _cell(paper: float | None, ours: float | None, sd: float | None) -> str:
+    text = f"{_num(paper)} → {_num(ours)}"
+    whole = max(abs(paper or 0), abs(ours or 0)) >= 100  # an episode number: no decimals
+    if sd is not None:
+        text += f" ±{sd:.0f}" if whole else f" ±{sd:.3f}"
+    if paper is not None and ours is not None:
+        text += f" ({ours - paper:+.0f})" if whole else f" ({ours - paper:+.3f})"
+    return text
+
+
+def table_markdown(table: PaperTable, outcomes: list[Outcome], svg_name: str | None) -> str:
+    lines = [f"## {table.title} (`{table.label}`)", ""]
+    if table.reason:
+        return "\n".join(lines + [f"**{NOT_HERE}**: {table.reason}.", ""])
+    lines += [f"Scenario `{table.scenario}`, seeds {', '.join(map(str, table.seeds))}; "
+              f"`ael-lab reproduce {table.key}`. Known differences: {table.evidence}.", ""]
+    if svg_name:
+        lines += [f"![{table.metrics[0]}: paper and ours]({svg_name})", ""]
+    stats = comparisons(table, outcomes)
+    paper_stats = any(o.row.stats for o in outcomes)
+    head = ["row", *[f"{m} paper → ours ±sd (Δ)" for m in table.metrics], "ours 95% CI"]
+    if paper_stats or len(stats) > 0:
+        head += [f"t vs {table.reference}", "Welch p", "F p"]
+    head.append("status")
+    lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for o in outcomes:
+        cells = [o.row.label]
+        for m in table.metrics:
+            cells.append(_cell(o.row.paper.get(m), o.mean(m), o.sd(m)))
+        ci = o.ci(table.metrics[0])
+        cells.append("–" if ci is None else f"[{ci[0]:.3f}, {ci[1]:.3f}]")
+        if len(head) > len(table.metrics) + 3:
+            ours = stats.get(o.row.label, {})
+            paper = o.row.stats
+
+            def both(key: str, fmt) -> str:
+                a = fmt(paper.get(key)) if key in paper else ""
+                b = fmt(ours.get(key)) if ours else ""
+                return f"{a} → {b}" if a and b else (f"paper {a}" if a else b or "–")
+
+            cells += [both("t", lambda v: _num(v, 2)), both("p", _p), both("f_p", _p)]
+        status = o.status if not o.why else f"{o.status}: {o.why}"
+        cells.append(status.replace("|", "\\|"))
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines + [""])
+
+
+def write_report(path: Path, tables: list[PaperTable], outcomes: dict[str, list[Outcome]],
+                 args: argparse.Namespace, store_path: str, seconds: float, ran: int) -> None:
+    counts = {s: 0 for s in (REPRODUCED, DIFFERS, NOT_HERE, NOT_RUN)}
+    for rows in outcomes.values():
+        for o in rows:
+            counts[o.status] += 1
+    agent = "offline" if args.agent == "offline" and args.reflector == "offline" else \
+        f"agent {args.agent}, reflector {args.reflector}"
+    command = " ".join(["ael-lab reproduce", *args.tables, *(["--report", str(path)] if args.report else [])])
+    lines = ["# The paper's tables, reproduced", "",
+             f"Written by `{command}` ({agent}) on {time.strftime('%Y-%m-%d')}: {ran} runs in {seconds:.0f} s "
+             f"(runs already in the store are not run again); the runs are in `{store_path}` "
+             f"(`ael-lab sweep --out {Path(store_path).parent} --export csv` lists them).", "",
+             RULE, "",
+             "| table | rows | " + " | ".join(counts) + " |", "|---|---|" + "---|" * len(counts)]
+    for table in tables:
+        rows = outcomes.get(table.key, [])
+        per = {s: sum(o.status == s for o in rows) for s in counts}
+        if table.reason:
+            per[NOT_HERE] = "whole table"
+        lines.append(f"| [{table.label}](#{_anchor(table)}) | {len(rows)} | " +
+                     " | ".join(str(per[s]) for s in counts) + " |")
+    lines.append(f"| all | {sum(len(r) for r in outcomes.values())} | " +
+                 " | ".join(str(counts[s]) for s in counts) + " |")
+    lines.append("")
+    for table in tables:
+        rows = outcomes.get(table.key, [])
+        svg_name = None
+        plotted = [(o.row.label, o.row.paper.get(table.metrics[0]), o.mean(table.metrics[0]), o.ci(table.metrics[0]))
+                   for o in rows if o.status != NOT_RUN] if table.metrics else []
+        if any(ours is not None for _, _, ours, _ in plotted):
+            svg_name = f"{path.stem}-{table.key}.svg"
+            write_text_atomic(path.with_name(svg_name), chart(f"{table.label}: {table.metrics[0]}", plotted))
+        lines.append(table_markdown(table, rows, svg_name))
+    write_text_atomic(path, "\n".join(lines))
+
+
+def _anchor(table: PaperTable) -> str:
+    """GitHub's anchor of the table's heading."""
+    text = f"{table.title} ({table.label})".lower()
+    return "".join(c for c in text.replace(" ", "-") if c.isalnum() or c in "-_")

@@ -1,0 +1,151 @@
+"""The runs behind the chosen tables, through the sweep machinery (one store, resumable),
+and each row's outcome."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from ael_tui.batch import RunTask
+from engine.errors import AELError
+from ael_tui.sweep.sweep_command import run_grid
+from ael_tui.sweep.grid import AXES, Grid
+from ael_tui.sweep.store import Store, config_hash
+
+from .evaluate import NOT_HERE, Outcome, outcome
+from .model import PaperTable, Row
+from .tables import DFULL
+
+
+def _llm(table: PaperTable, args: argparse.Namespace) -> dict[str, Any]:
+    from ael_tui.llm_flags import llm_config
+    from scenarios import spec_of
+
+    if args.agent == "offline" and args.reflector == "offline":
+        return {}
+    if not spec_of(table.scenario).uses_llm:
+        return {}
+    return llm_config(argparse.Namespace(**{**vars(args), "scenario": table.scenario}))
+
+
+def _options(table: PaperTable, args: argparse.Namespace) -> tuple[dict[str, Any], str | None]:
+    """The table's scenario options, and why its data is not here (or None)."""
+    options = dict(table.options)
+    if options.get("data") == DFULL:
+        options["data"] = args.dfull or _find_dfull()
+        if not os.path.isdir(options["data"]):
+            return options, (f"the paper's D-full data is not at {options['data']} "
+                             "(pass --dfull DIR; the README's portfolio section says where it comes from)")
+    return options, None
+
+
+def _find_dfull() -> str:
+    """../shared/data/dfull from here, else from the nearest folder above that has it (a
+    worktree sits deeper than the main clone), else the default as given."""
+    here = Path.cwd().resolve()
+    for folder in (here.parent, *here.parents):
+        candidate = folder / "shared" / "data" / "dfull"
+        if candidate.is_dir():
+            return os.path.relpath(candidate)
+    return DFULL
+
+
+def row_tasks(table: PaperTable, row: Row, options: dict[str, Any], llm: dict[str, Any]) -> list[RunTask]:
+    setting = dict(row.setting)
+    axes = {axis: [setting[axis]] for axis in AXES if axis in setting}
+    grid = Grid([table.scenario], row.selector, list(table.seeds), axes,
+                {k: [v] for k, v in {**options, **setting.get("options", {})}.items()},
+                {"warmup": setting.get("warmup")}, [llm if row.llm else {}])
+    return grid.tasks()
+
+
+def run_tables(tables: list[PaperTable], args: argparse.Namespace) -> tuple[dict[str, list[Outcome]], str, int]:
+    """Every row's outcome, by table key; the store's path; how many runs ran now (the
+    others were in the store)."""
+    # table key -> (row, what this build lacks to run it, its runs, why its data is not here)
+    plans: dict[str, list[tuple[Row, str | None, list[RunTask], str | None]]] = {}
+    for table in tables:
+        if table.reason:
+            plans[table.key] = []
+            continue
+        options, absent = _options(table, args)
+        llm = _llm(table, args)
+        plans[table.key] = []
+        for row in table.rows:
+            missing = row_missing(table, row)
+            plans[table.key].append((row, missing, [] if missing or absent else row_tasks(table, row, options, llm),
+                                     absent))
+    sweep_args = argparse.Namespace(workers=args.workers, llm_concurrency=args.llm_concurrency, quiet=args.quiet)
+    with Store(args.out) as store:
+        from engine.atomic import writer_lock
+
+        with writer_lock(store.path):
+            failed_groups, probed = _probe(store, plans, sweep_args)
+            everything = {config_hash(t): t for rows in plans.values() for _, _, tasks, _ in rows
+                          for t in tasks if _group(t) not in failed_groups}
+            ran = run_grid(store, list(everything.values()), sweep_args)[1] + probed
+        stored = {r["hash"]: r for r in store.runs()}
+    outcomes = {}
+    llm_on = args.agent != "offline" or args.reflector != "offline"
+    for table in tables:
+        outcomes[table.key] = []
+        for row, missing, tasks, absent in plans[table.key]:
+            runs = [stored[h] for h in map(config_hash, tasks) if h in stored]
+            unavailable = absent or (failed_groups.get(_group(tasks[0])) if tasks else None)
+            if unavailable and not missing:
+                outcomes[table.key].append(Outcome(row, NOT_HERE, unavailable))
+                continue
+            results = [r["result"] for r in runs if r["status"] == "ok"]
+            errors = [r["error"] for r in runs if r["status"] == "failed"]
+            outcomes[table.key].append(outcome(table, row, missing, results, errors, llm_on))
+    return outcomes, str(store.path), ran
+
+
+def _group(task: RunTask) -> str:
+    """Runs that need the same data: one scenario with one set of options."""
+    return json.dumps([task.config.scenario, task.config.scenario_options], sort_keys=True, default=str)
+
+
+def _probe(store: Store, plans, sweep_args) -> tuple[dict[str, str], int]:
+    """One run of each data group first: a group whose data is missing (a corpus that cannot be
+    downloaded here) fails once, not once per run. Returns (group -> its error, runs run)."""
+    firsts: dict[str, RunTask] = {}
+    for rows in plans.values():
+        for _, _, tasks, _ in rows:
+            if tasks:
+                firsts.setdefault(_group(tasks[0]), tasks[0])
+    if not firsts:
+        return {}, 0
+    ran = run_grid(store, list(firsts.values()), sweep_args)[1]
+    errors = {r["hash"]: r["error"] for r in store.runs() if r["status"] == "failed"}
+    return {g: errors[config_hash(t)].split("\n")[0] for g, t in firsts.items() if config_hash(t) in errors}, ran
+
+
+def row_missing(table: PaperTable, row: Row) -> str | None:
+    """What this build lacks to run the row (its method, its variant), or None."""
+    from engine.methods import UnknownMethod, parse_method
+    from scenarios import spec_of
+
+    if row.selector is None:
+        return row.note or "no method here runs it"
+    if row.selector.startswith("baseline:"):
+        if row.selector.split(":", 1)[1] not in spec_of(table.scenario).baselines:
+            return f"the baseline {row.selector} is not in this build"
+    else:
+        try:
+            parse_method(row.selector)
+        except UnknownMethod:
+            return f"the method {row.selector!r} is not in this build"
+        except AELError as err:
+            return f"{row.selector}: {err}"
+    if "variant" in row.setting:
+        from ael_tui.sweep.grid import variant_set
+
+        try:
+            variant_set(row.setting["variant"], table.scenario)
+        except AELError as err:
+            return f"the variant {row.setting['variant']!r}: {err}"
+    return None

@@ -1,0 +1,99 @@
+"""`ael-lab sweep --out DIR --export csv|parquet|json`: the store on standard output.
+
+json: the document `ael-lab run --json` writes (scenario, seeds, runs, summary,
+paper_comparable) for each scenario and setting of the sweep: one document when
+the sweep has one, else a JSON list of them. Runs that failed are listed under
+"failed" (selector, seed, error). csv and parquet: one row per run, with its
+settings and every metric as columns (parquet needs pyarrow).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import IO, Any
+
+from engine.errors import AELError
+from engine.results import finite, summarise
+from engine.session import SessionConfig
+
+from .store import Store
+
+FORMATS = ("csv", "parquet", "json")
+# the runs table's columns a flat export keeps (config and result are spread into columns instead)
+RUN_COLUMNS = ("hash", "scenario", "selector", "seed", "status", "error", "overall", "sharpe", "episodes",
+               "reflections", "first_injection", "until", "started", "finished", "wall_s", "cpu_s", "worker",
+               "llm_calls", "llm_input_tokens", "llm_output_tokens", "llm_cost_usd")
+
+
+def export(store: Store, fmt: str, out: IO[str]) -> None:
+    if fmt not in FORMATS:
+        raise AELError(f"--export: {fmt!r} is not one of {', '.join(FORMATS)}")
+    if fmt == "json":
+        docs = documents(store)
+        json.dump(docs[0] if len(docs) == 1 else docs, out, indent=1)
+        out.write("\n")
+        return
+    frame = table(store)
+    if fmt == "csv":
+        frame.to_csv(out, index=False)
+        return
+    try:
+        import pyarrow  # noqa: F401  (pandas writes parquet through it)
+    except ImportError:
+        raise AELError("--export parquet needs pyarrow, which is not installed (pip install pyarrow); "
+                       "--export csv and json need nothing more") from None
+    out.flush()
+    frame.to_parquet(out.buffer, index=False)
+
+
+def setting_of(config: dict[str, Any]) -> str:
+    """What a run's configuration says beyond its selector and seed: the sweep's axes (one
+    document per distinct value)."""
+    rest = {k: v for k, v in config.items() if k not in ("selector", "seed")}
+    return json.dumps(rest, sort_keys=True)
+
+
+def documents(store: Store) -> list[dict[str, Any]]:
+    """One `run --json` document per (scenario, setting), in grid order."""
+    from ael_tui.runner import _paper_comparable
+
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for row in store.runs():
+        groups.setdefault(setting_of(row["config"]), []).append(row)
+    docs = []
+    for rows in groups.values():
+        ok = [r for r in rows if r["status"] == "ok"]
+        runs = [r["result"] for r in ok]
+        configs = [SessionConfig.from_dict(r["config"]) for r in rows]
+        seeds = list(dict.fromkeys(r["seed"] for r in rows))
+        doc = {"scenario": rows[0]["scenario"], "seeds": seeds, "runs": runs, "summary": summarise(runs),
+               "paper_comparable": all(r["until"] is None for r in rows) and _paper_comparable(configs)}
+        failed = [{"selector": r["selector"], "seed": r["seed"], "error": r["error"]} for r in rows
+                  if r["status"] == "failed"]
+        if failed:
+            doc["failed"] = failed
+        docs.append(finite(doc))
+    return docs
+
+
+def table(store: Store):
+    """One row per run: the runs table's columns, the settings, and every metric."""
+    import pandas as pd
+
+    metrics = pd.read_sql("SELECT r.hash, m.name, m.value FROM metrics m JOIN runs r ON r.id = m.run", store.db)
+    wide = metrics.pivot(index="hash", columns="name", values="value") if len(metrics) else pd.DataFrame()
+    rows = []
+    for row in store.runs():
+        c = row["config"]
+        settings = {"prior": ",".join(map(str, c["prior"])), "episodes_limit": c["episodes"],
+                    **{f"reflector.{k}": v for k, v in c["reflector_options"].items()},
+                    **{f"option.{k}": json.dumps(v) if isinstance(v, (list, dict)) else v
+                       for k, v in c["scenario_options"].items()},
+                    "agent": (c["llm"] or {}).get("agent", "offline"),
+                    "reflector": (c["llm"] or {}).get("reflector", "offline")}
+        rows.append({**{k: row[k] for k in RUN_COLUMNS}, **settings})
+    frame = pd.DataFrame(rows)
+    if len(wide) and len(frame):
+        metric_cols = wide.drop(columns=[c for c in wide.columns if c in frame.columns], errors="ignore")
+        frame = frame.join(metric_cols.add_prefix("metric."), on="hash")
+    return frame

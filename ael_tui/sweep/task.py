@@ -1,0 +1,57 @@
+"""One run of a sweep, in whatever process runs it (a local worker or a Dask worker).
+
+`sweep_task` is `ael_tui.batch.run_task` plus what the store keeps beside the
+result: the per-episode rewards, timings, and the error of a run that failed
+(returned, not raised, so one failure never stops the others). The result
+itself is exactly the one `ael-lab run` computes for the same configuration.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+import traceback
+from typing import Any
+
+from engine.results import finite, run_result
+from engine.session import Session
+from scenarios import make_scenario, register
+
+from ael_tui.batch import RunTask
+from ael_tui.batch import _scenario as shared_scenario  # the per-process scenario cache `run` uses
+
+# episode record fields the rewards table keeps (the rest is in the session, not the store)
+REWARD_FIELDS = ("episode", "reward", "regime", "phase", "policy")
+
+
+def sweep_task(task: RunTask) -> dict[str, Any]:
+    """{"result", "rewards", timings} of a finished run, or {"error", timings} of a failed one."""
+    started, cpu0 = time.time(), time.process_time()
+    out: dict[str, Any] = {}
+    try:
+        out.update(_run(task))
+    except Exception as err:  # any failure of one run is that run's, recorded in the store
+        from engine.secrets import clip, scrub
+
+        out["error"] = clip(scrub(f"{type(err).__name__}: {err}"))
+        out["traceback"] = scrub("".join(traceback.format_exception(err))[-4000:])
+    out.update(started=started, finished=time.time(), cpu_s=time.process_time() - cpu0,
+               worker=f"{socket.gethostname()}:{os.getpid()}")
+    return out
+
+
+def _run(task: RunTask) -> dict[str, Any]:
+    config = task.config
+    if task.registry_line is not None:
+        register(*task.registry_line)
+    if config.selector.startswith("baseline:"):
+        scenario = make_scenario(config.scenario, config.seed, config.scenario_options)
+        return {"result": finite(scenario.baseline_run(config.selector.split(":", 1)[1])), "rewards": []}
+    session = Session(config, shared_scenario(config))
+    try:
+        session.run(until=task.until)
+        rewards = [tuple(h.get(f) for f in REWARD_FIELDS) for h in session.history]
+        return {"result": finite(run_result(session)), "rewards": rewards}
+    finally:
+        session.llm.close()  # flushes a cassette this run recorded to

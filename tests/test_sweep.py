@@ -1,0 +1,191 @@
+"""`ael-lab sweep`: the same results as `ael-lab run`, a store that resumes, failures
+recorded without stopping the others, the grid from flags or TOML, exports."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+
+from ael_tui.cli import main
+from ael_tui.sweep.store import STORE_NAME, Store
+
+GRID = ["synthetic", "--seeds", "1..6", "--selector", "ts,ts+reflection"]
+
+
+def sweep(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(["sweep", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def export(capsys, folder, fmt: str = "json") -> str:
+    code, out, err = sweep(capsys, "--out", str(folder), "--export", fmt)
+    assert code == 0, err
+    return out
+
+
+def test_a_sweep_gives_exactly_the_results_of_run_on_any_worker_count(tmp_path, capsys):
+    assert main(["run", *GRID, "--quiet", "--workers", "1", "--json", str(tmp_path / "run.json")]) == 0
+    expected = json.loads((tmp_path / "run.json").read_text())
+    for workers in ("1", "2"):
+        code, _, err = sweep(capsys, *GRID, "--workers", workers, "--out", str(tmp_path / workers))
+        assert code == 0, err
+        assert json.loads(export(capsys, tmp_path / workers)) == expected
+
+
+def test_a_second_sweep_runs_only_what_the_store_lacks(tmp_path, capsys):
+    folder = str(tmp_path / "s")
+    assert sweep(capsys, "synthetic", "--seeds", "1..3", "--selector", "ts", "--out", folder)[0] == 0
+    code, _, err = sweep(capsys, "synthetic", "--seeds", "1..5", "--selector", "ts", "--out", folder)
+    assert code == 0
+    assert "2 run(s) done, 3 already in the store" in err
+    with Store(folder) as store:
+        assert [r["seed"] for r in store.runs()] == [1, 2, 3, 4, 5]
+
+
+def test_the_store_keeps_config_metrics_rewards_and_timings_per_run(tmp_path, capsys):
+    folder = tmp_path / "s"
+    assert sweep(capsys, "synthetic", "--seeds", "7", "--selector", "ts+reflection", "--out", str(folder))[0] == 0
+    db = sqlite3.connect(folder / STORE_NAME)
+    (config, overall, wall, status), = db.execute("SELECT config, overall, wall_s, status FROM runs")
+    assert json.loads(config)["seed"] == 7 and status == "ok" and wall > 0
+    assert db.execute("SELECT count(*) FROM rewards").fetchone()[0] == 208
+    mean, = db.execute("SELECT avg(reward) FROM rewards").fetchone()
+    assert mean == pytest.approx(overall)
+    names = {n for (n,) in db.execute("SELECT name FROM metrics")}
+    assert {"overall", "sharpe", "regimes.R3"} <= names
+
+
+def test_a_failed_run_is_recorded_and_the_others_finish(tmp_path, capsys):
+    folder = tmp_path / "s"
+    code, _, err = sweep(capsys, "synthetic,portfolio", "--seeds", "1,2", "--selector", "ts",
+                         "--option", f"data={tmp_path / 'no-such-market'}", "--out", str(folder))
+    assert code == 1
+    assert "2 run(s) failed" in err
+    with Store(folder) as store:
+        runs = store.runs()
+    assert [(r["scenario"], r["status"]) for r in runs] == [("synthetic", "ok")] * 2 + [("portfolio", "failed")] * 2
+    assert "no-such-market" in runs[-1]["error"]
+    doc = json.loads(export(capsys, folder))
+    assert [d["scenario"] for d in doc] == ["synthetic", "portfolio"]
+    assert len(doc[1]["failed"]) == 2 and doc[1]["runs"] == []
+
+
+def test_setting_axes_multiply_the_grid(tmp_path, capsys):
+    folder = tmp_path / "s"
+    code, _, _ = sweep(capsys, "synthetic", "--seeds", "1,2", "--selector", "ts+reflection",
+                       "--reflect-every", "7,13", "--prior", "1,1", "--prior", "0.5,0.5", "--episodes", "30",
+                       "--out", str(folder))
+    assert code == 0
+    with Store(folder) as store:
+        configs = [r["config"] for r in store.runs()]
+    assert len(configs) == 2 * 2 * 2
+    assert {(c["reflector_options"]["cadence"], tuple(c["prior"])) for c in configs} == \
+        {(7, (1.0, 1.0)), (7, (0.5, 0.5)), (13, (1.0, 1.0)), (13, (0.5, 0.5))}
+    assert all(c["slow_window"] == c["reflector_options"]["cadence"] for c in configs)
+    assert len(json.loads(export(capsys, folder))) == 4  # one run --json document per setting
+
+
+def test_a_toml_grid_is_the_same_as_its_flags(tmp_path, capsys):
+    grid = tmp_path / "grid.toml"
+    grid.write_text('scenarios = ["synthetic"]\nselectors = ["ts", "ts+reflection"]\nseeds = "1..6"\n')
+    code, _, err = sweep(capsys, "--config", str(grid), "--out", str(tmp_path / "toml"))
+    assert code == 0, err
+    assert sweep(capsys, *GRID, "--out", str(tmp_path / "flags"))[0] == 0
+    assert export(capsys, tmp_path / "toml") == export(capsys, tmp_path / "flags")
+
+
+def test_csv_export_has_a_row_per_run_with_every_metric(tmp_path, capsys):
+    import io
+
+    import pandas as pd
+
+    assert sweep(capsys, *GRID, "--out", str(tmp_path))[0] == 0
+    frame = pd.read_csv(io.StringIO(export(capsys, tmp_path, "csv")))
+    assert len(frame) == 12
+    assert {"selector", "seed", "overall", "wall_s", "metric.regimes.R3"} <= set(frame.columns)
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["--out", "{tmp}/empty", "--export", "json"], "no sweep store here"),
+    (["synthetic", "--out", "{tmp}/s", "--option", "cost_bps=5"], "no scenario of this sweep has it"),
+    (["synthetic", "--out", "{tmp}/s", "--reflect-every", "0"], "--reflect-every"),
+    (["synthetic", "--out", "{tmp}/s", "--trigger", "often"], "not diagnose or paper"),
+    (["synthetic", "--out", "{tmp}/s", "--config", "{tmp}/bad.toml"], "unknown key 'colour'"),
+    (["synthetic", "--out", "{tmp}/s", "--selector", "nope"], "unknown selector"),
+    (["synthetic"], "--out DIR is needed"),
+    (["synthetic", "--out", "{tmp}/s", "--export", "csv"], "runs nothing: drop the scenarios"),
+    (["synthetic", "--out", "{tmp}/s", "--workers", "0"], "--workers: must be 1 or more"),
+])
+def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, argv, says):
+    (tmp_path / "bad.toml").write_text('colour = "red"\n')
+    code, _, err = sweep(capsys, *[a.format(tmp=tmp_path) for a in argv])
+    assert code == 2
+    assert says in err and len(err.strip().splitlines()) == 1
+
+
+def test_parquet_without_pyarrow_says_so_in_one_line(tmp_path, capsys):
+    pytest.importorskip("pandas")
+    try:
+        import pyarrow  # noqa: F401
+        pytest.skip("pyarrow is installed here")
+    except ImportError:
+        pass
+    assert sweep(capsys, "synthetic", "--out", str(tmp_path))[0] == 0
+    code, out, err = sweep(capsys, "--out", str(tmp_path), "--export", "parquet")
+    assert code == 2 and out == "" and "needs pyarrow" in err
+
+
+def test_a_file_that_is_not_a_sweep_store_is_refused_in_one_line(tmp_path, capsys):
+    (tmp_path / STORE_NAME).write_text("not a database, just text " * 100)
+    code, _, err = sweep(capsys, "synthetic", "--out", str(tmp_path))
+    assert code == 2 and "not a sweep store this version can read" in err and len(err.strip().splitlines()) == 1
+    newer = tmp_path / "newer"
+    with Store(newer) as store:
+        store.set_info("format", 99)
+    code, _, err = sweep(capsys, "--out", str(newer), "--export", "csv")
+    assert code == 2 and "format 99" in err
+
+
+def test_the_progress_tally_counts_failures_and_llm_cost():
+    from ael_tui.sweep.progress import Tally
+
+    tally = Tally(total=3, slots=2)
+    tally.finished({"result": {"llm": {"cost_usd": 0.25}}})
+    tally.finished({"error": "boom"})
+    assert (tally.done, tally.failed, tally.cost_usd, tally.running) == (2, 1, 0.25, 1)
+
+
+def test_backends_are_an_axis_where_a_scenario_has_a_model_to_play():
+    from ael_tui.cli import build_parser
+    from ael_tui.sweep.grid import from_sources
+
+    args = build_parser().parse_args(["sweep", "support,synthetic", "--seeds", "1,2", "--selector", "ts",
+                                      "--agent", "offline,anthropic", "--out", "unused"])
+    tasks = from_sources(args).tasks()
+    assert [(t.config.scenario, t.config.llm.get("agent", "offline")) for t in tasks] == [
+        ("support", "offline"), ("support", "offline"), ("support", "anthropic"), ("support", "anthropic"),
+        ("synthetic", "offline"), ("synthetic", "offline")]
+
+
+def test_variant_sets_are_an_axis_checked_as_run_checks_them(tmp_path, capsys):
+    """Where this build has variants (issue 16) each --variant is one point of the axis, stored
+    as `run --variant` stores it; where it has none, the flag is one line."""
+    from ael_tui.cli import build_parser
+    from ael_tui.sweep.grid import from_sources
+
+    argv = ["sweep", "portfolio", "--seeds", "1", "--selector", "ts", "--variant", "planners",
+            "--variant", "skills,per-tool", "--out", str(tmp_path)]
+    try:
+        from ael_tui.variant_flags import variants_of
+    except ImportError:
+        code, _, err = sweep(capsys, *argv[1:])
+        assert code == 2 and "this build has no variants" in err
+        return
+    import argparse
+
+    tasks = from_sources(build_parser().parse_args(argv)).tasks()
+    assert [t.config.variants for t in tasks] == [
+        variants_of(argparse.Namespace(variant=v), "portfolio") for v in ("planners", "skills,per-tool")]
