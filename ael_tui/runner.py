@@ -8,7 +8,6 @@ from typing import Any
 
 from engine.errors import AELError
 from engine.atomic import write_json_atomic
-from engine.persistence import load_session, save_session
 from engine.llm_setup import LLMConfig, fallback_line, shared_cassette
 from engine.results import finite, run_result, summarise
 from engine.session import Session, SessionConfig
@@ -96,6 +95,8 @@ def run_command(args: argparse.Namespace) -> int:
         if given:
             flag = given[0]
             raise AELError(f"{flag}: a resumed session keeps the settings it was saved with; drop {flag}")
+        from engine.persistence import load_session  # pydantic's save schema: only for a file
+
         session = load_session(args.resume, make_scenario, llm_url=args.llm_url, record=args.record)
         if session.config.scenario != args.scenario:
             raise AELError(f"{args.resume} is a {session.config.scenario} session, not {args.scenario}")
@@ -246,11 +247,17 @@ def _run_one(s: Session, args: argparse.Namespace) -> None:
         # an LLM failure under --error-policy raise: the episode was undone, so the
         # session can still be saved where it stopped
         if args.save:
-            save_session(s, args.save)
+            _save(s, args.save)
             raise AELError(f"{err} (session saved at episode {s.t} to {args.save})") from err
         raise
     if args.save:
-        save_session(s, args.save)
+        _save(s, args.save)
+
+
+def _save(s: Session, path: str) -> None:
+    from engine.persistence import save_session  # only for --save: it brings pydantic's save schema
+
+    save_session(s, path)
 
 
 def _warn(text: str, prefix: str = "ael-lab: warning: ") -> None:

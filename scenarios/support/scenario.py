@@ -22,13 +22,13 @@ from typing import Any
 
 import numpy as np
 
+from engine.deferred import Deferred
 from engine.errors import AELError
 from engine.memory import MemoryEntry, MemoryStore, Pattern
 from engine.options import resolve
 from engine.policies import PolicySpec
 from engine.scenario import AgentContext, Outcome, Query, ScenarioBase
 
-from .saved_metadata import MEMORY_METADATA
 from . import patterns
 from .bank import REGIME_NAMES, ROUTES
 from .llm_router import llm_route
@@ -46,7 +46,8 @@ class SupportScenario(ScenarioBase):
     name = SPEC.name
     regime_names = list(REGIME_NAMES)
     match_bonuses = {"endpoint": 1.0}  # what `relevance`-ordered (edited) policies match on
-    memory_metadata = MEMORY_METADATA  # what a save's memory must carry (checked on load)
+    # what a save's memory must carry, checked on load (imported then: it needs pydantic)
+    memory_metadata = Deferred("scenarios.support.saved_metadata", "MEMORY_METADATA")
 
     def __init__(self, seed: int, **options: Any):
         n = resolve(SPEC.options, options, "support scenario")["n_episodes"]
