@@ -245,10 +245,25 @@ class MemoryStore:
             return
         for h in hits:
             h.entry.usefulness += 1.0
-            tier = self.tiers[h.entry.tier]
-            row = tier.row_of(h.entry, h.row)
-            if row >= 0:
-                tier.useful[row] = h.entry.usefulness
+        self._mirror(hits, "useful", "usefulness")
+
+    def _mirror(self, hits: Iterable[Hit], column: str, field: str) -> None:
+        """Copy `field` of the hits' entries into their tiers' numpy `column`, one
+        vectorised write per tier (a retrieval of 200 hits did 200 scalar writes)."""
+        rows: dict[str, list[int]] = {}
+        values: dict[str, list[float]] = {}
+        for h in hits:
+            e = h.entry
+            tier = self.tiers[e.tier]
+            row = h.row  # the row at retrieval; search only if the tier has changed since
+            if not (0 <= row < tier._n and tier.entries[row] is e):
+                row = tier.row_of(e)
+                if row < 0:
+                    continue  # evicted since it was retrieved
+            rows.setdefault(e.tier, []).append(row)
+            values.setdefault(e.tier, []).append(getattr(e, field))
+        for name, r in rows.items():
+            getattr(self.tiers[name], column)[r] = values[name]
 
     # ------------------------------------------------------------- scoring
     def _flat(self) -> FlatView:
@@ -292,11 +307,10 @@ class MemoryStore:
         reads without raising the entries' retrieval counts (a counterfactual read
         is not a use)."""
         hits = self._retrieve(spec, query, similarity)
-        if count and not self.frozen:
+        if count and not self.frozen and hits:
             for h in hits:
                 h.entry.retrieval_count += 1
-                tier = self.tiers[h.entry.tier]
-                tier.retrievals[tier.row_of(h.entry, h.row)] = h.entry.retrieval_count
+            self._mirror(hits, "retrievals", "retrieval_count")
         return hits
 
     def _retrieve(self, spec: PolicySpec, query: dict[str, Any], similarity: Similarity | None) -> list[Hit]:
