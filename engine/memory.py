@@ -21,6 +21,7 @@ rule bookkeeping stop, reads go on.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from operator import attrgetter, is_
 from typing import Any, Callable, Iterable
 
 import numpy as np
@@ -243,27 +244,30 @@ class MemoryStore:
         """Usefulness feedback after an episode that retrieved `hits`."""
         if self.frozen or not useful:
             return
+        hits = list(hits)
+        if not hits:
+            return
         for h in hits:
             h.entry.usefulness += 1.0
         self._mirror(hits, "useful", "usefulness")
 
-    def _mirror(self, hits: Iterable[Hit], column: str, field: str) -> None:
+    def _mirror(self, hits: list[Hit], column: str, field: str) -> None:
         """Copy `field` of the hits' entries into their tiers' numpy `column`, one
-        vectorised write per tier (a retrieval of 200 hits did 200 scalar writes)."""
-        rows: dict[str, list[int]] = {}
-        values: dict[str, list[float]] = {}
-        for h in hits:
-            e = h.entry
-            tier = self.tiers[e.tier]
-            row = h.row  # the row at retrieval; search only if the tier has changed since
-            if not (0 <= row < tier._n and tier.entries[row] is e):
-                row = tier.row_of(e)
-                if row < 0:
-                    continue  # evicted since it was retrieved
-            rows.setdefault(e.tier, []).append(row)
-            values.setdefault(e.tier, []).append(getattr(e, field))
-        for name, r in rows.items():
-            getattr(self.tiers[name], column)[r] = values[name]
+        vectorised write per tier (a retrieval of 200 hits did 200 scalar writes and
+        200 row searches; the per-hit work left is C-level maps)."""
+        entries = [h.entry for h in hits]
+        rows = [h.row for h in hits]
+        names = {e.tier for e in entries}
+        for name in names:
+            tier = self.tiers[name]
+            es, rs = entries, rows
+            if len(names) > 1:
+                es, rs = [e for e in entries if e.tier == name], [r for e, r in zip(entries, rows) if e.tier == name]
+            # the rows at retrieval, unless the tier changed since (or a code policy's hits carry none)
+            if not (min(rs) >= 0 and max(rs) < tier._n and all(map(is_, map(tier.entries.__getitem__, rs), es))):
+                found = [(tier.row_of(e, r), e) for e, r in zip(es, rs)]
+                rs, es = [r for r, _ in found if r >= 0], [e for r, e in found if r >= 0]  # not evicted since
+            getattr(tier, column)[rs] = list(map(attrgetter(field), es))
 
     # ------------------------------------------------------------- scoring
     def _flat(self) -> FlatView:
@@ -331,8 +335,12 @@ class MemoryStore:
             top = ranking.top_k(score, episode, row, tier_pos, spec.k)
         lists = [self.tiers[name].entries for name in spec.tiers]
         # plain Python ints and floats: indexing numpy scalars one by one is the slow part here
-        hits = [Hit(lists[p][r], s, r) for p, r, s in
-                zip(tier_pos[top].tolist(), row[top].tolist(), score[top].tolist())]
+        if len(lists) == 1:
+            entries = lists[0]
+            hits = [Hit(entries[r], s, r) for r, s in zip(row[top].tolist(), score[top].tolist())]
+        else:
+            hits = [Hit(lists[p][r], s, r) for p, r, s in
+                    zip(tier_pos[top].tolist(), row[top].tolist(), score[top].tolist())]
         if spec.format == "sliding_window" and len(hits) > spec.keep_first + spec.keep_last:
             hits = hits[: spec.keep_first] + (hits[-spec.keep_last:] if spec.keep_last else [])
         elif spec.format == "ranked_truncate":
