@@ -37,7 +37,7 @@ from .reflector import SupportReflector
 from .spec import SPEC
 from .stream import generate, regime_of, tickets
 from .table import EPISODIC_QUALITY, PredictionTable, compute_predictions, prediction_table, similarity_for
-from .text import stream_similarity
+from .text import SimilarityRows
 
 class SupportScenario(ScenarioBase):
     """Route 1,200 support tickets to one of 8 routes with a retrieval-policy bandit."""
@@ -58,8 +58,8 @@ class SupportScenario(ScenarioBase):
         # so every episode is a (learning) train episode.
         self.defaults = SPEC.session_defaults(phases={"train": n, "val": 0, "test": 0})
         self._tickets = tickets(self.seed)
-        self._sim = stream_similarity(self.seed)
-        self._similarity = similarity_for(self.seed)
+        self._sim = SimilarityRows(self.seed)  # rows of S as episodes need them
+        self._similarity = similarity_for(self.seed, self._sim)
         self._extra: dict[str, np.ndarray] = {}  # behaviour key -> route column of an untabled policy
         self._distilled: dict[tuple[int, int], list[Pattern]] = {}  # (first, last) episode -> patterns
 

@@ -40,24 +40,72 @@ def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / union if union else 0.0
 
 
-def similarity_matrix(texts: Iterable[str]) -> np.ndarray:
-    """Pairwise Jaccard similarities of `texts`, as a dense float64 matrix."""
+def _incidence(texts: Iterable[str]) -> np.ndarray:
+    """The binary token-incidence matrix A (texts × vocabulary), float64."""
     sets = [tokens(t) for t in texts]
     vocab = {tok: j for j, tok in enumerate(sorted(set().union(*sets)))}
     a = np.zeros((len(sets), max(len(vocab), 1)), dtype=np.float64)
     for i, s in enumerate(sets):
         a[i, [vocab[tok] for tok in s]] = 1.0
-    inter = a @ a.T  # exact: small integer counts in float64
+    return a
+
+
+def _jaccard_rows(a: np.ndarray, lo: int, hi: int) -> np.ndarray:
+    """Jaccard similarities of texts lo..hi-1 of A to every text: exact integer
+    counts in float64 and one division each, so a row computed alone is the same
+    floats as that row of the whole matrix."""
+    inter = a[lo:hi] @ a.T
     size = a.sum(axis=1)
-    union = size[:, None] + size[None, :] - inter
+    union = size[lo:hi, None] + size[None, :] - inter
     with np.errstate(invalid="ignore", divide="ignore"):
-        s = np.where(union > 0, inter / np.where(union > 0, union, 1.0), 0.0)
-    return s
+        return np.where(union > 0, inter / np.where(union > 0, union, 1.0), 0.0)
 
 
-@lru_cache(maxsize=8)
+def similarity_matrix(texts: Iterable[str]) -> np.ndarray:
+    """Pairwise Jaccard similarities of `texts`, as a dense float64 matrix."""
+    a = _incidence(texts)
+    return _jaccard_rows(a, 0, len(a))
+
+
+_MATRICES: dict[int, np.ndarray] = {}  # seed -> S, the last few (about 11 MB each)
+_KEEP = 8
+
+
 def stream_similarity(seed: int) -> np.ndarray:
     """S[i, j] = Jaccard(ticket i, ticket j) for the stream of `seed` (cached, read-only)."""
-    s = similarity_matrix(t["text"] for t in tickets(seed))
-    s.setflags(write=False)  # shared between sessions: nobody may change it
+    seed = int(seed)
+    s = _MATRICES.get(seed)
+    if s is None:
+        s = similarity_matrix(t["text"] for t in tickets(seed))
+        s.setflags(write=False)  # shared between sessions: nobody may change it
+        if len(_MATRICES) >= _KEEP:
+            _MATRICES.pop(next(iter(_MATRICES)))
+        _MATRICES[seed] = s
     return s
+
+
+class SimilarityRows:
+    """Rows of a seed's S, for code that may read only a few: a resumed session's
+    next episode needs a row or two, and the whole matrix was most of a resume's
+    start-up. Rows are computed one at a time (the same floats as the matrix's)
+    until `WHOLE_AFTER` were asked for; from then on, or when this process has the
+    matrix already (a table was computed), rows are read from the shared matrix."""
+
+    WHOLE_AFTER = 32
+
+    def __init__(self, seed: int):
+        self.seed = int(seed)
+        self._rows: dict[int, np.ndarray] = {}
+        self._a: np.ndarray | None = None
+
+    def __getitem__(self, t: int) -> np.ndarray:
+        t = int(t)
+        if self.seed in _MATRICES or len(self._rows) >= self.WHOLE_AFTER:
+            return stream_similarity(self.seed)[t]
+        row = self._rows.get(t)
+        if row is None:
+            if self._a is None:
+                self._a = _incidence(tk["text"] for tk in tickets(self.seed))
+            row = self._rows[t] = _jaccard_rows(self._a, t, t + 1)[0]
+            row.setflags(write=False)
+        return row
