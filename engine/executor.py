@@ -64,7 +64,7 @@ def run_all(task: Callable[[T], R], items: Sequence[T], workers: int | None = No
 
     lanes = _Lanes([group(item) if group else None for item in items], workers)
     results: list = [None] * n
-    with ProcessPoolExecutor(max_workers=workers, mp_context=_context()) as pool:
+    with ProcessPoolExecutor(max_workers=workers, mp_context=_context(), initializer=_one_blas_thread) as pool:
         # one chunk in flight per worker slot, so the process that just finished takes its slot's next
         running = {}
         for slot in range(workers):
@@ -87,6 +87,17 @@ def run_all(task: Callable[[T], R], items: Sequence[T], workers: int | None = No
                 future.cancel()
             raise
     return results
+
+
+def _one_blas_thread() -> None:
+    """A worker's numpy uses one BLAS thread. Each worker is one of `workers`
+    processes already sharing the cores: OpenBLAS's own threads (one per core)
+    would oversubscribe them, and they spin while they wait for the next call,
+    which took CPU from the other workers (five support similarity matrices:
+    0.30 s of CPU instead of 0.16 s)."""
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(1)
 
 
 def _run_chunk(task: Callable[[T], R], chunk: list[T]) -> list[R]:
