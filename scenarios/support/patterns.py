@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from functools import lru_cache
 from itertools import chain, repeat
-from typing import Any
+from typing import Any, Iterable, Sequence
 
 from engine.memory import MemoryEntry, MemoryStore, Pattern
 
@@ -48,9 +48,14 @@ def distill(memory: MemoryStore) -> list[Pattern]:
 
 
 def endpoint_patterns(entries: list[MemoryEntry]) -> list[Pattern]:
+    return endpoint_patterns_of([e.metadata["endpoint"] for e in entries], [e.metadata["route"] for e in entries])
+
+
+def endpoint_patterns_of(endpoints: Sequence[str], routes: Sequence[str]) -> list[Pattern]:
+    """Endpoint patterns of tickets given as parallel lists (endpoint, gold route), oldest first."""
     by_endpoint: dict[str, list[str]] = defaultdict(list)
-    for e in entries:
-        by_endpoint[e.metadata["endpoint"]].append(e.metadata["route"])
+    for endpoint, route in zip(endpoints, routes):
+        by_endpoint[endpoint].append(route)
     out = []
     for endpoint, routes in by_endpoint.items():
         recent = routes[-ENDPOINT_RECENT:]
@@ -77,9 +82,13 @@ def token_patterns(entries: list[MemoryEntry]) -> list[Pattern]:
     totals: Counter[str] = Counter()
     for (tok, _), count in pairs.items():
         totals[tok] += count
+    return token_patterns_of((tok, route, count, totals[tok]) for (tok, route), count in pairs.items())
+
+
+def token_patterns_of(counts: Iterable[tuple[str, str, int, int]]) -> list[Pattern]:
+    """Token patterns from (token, route, tickets with both, tickets with the token)."""
     found = []
-    for (tok, route), count in pairs.items():
-        n = totals[tok]
+    for tok, route, count, n in counts:
         # A precision of 0.9 leaves one route a strict majority, so at most one pair of a token passes.
         if n < TOKEN_MIN_TICKETS or count < TOKEN_MIN_PRECISION * n:
             continue

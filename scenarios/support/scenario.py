@@ -36,6 +36,7 @@ from .policies import INITIAL_POOL, ROUTE_AWARE, behaviour_key, episodic_record,
 from .reflector import SupportReflector
 from .spec import SPEC
 from .stream import generate, regime_of, tickets
+from .stream_patterns import StreamPatterns
 from .table import EPISODIC_QUALITY, PredictionTable, compute_predictions, prediction_table, similarity_for
 from .text import SimilarityRows
 
@@ -62,6 +63,7 @@ class SupportScenario(ScenarioBase):
         self._similarity = similarity_for(self.seed, self._sim)
         self._extra: dict[str, np.ndarray] = {}  # behaviour key -> route column of an untabled policy
         self._distilled: dict[tuple[int, int], list[Pattern]] = {}  # (first, last) episode -> patterns
+        self._stream_patterns: StreamPatterns | None = None  # built by the first distillation
 
     @property
     def table(self) -> PredictionTable:
@@ -172,7 +174,8 @@ class SupportScenario(ScenarioBase):
         """Patterns in the episodic tier. When the tier is one unbroken run of this
         stream's tickets (the usual case: one ticket written per episode, none
         evicted), its content is fixed by (first, last) episode, so the result is
-        shared by every session on this seed instead of recomputed by each."""
+        shared by every session on this seed instead of recomputed by each, and read
+        from the stream's arrays (`stream_patterns.py`) instead of the entries."""
         entries = memory.tiers["episodic"].entries
         if not entries:
             return []
@@ -183,7 +186,9 @@ class SupportScenario(ScenarioBase):
         key = (first, last)
         found = self._distilled.get(key)
         if found is None:
-            found = self._distilled[key] = patterns.distill(memory)
+            if self._stream_patterns is None:
+                self._stream_patterns = StreamPatterns(self.seed)
+            found = self._distilled[key] = self._stream_patterns.distill(first, last)
         return found
 
     def applicable_rules(self, query: Query, memory: MemoryStore) -> list[MemoryEntry]:

@@ -40,14 +40,16 @@ def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / union if union else 0.0
 
 
-def _incidence(texts: Iterable[str]) -> np.ndarray:
-    """The binary token-incidence matrix A (texts × vocabulary), float64."""
+def incidence(texts: Iterable[str]) -> tuple[np.ndarray, list[str]]:
+    """The binary token-incidence matrix A (texts × vocabulary), float64, and the
+    vocabulary (sorted: column j is token vocabulary[j])."""
     sets = [tokens(t) for t in texts]
-    vocab = {tok: j for j, tok in enumerate(sorted(set().union(*sets)))}
-    a = np.zeros((len(sets), max(len(vocab), 1)), dtype=np.float64)
+    vocabulary = sorted(set().union(*sets))
+    column = {tok: j for j, tok in enumerate(vocabulary)}
+    a = np.zeros((len(sets), max(len(column), 1)), dtype=np.float64)
     for i, s in enumerate(sets):
-        a[i, [vocab[tok] for tok in s]] = 1.0
-    return a
+        a[i, [column[tok] for tok in s]] = 1.0
+    return a, vocabulary
 
 
 def _jaccard_rows(a: np.ndarray, lo: int, hi: int) -> np.ndarray:
@@ -63,7 +65,7 @@ def _jaccard_rows(a: np.ndarray, lo: int, hi: int) -> np.ndarray:
 
 def similarity_matrix(texts: Iterable[str]) -> np.ndarray:
     """Pairwise Jaccard similarities of `texts`, as a dense float64 matrix."""
-    a = _incidence(texts)
+    a, _ = incidence(texts)
     return _jaccard_rows(a, 0, len(a))
 
 
@@ -105,7 +107,7 @@ class SimilarityRows:
         row = self._rows.get(t)
         if row is None:
             if self._a is None:
-                self._a = _incidence(tk["text"] for tk in tickets(self.seed))
+                self._a, _ = incidence(tk["text"] for tk in tickets(self.seed))
             row = self._rows[t] = _jaccard_rows(self._a, t, t + 1)[0]
             row.setflags(write=False)
         return row
