@@ -41,26 +41,29 @@ def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
 
 
 def incidence(texts: Iterable[str]) -> tuple[np.ndarray, list[str]]:
-    """The binary token-incidence matrix A (texts × vocabulary), float64, and the
-    vocabulary (sorted: column j is token vocabulary[j])."""
+    """The binary token-incidence matrix A (texts × vocabulary) and the vocabulary
+    (sorted: column j is token vocabulary[j]). float32: products and sums of A are
+    token counts, exact in float32 (below 2^24), and float32 products are 3-4×
+    faster than float64 ones."""
     sets = [tokens(t) for t in texts]
     vocabulary = sorted(set().union(*sets))
     column = {tok: j for j, tok in enumerate(vocabulary)}
-    a = np.zeros((len(sets), max(len(column), 1)), dtype=np.float64)
+    a = np.zeros((len(sets), max(len(column), 1)), dtype=np.float32)
     for i, s in enumerate(sets):
         a[i, [column[tok] for tok in s]] = 1.0
     return a, vocabulary
 
 
 def _jaccard_rows(a: np.ndarray, lo: int, hi: int) -> np.ndarray:
-    """Jaccard similarities of texts lo..hi-1 of A to every text: exact integer
-    counts in float64 and one division each, so a row computed alone is the same
-    floats as that row of the whole matrix."""
+    """Jaccard similarities (float64) of texts lo..hi-1 of A to every text: exact
+    integer counts and one float64 division each, so a row computed alone is the
+    same floats as that row of the whole matrix, and as Python's len(a & b) / len(a | b)."""
     inter = a[lo:hi] @ a.T
     size = a.sum(axis=1)
-    union = size[lo:hi, None] + size[None, :] - inter
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(union > 0, inter / np.where(union > 0, union, 1.0), 0.0)
+    union = size[lo:hi, None] + size[None, :]
+    union -= inter
+    np.maximum(union, 1, out=union)  # 0 only for two empty texts, whose intersection is 0 too: 0/1 = 0
+    return np.divide(inter, union, dtype=np.float64)
 
 
 def similarity_matrix(texts: Iterable[str]) -> np.ndarray:
