@@ -194,12 +194,16 @@ def _progress(args: argparse.Namespace, total: int):
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    # redrawn as runs finish, not by rich's refresh thread: a process with a thread
+    # cannot fork its workers (engine/executor.py), and forkserver workers import
+    # numpy and the engine again, each
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=Console(stderr=True), transient=True) as progress:
+                  console=Console(stderr=True), transient=True, auto_refresh=False) as progress:
         task = progress.add_task("runs", total=total)
+        progress.refresh()
 
         def advance(n: int, description: str = "") -> None:
-            progress.update(task, advance=n, description=description or "runs")
+            progress.update(task, advance=n, description=description or "runs", refresh=True)
 
         yield advance
 
