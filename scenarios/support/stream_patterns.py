@@ -19,7 +19,7 @@ from engine.memory import Pattern
 from .bank import ROUTES
 from .patterns import TOKEN_RECENT, endpoint_patterns_of, token_patterns_of
 from .stream import tickets
-from .text import incidence
+from .text import stream_incidence
 
 
 class StreamPatterns:
@@ -27,7 +27,7 @@ class StreamPatterns:
         stream = tickets(seed)
         self.endpoints = [t["endpoint"] for t in stream]
         self.routes = [t["gold_route"] for t in stream]
-        self.tokens, self.vocabulary = incidence(t["text"] for t in stream)
+        self.tokens, self.vocabulary = stream_incidence(seed)
         gold = np.array([ROUTES.index(r) for r in self.routes])
         self.route_columns = (gold[:, None] == np.arange(len(ROUTES))[None, :]).astype(np.float64)
 

@@ -72,6 +72,15 @@ def similarity_matrix(texts: Iterable[str]) -> np.ndarray:
     return _jaccard_rows(a, 0, len(a))
 
 
+@lru_cache(maxsize=8)
+def stream_incidence(seed: int) -> tuple[np.ndarray, list[str]]:
+    """`incidence` of the stream of `seed`'s texts (cached, read-only): the
+    similarities and the distillation's token counts both read it."""
+    a, vocabulary = incidence(t["text"] for t in tickets(seed))
+    a.setflags(write=False)
+    return a, vocabulary
+
+
 _MATRICES: dict[int, np.ndarray] = {}  # seed -> S, the last few (about 11 MB each)
 _KEEP = 8
 
@@ -81,7 +90,8 @@ def stream_similarity(seed: int) -> np.ndarray:
     seed = int(seed)
     s = _MATRICES.get(seed)
     if s is None:
-        s = similarity_matrix(t["text"] for t in tickets(seed))
+        a, _ = stream_incidence(seed)
+        s = _jaccard_rows(a, 0, len(a))
         s.setflags(write=False)  # shared between sessions: nobody may change it
         if len(_MATRICES) >= _KEEP:
             _MATRICES.pop(next(iter(_MATRICES)))
@@ -101,16 +111,15 @@ class SimilarityRows:
     def __init__(self, seed: int):
         self.seed = int(seed)
         self._rows: dict[int, np.ndarray] = {}
-        self._a: np.ndarray | None = None
 
     def __getitem__(self, t: int) -> np.ndarray:
         t = int(t)
         if self.seed in _MATRICES or len(self._rows) >= self.WHOLE_AFTER:
+            self._rows.clear()  # the matrix holds them now
             return stream_similarity(self.seed)[t]
         row = self._rows.get(t)
         if row is None:
-            if self._a is None:
-                self._a, _ = incidence(tk["text"] for tk in tickets(self.seed))
-            row = self._rows[t] = _jaccard_rows(self._a, t, t + 1)[0]
+            a, _ = stream_incidence(self.seed)
+            row = self._rows[t] = _jaccard_rows(a, t, t + 1)[0]
             row.setflags(write=False)
         return row
