@@ -322,6 +322,44 @@ class MemoryStore:
             return []
         if spec.code:
             return self._retrieve_code(spec, query)
+        newest = self._newest_in_order(spec)
+        if newest is not None:
+            hits = newest
+        else:
+            hits = self._ranked(spec, query, similarity)
+        if spec.format == "sliding_window" and len(hits) > spec.keep_first + spec.keep_last:
+            hits = hits[: spec.keep_first] + (hits[-spec.keep_last:] if spec.keep_last else [])
+        elif spec.format == "ranked_truncate":
+            kept, used = [], 0
+            for h in hits:
+                cost = len(h.entry.content) // 4
+                if kept and used + cost > (spec.token_budget or 0):
+                    break
+                kept.append(h)
+                used += cost
+            hits = kept
+        return hits
+
+    def _newest_in_order(self, spec: PolicySpec) -> list[Hit] | None:
+        """The k newest entries of a plain recency policy over one tier (full_detailed,
+        recent_window), when the tier's episodes never decrease in write order (as a
+        run writes them): the ranking (episode, then row, both newest first) is then
+        the rows backwards, with no partition or sort. None when it does not apply."""
+        if spec.order != "recency" or len(spec.tiers) != 1 or spec.filters or spec.window is not None \
+                or spec.per_group:
+            return None
+        tier = self.tiers[spec.tiers[0]]
+        n = len(tier)
+        episode = tier.episode[:n]
+        if n == 0 or spec.k <= 0 or (n > 1 and not (episode[1:] >= episode[:-1]).all()):
+            return None
+        rows = range(n - 1, max(n - spec.k, 0) - 1, -1)
+        scores = episode[n - len(rows):][::-1].astype(float).tolist()  # recency's score is the episode
+        entries = tier.entries
+        return [Hit(entries[r], s, r) for r, s in zip(rows, scores)]
+
+    def _ranked(self, spec: PolicySpec, query: dict[str, Any], similarity: Similarity | None) -> list[Hit]:
+        """The k best candidates as hits, best first (any policy but code)."""
         if spec.order == "relevance" and not spec.filters and spec.window is None:
             found = self._candidates_scored(spec, query)
         else:
@@ -341,17 +379,6 @@ class MemoryStore:
         else:
             hits = [Hit(lists[p][r], s, r) for p, r, s in
                     zip(tier_pos[top].tolist(), row[top].tolist(), score[top].tolist())]
-        if spec.format == "sliding_window" and len(hits) > spec.keep_first + spec.keep_last:
-            hits = hits[: spec.keep_first] + (hits[-spec.keep_last:] if spec.keep_last else [])
-        elif spec.format == "ranked_truncate":
-            kept, used = [], 0
-            for h in hits:
-                cost = len(h.entry.content) // 4
-                if kept and used + cost > (spec.token_budget or 0):
-                    break
-                kept.append(h)
-                used += cost
-            hits = kept
         return hits
 
     def _candidates_scored(self, spec: PolicySpec, query: dict[str, Any]):
