@@ -109,7 +109,8 @@ class _Lanes:
 
     Items are put in group order (each group's items together, groups in order of
     first appearance) and cut into chunks, a round trip to the parent each: about
-    eight per worker, at most 64 items. Each slot owns one contiguous lane of
+    32 per worker (a round trip costs about a millisecond; a finished lane's wait
+    for the other's last chunk costs up to a chunk's work), at most 64 items. Each slot owns one contiguous lane of
     chunks and works along it, so a group is built by one worker; a slot whose
     lane is done takes the back half of the longest lane left (work stealing),
     so every core stays busy and at most the group at each cut is built twice."""
@@ -119,7 +120,7 @@ class _Lanes:
         for i, k in enumerate(keys):
             first.setdefault(i if k is None else k, i)
         order = sorted(range(len(keys)), key=lambda i: (first[i if keys[i] is None else keys[i]], i))
-        size = max(1, min(64, len(keys) // (slots * 8)))
+        size = max(1, min(64, len(keys) // (slots * 32)))
         self.chunks = [order[i:i + size] for i in range(0, len(order), size)]
         # lanes of equal items, not of equal chunks (the last chunk may be short): 45 runs
         # on 2 workers in chunks of 2 made lanes of 24 and 21
