@@ -38,7 +38,7 @@ def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def support_table(rounds: int = 2) -> tuple[float, float, float, float]:
+def support_table(rounds: int = 3) -> tuple[float, float, float, float]:
     """Fastest of `rounds` alternating walls of the support table on 1 and 2 workers,
     the ratio of their CPU times (what the second worker costs in duplicated work),
     and the ratio of the 2-worker command's critical path in CPU (`critical_cpu`) to
