@@ -20,7 +20,6 @@ from pathlib import Path
 
 from engine.atomic import check_target
 from engine.errors import AELError
-from engine.persistence import is_session_file
 
 OUTPUTS = (("json_path", "--json"), ("save", "--save"), ("record", "--record"))
 INPUTS = (("resume", "--resume"), ("replay", "--replay"))
@@ -58,6 +57,10 @@ def check_run_outputs(args: argparse.Namespace) -> None:
             raise AELError(f"{flag}: {err}") from None
         if force or not path.exists() or path.stat().st_size == 0:
             continue
+        # here, not at the top: persistence brings pydantic's save schema, which a run
+        # writing no existing file does not need
+        from engine.persistence import is_session_file
+
         if flag == "--save" and not is_session_file(path):
             raise AELError(f"--save: {path} exists and is not an AEL Lab session; "
                            "name another file, or add --force to replace it")

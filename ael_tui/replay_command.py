@@ -14,7 +14,6 @@ from engine.bandit_replay import (DEFAULT_RUNS, ORACLE, SeedResult, check_select
                                   trace_of)
 from engine.errors import AELError
 from engine.methods import parse_method, split_methods
-from engine.persistence import read_document
 
 DEFAULT_SELECTORS = "rr,egreedy,ucb1,oracle"
 # tab:bandit_replay of the paper (portfolio, D-full train phase, 5 seeds): mean, sd, note
@@ -44,6 +43,10 @@ def add_parser(sub) -> None:
 
 
 def replay_command(args: argparse.Namespace) -> int:
+    # the save loader brings pydantic: only this command pays for it, not every
+    # command whose parser lists `replay` (tests/test_cli_imports.py)
+    from engine.persistence import read_document
+
     selectors = split_methods(args.selector)
     if not selectors:
         raise AELError("--selector: give at least one selector")

@@ -8,7 +8,6 @@ from typing import Any
 
 from engine.errors import AELError
 from engine.atomic import write_json_atomic
-from engine.persistence import load_session, save_session
 from engine.llm_setup import LLMConfig, fallback_line, shared_cassette
 from engine.results import finite, run_result, summarise
 from engine.session import Session, SessionConfig
@@ -97,6 +96,8 @@ def run_command(args: argparse.Namespace) -> int:
         if given:
             flag = given[0]
             raise AELError(f"{flag}: a resumed session keeps the settings it was saved with; drop {flag}")
+        from engine.persistence import load_session  # pydantic's save schema: only for a file
+
         session = load_session(args.resume, make_scenario, llm_url=args.llm_url, record=args.record)
         if session.config.scenario != args.scenario:
             raise AELError(f"{args.resume} is a {session.config.scenario} session, not {args.scenario}")
@@ -195,12 +196,16 @@ def _progress(args: argparse.Namespace, total: int):
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    # redrawn as runs finish, not by rich's refresh thread: a process with a thread
+    # cannot fork its workers (engine/executor.py), and forkserver workers import
+    # numpy and the engine again, each
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=Console(stderr=True), transient=True) as progress:
+                  console=Console(stderr=True), transient=True, auto_refresh=False) as progress:
         task = progress.add_task("runs", total=total)
+        progress.refresh()
 
         def advance(n: int, description: str = "") -> None:
-            progress.update(task, advance=n, description=description or "runs")
+            progress.update(task, advance=n, description=description or "runs", refresh=True)
 
         yield advance
 
@@ -248,11 +253,17 @@ def _run_one(s: Session, args: argparse.Namespace) -> None:
         # an LLM failure under --error-policy raise: the episode was undone, so the
         # session can still be saved where it stopped
         if args.save:
-            save_session(s, args.save)
+            _save(s, args.save)
             raise AELError(f"{err} (session saved at episode {s.t} to {args.save})") from err
         raise
     if args.save:
-        save_session(s, args.save)
+        _save(s, args.save)
+
+
+def _save(s: Session, path: str) -> None:
+    from engine.persistence import save_session  # only for --save: it brings pydantic's save schema
+
+    save_session(s, path)
 
 
 def _warn(text: str, prefix: str = "ael-lab: warning: ") -> None:

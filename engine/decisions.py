@@ -161,10 +161,13 @@ class Decisions:
         return out
 
     def _suspend_failing_code_arms(self, t: int, out: list[ev.Event]) -> None:
+        arms = self.code_arms
+        due = arms.due_for_suspension()
+        if not due:  # every step asks: no import (the code-policy filter) when no code arm failed
+            return
         from .codepolicy import source_hash
 
-        arms = self.code_arms
-        for name in arms.due_for_suspension():
+        for name in due:
             last = arms.failed_now.get(name, "an earlier call")
             reason = f"{arms.failures[name]} calls in a row failed (last: {last})"
             arms.suspended[name] = reason

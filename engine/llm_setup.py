@@ -11,11 +11,16 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import asdict, dataclass
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from .errors import AELError
-from .llm import Cassette, LLMClient, LLMSettings, UsageLedger, local_model
-from .llm.settings import DEFAULT_MODELS, ERROR_POLICIES, PROVIDERS
+from .llm import local_model
+from .llm.ledger import UsageLedger
+from .llm.settings import DEFAULT_MODELS, ERROR_POLICIES, PROVIDERS, LLMSettings
+
+if TYPE_CHECKING:  # imported where used: an offline session builds neither (and they need pydantic)
+    from .llm.cassette import Cassette
+    from .llm.client import LLMClient
 
 
 LOCAL_TIMEOUT_S = 120.0  # per local call unless --llm-timeout says otherwise (a busy 2-core machine)
@@ -85,6 +90,8 @@ def shared_cassette(config: LLMConfig, *, append: bool = False) -> Cassette | No
     from, one file). `append`: a resumed session adds to the calls recorded so far."""
     if not config.uses_llm:
         return None
+    from .llm.cassette import Cassette
+
     if config.replay:
         return Cassette.replay(config.replay)
     if config.record:
@@ -114,6 +121,8 @@ class LLMRuntime:
     def _client(self, role: str, breaker=None) -> LLMClient | None:
         if getattr(self.config, role) == "offline":
             return None
+        from .llm.client import LLMClient
+
         return LLMClient(self.config.settings(role), ledger=self.ledger, cassette=self.cassette,
                          notify=self._notice, name=role, breaker=breaker)
 

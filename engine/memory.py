@@ -21,6 +21,7 @@ rule bookkeeping stop, reads go on.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from operator import attrgetter, is_
 from typing import Any, Callable, Iterable
 
 import numpy as np
@@ -243,12 +244,30 @@ class MemoryStore:
         """Usefulness feedback after an episode that retrieved `hits`."""
         if self.frozen or not useful:
             return
+        hits = list(hits)
+        if not hits:
+            return
         for h in hits:
             h.entry.usefulness += 1.0
-            tier = self.tiers[h.entry.tier]
-            row = tier.row_of(h.entry, h.row)
-            if row >= 0:
-                tier.useful[row] = h.entry.usefulness
+        self._mirror(hits, "useful", "usefulness")
+
+    def _mirror(self, hits: list[Hit], column: str, field: str) -> None:
+        """Copy `field` of the hits' entries into their tiers' numpy `column`, one
+        vectorised write per tier (a retrieval of 200 hits did 200 scalar writes and
+        200 row searches; the per-hit work left is C-level maps)."""
+        entries = [h.entry for h in hits]
+        rows = [h.row for h in hits]
+        names = {e.tier for e in entries}
+        for name in names:
+            tier = self.tiers[name]
+            es, rs = entries, rows
+            if len(names) > 1:
+                es, rs = [e for e in entries if e.tier == name], [r for e, r in zip(entries, rows) if e.tier == name]
+            # the rows at retrieval, unless the tier changed since (or a code policy's hits carry none)
+            if not (min(rs) >= 0 and max(rs) < tier._n and all(map(is_, map(tier.entries.__getitem__, rs), es))):
+                found = [(tier.row_of(e, r), e) for e, r in zip(es, rs)]
+                rs, es = [r for r, _ in found if r >= 0], [e for r, e in found if r >= 0]  # not evicted since
+            getattr(tier, column)[rs] = list(map(attrgetter(field), es))
 
     # ------------------------------------------------------------- scoring
     def _flat(self) -> FlatView:
@@ -292,11 +311,10 @@ class MemoryStore:
         reads without raising the entries' retrieval counts (a counterfactual read
         is not a use)."""
         hits = self._retrieve(spec, query, similarity)
-        if count and not self.frozen:
+        if count and not self.frozen and hits:
             for h in hits:
                 h.entry.retrieval_count += 1
-                tier = self.tiers[h.entry.tier]
-                tier.retrievals[tier.row_of(h.entry, h.row)] = h.entry.retrieval_count
+            self._mirror(hits, "retrievals", "retrieval_count")
         return hits
 
     def _retrieve(self, spec: PolicySpec, query: dict[str, Any], similarity: Similarity | None) -> list[Hit]:
@@ -304,6 +322,44 @@ class MemoryStore:
             return []
         if spec.code:
             return self._retrieve_code(spec, query)
+        newest = self._newest_in_order(spec)
+        if newest is not None:
+            hits = newest
+        else:
+            hits = self._ranked(spec, query, similarity)
+        if spec.format == "sliding_window" and len(hits) > spec.keep_first + spec.keep_last:
+            hits = hits[: spec.keep_first] + (hits[-spec.keep_last:] if spec.keep_last else [])
+        elif spec.format == "ranked_truncate":
+            kept, used = [], 0
+            for h in hits:
+                cost = len(h.entry.content) // 4
+                if kept and used + cost > (spec.token_budget or 0):
+                    break
+                kept.append(h)
+                used += cost
+            hits = kept
+        return hits
+
+    def _newest_in_order(self, spec: PolicySpec) -> list[Hit] | None:
+        """The k newest entries of a plain recency policy over one tier (full_detailed,
+        recent_window), when the tier's episodes never decrease in write order (as a
+        run writes them): the ranking (episode, then row, both newest first) is then
+        the rows backwards, with no partition or sort. None when it does not apply."""
+        if spec.order != "recency" or len(spec.tiers) != 1 or spec.filters or spec.window is not None \
+                or spec.per_group:
+            return None
+        tier = self.tiers[spec.tiers[0]]
+        n = len(tier)
+        episode = tier.episode[:n]
+        if n == 0 or spec.k <= 0 or (n > 1 and not (episode[1:] >= episode[:-1]).all()):
+            return None
+        rows = range(n - 1, max(n - spec.k, 0) - 1, -1)
+        scores = episode[n - len(rows):][::-1].astype(float).tolist()  # recency's score is the episode
+        entries = tier.entries
+        return [Hit(entries[r], s, r) for r, s in zip(rows, scores)]
+
+    def _ranked(self, spec: PolicySpec, query: dict[str, Any], similarity: Similarity | None) -> list[Hit]:
+        """The k best candidates as hits, best first (any policy but code)."""
         if spec.order == "relevance" and not spec.filters and spec.window is None:
             found = self._candidates_scored(spec, query)
         else:
@@ -317,19 +373,12 @@ class MemoryStore:
             top = ranking.top_k(score, episode, row, tier_pos, spec.k)
         lists = [self.tiers[name].entries for name in spec.tiers]
         # plain Python ints and floats: indexing numpy scalars one by one is the slow part here
-        hits = [Hit(lists[p][r], s, r) for p, r, s in
-                zip(tier_pos[top].tolist(), row[top].tolist(), score[top].tolist())]
-        if spec.format == "sliding_window" and len(hits) > spec.keep_first + spec.keep_last:
-            hits = hits[: spec.keep_first] + (hits[-spec.keep_last:] if spec.keep_last else [])
-        elif spec.format == "ranked_truncate":
-            kept, used = [], 0
-            for h in hits:
-                cost = len(h.entry.content) // 4
-                if kept and used + cost > (spec.token_budget or 0):
-                    break
-                kept.append(h)
-                used += cost
-            hits = kept
+        if len(lists) == 1:
+            entries = lists[0]
+            hits = [Hit(entries[r], s, r) for r, s in zip(row[top].tolist(), score[top].tolist())]
+        else:
+            hits = [Hit(lists[p][r], s, r) for p, r, s in
+                    zip(tier_pos[top].tolist(), row[top].tolist(), score[top].tolist())]
         return hits
 
     def _candidates_scored(self, spec: PolicySpec, query: dict[str, Any]):

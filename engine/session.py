@@ -27,7 +27,7 @@ from .bandits import Selector
 from .codearms import CodeArms
 from .decisions import Decisions
 from .errors import AELError
-from .llm import UsageLedger
+from .llm.ledger import UsageLedger
 from .llm_setup import LLMConfig, LLMRuntime, shared_cassette
 from .memory import MemoryStore
 from .methods import parse_method

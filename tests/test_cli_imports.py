@@ -1,11 +1,13 @@
 """A headless run loads only what it uses: no UI, no LLM SDK, no progress bar with
---quiet, no process pool for a single run (each is start-up time for nothing)."""
+--quiet, no process pool for a single run, no save schema (pydantic) when it
+neither reads nor writes a save (each is start-up time for nothing)."""
 
 import subprocess
 import sys
 
 UNUSED = ("textual", "rich", "anthropic", "google.genai", "httpx", "concurrent.futures.process",
-          "engine.llm_reflector")
+          "engine.llm_reflector", "pydantic", "engine.session_schema", "engine.llm.cassette",
+          "engine.llm.client")
 
 
 def loaded_after(argv: list[str]) -> set[str]:

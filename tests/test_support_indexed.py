@@ -15,6 +15,8 @@ from scenarios.support.table import compute_predictions, prediction_table
 def test_indexed_table_equals_the_real_retrieval_path_everywhere(seed):
     real = compute_predictions(seed)
     assert np.array_equal(indexed_predictions(seed, ALL_POLICIES, len(real)), real)
+    # a prefix too: the first episodes have fewer earlier tickets than voters
+    assert np.array_equal(indexed_predictions(seed, ALL_POLICIES, 37), real[:37])
     assert np.array_equal(prediction_table(seed).routes, real)
 
 

@@ -138,3 +138,18 @@ def test_stream_similarity_is_shared_and_read_only():
     with pytest.raises(ValueError):
         s[0, 0] = 0.5
     assert np.allclose(s, s.T)
+
+
+def test_similarity_rows_read_one_at_a_time_are_the_matrix_rows_bit_for_bit():
+    from scenarios.support import text
+
+    text._MATRICES.pop(77, None)
+    rows = text.SimilarityRows(77)
+    alone = {t: rows[t] for t in (0, 5, 640, 1199)}
+    assert 77 not in text._MATRICES  # a few rows do not build the matrix
+    for t in range(text.SimilarityRows.WHOLE_AFTER):
+        rows[t]
+    s = stream_similarity(77)
+    assert rows[900] is not None and 77 in text._MATRICES  # many rows: the shared matrix
+    for t, row in alone.items():
+        assert row.tobytes() == s[t].tobytes()

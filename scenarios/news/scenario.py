@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.deferred import Deferred
 from engine.errors import AELError
 from engine.memory import MemoryStore
 from engine.options import resolve
@@ -26,7 +27,6 @@ from engine.scenario import AgentContext, Outcome, Query, ScenarioBase
 from .corpus import CLUSTERS, load
 from .policies import ALL_POLICIES, INITIAL_POOL, predict, prior, regime_label
 from .reflector import NewsReflector
-from .saved_metadata import MEMORY_METADATA
 from .spec import SPEC
 from .stream import N_EPISODES, regime_of, stream
 
@@ -40,7 +40,7 @@ class NewsScenario(ScenarioBase):
     spec = SPEC
     name = SPEC.name
     regime_names = [f"R{g}" for g in range(len(CLUSTERS))]
-    memory_metadata = MEMORY_METADATA
+    memory_metadata = Deferred("scenarios.news.saved_metadata", "MEMORY_METADATA")
 
     def __init__(self, seed: int, **options: Any):
         self.data = resolve(SPEC.options, options, "news scenario")["data"]

@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.deferred import Deferred
 from engine.errors import AELError
 from engine.memory import Hit, MemoryEntry, MemoryStore, Pattern
 from engine.metrics import phase_metrics
@@ -39,7 +40,6 @@ from engine.policies import PAPER_POLICIES, PolicySpec
 from engine.scenario import AgentContext, Outcome, Query, ScenarioBase
 from engine.variants import AgentView
 
-from .saved_metadata import MEMORY_METADATA
 from . import memory_records as records
 from .agent import AllocatorConfig, Allocation, allocate, insight_seen, read_advice
 from .baselines import baseline_run
@@ -59,7 +59,8 @@ class PortfolioScenario(ScenarioBase):
     spec = SPEC
     name = SPEC.name
     match_bonuses = {"ticker": 2.0, "sector": 0.8, "regime": 1.0, "task_type": 0.5}
-    memory_metadata = MEMORY_METADATA  # what a save's memory must carry (checked on load)
+    # what a save's memory must carry, checked on load (imported then: it needs pydantic)
+    memory_metadata = Deferred("scenarios.portfolio.saved_metadata", "MEMORY_METADATA")
 
     def __init__(self, seed: int, **options: Any):
         opts = resolve(SPEC.options, options, "portfolio scenario")

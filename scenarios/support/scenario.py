@@ -22,13 +22,13 @@ from typing import Any
 
 import numpy as np
 
+from engine.deferred import Deferred
 from engine.errors import AELError
 from engine.memory import MemoryEntry, MemoryStore, Pattern
 from engine.options import resolve
 from engine.policies import PolicySpec
 from engine.scenario import AgentContext, Outcome, Query, ScenarioBase
 
-from .saved_metadata import MEMORY_METADATA
 from . import patterns
 from .bank import REGIME_NAMES, ROUTES
 from .llm_router import llm_route
@@ -37,8 +37,9 @@ from .prior import SupportPriorWorld, prior_route
 from .reflector import SupportReflector
 from .spec import SPEC
 from .stream import generate, regime_of, tickets
+from .stream_patterns import StreamPatterns
 from .table import EPISODIC_QUALITY, PredictionTable, compute_predictions, prediction_table, similarity_for
-from .text import stream_similarity
+from .text import SimilarityRows
 
 class SupportScenario(ScenarioBase):
     """Route 1,200 support tickets to one of 8 routes with a retrieval-policy bandit."""
@@ -47,7 +48,8 @@ class SupportScenario(ScenarioBase):
     name = SPEC.name
     regime_names = list(REGIME_NAMES)
     match_bonuses = {"endpoint": 1.0}  # what `relevance`-ordered (edited) policies match on
-    memory_metadata = MEMORY_METADATA  # what a save's memory must carry (checked on load)
+    # what a save's memory must carry, checked on load (imported then: it needs pydantic)
+    memory_metadata = Deferred("scenarios.support.saved_metadata", "MEMORY_METADATA")
 
     def __init__(self, seed: int, **options: Any):
         n = resolve(SPEC.options, options, "support scenario")["n_episodes"]
@@ -58,10 +60,11 @@ class SupportScenario(ScenarioBase):
         # so every episode is a (learning) train episode.
         self.defaults = SPEC.session_defaults(phases={"train": n, "val": 0, "test": 0})
         self._tickets = tickets(self.seed)
-        self._sim = stream_similarity(self.seed)
-        self._similarity = similarity_for(self.seed)
+        self._sim = SimilarityRows(self.seed)  # rows of S as episodes need them
+        self._similarity = similarity_for(self.seed, self._sim)
         self._extra: dict[str, np.ndarray] = {}  # behaviour key -> route column of an untabled policy
         self._distilled: dict[tuple[int, int], list[Pattern]] = {}  # (first, last) episode -> patterns
+        self._stream_patterns: StreamPatterns | None = None  # built by the first distillation
 
     @property
     def table(self) -> PredictionTable:
@@ -178,7 +181,8 @@ class SupportScenario(ScenarioBase):
         """Patterns in the episodic tier. When the tier is one unbroken run of this
         stream's tickets (the usual case: one ticket written per episode, none
         evicted), its content is fixed by (first, last) episode, so the result is
-        shared by every session on this seed instead of recomputed by each."""
+        shared by every session on this seed instead of recomputed by each, and read
+        from the stream's arrays (`stream_patterns.py`) instead of the entries."""
         entries = memory.tiers["episodic"].entries
         if not entries:
             return []
@@ -189,7 +193,9 @@ class SupportScenario(ScenarioBase):
         key = (first, last)
         found = self._distilled.get(key)
         if found is None:
-            found = self._distilled[key] = patterns.distill(memory)
+            if self._stream_patterns is None:
+                self._stream_patterns = StreamPatterns(self.seed)
+            found = self._distilled[key] = self._stream_patterns.distill(first, last)
         return found
 
     def applicable_rules(self, query: Query, memory: MemoryStore) -> list[MemoryEntry]:

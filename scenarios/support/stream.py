@@ -38,24 +38,38 @@ def regime_of(t: int) -> int:
     return g
 
 
+def _pick(seq: tuple[str, ...], rng: np.random.Generator) -> str:
+    """`str(rng.choice(list(seq)))` with the same draw (`choice` without p draws
+    `integers(0, len)`), without building an array of strings for every slot."""
+    return seq[int(rng.integers(len(seq)))]
+
+
+_HEX = np.array(list(HEX_DIGITS))
+# `choice(n, p=MIX[g])` draws one uniform and searches the normalised cumulative sum:
+# the same, with the sums made once instead of per ticket
+_MIX_CDF = [np.cumsum(np.array(m, dtype=np.float64)) for m in MIX]
+for _cdf in _MIX_CDF:
+    _cdf /= _cdf[-1]
+
+
 def _fill(template: str, rng: np.random.Generator) -> str:
     """Fill `{slot}`s left to right, one draw each, in the order they appear."""
     def draw(m: re.Match[str]) -> str:
         key = m.group(1)
         if key == "sid":
-            return "sess_" + "".join(str(c) for c in rng.choice(list(HEX_DIGITS), SID_LENGTH))
-        return str(rng.choice(list(SLOTS[key])))
+            return "sess_" + "".join(_HEX[rng.integers(0, len(_HEX), SID_LENGTH)].tolist())
+        return _pick(SLOTS[key], rng)
 
     return _SLOT.sub(draw, template)
 
 
 def _ticket(t: int, rng: np.random.Generator) -> Ticket:
     g = regime_of(t)
-    route = ROUTES[int(rng.choice(len(ROUTES), p=list(MIX[g])))]
+    route = ROUTES[int(_MIX_CDF[g].searchsorted(rng.random(), side="right"))]
     if g == 3:
         endpoint = R3_MAP[route] if rng.random() >= P_ENDPOINT_NOISE else ENDPOINTS[int(rng.integers(len(ENDPOINTS)))]
         signal = False
-        body = str(rng.choice(list(AMBIGUOUS)))
+        body = _pick(AMBIGUOUS, rng)
     else:
         endpoint = ENDPOINTS[int(rng.integers(len(ENDPOINTS)))]
         signal = bool(rng.random() < P_SIGNAL[g])
@@ -64,12 +78,12 @@ def _ticket(t: int, rng: np.random.Generator) -> Ticket:
             # No draw in R0: there is no older style to keep.
             if g > 0 and rng.random() < P_KEEP_OLD_STYLE:
                 style = g - 1
-            body = str(rng.choice(list(BANK[style][route])))
+            body = _pick(BANK[style][route], rng)
         else:
-            body = str(rng.choice(list(GENERIC[g])))
+            body = _pick(GENERIC[g], rng)
     text = _fill(body, rng)
     if rng.random() < P_FILLER:
-        text += " " + str(rng.choice(list(FILLER[g])))
+        text += " " + _pick(FILLER[g], rng)
     return {"episode": t, "regime": g, "endpoint": endpoint, "text": text,
             "gold_route": route, "has_route_signal": signal}
 

@@ -2,8 +2,8 @@
 
 Every policy sees the same memory (all earlier tickets with their gold routes,
 spec §5), so policy p's prediction at episode t is a pure function of
-(seed, p, t). The table is computed once per seed from indices into the
-stream's similarity matrix (`indexed.py`, about a quarter of the cost) and
+(seed, p, t). The table is computed once per seed from the stream's
+similarity matrix, every episode at once (`indexed.py`: about 40 ms a seed), and
 cached, so the scenario's `act` is a lookup, and the fixed-policy, oracle and
 replay analyses read `C[t, p]`; it is also kept on disk by stream hash
 (`table_cache.py`), so the resume of a saved run does not compute it again.
@@ -29,21 +29,23 @@ from . import table_cache
 from .indexed import indexed_predictions
 from .policies import ALL_POLICIES, behaviour_key, episodic_record, route_live
 from .stream import tickets
-from .text import stream_similarity
+from .text import SimilarityRows, stream_similarity
 
 EPISODIC_QUALITY = 1.0  # every ticket is kept: its gold route is ground truth
 
 
-def similarity_for(seed: int):
+def similarity_for(seed: int, rows: SimilarityRows | None = None):
     """The `similarity(query, tier, episodes)` callback of a seed's stream: the query's
     row of S at the ticket episodes for the episodic tier; 0 for the distilled tiers,
-    whose entries are not tickets. The query dict carries its episode as `_episode`."""
-    s = stream_similarity(seed)
+    whose entries are not tickets. The query dict carries its episode as `_episode`.
+    Rows are read as needed (`SimilarityRows`): a resume that plays one episode
+    does not compute the whole matrix. `rows`: ones the caller reads too."""
+    rows = rows if rows is not None else SimilarityRows(seed)
 
     def similarity(query: dict[str, Any], tier: str, episodes: np.ndarray) -> np.ndarray:
         if tier != "episodic":
             return np.zeros(len(episodes))
-        return s[int(query["_episode"]), np.asarray(episodes, dtype=np.int64)]
+        return rows[int(query["_episode"])][np.asarray(episodes, dtype=np.int64)]
 
     return similarity
 

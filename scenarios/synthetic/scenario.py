@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.deferred import Deferred
 from engine.errors import AELError
 from engine.memory import MemoryStore, Pattern
 from engine.options import resolve
 from engine.policies import PolicySpec
 from engine.scenario import AgentContext, Outcome, Query, ScenarioBase
 
-from .saved_metadata import MEMORY_METADATA
 from .reflector import SyntheticReflector
 from .spec import SPEC
 from .world import ARMS, HIDDEN_ARM, N_EPISODES, P, REGIMES, best_arm, regime_of
@@ -36,7 +36,8 @@ class SyntheticScenario(ScenarioBase):
     name = SPEC.name
     regime_names = REGIMES
     match_bonuses = {"arm": 1.0}
-    memory_metadata = MEMORY_METADATA  # what a save's memory must carry (checked on load)
+    # what a save's memory must carry, checked on load (imported then: it needs pydantic)
+    memory_metadata = Deferred("scenarios.synthetic.saved_metadata", "MEMORY_METADATA")
 
     def __init__(self, seed: int, **options: Any):
         resolve(SPEC.options, options, "the synthetic scenario")  # it has none: refuses any
