@@ -57,7 +57,6 @@ class SessionHost(RunLoop):
         self.tour: TourGuide | None = None
         self.autosave_id = f"{time.strftime('%Y%m%dT%H%M%S')}-p{os.getpid()}-{next(_HOSTS)}"
         self.queued_steps = 0                  # step presses made while a step was running
-        self.preparing = False                 # a warm-up holds the lock (see prepare)
         self._queue_lock = threading.Lock()    # not `lock`: a press must not wait for an episode
         self._silent = 0                       # silent reflections passed in this run (mode "reflection")
 
@@ -84,7 +83,7 @@ class SessionHost(RunLoop):
         if self.running:
             return f"already running {RUN_MODES[self.running]}"
         reason = None
-        if self.lock.acquire(blocking=False):  # held by a warm-up: the run checks it itself
+        if self.lock.acquire(blocking=False):  # held by a step ending: the run checks it itself
             try:
                 reason = self.session.blocked_reason
             finally:
@@ -96,15 +95,10 @@ class SessionHost(RunLoop):
         return None
 
     def prepare(self) -> None:
-        """What the first episode would compute (the scenario's `prepare`), under the lock;
-        call from a worker thread when a session opens, so the first step is quick and the
-        presses made meanwhile wait for the lock instead of being refused."""
-        with self.lock:
-            self.preparing = True
-            try:
-                self.session.scenario.prepare()
-            finally:
-                self.preparing = False
+        """What the first episodes would compute (the scenario's `prepare`: support's table);
+        call from a worker thread when a session opens. Not under `lock`: a scenario's
+        `prepare` is safe beside steps, and a first step must not wait for it."""
+        self.session.scenario.prepare()
 
     def queue_step(self) -> None:
         """One more episode for the step run in progress: a press is never dropped."""

@@ -50,9 +50,10 @@ def _kind(spec: PolicySpec) -> str | None:
     return None
 
 
-def indexed_predictions(seed: int, specs: tuple[PolicySpec, ...], n: int) -> np.ndarray | None:
-    """Route indices (n, len(specs)) as `compute_predictions` gives them, or None if a
-    policy (or its fallback) has a shape this module does not index."""
+def indexed_predictions(seed: int, specs: tuple[PolicySpec, ...], n: int, start: int = 0) -> np.ndarray | None:
+    """Route indices (n - start, len(specs)) of episodes start..n-1 as `compute_predictions`
+    gives them (a row needs only the earlier tickets, so any range can be computed alone),
+    or None if a policy (or its fallback) has a shape this module does not index."""
     by_name = {s.name: s for s in specs}
     kinds = [_kind(s) for s in specs]
     if None in kinds or any(s.fallback is not None and (s.fallback not in by_name or by_name[s.fallback].fallback)
@@ -63,8 +64,8 @@ def indexed_predictions(seed: int, specs: tuple[PolicySpec, ...], n: int) -> np.
     gold = np.array([ROUTES.index(t["gold_route"]) for t in stream], dtype=np.int64)
     endpoint = np.array([ENDPOINTS.index(t["endpoint"]) for t in stream], dtype=np.int64)
     by_endpoint = [np.flatnonzero(endpoint == e) for e in range(len(ENDPOINTS))]
-    out = np.zeros((n, len(specs)), dtype=np.int8)
-    for t in range(n):
+    out = np.zeros((n - start, len(specs)), dtype=np.int8)
+    for t in range(start, n):
         row = sim[t]
         votes = {}
         for spec, kind in zip(specs, kinds):
@@ -87,7 +88,7 @@ def indexed_predictions(seed: int, specs: tuple[PolicySpec, ...], n: int) -> np.
             v = votes[spec.name]
             if not v.confident and spec.fallback is not None:  # as route_live falls back
                 v = votes[spec.fallback]
-            out[t, j] = v.route
+            out[t - start, j] = v.route
     return out
 
 

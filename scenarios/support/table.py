@@ -15,8 +15,9 @@ the indexed table is tested against, and the path for policies it cannot index.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 import numpy as np
@@ -91,9 +92,40 @@ def compute_predictions(seed: int, specs: tuple[PolicySpec, ...] = ALL_POLICIES,
     return out
 
 
-@lru_cache(maxsize=8)
+_BUILDING = threading.Lock()  # one thread builds a table; another asking for it waits, never builds it twice
+
+
 def prediction_table(seed: int) -> PredictionTable:
     """The cached table of the six built-in policies for `seed` (arrays read-only)."""
+    with _BUILDING:
+        return _built_table(seed)
+
+
+def prediction_table_now(seed: int) -> PredictionTable | None:
+    """The table (built now by this thread if need be), or None while another thread builds
+    it: a step of the lab then computes its own row (`predictions_at`) instead of waiting."""
+    if not _BUILDING.acquire(blocking=False):
+        return None
+    try:
+        return _built_table(seed)
+    finally:
+        _BUILDING.release()
+
+
+def predictions_at(seed: int, t: int) -> np.ndarray:
+    """Row t of the table, (len(ALL_POLICIES),) route indices, computed alone: the same numbers."""
+    row = indexed_predictions(int(seed), ALL_POLICIES, t + 1, start=t)
+    return row[0] if row is not None else prediction_table(seed).routes[t]
+
+
+@cache
+def table_keys() -> dict[str, int]:
+    """behaviour_key(spec) -> column, for every built-in policy (what `PredictionTable.keys` holds)."""
+    return {behaviour_key(p): j for j, p in enumerate(ALL_POLICIES)}
+
+
+@lru_cache(maxsize=8)
+def _built_table(seed: int) -> PredictionTable:
     key = table_cache.table_key(tickets(seed), (p.fingerprint for p in ALL_POLICIES))
     routes = table_cache.load(key, (N_EPISODES, len(ALL_POLICIES)), len(ROUTES))
     if routes is None:
@@ -107,6 +139,9 @@ def prediction_table(seed: int) -> PredictionTable:
         arr.setflags(write=False)
     return PredictionTable(
         seed=int(seed), columns=tuple(p.name for p in ALL_POLICIES),
-        keys={behaviour_key(p): j for j, p in enumerate(ALL_POLICIES)},
+        keys=table_keys(),
         routes=routes, gold=gold, correct=correct,
     )
+
+
+prediction_table.cache_clear = _built_table.cache_clear  # type: ignore[attr-defined]  # tests start afresh
