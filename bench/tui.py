@@ -47,8 +47,9 @@ from ael_tui.config import LabSettings
 from ael_tui.files.opening import NewSession, build_session
 from ael_tui.readouts import chosen_arm
 from ael_tui.lab.episode_log import EpisodeLog
-from ael_tui.memory.memory_panel import MemoryPanel
-from ael_tui.lab.posteriors import PosteriorTable
+from ael_tui.memory.memory_panel import MemoryPanel, MemoryTable
+from ael_tui.lab.posteriors import DensityPlot, PosteriorTable
+from ael_tui.lab.progress_chart import ProgressChart
 from ael_tui.lab.status_bar import StatusBar
 
 SIZE = (160, 48)
@@ -90,9 +91,20 @@ def _updated(app, t: int) -> bool:
 
 
 def _slow_drawn(app, t: int) -> bool:
-    """The plots and the memory table have been given this episode (they render in this frame)."""
+    """The plots and the memory table have been given this episode, none waits for its
+    throttle (so they render in this frame)."""
     screen = app.screen
-    return screen._plots_drawn == screen._memory_drawn == screen.host.version
+    s = screen.host.session
+    chart, density = screen.query_one(ProgressChart), screen.query_one(DensityPlot)
+    series = chart.chart.series if chart.chart is not None else []
+    if not series or len(series[0].x) != t or chart.throttle.waiting:
+        return False
+    if density.throttle.waiting or [(r.name, r.pulls) for r in density._rows] != \
+            [(a.name, a.pulls) for a in s.selector.arms]:
+        return False
+    table = screen.query_one(MemoryTable)
+    newest = s.memory.tiers[screen.query_one(MemoryPanel).tier].entries[-1].id
+    return not screen._memory.waiting and bool(table.rows) and table.rows[0].id == newest
 
 
 class Frames:

@@ -9,8 +9,10 @@ from rich.text import Text
 from textual.strip import Strip
 from textual.widget import Widget
 
+from ael_tui.line_chart import braille_cells, curve_dots
 from ael_tui.readouts import ArmRow, beta_pdf, density_grid
 from ael_tui.row_list import RowList
+from ael_tui.throttle import Throttle
 
 BOLD, REVERSE, GREEN, YELLOW = Style(bold=True), Style(bold=True, reverse=True), Style(color="green"), \
     Style(bold=True, color="yellow")
@@ -76,8 +78,6 @@ class PosteriorTable(RowList):
         return self.cells(row)[index][0]
 
 
-# braille dot bits by (row in the cell 0-3, column in the cell 0-1)
-BRAILLE_BITS = np.array([[0x01, 0x08], [0x02, 0x10], [0x04, 0x20], [0x40, 0x80]], dtype=np.int32)
 LEFT = 6  # y labels and the axis
 
 
@@ -96,15 +96,25 @@ class DensityPlot(Widget):
 
     DEFAULT_CSS = "DensityPlot { padding: 0 1 0 0; }"
 
-    def __init__(self, **kw) -> None:
+    def __init__(self, every: float = 0.25, **kw) -> None:
         super().__init__(**kw)
         self._rows: list[ArmRow] = []
         self._frozen = False
         self._lines: list[Strip] | None = None
         self._built_for: tuple[int, int] | None = None
+        self.throttle = Throttle(self.set_timer, every, self._paint)
 
-    def show(self, rows: list[ArmRow], frozen: bool) -> None:
-        self._rows, self._frozen, self._lines = list(rows), frozen, None
+    def show(self, rows: list[ArmRow], frozen: bool, now: bool = False) -> bool:
+        """Draw these posteriors (at once if `now`, else at most every `every` s); False if
+        they are the ones shown (nothing to redraw)."""
+        if rows == self._rows and frozen == self._frozen and not now:
+            return False
+        self._rows, self._frozen = list(rows), frozen
+        self.throttle.now() if now else self.throttle()
+        return True
+
+    def _paint(self) -> None:
+        self._lines = None
         self.refresh()
 
     def render_line(self, y: int) -> Strip:
@@ -128,13 +138,9 @@ class DensityPlot(Widget):
         order = sorted(range(len(self._rows)), key=lambda i: (self._rows[i].chosen, self._rows[i].injected))
         codes = np.zeros((rows, cols), dtype=np.int32)
         owner = np.full((rows, cols), -1)
-        dot_rows = np.arange(n_dots)[:, None]
         for i in order:
-            r = np.clip(np.round((1 - ys[i] / top) * (n_dots - 1)), 0, n_dots - 1).astype(int)
-            prev = np.concatenate([r[:1], r[:-1]])  # a vertical run joins each dot to the previous one
-            lo, hi = np.minimum(r, prev), np.maximum(r, prev)
-            grid = (dot_rows >= lo[None, :]) & (dot_rows <= hi[None, :])  # (n_dots, 2*cols)
-            cells = (grid.reshape(rows, 4, cols, 2) * BRAILLE_BITS[None, :, None, :]).sum(axis=(1, 3))
+            r = np.clip(np.round((1 - ys[i] / top) * (n_dots - 1)), 0, n_dots - 1)
+            cells = braille_cells(curve_dots(r, n_dots))
             codes |= cells
             owner[cells > 0] = i
         styles = [Style(color=arm_colour(i)[1], bold=self._rows[i].chosen) for i in range(len(self._rows))]
