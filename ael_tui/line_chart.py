@@ -14,6 +14,7 @@ plotext built these two charts in 20-100 ms a frame; this takes about 2 ms.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 from rich.segment import Segment
@@ -54,6 +55,7 @@ class Series:
     y: np.ndarray
     colour: str                # a Rich colour name
     right: bool = False        # on the right axis
+    bold: bool = False
 
 
 @dataclass
@@ -61,10 +63,10 @@ class Axis:
     low: float
     high: float
     ticks: list[float]         # every one is labelled, on its own row
-    fmt: str = "{:.2f}"
+    fmt: str | Callable[[float], str] = "{:.2f}"
 
     def label(self, value: float) -> str:
-        return self.fmt.format(value)
+        return self.fmt(value) if callable(self.fmt) else self.fmt.format(value)
 
 
 @dataclass
@@ -80,6 +82,7 @@ class Chart:
     names: list[tuple[float, str, str]] = field(default_factory=list)         # (x, text, colour), where room
     names_at_top: bool = True
     legend: list[tuple[str, str]] = field(default_factory=list)               # (text, colour), top right
+    x_format: str = "{:.0f}"
 
     def same_as(self, other: Chart | None) -> bool:
         if other is None:
@@ -88,7 +91,7 @@ class Chart:
         for key, value in mine.items():
             if key == "series":
                 if len(value) != len(theirs[key]) or any(
-                        (a.label, a.colour, a.right) != (b.label, b.colour, b.right)
+                        (a.label, a.colour, a.right, a.bold) != (b.label, b.colour, b.right, b.bold)
                         or not np.array_equal(a.x, b.x) or not np.array_equal(a.y, b.y)
                         for a, b in zip(value, theirs[key])):
                     return False
@@ -131,11 +134,11 @@ class LineChart(Widget):
         return self._lines[y] if 0 <= y < len(self._lines) else Strip.blank(size[0])
 
 
-def _x_ticks(low: float, high: float, cols: int) -> list[tuple[int, str]]:
+def _x_ticks(low: float, high: float, cols: int, fmt: str) -> list[tuple[int, str]]:
     """(column, label) of as many evenly spaced x ticks (5, 3 or 2) as fit without touching."""
     for count in (5, 3, 2):
         values = [low + (high - low) * k / (count - 1) for k in range(count)]
-        ticks = [(round(k * (cols - 1) / (count - 1)), f"{v:.0f}") for k, v in enumerate(values)]
+        ticks = [(round(k * (cols - 1) / (count - 1)), fmt.format(v)) for k, v in enumerate(values)]
         spans = [(max(0, min(c - len(s) // 2, cols - len(s))), len(s)) for c, s in ticks]
         if all(a + n + 1 <= b for (a, n), (b, _) in zip(spans, spans[1:])):
             return ticks
@@ -188,7 +191,7 @@ def draw(chart: Chart | None, width: int, height: int) -> list[Strip]:
 
     chars: list[list[str]] = [[chr(0x2800 + c) if c else " " for c in row] for row in codes.tolist()]
     styles: list[list[Style | None]] = [[None] * cols for _ in range(rows)]
-    series_styles = [Style(color=s.colour) for s in chart.series]
+    series_styles = [Style(color=s.colour, bold=s.bold) for s in chart.series]
     for r, c in zip(*np.nonzero(owner >= 0)):
         styles[r][c] = series_styles[owner[r, c]]
     for x, colour in chart.vlines:  # under the curves: a line fills only empty cells
@@ -228,7 +231,7 @@ def draw(chart: Chart | None, width: int, height: int) -> list[Strip]:
             label = right_rows.get(r)
             segments.append(Segment("├" + label.ljust(rw - 1) if label is not None else "│" + " " * (rw - 1), DIM))
         lines.append(Strip(segments, width).adjust_cell_length(width))
-    ticks = _x_ticks(x0, x1, cols)
+    ticks = _x_ticks(x0, x1, cols, chart.x_format)
     axis = ["─"] * cols
     under = [" "] * cols
     for c, text in ticks:

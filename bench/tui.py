@@ -45,10 +45,10 @@ from pathlib import Path
 from ael_tui.app import AelLab
 from ael_tui.config import LabSettings
 from ael_tui.files.opening import NewSession, build_session
-from ael_tui.readouts import chosen_arm
+from ael_tui.readouts import chosen_arm, posterior_rows
 from ael_tui.lab.episode_log import EpisodeLog
 from ael_tui.memory.memory_panel import MemoryPanel, MemoryTable
-from ael_tui.lab.posteriors import DensityPlot, PosteriorTable
+from ael_tui.lab.posteriors import DensityPlot, PosteriorTable, density_chart
 from ael_tui.lab.progress_chart import ProgressChart
 from ael_tui.lab.status_bar import StatusBar
 
@@ -99,8 +99,8 @@ def _slow_drawn(app, t: int) -> bool:
     series = chart.chart.series if chart.chart is not None else []
     if not series or len(series[0].x) != t or chart.throttle.waiting:
         return False
-    if density.throttle.waiting or [(r.name, r.pulls) for r in density._rows] != \
-            [(a.name, a.pulls) for a in s.selector.arms]:
+    if density.throttle.waiting or not density_chart(posterior_rows(s), s.frozen, density.content_size.width) \
+            .same_as(density.chart):
         return False
     table = screen.query_one(MemoryTable)
     newest = s.memory.tiers[screen.query_one(MemoryPanel).tier].entries[-1].id

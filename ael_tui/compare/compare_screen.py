@@ -57,7 +57,9 @@ class CompareScreen(RunControls, Screen):
         def can_replace(self, message: Message) -> bool:
             return isinstance(message, CompareScreen.Stepped)
 
-    shown = reactive(-1, init=False)  # the host's version the panels show
+    # the host's version the panels show; repaint=False: a reactive on a screen repaints the
+    # whole screen by default (a full redraw per step), and each panel repaints itself
+    shown = reactive(-1, init=False, repaint=False)
 
     def __init__(self, host: CompareHost) -> None:
         super().__init__()

@@ -75,7 +75,9 @@ class LabScreen(LabRuns, LabDecisions, LabTour, LabFiles, RunControls, Screen):
         def can_replace(self, message: Message) -> bool:
             return isinstance(message, LabScreen.Stepped)
 
-    view: reactive[LabView | None] = reactive(None, init=False, always_update=True)
+    # repaint=False: a reactive on a screen repaints the whole screen by default (a full redraw
+    # per step); each panel repaints itself when its part changes
+    view: reactive[LabView | None] = reactive(None, init=False, always_update=True, repaint=False)
 
     def __init__(self, host: SessionHost) -> None:
         super().__init__()
@@ -221,7 +223,7 @@ class LabScreen(LabRuns, LabDecisions, LabTour, LabFiles, RunControls, Screen):
             return
         density, progress = self.query_one(DensityPlot), self.query_one(ProgressChart)
         if density.size.width > 0:
-            density.show(view.arms, view.frozen, now=now)
+            density.show_posteriors(view.arms, view.frozen, now=now)
         if progress.size.width > 0:
             progress.show_progress(view.progress, now=now)
 
