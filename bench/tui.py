@@ -18,7 +18,7 @@ which both plots and the memory table have been redrawn as well.
 - run to the next reflection: support at episode 440, delay 0; e runs the 40
   episodes to the reflection after episode 479: key to the frame showing
   episode 480 with every panel redrawn (a run's end redraws everything).
-- pause: a run going (g, 0.02 s between episodes); p to the moment the engine
+- pause: a run going (g, 0.05 s between episodes); p to the moment the engine
   thread has returned (the run is over), median of 10, in the lab and in the
   compare view (three selectors in lockstep).
 - start-up to the first frame: a new Python process (interpreter start not
@@ -187,7 +187,7 @@ async def _pause_latency(saves: Path, compare: bool, repeats: int = 10) -> float
 
     s = build_session(NewSession("synthetic", 42, "ts+reflection", "auto"))
     app = _app(s, saves)
-    app.settings.delay = 0.02
+    app.settings.delay = 0.05  # slow enough that ten runs of 0.1 s stay inside the 208-episode stream
     out = []
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -206,6 +206,8 @@ async def _pause_latency(saves: Path, compare: bool, repeats: int = 10) -> float
             t0 = time.perf_counter()
             await pilot.press("p")
             await app.workers.wait_for_complete()
+            if len(ended) != len(out) + 1 or ended[-1] < t0:  # the run was over before p: no pause measured
+                raise RuntimeError("pause benchmark: the run ended before p was pressed (the stream ran out)")
             out.append(ended[-1] - t0)
             await pilot.pause()
     return statistics.median(out)
@@ -222,6 +224,7 @@ from ael_tui.config import LabSettings
 from ael_tui.files.opening import NewSession, build_session
 from ael_tui.lab.status_bar import StatusBar
 from ael_tui.lab.posteriors import PosteriorTable
+from textual.widgets import Footer
 
 async def main():
     args = build_parser().parse_args(["lab", "support", "--seed", "42"])
@@ -235,7 +238,7 @@ async def main():
             try:
                 lab = app.screen
                 if "episode 0/1200" in str(lab.query_one(StatusBar).render()) and \
-                        lab.query_one(PosteriorTable).row_count:
+                        lab.query_one(PosteriorTable).row_count and lab.query_one(Footer).children:
                     shown.append(time.perf_counter())
             except Exception:
                 pass

@@ -18,7 +18,6 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Footer
 
 from ael_tui.actions import bindings_for
 from ael_tui.compare.lockstep import CompareHost
@@ -30,6 +29,7 @@ from ael_tui.lab.status_bar import CompareStatusBar
 from ael_tui.compare.timeline import Timeline
 from ael_tui.dialogs import PromptScreen
 from ael_tui.run_controls import RunControls
+from ael_tui.steady_footer import SteadyFooter
 
 PLOT_EVERY = 0.25
 RUN_ACTIONS = {"step": "step", "run_window": "window", "run_reflection": "reflection", "run_phase": "phase"}
@@ -76,7 +76,7 @@ class CompareScreen(RunControls, Screen):
         with Horizontal(id="compare-arms"):
             for i, name in enumerate(self.host.names):
                 yield ArmBars(id=f"arms-{i}", classes="panel arm-bars")
-        yield Footer(compact=True)
+        yield SteadyFooter(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#compare-chart").border_title = "Progress, every selector"

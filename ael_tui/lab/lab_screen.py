@@ -43,6 +43,7 @@ from ael_tui.lab.status_bar import StatusBar
 from ael_tui.memory.memory_panel import MemoryPanel
 from ael_tui.readouts import memory_entry, memory_rows
 from ael_tui.run_controls import RunControls
+from ael_tui.steady_footer import SteadyFooter
 from ael_tui.throttle import Throttle
 
 PLOT_EVERY = 0.25       # the charts and the memory table redraw at most this often while running
@@ -60,6 +61,16 @@ def settle_heap() -> None:
     gc.unfreeze()
     gc.collect()
     gc.freeze()
+
+
+def settle_heap_soon(screen: Screen) -> None:
+    """The process's first session: freeze at once (constant time; a collection here finds
+    nothing to free, it only costs the walk, and a first key press would wait for it).
+    A later one: collect the previous session, after the first frame."""
+    if gc.get_freeze_count() == 0:
+        gc.freeze()
+    else:
+        screen.call_after_refresh(settle_heap)
 
 
 class LabScreen(LabRuns, LabDecisions, LabTour, LabFiles, RunControls, Screen):
@@ -102,7 +113,7 @@ class LabScreen(LabRuns, LabDecisions, LabTour, LabFiles, RunControls, Screen):
             with Horizontal(id="row-memory", classes="lab-row"):
                 yield MemoryPanel(id="memory", classes="panel")
                 yield EpisodeLog(id="log", classes="panel")
-        yield Footer(compact=True)
+        yield SteadyFooter(compact=True)
 
     def on_mount(self) -> None:
         titles = {"#posteriors-box": "Posteriors", "#density": "Beta densities", "#progress": "Progress",
@@ -115,7 +126,7 @@ class LabScreen(LabRuns, LabDecisions, LabTour, LabFiles, RunControls, Screen):
         self.redraw(force=True)
         # after the first frame: computing it holds the interpreter and would delay that frame
         self.call_after_refresh(self._prepare)
-        self.call_after_refresh(settle_heap)
+        settle_heap_soon(self)
         reason, quarantined = self.host.read(
             lambda s: (s.blocked_reason if s.queue.pending else None, bool(s.code_arms.quarantined)))
         if reason:
@@ -212,8 +223,8 @@ class LabScreen(LabRuns, LabDecisions, LabTour, LabFiles, RunControls, Screen):
         self._draw_plots()
         if old is None or old.version != view.version:
             self._memory()
-        if old is None or old.footer_state != view.footer_state:
-            self.refresh_bindings()
+        if old is not None and old.footer_state != view.footer_state:
+            self.refresh_bindings()  # (the footer reads the first view as it composes)
 
     def _draw_plots(self, now: bool = False) -> None:
         """The densities and the progress chart of the view (each skips what it shows
