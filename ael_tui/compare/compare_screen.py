@@ -178,13 +178,16 @@ class CompareScreen(RunControls, Screen):
         self.app.pop_screen()
 
     # ------------------------------------------------------------ export
+    def _name(self) -> str:
+        with self.host.lock:  # the sessions' episode, read as the engine's thread leaves it
+            c, t = self.host.lead.config, self.host.t
+        return f"compare-{c.scenario}-s{c.seed}-e{t}"
+
     def default_export_base(self) -> Path:
-        c = self.host.lead.config
-        return self.host.settings.exports_dir / f"compare-{c.scenario}-s{c.seed}-e{self.host.t}"
+        return self.host.settings.exports_dir / self._name()
 
     def screenshot_name(self) -> str:
-        c = self.host.lead.config
-        return f"compare-{c.scenario}-s{c.seed}-e{self.host.t}"
+        return self._name()
 
     def action_export(self) -> None:
         self.host.pause()
