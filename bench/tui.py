@@ -234,10 +234,16 @@ async def main():
     args = build_parser().parse_args(["lab", "support", "--seed", "42"])
     session = build_session(NewSession(args.scenario, args.seed, args.selector, args.approve, llm=llm_config(args)))
     app = AelLab(session, settings=LabSettings(saves_dir=Path(SAVES)), cursor_blink=False)
-    shown = []
+    shown, pressed, stepped = [], [], []
     original = app._display
 
-    def display(screen, renderable):  # the first composed frame with the lab filled in
+    def display(screen, renderable):  # the first composed frame with the lab filled in, then with episode 1
+        if renderable is not None and shown and pressed and not stepped:
+            try:
+                if "episode 1/1200" in str(app.screen.query_one(StatusBar).render()):
+                    stepped.append(time.perf_counter())
+            except Exception:
+                pass
         if renderable is not None and not shown:
             try:
                 lab = app.screen
@@ -254,12 +260,14 @@ async def main():
             await asyncio.sleep(0.001)
         first_frame = shown[0] - t0
         # the first step of the new session, pressed at once: key to the frame showing episode 1
+        # (timed at that frame: pilot.press returns only once the process is idle, which a
+        # table built in the background delays)
+        pressed.append(True)
         t1 = time.perf_counter()
         await pilot.press("space")
-        while "episode 1/1200" not in str(app.screen.query_one(StatusBar).render()):
+        while not stepped:
             await asyncio.sleep(0.001)
-        await pilot.pause()
-        print(first_frame, time.perf_counter() - t1)
+        print(first_frame, stepped[0] - t1)
 
 asyncio.run(main())
 """

@@ -47,3 +47,17 @@ def _history(selector: str, building: bool) -> list[dict]:
 def test_steps_while_the_table_is_being_built_give_the_same_run():
     for selector in ("ts+reflection", "oracle"):
         assert _history(selector, building=True) == _history(selector, building=False), selector
+
+
+def test_the_gentle_background_build_gives_the_same_table(monkeypatch, tmp_path):
+    """`build_gently` (the lab's warm-up: blocks of rows with pauses) equals the table built
+    at once, from an empty cache, and leaves it cached on disk like the other path."""
+    monkeypatch.setenv("AEL_LAB_CACHE_DIR", str(tmp_path))
+    reference = prediction_table(7).routes.copy()
+    prediction_table.cache_clear()
+    for f in tmp_path.glob("*.npy"):
+        f.unlink()
+    built = table.build_gently(7, block=100, pause=0.0)
+    assert np.array_equal(built.routes, reference)
+    assert prediction_table(7) is built and list(tmp_path.glob("*.npy"))
+    prediction_table.cache_clear()

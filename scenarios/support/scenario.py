@@ -36,8 +36,8 @@ from .policies import INITIAL_POOL, ROUTE_AWARE, behaviour_key, episodic_record,
 from .reflector import SupportReflector
 from .spec import SPEC
 from .stream import generate, regime_of, tickets
-from .table import (EPISODIC_QUALITY, PredictionTable, compute_predictions, prediction_table, prediction_table_now,
-                    predictions_at, similarity_for, table_keys)
+from .table import (EPISODIC_QUALITY, PredictionTable, build_gently, compute_predictions, prediction_table,
+                    prediction_table_now, predictions_at, similarity_for, table_keys)
 from .text import stream_similarity
 
 class SupportScenario(ScenarioBase):
@@ -69,9 +69,10 @@ class SupportScenario(ScenarioBase):
         return prediction_table(self.seed)
 
     def prepare(self) -> None:
-        """Build the prediction table (safe beside steps: a step that finds it being built
-        computes its own row instead of waiting, so the lab's first step is quick)."""
-        self.table
+        """Build the prediction table in the background, gently (safe beside steps: a step that
+        finds it being built computes its own row instead of waiting, so the lab's first step
+        is quick)."""
+        build_gently(self.seed)
 
     def _routes_at(self, t: int) -> np.ndarray:
         """Row t of the table: every built-in policy's route index at episode t."""

@@ -16,6 +16,7 @@ the indexed table is tested against, and the path for policies it cannot index.
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any
@@ -118,6 +119,39 @@ def predictions_at(seed: int, t: int) -> np.ndarray:
     return row[0] if row is not None else prediction_table(seed).routes[t]
 
 
+def build_gently(seed: int, block: int = 50, pause: float = 0.01) -> PredictionTable:
+    """The table built by a background thread beside an interface: `block` rows at a time
+    with a `pause` in between, which leaves the interpreter to the interface's threads (a
+    first frame, a first step) instead of holding it for the whole build. Same numbers."""
+    with _BUILDING:
+        if seed not in _ROUTES:
+            routes = _cached_routes(seed)
+            if routes is None:
+                parts = []
+                for start in range(0, N_EPISODES, block):
+                    part = indexed_predictions(int(seed), ALL_POLICIES, min(start + block, N_EPISODES), start=start)
+                    if part is None:  # a built-in policy indexed.py does not know: the real path, at once
+                        parts = [compute_predictions(int(seed))]
+                        break
+                    parts.append(part)
+                    time.sleep(pause)
+                routes = np.concatenate(parts)
+                table_cache.store(_key(seed), routes)
+            _ROUTES[seed] = routes
+        return _built_table(seed)
+
+
+_ROUTES: dict[int, np.ndarray] = {}  # routes built by `build_gently`, for `_built_table` to take
+
+
+def _key(seed: int) -> str:
+    return table_cache.table_key(tickets(seed), (p.fingerprint for p in ALL_POLICIES))
+
+
+def _cached_routes(seed: int) -> np.ndarray | None:
+    return table_cache.load(_key(seed), (N_EPISODES, len(ALL_POLICIES)), len(ROUTES))
+
+
 @cache
 def table_keys() -> dict[str, int]:
     """behaviour_key(spec) -> column, for every built-in policy (what `PredictionTable.keys` holds)."""
@@ -126,13 +160,14 @@ def table_keys() -> dict[str, int]:
 
 @lru_cache(maxsize=8)
 def _built_table(seed: int) -> PredictionTable:
-    key = table_cache.table_key(tickets(seed), (p.fingerprint for p in ALL_POLICIES))
-    routes = table_cache.load(key, (N_EPISODES, len(ALL_POLICIES)), len(ROUTES))
+    routes = _ROUTES.pop(seed, None)
+    if routes is None:
+        routes = _cached_routes(seed)
     if routes is None:
         routes = indexed_predictions(int(seed), ALL_POLICIES, N_EPISODES)
         if routes is None:  # a built-in policy of a shape indexed.py does not know
             routes = compute_predictions(int(seed))
-        table_cache.store(key, routes)
+        table_cache.store(_key(seed), routes)
     gold = np.array([ROUTES.index(t["gold_route"]) for t in tickets(seed)], dtype=np.int8)
     correct = routes == gold[:, None]
     for arr in (routes, gold, correct):
