@@ -124,7 +124,14 @@ class LineChart(Widget):
         return True
 
     def _paint(self) -> None:
-        self._lines = None
+        """Draw the chart now; repaint only if the picture differs (one more episode often
+        moves no braille dot, and a repaint is most of a step's frame)."""
+        size = (self.content_size.width, self.content_size.height)
+        lines = draw(self.chart, *size)
+        if self._lines is not None and self._built_for == size and \
+                [list(strip) for strip in lines] == [list(strip) for strip in self._lines]:
+            return
+        self._lines, self._built_for = lines, size
         self.refresh()
 
     def render_line(self, y: int) -> Strip:
