@@ -42,8 +42,7 @@ class RunControls:
         return outcome
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.worker.group == "engine" and event.state == WorkerState.ERROR:
-            self.host.running = None
+        if event.worker.group == "engine" and event.state == WorkerState.ERROR:  # the host cleared `running`
             self._bindings_changed(False)
             self.redraw(force=True)
             self.notify(f"the engine failed (a bug): {event.worker.error!r}", severity="error", timeout=15)

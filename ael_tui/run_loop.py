@@ -7,6 +7,10 @@ returns as soon as the stop event is set (a pause), the target is reached, a
 decision blocks or the run ends, waits `settings.delay` between steps of a
 longer run, bumps `version` after every step, and calls `on_step` (if set) so
 the interface hears of each step as a message instead of polling for it.
+
+The host owns `running`: `begin` sets it (on the interface's thread, so a second
+key is refused at once) and the loop clears it when it ends, before the
+interface hears of the end; the interface only reads it.
 """
 
 from __future__ import annotations
@@ -40,8 +44,10 @@ class RunLoop:
         self.lock = threading.RLock()
         self.stop_event = threading.Event()
         self.version = 0                       # bumped after every step and decision
-        self.running: str | None = None        # the mode of the run in progress
+        self.running: str | None = None        # the mode of the run in progress (set and cleared here only)
         self.on_step: Callable[[], None] | None = None  # called (in the worker) after every step
+        self._run_lock = threading.Lock()      # not `lock`: starting or ending a run never waits for a step
+        self._run_id = 0                       # which run `running` belongs to
 
     # -------------------------------------------------------------- hooks
     def target(self, mode: str) -> tuple[int, StopOn]:
@@ -71,12 +77,46 @@ class RunLoop:
         """(reason, message) when `stop_on` fired on a step's events."""
         return "reflected", ""
 
+    def _cannot_begin(self, mode: str) -> str | None:
+        """Why a run of `mode` may not start now (checked by `begin`), else None."""
+        return None
+
     # ---------------------------------------------------------- the loop
+    def begin(self, mode: str) -> str | None:
+        """Claim a run of `mode` (on the interface's thread): None if it may start, else why not."""
+        with self._run_lock:
+            if self.running:
+                return self._already(self.running)
+            reason = self._cannot_begin(mode)
+            if reason:
+                return reason
+            self.stop_event.clear()
+            self.running = mode
+            self._run_id += 1
+        return None
+
+    def _already(self, mode: str) -> str:
+        return "already running"
+
+    def _end_run(self, run_id: int) -> None:
+        """The run `run_id` is over: `running` is cleared unless a newer run has claimed it."""
+        with self._run_lock:
+            if self._run_id == run_id:
+                self.running = None
+
     def pause(self) -> None:
         self.stop_event.set()
 
     def run(self, mode: str, cancelled: Callable[[], bool] = lambda: False) -> RunOutcome:
-        """Step towards the target of `mode`; call from a worker thread."""
+        """Step towards the target of `mode`; call from a worker thread (after `begin`).
+        `running` is cleared when it returns, whatever ended it (an engine bug included)."""
+        run_id = self._run_id
+        try:
+            return self._loop(mode, cancelled)
+        finally:
+            self._end_run(run_id)
+
+    def _loop(self, mode: str, cancelled: Callable[[], bool]) -> RunOutcome:
         stop = self.stop_event
         steps = 0
         out: list[ev.Event] = []

@@ -99,7 +99,8 @@ class Scenario(Protocol):
     def query(self, t: int) -> Query: ...
 
     def prepare(self) -> None:
-        """Compute now what the first episode would otherwise compute (a table, a cache)."""
+        """Compute now what the first episode would otherwise compute (a table, a cache);
+        it may run in another thread while episodes step, so it must be safe beside them."""
 
     def regime(self, t: int) -> int | None:
         """The true regime index of episode t (analysis and display only)."""
@@ -171,7 +172,8 @@ class ScenarioBase:
 
     def prepare(self) -> None:
         """Compute now what the first episode would otherwise compute (a table, a cache), so
-        an interface can do it off its own thread before the first key press."""
+        an interface can do it off its own thread before the first key press. It may run
+        while episodes step (the lab does not wait for it), so it must be safe beside them."""
 
     def episodic_entry(self, query, outcome, policy):
         return None

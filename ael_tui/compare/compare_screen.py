@@ -11,7 +11,6 @@ reflection changes, and when.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 from textual.app import ComposeResult
@@ -19,7 +18,6 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Footer
 
 from ael_tui.actions import bindings_for
 from ael_tui.compare.lockstep import CompareHost
@@ -31,6 +29,7 @@ from ael_tui.lab.status_bar import CompareStatusBar
 from ael_tui.compare.timeline import Timeline
 from ael_tui.dialogs import PromptScreen
 from ael_tui.run_controls import RunControls
+from ael_tui.steady_footer import SteadyFooter
 
 PLOT_EVERY = 0.25
 RUN_ACTIONS = {"step": "step", "run_window": "window", "run_reflection": "reflection", "run_phase": "phase"}
@@ -58,27 +57,26 @@ class CompareScreen(RunControls, Screen):
         def can_replace(self, message: Message) -> bool:
             return isinstance(message, CompareScreen.Stepped)
 
-    shown = reactive(-1, init=False)  # the host's version the panels show
+    # the host's version the panels show; repaint=False: a reactive on a screen repaints the
+    # whole screen by default (a full redraw per step), and each panel repaints itself
+    shown = reactive(-1, init=False, repaint=False)
 
     def __init__(self, host: CompareHost) -> None:
         super().__init__()
         self.host = host
         self.colours = {name: RICH_COLOURS[i % len(RICH_COLOURS)] for i, name in enumerate(host.names)}
-        self._drawn = -1
-        self._plots_drawn = -1
-        self._plots_at = 0.0
+        self._drawn = -1           # the host's version the arm bars and timeline show
         self._status_key = None
-        self._plots_later = False  # a timer will draw the throttled plots
 
     def compose(self) -> ComposeResult:
         yield CompareStatusBar(id="compare-status")
         with Horizontal(id="compare-top"):
-            yield CompareChart(id="compare-chart", classes="panel")
+            yield CompareChart(PLOT_EVERY, id="compare-chart", classes="panel")
             yield Timeline(self.colours, id="compare-timeline", classes="panel")
         with Horizontal(id="compare-arms"):
             for i, name in enumerate(self.host.names):
                 yield ArmBars(id=f"arms-{i}", classes="panel arm-bars")
-        yield Footer(compact=True)
+        yield SteadyFooter(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#compare-chart").border_title = "Progress, every selector"
@@ -101,7 +99,6 @@ class CompareScreen(RunControls, Screen):
 
     def on_resize(self) -> None:
         self.set_class(self.size.height < 42 or self.size.width < 120, "-compact")
-        self._plots_drawn = -1
         self.call_after_refresh(self.redraw, True)
 
     # ------------------------------------------------------------ redraw
@@ -111,49 +108,40 @@ class CompareScreen(RunControls, Screen):
     def watch_shown(self) -> None:
         self.redraw()
 
-    def _draw_plots_later(self) -> None:
-        self._plots_later = False
-        self.redraw()
-
     def redraw(self, force: bool = False) -> None:
+        """Bring the panels up to the host's version (skipped if the engine holds the lock:
+        the step holding it posts `Stepped` when done). The chart throttles itself
+        (`LineChart`); `force` draws it at once."""
         host = self.host
         if not host.lock.acquire(timeout=0.02):
             return
         try:
             v = host.version
-            now = time.monotonic()
             key = (v, host.running, host.settings.delay)
             if force or key != self._status_key:
                 self.query_one(CompareStatusBar).show_compare(compare_status(host.sessions), len(host.sessions),
                                                               RUN_MODES.get(host.running or ""), host.settings.delay)
                 self._status_key = key
-            chart = self.query_one(CompareChart)
-            plots_due = chart.size.width > 0 and (force or (v != self._plots_drawn and now - self._plots_at >= PLOT_EVERY))
-            if not (force or v != self._drawn or plots_due):
+            if not (force or v != self._drawn):
                 return
             data = {name: progress_data(s) for name, s in host.sessions.items()}
-            if force or v != self._drawn:
-                for i, (name, s) in enumerate(host.sessions.items()):
-                    box = self.query_one(f"#arms-{i}", ArmBars)
-                    box.show(posterior_rows(s))
-                    summary = selector_summary(name, s, data[name])
-                    parts = [f"{summary.kind} {_fmt(summary.overall, summary.kind)}"]
-                    if s.reflector is not None:
-                        parts.append(f"{summary.reflections} refl")
-                    if summary.arms_added:
-                        parts.append("+" + ",".join(summary.arms_added))
-                    subtitle = " · ".join(parts)
-                    if box.border_subtitle != subtitle:
-                        box.border_subtitle = subtitle
-                self.query_one(Timeline).show(host.timeline)
-                self._drawn = v
-            if plots_due:
-                chart.show(list(data.items()))
-                self._plots_drawn, self._plots_at = v, now
-            elif chart.size.width > 0 and v != self._plots_drawn and not self._plots_later:
-                # throttled: draw the plots once the interval is over, even if no step follows
-                self._plots_later = True
-                self.set_timer(PLOT_EVERY - (now - self._plots_at), self._draw_plots_later)
+            for i, (name, s) in enumerate(host.sessions.items()):
+                box = self.query_one(f"#arms-{i}", ArmBars)
+                box.show(posterior_rows(s))
+                summary = selector_summary(name, s, data[name])
+                parts = [f"{summary.kind} {_fmt(summary.overall, summary.kind)}"]
+                if s.reflector is not None:
+                    parts.append(f"{summary.reflections} refl")
+                if summary.arms_added:
+                    parts.append("+" + ",".join(summary.arms_added))
+                subtitle = " · ".join(parts)
+                if box.border_subtitle != subtitle:
+                    box.border_subtitle = subtitle
+            self.query_one(Timeline).show(host.timeline)
+            chart = self.query_one(CompareChart)
+            if chart.size.width > 0:  # before the first layout it has no size: the resize draws it
+                chart.show_curves(list(data.items()), now=force)
+            self._drawn = v
         finally:
             host.lock.release()
 
@@ -167,9 +155,8 @@ class CompareScreen(RunControls, Screen):
         return True
 
     def on_compare_screen_run_stopped(self, message: RunStopped) -> None:
-        o = message.outcome
+        o = message.outcome  # the host has cleared `running` already
         was = o.mode
-        self.host.running = None
         if was != "step":
             self.refresh_bindings()
         self.redraw(force=True)
@@ -191,13 +178,16 @@ class CompareScreen(RunControls, Screen):
         self.app.pop_screen()
 
     # ------------------------------------------------------------ export
+    def _name(self) -> str:
+        with self.host.lock:  # the sessions' episode, read as the engine's thread leaves it
+            c, t = self.host.lead.config, self.host.t
+        return f"compare-{c.scenario}-s{c.seed}-e{t}"
+
     def default_export_base(self) -> Path:
-        c = self.host.lead.config
-        return self.host.settings.exports_dir / f"compare-{c.scenario}-s{c.seed}-e{self.host.t}"
+        return self.host.settings.exports_dir / self._name()
 
     def screenshot_name(self) -> str:
-        c = self.host.lead.config
-        return f"compare-{c.scenario}-s{c.seed}-e{self.host.t}"
+        return self._name()
 
     def action_export(self) -> None:
         self.host.pause()

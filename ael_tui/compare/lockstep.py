@@ -102,14 +102,8 @@ class CompareHost(RunLoop):
         return run_target(self.lead, mode, t=self.t, n_episodes=max(x.n_episodes for x in self.sessions.values()))
 
     # ----------------------------------------------------------- running
-    def begin(self, mode: str) -> str | None:
-        if self.running:
-            return "already running"
-        if self.done:
-            return "the comparison is finished"
-        self.stop_event.clear()
-        self.running = mode
-        return None
+    def _cannot_begin(self, mode: str) -> str | None:
+        return "the comparison is finished" if self.done else None
 
     def step_all(self) -> list[ev.Event]:
         """One lockstep round: one episode of every unfinished session (call under the lock)."""

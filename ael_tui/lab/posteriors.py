@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import numpy as np
-from rich.console import Console
 from rich.style import Style
-from rich.text import Text
-from textual.strip import Strip
-from textual.widget import Widget
 
+from ael_tui.line_chart import Axis, Chart, LineChart, Series, quarters
 from ael_tui.readouts import ArmRow, beta_pdf, density_grid
 from ael_tui.row_list import RowList
 
@@ -64,6 +60,8 @@ class PosteriorTable(RowList):
         ]
 
     def show(self, rows: list[ArmRow]) -> None:
+        if rows == self.rows:
+            return  # the same numbers: nothing to repaint
         widths = self._widths()
         self.set_rows(rows)
         if self._widths() != widths:  # a longer arm name (a new arm): the box grows
@@ -76,92 +74,30 @@ class PosteriorTable(RowList):
         return self.cells(row)[index][0]
 
 
-# braille dot bits by (row in the cell 0-3, column in the cell 0-1)
-BRAILLE_BITS = np.array([[0x01, 0x08], [0x02, 0x10], [0x04, 0x20], [0x40, 0x80]], dtype=np.int32)
-LEFT = 6  # y labels and the axis
-
-
 def _tick(value: float) -> str:
     """A y label in five characters (a narrow posterior's peak passes 100)."""
     return f"{value:5.2f}" if value < 10 else f"{value:5.1f}" if value < 1000 else f"{value:5.0f}"
 
 
-class DensityPlot(Widget):
+class DensityPlot(LineChart):
     """Beta(α, β) of every arm as braille curves over [0, 1], each in its arm's colour, the
     chosen arm drawn last (on top) and named in the corner with "now", an injected one "new".
+    A `LineChart` (numpy into braille cells): a step redraws it, and plotext took 20 ms."""
 
-    Drawn with numpy into a dot grid, not plotext: a step redraws it, and plotext took
-    20 ms to build these curves against about 1 ms here, which kept a step's frame with
-    its plots over 50 ms."""
+    def show_posteriors(self, rows: list[ArmRow], frozen: bool, now: bool = False) -> bool:
+        """Draw these posteriors (at once if `now`, else on the chart's throttle); False if
+        they are the ones shown."""
+        return self.show(density_chart(rows, frozen, self.content_size.width), now=now)
 
-    DEFAULT_CSS = "DensityPlot { padding: 0 1 0 0; }"
 
-    def __init__(self, **kw) -> None:
-        super().__init__(**kw)
-        self._rows: list[ArmRow] = []
-        self._frozen = False
-        self._lines: list[Strip] | None = None
-        self._built_for: tuple[int, int] | None = None
-
-    def show(self, rows: list[ArmRow], frozen: bool) -> None:
-        self._rows, self._frozen, self._lines = list(rows), frozen, None
-        self.refresh()
-
-    def render_line(self, y: int) -> Strip:
-        size = (self.content_size.width, self.content_size.height)
-        if self._lines is None or self._built_for != size:
-            self._lines, self._built_for = self._build(*size), size
-        return self._lines[y] if 0 <= y < len(self._lines) else Strip.blank(size[0])
-
-    def _build(self, width: int, height: int) -> list[Strip]:
-        dim, bold = Style(dim=True), Style(bold=True)
-        title = "Beta posteriors" + ("  ·  ❄ frozen for test" if self._frozen else "")
-        lines: list[Text] = [Text(title.center(width), style=bold)]
-        cols, rows = width - LEFT - 1, height - 3
-        if cols < 8 or rows < 2 or not self._rows:
-            lines += [Text("")] * max(height - 1, 0)
-            return [Strip(list(t.render(Console(width=width))), width) for t in lines][:height]
-        xs = density_grid(2 * cols)
-        ys = [beta_pdf(xs, r.alpha, r.beta) for r in self._rows]
-        top = max(1.0, *(float(y.max()) for y in ys)) * 1.05
-        n_dots = 4 * rows
-        order = sorted(range(len(self._rows)), key=lambda i: (self._rows[i].chosen, self._rows[i].injected))
-        codes = np.zeros((rows, cols), dtype=np.int32)
-        owner = np.full((rows, cols), -1)
-        dot_rows = np.arange(n_dots)[:, None]
-        for i in order:
-            r = np.clip(np.round((1 - ys[i] / top) * (n_dots - 1)), 0, n_dots - 1).astype(int)
-            prev = np.concatenate([r[:1], r[:-1]])  # a vertical run joins each dot to the previous one
-            lo, hi = np.minimum(r, prev), np.maximum(r, prev)
-            grid = (dot_rows >= lo[None, :]) & (dot_rows <= hi[None, :])  # (n_dots, 2*cols)
-            cells = (grid.reshape(rows, 4, cols, 2) * BRAILLE_BITS[None, :, None, :]).sum(axis=(1, 3))
-            codes |= cells
-            owner[cells > 0] = i
-        styles = [Style(color=arm_colour(i)[1], bold=self._rows[i].chosen) for i in range(len(self._rows))]
-        labelled = {round(k * (rows - 1) / 4) for k in range(5)}
-        for row in range(rows):
-            value = top * (1 - row / max(rows - 1, 1))
-            line = Text(f"{_tick(value)}┤" if row in labelled else "     │", style=dim)
-            for col in range(cols):
-                code = int(codes[row, col])
-                line.append(chr(0x2800 + code) if code else " ", styles[owner[row, col]] if code else Style())
-            lines.append(line)
-        axis = ["─"] * cols
-        for k in range(5):
-            axis[min(cols - 1, round(k * (cols - 1) / 4))] = "┬"
-        lines.append(Text("     └" + "".join(axis), style=dim))
-        ticks = [" "] * (cols + LEFT)
-        for k in range(5):
-            label = f"{k / 4:.2f}"
-            at = max(0, min(LEFT + round(k * (cols - 1) / 4) - 2, cols + LEFT - len(label)))
-            ticks[at:at + len(label)] = label
-        lines.append(Text("".join(ticks), style=dim))
-        legend = [(f"{r.name} ({'now' if r.chosen else 'new'})", styles[i])
-                  for i, r in enumerate(self._rows) if r.chosen or r.injected]
-        for k, (name, style) in enumerate(legend[: max(rows - 1, 0)]):  # top right, over the curves
-            line = lines[1 + k]
-            label = Text("━ " + name, style=style)
-            start = max(LEFT, width - 1 - label.cell_len)
-            lines[1 + k] = line[:start] + label + line[start + label.cell_len:]
-        console = Console(width=width, legacy_windows=False)
-        return [Strip(list(text.render(console)), width).adjust_cell_length(width) for text in lines[:height]]
+def density_chart(rows: list[ArmRow], frozen: bool, width: int) -> Chart:
+    title = "Beta posteriors" + ("  ·  ❄ frozen for test" if frozen else "")
+    xs = density_grid(2 * max(width - 6, 8))  # a point per dot column (the labels take 6)
+    ys = [beta_pdf(xs, r.alpha, r.beta) for r in rows]
+    top = max(1.0, *(float(y.max()) for y in ys)) * 1.05 if rows else 1.0
+    order = sorted(range(len(rows)), key=lambda i: (rows[i].chosen, rows[i].injected))  # chosen on top
+    return Chart(
+        title, title, (0.0, 1.0), Axis(0.0, top, quarters(0.0, top), _tick), x_format="{:.2f}",
+        series=[Series(rows[i].name, xs, ys[i], arm_colour(i)[1], bold=rows[i].chosen) for i in order],
+        legend=[(f"{r.name} ({'now' if r.chosen else 'new'})", arm_colour(i)[1])
+                for i, r in enumerate(rows) if r.chosen or r.injected])

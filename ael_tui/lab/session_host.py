@@ -5,7 +5,8 @@ with the compare view (`run_loop.RunLoop`): one episode a step while holding
 `lock`, `version` bumped after each, `on_step` called so the screen hears of it,
 and a return as soon as the stop event is set (a pause), the engine's target of
 the mode is reached (`engine.run_targets`), a decision is pending, or the run
-ends. The interface never touches the session without the lock.
+ends. The interface never touches the session without the lock (`read`). The
+host owns `running`: set by `begin`, cleared by the loop as the run ends.
 
 `saved_version` is the version last written to a file (a save, a load, an
 autosave), so `unsaved` tells whether quitting would lose progress. A guided
@@ -16,11 +17,10 @@ from __future__ import annotations
 
 import itertools
 import os
-import threading
 import time
 from collections import deque
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar
 
 from engine import events as ev
 from engine.errors import AELError
@@ -32,6 +32,7 @@ from ael_tui.config import LabSettings
 from ael_tui.run_loop import RunLoop, RunOutcome
 from ael_tui.tour.guide import TourGuide
 
+T = TypeVar("T")
 _HOSTS = itertools.count(1)  # hosts made by this process, for unique autosave names
 
 RUN_MODES = {
@@ -57,9 +58,13 @@ class SessionHost(RunLoop):
         self.tour: TourGuide | None = None
         self.autosave_id = f"{time.strftime('%Y%m%dT%H%M%S')}-p{os.getpid()}-{next(_HOSTS)}"
         self.queued_steps = 0                  # step presses made while a step was running
-        self.preparing = False                 # a warm-up holds the lock (see prepare)
-        self._queue_lock = threading.Lock()    # not `lock`: a press must not wait for an episode
         self._silent = 0                       # silent reflections passed in this run (mode "reflection")
+
+    def read(self, look: Callable[[Session], T]) -> T:
+        """`look(session)` under the lock: how the interface reads the session (it waits at
+        most for the episode in progress)."""
+        with self.lock:
+            return look(self.session)
 
     @property
     def unsaved(self) -> bool:
@@ -79,47 +84,51 @@ class SessionHost(RunLoop):
             raise AELError(f"unknown run mode {mode!r} (expected {', '.join(RUN_MODES)})")
         return run_target(s, ENGINE_MODE.get(mode, mode))
 
-    def begin(self, mode: str) -> str | None:
-        """Prepare a run on the UI thread: None if it may start, else why not."""
-        if self.running:
-            return f"already running {RUN_MODES[self.running]}"
+    def _already(self, mode: str) -> str:
+        return f"already running {RUN_MODES[mode]}"
+
+    def _cannot_begin(self, mode: str) -> str | None:
         reason = None
-        if self.lock.acquire(blocking=False):  # held by a warm-up: the run checks it itself
+        if self.lock.acquire(blocking=False):  # held by a step ending: the run checks it itself
             try:
                 reason = self.session.blocked_reason
             finally:
                 self.lock.release()
-        if reason:
-            return f"cannot step: {reason}"
-        self.stop_event.clear()
-        self.running = mode
-        return None
+        return f"cannot step: {reason}" if reason else None
 
     def prepare(self) -> None:
-        """What the first episode would compute (the scenario's `prepare`), under the lock;
-        call from a worker thread when a session opens, so the first step is quick and the
-        presses made meanwhile wait for the lock instead of being refused."""
-        with self.lock:
-            self.preparing = True
-            try:
-                self.session.scenario.prepare()
-            finally:
-                self.preparing = False
+        """What the first episodes would compute (the scenario's `prepare`: support's table);
+        call from a worker thread when a session opens. Not under `lock`: a scenario's
+        `prepare` is safe beside steps, and a first step must not wait for it."""
+        self.session.scenario.prepare()
 
-    def queue_step(self) -> None:
-        """One more episode for the step run in progress: a press is never dropped."""
-        with self._queue_lock:
+    def queue_step(self) -> bool:
+        """One more episode for the step run in progress (a press is never dropped); False
+        if no step run is going (it has just ended: the press starts a new one)."""
+        with self._run_lock:
+            if self.running != "step":
+                return False
             self.queued_steps += 1
+            return True
 
     def _take_queued_step(self) -> bool:
-        with self._queue_lock:
+        """Under the run lock: a queued step, or the step run ends now (`running` cleared),
+        so a press after this starts a new run instead of queuing into one that is over."""
+        with self._run_lock:
             if self.queued_steps <= 0:
+                self.running = None
                 return False
             self.queued_steps -= 1
             return True
 
+    def _end_run(self, run_id: int) -> None:
+        with self._run_lock:
+            if self._run_id == run_id:
+                self.running = None
+                self.queued_steps = 0  # presses made ahead of a run that stopped (a decision, the end)
+
     def pause(self) -> None:
-        with self._queue_lock:
+        with self._run_lock:
             self.queued_steps = 0  # a pause also forgets steps asked for ahead
         super().pause()
 

@@ -8,9 +8,11 @@ from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Vertical
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
 from textual.message import Message
-from textual.widget import Widget
 from textual.widgets import Input, Tab, Tabs
 
 from ael_tui.memory.method_memory import MethodMemoryView
@@ -50,32 +52,47 @@ class FilterInput(Input):
         self.screen.query_one(MemoryTable).focus()
 
 
-class EntryDetail(Widget):
-    """The highlighted entry in full. A Static's update re-lays the whole screen, and the newest
-    entry is highlighted after every step: this repaints itself only, and asks for a layout
-    only when its number of lines changes."""
+class EntryDetail(ScrollView):
+    """The highlighted entry in full, scrolled when longer than its box. The newest entry is
+    highlighted after every step: a Static's update (or any change of this widget's height)
+    re-lays the whole screen, a full redraw that cost more than the rest of the step. So
+    the box has a fixed height (lab.tcss) and its text is wrapped and scrolled here, with
+    the virtual size set without a layout pass, as the row lists do."""
 
-    DEFAULT_CSS = "EntryDetail { height: auto; }"
+    DEFAULT_CSS = "EntryDetail { overflow-x: hidden; }"  # wrapped to its width: nothing to scroll sideways
 
     def __init__(self, text: Text | str = "", **kw) -> None:
         super().__init__(**kw)
         self._text = Text(text) if isinstance(text, str) else text
-        self._lines = 0
-
-    def render(self) -> Text:
-        return self._text
-
-    def get_content_height(self, container, viewport, width: int) -> int:
-        return self._count(width)
-
-    def _count(self, width: int) -> int:
-        return max(1, len(self._text.wrap(self.app.console, max(width, 1))))
+        self._strips: list[Strip] | None = None
+        self._wrapped_at = -1
 
     def update(self, text: Text | str) -> None:
         self._text = Text(text) if isinstance(text, str) else text
-        lines = self._count(self.content_size.width or 40)
-        self.refresh(layout=lines != self._lines)
-        self._lines = lines
+        self._strips = None
+        self.scroll_to(y=0, animate=False, immediate=True)
+        self.refresh()
+
+    def _wrap(self, width: int) -> list[Strip]:
+        console = self.app.console
+        lines = self._text.wrap(console, max(width, 1))
+        strips = [Strip(list(line.render(console)), line.cell_len) for line in lines]
+        if self.virtual_size.height != len(strips):
+            self.set_reactive(ScrollView.virtual_size, Size(1, len(strips)))
+            self._refresh_scrollbars()
+        self._strips, self._wrapped_at = strips, width
+        return strips
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        strips = self._strips if self._strips is not None and self._wrapped_at == width else self._wrap(width)
+        index = round(self.scroll_offset.y) + y
+        strip = strips[index] if 0 <= index < len(strips) else Strip.blank(width)
+        return strip.crop_extend(0, width, None).apply_style(self.rich_style)
+
+    @property
+    def text(self) -> Text:
+        return self._text
 
 
 class MemoryPanel(Vertical):
@@ -95,8 +112,7 @@ class MemoryPanel(Vertical):
         yield Tabs(*(Tab(t, id=f"tier-{t}") for t in TIERS), id="memory-tabs")
         yield FilterInput(placeholder="filter entries", id="memory-filter")
         yield MemoryTable(id="memory-table")
-        with VerticalScroll(id="memory-detail-box"):
-            yield EntryDetail("No entry selected.", id="memory-detail")
+        yield EntryDetail("No entry selected.", id="memory-detail-box")
         yield MethodMemoryView(id="method-memory")
 
     @property
@@ -150,7 +166,7 @@ class MemoryPanel(Vertical):
         self.query_one(MemoryTable).set_rows(rows)
 
     def show_entry(self, entry) -> None:
-        detail = self.query_one("#memory-detail", EntryDetail)
+        detail = self.query_one(EntryDetail)
         if entry is None:
             detail.update("No entry selected.")
             return

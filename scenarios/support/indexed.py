@@ -156,12 +156,14 @@ def _vote(s: _Stream, keys: np.ndarray, vote_share: float, k: int) -> tuple[np.n
     return np.where(confident, winner, DEFAULT_INDEX), confident
 
 
-def indexed_predictions(seed: int, specs: tuple[PolicySpec, ...], n: int,
+def indexed_predictions(seed: int, specs: tuple[PolicySpec, ...], n: int, start: int = 0,
                         confident: np.ndarray | None = None) -> np.ndarray | None:
-    """Route indices (n, len(specs)) as `compute_predictions` gives them, or None if a
-    policy (or its fallback) has a shape this module does not index. `confident`, an
-    (n, len(specs)) bool array if given, receives whether each answer was a confident
-    vote (EvoTool's ordered policies pass a ticket on when a member is not)."""
+    """Route indices (n - start, len(specs)) of episodes start..n-1 as `compute_predictions`
+    gives them (a row needs only the earlier tickets, so the first step of a session can
+    ask for its own row before the table is built), or None if a policy (or its
+    fallback) has a shape this module does not index. `confident`, an (n - start,
+    len(specs)) bool array if given, receives whether each answer was a confident vote
+    (EvoTool's ordered policies pass a ticket on when a member is not)."""
     by_name = {s.name: s for s in specs}
     kinds = [_kind(s) for s in specs]
     if None in kinds or any(s.fallback is not None and (s.fallback not in by_name or by_name[s.fallback].fallback)
@@ -171,13 +173,13 @@ def indexed_predictions(seed: int, specs: tuple[PolicySpec, ...], n: int,
     votes = {spec.name: _vote(s, _candidates(s, spec, kind), spec.vote_share,
                               spec.vote_k if spec.vote_k is not None else K_NEIGHBOURS)
              for spec, kind in zip(specs, kinds)}
-    out = np.zeros((n, len(specs)), dtype=np.int8)
+    out = np.zeros((n - start, len(specs)), dtype=np.int8)
     for j, spec in enumerate(specs):
         route, sure = votes[spec.name]
         if spec.fallback is not None:  # as route_live falls back when the vote is not confident
             route = np.where(sure, route, votes[spec.fallback][0])
             sure = np.where(sure, sure, votes[spec.fallback][1])
-        out[:, j] = route
+        out[:, j] = route[start:]
         if confident is not None:
-            confident[:, j] = sure
+            confident[:, j] = sure[start:]
     return out

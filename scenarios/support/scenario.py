@@ -38,7 +38,8 @@ from .reflector import SupportReflector
 from .spec import SPEC
 from .stream import generate, regime_of, tickets
 from .stream_patterns import StreamPatterns
-from .table import EPISODIC_QUALITY, PredictionTable, compute_predictions, prediction_table, similarity_for
+from .table import (EPISODIC_QUALITY, PredictionTable, build_gently, compute_predictions, prediction_table,
+                    prediction_table_now, predictions_at, similarity_for, table_keys)
 from .text import SimilarityRows
 
 class SupportScenario(ScenarioBase):
@@ -72,7 +73,15 @@ class SupportScenario(ScenarioBase):
         return prediction_table(self.seed)
 
     def prepare(self) -> None:
-        self.table  # the prediction table: nearly all of the first step's time
+        """Build the prediction table in the background, gently (safe beside steps: a step that
+        finds it being built computes its own row instead of waiting, so the lab's first step
+        is quick)."""
+        build_gently(self.seed)
+
+    def _routes_at(self, t: int) -> np.ndarray:
+        """Row t of the table: every built-in policy's route index at episode t."""
+        table = prediction_table_now(self.seed)
+        return table.routes[t] if table is not None else predictions_at(self.seed, t)
 
     @staticmethod
     def export_stream(seed: int) -> list[dict[str, Any]]:
@@ -100,10 +109,10 @@ class SupportScenario(ScenarioBase):
     # ------------------------------------------------------------------- act
     def act(self, query: Query, ctx: AgentContext) -> Outcome:
         t = query.episode
-        col = self.table.column(ctx.policy)
+        col = table_keys().get(behaviour_key(ctx.policy))
         # The table assumes the spec's memory: exactly the t earlier tickets.
         if col is not None and ctx.memory.counts()["episodic"] == t:
-            route, source = ROUTES[int(self.table.routes[t, col])], "table"
+            route, source = ROUTES[int(self._routes_at(t)[col])], "table"
         else:
             # A gated vote must see its own (possibly empty) hits, not the fallback's
             # that the session substitutes when the policy retrieved nothing.
@@ -167,12 +176,13 @@ class SupportScenario(ScenarioBase):
     def oracle_arm(self, t: int, pool: list[PolicySpec], memory: MemoryStore) -> PolicySpec:
         """The first pool arm correct at t, else route_aware if it is (spec §6: the oracle
         is right when any of the 6 policies is), else the first arm."""
-        row = self.table.correct[t]
+        keys = table_keys()
+        row = self._routes_at(t) == ROUTES.index(self._tickets[t]["gold_route"])
         for spec in pool:
-            col = self.table.column(spec)
+            col = keys.get(behaviour_key(spec))
             if col is not None and row[col]:
                 return spec
-        if row[self.table.column_of(ROUTE_AWARE.name)]:
+        if row[keys[behaviour_key(ROUTE_AWARE)]]:
             return ROUTE_AWARE
         return pool[0]
 

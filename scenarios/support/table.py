@@ -15,8 +15,10 @@ the indexed table is tested against, and the path for policies it cannot index.
 
 from __future__ import annotations
 
+import threading
+import time
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 import numpy as np
@@ -93,22 +95,90 @@ def compute_predictions(seed: int, specs: tuple[PolicySpec, ...] = ALL_POLICIES,
     return out
 
 
-@lru_cache(maxsize=8)
+_BUILDING = threading.Lock()  # one thread builds a table; another asking for it waits, never builds it twice
+
+
 def prediction_table(seed: int) -> PredictionTable:
     """The cached table of the six built-in policies for `seed` (arrays read-only)."""
-    key = table_cache.table_key(tickets(seed), (p.fingerprint for p in ALL_POLICIES))
-    routes = table_cache.load(key, (N_EPISODES, len(ALL_POLICIES)), len(ROUTES))
+    with _BUILDING:
+        return _built_table(seed)
+
+
+def prediction_table_now(seed: int) -> PredictionTable | None:
+    """The table (built now by this thread if need be), or None while another thread builds
+    it: a step of the lab then computes its own row (`predictions_at`) instead of waiting."""
+    if not _BUILDING.acquire(blocking=False):
+        return None
+    try:
+        return _built_table(seed)
+    finally:
+        _BUILDING.release()
+
+
+def predictions_at(seed: int, t: int) -> np.ndarray:
+    """Row t of the table, (len(ALL_POLICIES),) route indices, computed alone: the same numbers."""
+    row = indexed_predictions(int(seed), ALL_POLICIES, t + 1, start=t)
+    return row[0] if row is not None else prediction_table(seed).routes[t]
+
+
+def build_gently(seed: int, block: int = 50, pause: float = 0.01) -> PredictionTable:
+    """The table built by a background thread beside an interface: `block` rows at a time
+    with a `pause` in between, which leaves the interpreter to the interface's threads (a
+    first frame, a first step) instead of holding it for the whole build. Same numbers."""
+    with _BUILDING:
+        if seed not in _ROUTES:
+            routes = _cached_routes(seed)
+            if routes is None:
+                parts = []
+                for start in range(0, N_EPISODES, block):
+                    part = indexed_predictions(int(seed), ALL_POLICIES, min(start + block, N_EPISODES), start=start)
+                    if part is None:  # a built-in policy indexed.py does not know: the real path, at once
+                        parts = [compute_predictions(int(seed))]
+                        break
+                    parts.append(part)
+                    time.sleep(pause)
+                routes = np.concatenate(parts)
+                table_cache.store(_key(seed), routes)
+            _ROUTES[seed] = routes
+        return _built_table(seed)
+
+
+_ROUTES: dict[int, np.ndarray] = {}  # routes built by `build_gently`, for `_built_table` to take
+
+
+def _key(seed: int) -> str:
+    return table_cache.table_key(tickets(seed), (p.fingerprint for p in ALL_POLICIES))
+
+
+def _cached_routes(seed: int) -> np.ndarray | None:
+    return table_cache.load(_key(seed), (N_EPISODES, len(ALL_POLICIES)), len(ROUTES))
+
+
+@cache
+def table_keys() -> dict[str, int]:
+    """behaviour_key(spec) -> column, for every built-in policy (what `PredictionTable.keys` holds)."""
+    return {behaviour_key(p): j for j, p in enumerate(ALL_POLICIES)}
+
+
+@lru_cache(maxsize=8)
+def _built_table(seed: int) -> PredictionTable:
+    routes = _ROUTES.pop(seed, None)
+    if routes is None:
+        routes = _cached_routes(seed)
     if routes is None:
         routes = indexed_predictions(int(seed), ALL_POLICIES, N_EPISODES)
         if routes is None:  # a built-in policy of a shape indexed.py does not know
             routes = compute_predictions(int(seed))
-        table_cache.store(key, routes)
+        table_cache.store(_key(seed), routes)
     gold = np.array([ROUTES.index(t["gold_route"]) for t in tickets(seed)], dtype=np.int8)
     correct = routes == gold[:, None]
     for arr in (routes, gold, correct):
         arr.setflags(write=False)
     return PredictionTable(
         seed=int(seed), columns=tuple(p.name for p in ALL_POLICIES),
-        keys={behaviour_key(p): j for j, p in enumerate(ALL_POLICIES)},
+        keys=table_keys(),
         routes=routes, gold=gold, correct=correct,
     )
+
+
+prediction_table.cache_clear = _built_table.cache_clear  # type: ignore[attr-defined]  # tests start afresh

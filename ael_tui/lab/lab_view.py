@@ -1,0 +1,82 @@
+"""What the lab's panels show of a session at one moment: `LabView`, a snapshot taken
+under the host's lock (`take_view`), so the panels update from it without touching
+the session while the engine's thread steps it.
+
+The lab screen keeps the latest one in a reactive; each panel skips what did not
+change (the episode log its known rows, the reflection panel an equal text, the
+charts an equal chart), so there are no "what changed" flags to keep by hand.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from engine.reflection import Reflection
+
+from ael_tui.lab.session_host import RUN_MODES, SessionHost
+from ael_tui.learning_readouts import credit_view, skills_view
+from ael_tui.variant_readouts import planner_view, tool_rows
+from ael_tui.readouts import ArmRow, ProgressData, Status, posterior_rows, progress_data, proposal_notes, status_of
+
+
+@dataclass(eq=False)  # two views are never "equal": a new one is always shown
+class LabView:
+    version: int
+    status: Status
+    running: str | None            # the run in progress, in words ("one episode (+2 queued)")
+    run_mode: str | None           # its mode (step, window, ...)
+    delay: float
+    autosave_every: int
+    arms: list[ArmRow]
+    frozen: bool
+    history: list[dict[str, Any]]
+    reflections: list[Reflection]
+    insight: dict[str, Any] | None
+    notes: list[str]               # what became of the last reflection's proposals
+    outlook: str                   # when the reflector will next consider a proposal
+    memory_counts: dict[str, int]
+    memory_cap: int
+    progress: ProgressData
+    pending: int                   # proposals waiting
+    decision_waits: bool           # a proposal or a quarantined code arm waits for a person
+    variant_views: dict[str, Any]  # the variant panels' data ({} for a session without those variants)
+
+    @property
+    def footer_state(self) -> tuple[bool, bool]:
+        """What the footer's keys depend on: a longer run going (a single step never changes
+        them: a footer refresh re-lays the screen), and a decision waiting."""
+        return self.run_mode not in (None, "step"), self.decision_waits
+
+
+def variant_panels(s) -> dict[str, bool]:
+    """Which variant panels a session has: planners, tools (per-tool, cold-start), skills, credit."""
+    v = s.variants
+    return {"planners": v.get("planners") is not None, "tools": bool(v.get("per-tool") or v.get("cold-start")),
+            "skills": v.get("skills") is not None, "credit": v.get("credit") is not None}
+
+
+def _variant_views(s) -> dict[str, Any]:
+    shown = variant_panels(s)
+    if not any(shown.values()):
+        return {}
+    return {"planners": planner_view(s), "tools": tool_rows(s), "skills": skills_view(s), "credit": credit_view(s)}
+
+
+def take_view(host: SessionHost) -> LabView:
+    """The panels' data now (call with `host.lock` held)."""
+    s = host.session
+    mode = host.running
+    running = RUN_MODES.get(mode or "")
+    if running and host.queued_steps:
+        running += f" (+{host.queued_steps} queued)"
+    return LabView(
+        version=host.version, status=status_of(s), running=running, run_mode=mode,
+        delay=host.settings.delay, autosave_every=host.settings.autosave_every,
+        arms=posterior_rows(s), frozen=s.frozen, history=list(s.history), reflections=list(s.reflections),
+        insight=s.insight, notes=proposal_notes(s).get(len(s.reflections) - 1, []),
+        outlook=s.reflector.outlook(s.t) if s.reflector is not None else "",
+        memory_counts=s.memory.counts(), memory_cap=s.memory.cap_per_tier, progress=progress_data(s),
+        pending=len(s.queue.pending), decision_waits=bool(s.queue.pending or s.code_arms.quarantined),
+        variant_views=_variant_views(s),
+    )

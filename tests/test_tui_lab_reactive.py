@@ -1,0 +1,218 @@
+"""The lab's panels follow the engine through messages and reactive state (issue 12 item 4):
+no timer polls the session, the host alone owns `running`, and the pieces that make a
+step cheap (one braille chart, a throttle, a footer that rebuilds only on change)."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+from ael_tui.config import LabSettings
+from ael_tui.lab.episode_log import EpisodeLog
+from ael_tui.lab.lab_screen import LabScreen
+from ael_tui.lab.session_host import SessionHost
+from ael_tui.lab.status_bar import StatusBar
+from ael_tui.line_chart import Axis, Chart, Series, draw, quarters
+from ael_tui.memory.memory_panel import EntryDetail
+from ael_tui.steady_footer import SteadyFooter
+from ael_tui.throttle import Throttle
+from tests.tui_helpers import frozen_lab, make_app, settle, synthetic  # noqa: F401
+
+
+# ---------------------------------------------------------------- the host owns `running`
+def test_the_run_loop_clears_running_itself_whatever_ends_the_run():
+    host = SessionHost(synthetic(approval="auto"), LabSettings(delay=0))
+    assert host.begin("window") is None and host.running == "window"
+    assert host.begin("step") == "already running one slow window"
+    host.run("window")
+    assert host.running is None  # no interface needed to clear it
+
+    host.session.step = lambda: (_ for _ in ()).throw(RuntimeError("an engine bug"))
+    assert host.begin("step") is None
+    with pytest.raises(RuntimeError):
+        host.run("step")
+    assert host.running is None
+
+
+def test_a_press_queues_only_into_a_step_run_that_is_going():
+    host = SessionHost(synthetic(approval="auto"), LabSettings(delay=0))
+    assert not host.queue_step()  # no run: the press starts one instead
+    assert host.begin("step") is None
+    assert host.queue_step() and host.queue_step()
+    outcome = host.run("step")
+    assert (outcome.steps, host.session.t, host.running, host.queued_steps) == (3, 3, None, 0)
+    assert not host.queue_step()  # over: a later press starts a new run
+
+
+def test_a_run_that_ended_does_not_clear_the_next_runs_claim():
+    host = SessionHost(synthetic(approval="auto"), LabSettings(delay=0))
+    host.begin("step")
+    first = host._run_id
+    host.running = None  # as the loop does when its last queued step is taken
+    assert host.begin("step") is None
+    host._end_run(first)  # the first run's worker ends after the second run was claimed
+    assert host.running == "step"
+
+
+# ------------------------------------------------------------------- messages, no polling
+async def test_the_lab_runs_no_polling_timer_and_panels_follow_a_stepping_thread():
+    app = make_app(synthetic(approval="auto"))
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, LabScreen)
+        polling = [t for t in screen._timers if t._repeat is None and t.name != "screen_update"]  # (Textual's frames)
+        assert not polling, "a repeating timer polls the session"
+        host = screen.host
+        assert host.begin("window") is None
+        worker = threading.Thread(target=host.run, args=("window",))  # the engine, off the UI thread
+        worker.start()
+        worker.join(10)
+        await settle(pilot)
+        assert host.session.t == 13
+        assert "episode 13/" in str(screen.query_one(StatusBar).render())
+        assert screen.query_one(EpisodeLog).row_count == 13
+        assert screen.view is not None and screen.view.version == host.version
+
+
+async def test_a_view_is_skipped_while_the_engine_holds_the_lock_and_taken_when_it_posts():
+    app = make_app(synthetic(approval="auto"))
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        screen, host = app.screen, app.screen.host
+        shown = screen.view
+        holding, done = threading.Event(), threading.Event()
+
+        def episode():  # the engine's thread, in the middle of an episode
+            with host.lock:
+                host.session.step()
+                host.version += 1
+                holding.set()
+                done.wait(5)
+
+        engine = threading.Thread(target=episode)
+        engine.start()
+        assert holding.wait(5)
+        screen.redraw()
+        assert screen.view is shown  # it did not wait for the episode
+        done.set()
+        engine.join(5)
+        host.on_step()  # what the loop does once the lock is released
+        await settle(pilot)
+        assert screen.view is not shown and screen.view.status.t == 1
+
+
+# ------------------------------------------------------------------------------ the chart
+def _text(lines) -> list[str]:
+    return [strip.text for strip in lines]
+
+
+@pytest.mark.parametrize("height", range(8, 40, 3))
+def test_every_y_label_is_drawn_at_every_height(height):
+    x = np.arange(300)
+    chart = Chart("t", "t", (0, 300), Axis(0.0, 1.0, quarters(0.0, 1.0)),
+                  series=[Series(None, x, np.sin(x / 20) ** 2, "cyan")])
+    text = "\n".join(_text(draw(chart, 90, height)))
+    for label in ("0.00┤", "0.25┤", "0.50┤", "0.75┤", "1.00┤"):
+        assert label in text, (height, label)
+
+
+def test_the_chart_draws_its_marks_names_legend_and_right_axis():
+    x = np.arange(200)
+    chart = Chart("equity", "equity", (0, 200), Axis(0.9, 1.1, quarters(0.9, 1.1), "{:.3f}"),
+                  Axis(-0.2, 0.0, quarters(-0.2, 0.0), "{:.0%}"),
+                  series=[Series("equity", x, 1 + 0.05 * np.sin(x / 30), "cyan"),
+                          Series("drawdown", x, -0.1 * np.abs(np.sin(x / 30)), "red", right=True)],
+                  vlines=[(100, "grey50")], marks=[(50, 1.0, "R", "magenta")],
+                  names=[(0, "R0", "grey50"), (100, "R1", "grey50")], names_at_top=False,
+                  legend=[("equity", "cyan"), ("drawdown", "red")])
+    lines = draw(chart, 80, 16)
+    text = "\n".join(_text(lines))
+    assert "1.100┤" in text and "0.900┤" in text and "├0%" in text and "├-20%" in text
+    assert "━ equity" in text and "━ drawdown" in text and "R0" in text and "R1" in text and "R" in text
+    assert "│" in text and "200" in text.splitlines()[-1]
+    colours = {seg.style.color.name for strip in lines for seg in strip
+               if seg.style and seg.style.color and "\u2800" < seg.text[:1] <= "\u28ff"}
+    assert {"cyan", "red"} <= colours
+
+
+def test_an_equal_chart_is_not_drawn_again():
+    x = np.arange(10)
+    a = Chart("t", "t", (0, 10), Axis(0.0, 1.0, quarters(0.0, 1.0)), series=[Series(None, x, x / 10, "cyan")])
+    b = Chart("t", "t", (0, 10), Axis(0.0, 1.0, quarters(0.0, 1.0)), series=[Series(None, x.copy(), x / 10, "cyan")])
+    assert a.same_as(b)
+    b.series[0].y[3] = 0.9
+    assert not a.same_as(b)
+
+
+# ---------------------------------------------------------------------------- the throttle
+class FakeTimer:
+    def __init__(self, calls):
+        self.calls, self.stopped = calls, False
+
+    def stop(self):
+        self.stopped = True
+
+
+def test_the_throttle_draws_at_once_then_once_at_the_end_of_the_interval(monkeypatch):
+    clock, drawn, timers = [100.0], [], []
+    monkeypatch.setattr("ael_tui.throttle.time.monotonic", lambda: clock[0])
+
+    def set_timer(wait, callback):
+        timers.append((wait, callback))
+        return FakeTimer(timers)
+
+    throttle = Throttle(set_timer, 0.25, lambda: drawn.append(clock[0]))
+    throttle()
+    assert drawn == [100.0] and not throttle.waiting
+    clock[0] = 100.1
+    throttle()
+    throttle()  # however many calls come meanwhile: one draw when the interval ends
+    assert drawn == [100.0] and len(timers) == 1 and throttle.waiting
+    assert timers[0][0] == pytest.approx(0.15)
+    clock[0] = 100.25
+    timers[0][1]()
+    assert drawn == [100.0, 100.25] and not throttle.waiting
+
+
+# ------------------------------------------------------------------------------ the footer
+async def test_the_footer_rebuilds_only_when_its_keys_change():
+    app = make_app(synthetic())
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        footer = app.screen.query_one(SteadyFooter)
+        rebuilt = []
+        original = footer.recompose
+
+        async def recompose():
+            rebuilt.append(1)
+            await original()
+
+        footer.recompose = recompose
+        app.screen.refresh_bindings()  # nothing changed: a focus signal, say
+        await settle(pilot)
+        assert not rebuilt
+        footer.show_command_palette = False  # what a narrow lab does (on_resize), then refreshes
+        app.screen.refresh_bindings()
+        await settle(pilot)
+        assert rebuilt
+
+
+# ---------------------------------------------------------------------- the memory detail
+async def test_the_entry_detail_scrolls_itself_and_keeps_its_size():
+    app = make_app(synthetic(approval="auto"))
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        detail = app.screen.query_one(EntryDetail)
+        size = detail.size
+        detail.update("one line")
+        await pilot.pause()
+        assert detail.virtual_size.height == 1
+        detail.update("\n".join(f"line {i}" for i in range(12)))
+        await pilot.pause()
+        assert detail.size == size and detail.virtual_size.height == 12 and detail.max_scroll_y > 0
+        detail.scroll_to(y=detail.max_scroll_y, animate=False, immediate=True)
+        await pilot.pause()
+        assert "line 11" in "".join(detail.render_line(y).text for y in range(detail.size.height))
