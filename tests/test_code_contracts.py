@@ -51,7 +51,7 @@ def test_a_planner_view_is_clipped_to_minus_one_one(arms):
     ("def allocate(x, y):\n    return []\n", "one plain argument"),
     ("def retrieve(entries, query):\n    return []\n", "exactly one function `def allocate(features)`"),
     ("def allocate(features):\n    return allocate(features)\n", "may not refer to itself"),
-    ("def allocate(features):\n    n = 0\n    for i in range(10**6):\n        for j in range(10**6):\n"
+    ("def allocate(features):\n    n = 0\n    for i in range(1000000):\n        for j in range(1000000):\n"
      "            n += 1\n    return [n for f in features]\n", "did not finish"),
 ])
 def test_code_that_breaks_the_allocation_contract_is_refused_with_a_reason(source, why):
