@@ -23,6 +23,7 @@ from . import events as ev
 from .approvals import ApprovalQueue, Proposal
 from .errors import AELError
 from .policies import PolicySpec
+from .proposers import PROPOSER_KINDS, apply_owned
 
 if TYPE_CHECKING:
     from .bandits import Selector
@@ -50,16 +51,16 @@ class Decisions:
         raise NotImplementedError  # Session's
 
     def _new_proposal(self, kind: str, payload: dict[str, Any], reflection: int, rationale: str,
-                      evidence: dict[str, Any]) -> Proposal:
+                      evidence: dict[str, Any], source: str | None = None) -> Proposal:
         p = Proposal(id=len(self.queue.proposals) + 1, kind=kind, episode=self.t - 1, payload=payload,
                      reflection=reflection, rationale=rationale, evidence=evidence,
-                     source=self.reflections[reflection].source, code=bool(payload.get("code")))
+                     source=source or self.reflections[reflection].source, code=bool(payload.get("code")))
         self.queue.proposals.append(p)
         return p
 
     def _propose(self, kind: str, payload: dict[str, Any], reflection: int, rationale: str,
-                 evidence: dict[str, Any], out: list[ev.Event]) -> None:
-        p = self._new_proposal(kind, payload, reflection, rationale, evidence)
+                 evidence: dict[str, Any], out: list[ev.Event], source: str | None = None) -> None:
+        p = self._new_proposal(kind, payload, reflection, rationale, evidence, source)
         self._emit(out, ev.ProposalQueued(self.t - 1, p.id, kind))
         auto = self.queue.automatic_decision(p)
         if auto is not None:
@@ -133,6 +134,9 @@ class Decisions:
 
         self.code_arms.quarantined = {name: source_hash(spec.code) for name, spec in self.pool.items()
                                       if spec.code and name not in self.code_arms.suspended}
+        # code a method runs (HyperAgent's approved allocators, engine/proposers.py) waits too
+        saved = getattr(self.method, "saved_code", None)
+        self.code_arms.quarantined.update({name: source_hash(code) for name, code in (saved() if saved else {}).items()})
         self.code_arms.saved_auto_admission = self.queue.allow_code_auto
         self.queue.allow_code_auto = False
 
@@ -153,6 +157,14 @@ class Decisions:
             raise AELError(f"unknown decision {decision!r} (expected admit or reject)")
         t = self.t - 1
         del self.code_arms.quarantined[name]
+        if name not in self.pool:   # a method's code (engine/proposers.py), not an arm
+            self.queue.record_arm({"name": name, "code": self.method.saved_code()[name]}, decision, who, reason,
+                                  t, sha, kind="allocator")
+            if decision == "reject":
+                self.method.forget_code(name)
+            out: list[ev.Event] = []
+            self._emit(out, ev.CodeArmReviewed(t, name, decision, sha, who))
+            return out
         if decision == "reject":
             self.code_arms.suspended[name] = f"rejected after loading by {who}"
         self.queue.record_arm(self.pool[name].to_dict(), decision, who, reason, t, sha)
@@ -174,6 +186,8 @@ class Decisions:
 
     def _apply(self, p: Proposal, decision: str, edited: dict[str, Any] | None, reason: str, who: str,
                out: list[ev.Event]) -> None:
+        if p.kind in PROPOSER_KINDS:  # a method's or a variant's proposal: its owner applies it
+            return apply_owned(self, p, decision, edited, reason, who, out)
         t = self.t - 1
         if decision == "reject":
             p.status = "rejected"
