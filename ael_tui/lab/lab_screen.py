@@ -45,7 +45,7 @@ from ael_tui.lab.status_bar import StatusBar
 from ael_tui.lab.variant_panels import PlannerPanel, ToolPanel
 from ael_tui.variant_readouts import planner_view, tool_rows
 from ael_tui.decisions.approval import ApprovalScreen, BatchDecision, Decision, ProposalContext
-from ael_tui.decisions.code_review import CodeReviewScreen
+from ael_tui.decisions.code_review import CodeReviewScreen, MethodCode
 from ael_tui.compare.compare_screen import CompareScreen
 from ael_tui.dialogs import CompareSetupScreen, ConfirmScreen, PromptScreen, SettingsAnswer, SettingsScreen
 from ael_tui.files.load_dialog import LoadScreen
@@ -402,6 +402,9 @@ class LabScreen(RunControls, Screen):
             quarantined = dict(self.host.session.code_arms.quarantined)
             name = next(iter(quarantined), None)
             spec = self.host.session.pool.get(name) if name else None
+            if name and spec is None:   # a method's code (HyperAgent's allocator), not an arm
+                spec = MethodCode(name, self.host.session.method.saved_code().get(name, ""),
+                                  "HyperAgent's approved allocation code: it runs only in the sandboxed worker.")
         if spec is not None:
             self.app.push_screen(CodeReviewScreen(spec, quarantined[name], len(quarantined)),
                                  partial(self._reviewed, name))

@@ -1,0 +1,79 @@
+"""In the lab: HyperAgent's model-written allocation code is decided in the approval dialog
+(its source and SHA-256 shown), and a loaded session's approved code in the code review."""
+
+from __future__ import annotations
+
+from textual.widgets import Static
+
+from ael_tui.decisions.approval import ApprovalScreen
+from ael_tui.decisions.code_review import CodeReviewScreen
+from ael_tui.dialogs import PromptScreen
+from ael_tui.files.opening import open_session
+from engine.codepolicy import source_hash
+from engine.persistence import save_session
+from tests.test_hyperagent_code import GOOD, answer, server, session  # noqa: F401 - the fixture
+from tests.tui_helpers import frozen_lab, make_app, settle  # noqa: F401 - the autouse fixture
+
+SIZE = (160, 48)
+
+
+async def run_to_code(pilot) -> ApprovalScreen:
+    await pilot.press("r")
+    await settle(pilot, rounds=4)
+    screen = pilot.app.screen
+    assert isinstance(screen, ApprovalScreen)
+    text = str(screen.query_one("#approval-payload", Static).content.renderables[0])
+    assert source_hash(GOOD) in text and "allocation code" in text
+    assert screen.query_one("#approval-payload", Static).content.renderables[1].code == GOOD
+    return screen
+
+
+async def test_approving_the_models_allocation_code_in_the_lab_scores_it(server):  # noqa: F811
+    server.script(answer(GOOD))
+    app = make_app(session())
+    async with app.run_test(size=SIZE) as pilot:
+        await run_to_code(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        s = app.lab.host.session
+        gen = s.method.search.generations[0]
+        assert gen.valid and gen.code == GOOD and s.method.search.best_code == GOOD
+        assert s.queue.audit[-1].code_sha256 == source_hash(GOOD)
+
+
+async def test_rejecting_the_models_allocation_code_in_the_lab_fails_its_generation(server):  # noqa: F811
+    server.script(answer(GOOD))
+    app = make_app(session())
+    async with app.run_test(size=SIZE) as pilot:
+        await run_to_code(pilot)
+        await pilot.press("n")
+        await pilot.pause()
+        assert isinstance(app.screen, PromptScreen)
+        await pilot.press(*"no")
+        await pilot.press("enter")
+        await settle(pilot)
+        gen = app.lab.host.session.method.search.generations[0]
+        assert not gen.valid and "rejected by human: no" in gen.failure
+        assert app.lab.host.session.code_arms.worker is None   # rejected code never ran
+
+
+async def test_a_loaded_sessions_allocation_code_is_reviewed_before_it_runs(server, tmp_path):  # noqa: F811
+    server.script(answer(GOOD))
+    s = session()
+    s.run()
+    s.decide(1, "approve")
+    save_session(s, tmp_path / "s.json")
+    app = make_app(open_session(tmp_path / "s.json"))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        review = app.screen
+        assert isinstance(review, CodeReviewScreen)
+        assert source_hash(GOOD) in str(review.query_one("#code-review-why", Static).content)
+        assert review.query_one("#code-review-source", Static).content.code == GOOD
+        await pilot.press("y")
+        await settle(pilot)
+        await pilot.press("n")   # the incumbent, same code: rejected, the parametric allocator plays it
+        await settle(pilot)
+        loaded = app.lab.host.session
+        assert not loaded.code_arms.quarantined
+        assert loaded.method.search.best_code == GOOD and loaded.method.search.incumbent_code == ""
