@@ -98,3 +98,13 @@ def contract(name: str) -> Contract:
         return CONTRACTS[name]
     except KeyError:
         raise CodePolicyError(f"unknown code contract {name!r} (known: {', '.join(CONTRACTS)})") from None
+
+
+def unfenced(code: str) -> str:
+    """A model's source without the Markdown fences it may wrap it in."""
+    lines = code.strip().splitlines()
+    if lines and lines[0].startswith("```"):
+        lines = lines[1:]
+    if lines and lines[-1].strip() == "```":
+        lines = lines[:-1]
+    return "\n".join(lines) + "\n"

@@ -23,7 +23,7 @@ from . import events as ev
 from .approvals import ApprovalQueue, Proposal
 from .errors import AELError
 from .policies import PolicySpec
-from .proposers import PROPOSER_KINDS, apply_owned
+from .proposers import PROPOSER_KINDS, apply_owned, code_owner, owned_code
 
 if TYPE_CHECKING:
     from .bandits import Selector
@@ -134,9 +134,8 @@ class Decisions:
 
         self.code_arms.quarantined = {name: source_hash(spec.code) for name, spec in self.pool.items()
                                       if spec.code and name not in self.code_arms.suspended}
-        # code a method runs (HyperAgent's approved allocators, engine/proposers.py) waits too
-        saved = getattr(self.method, "saved_code", None)
-        self.code_arms.quarantined.update({name: source_hash(code) for name, code in (saved() if saved else {}).items()})
+        # code a method or variant runs (HyperAgent's allocators, code planners; engine/proposers.py) waits too
+        self.code_arms.quarantined.update({name: source_hash(code) for name, code in owned_code(self).items()})
         self.code_arms.saved_auto_admission = self.queue.allow_code_auto
         self.queue.allow_code_auto = False
 
@@ -157,11 +156,12 @@ class Decisions:
             raise AELError(f"unknown decision {decision!r} (expected admit or reject)")
         t = self.t - 1
         del self.code_arms.quarantined[name]
-        if name not in self.pool:   # a method's code (engine/proposers.py), not an arm
-            self.queue.record_arm({"name": name, "code": self.method.saved_code()[name]}, decision, who, reason,
-                                  t, sha, kind="allocator")
+        if name not in self.pool:   # a method's or variant's code (engine/proposers.py), not an arm
+            owner = code_owner(self, name)
+            self.queue.record_arm({"name": name, "code": owner.saved_code()[name]}, decision, who, reason,
+                                  t, sha, kind="allocator" if owner is self.method else "planner")
             if decision == "reject":
-                self.method.forget_code(name)
+                owner.forget_code(name)
             out: list[ev.Event] = []
             self._emit(out, ev.CodeArmReviewed(t, name, decision, sha, who))
             return out

@@ -76,3 +76,21 @@ def apply_owned(session, p: "Proposal", decision: str, edited: dict[str, Any] | 
     session._emit(out, ev.Decided(t, p.id, decision, who))
     owner.decided(session, p.payload, approved, who, reason)
     queue_outboxes(session, out)
+
+
+def owned_code(session) -> dict[str, str]:
+    """Approved code the method and variants would run, by name (quarantined after a load)."""
+    out: dict[str, str] = {}
+    for _, part in proposers(session):
+        saved = getattr(part, "saved_code", None)
+        out.update(saved() if saved else {})
+    return out
+
+
+def code_owner(session, name: str):
+    """The method or variant holding the code `name`."""
+    for _, part in proposers(session):
+        saved = getattr(part, "saved_code", None)
+        if saved and name in saved():
+            return part
+    raise AELError(f"no quarantined code named {name!r}")

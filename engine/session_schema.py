@@ -743,6 +743,7 @@ class LinUCBArm(Strict):
     added_at: Count = 0
     rule: Name | None = None          # an evolved planner: the library rule it plays
     reason: Text = ""                  # why it was added (the diagnosis it counters)
+    code: SourceText = ""              # a model's plan() code, approved by a person; quarantined after a load
 
 
 class PlannersState(Strict):

@@ -403,8 +403,13 @@ class LabScreen(RunControls, Screen):
             name = next(iter(quarantined), None)
             spec = self.host.session.pool.get(name) if name else None
             if name and spec is None:   # a method's code (HyperAgent's allocator), not an arm
-                spec = MethodCode(name, self.host.session.method.saved_code().get(name, ""),
-                                  "HyperAgent's approved allocation code: it runs only in the sandboxed worker.")
+                from engine.proposers import owned_code
+
+                planner = name.startswith("planner ")
+                spec = MethodCode(name, owned_code(self.host.session).get(name, ""),
+                                  ("A planner a model wrote" if planner else "HyperAgent's approved allocation code")
+                                  + ": it runs only in the sandboxed worker.",
+                                  what="Planner code" if planner else "Allocation code")
         if spec is not None:
             self.app.push_screen(CodeReviewScreen(spec, quarantined[name], len(quarantined)),
                                  partial(self._reviewed, name))

@@ -29,6 +29,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..code_contracts import unfenced
 from ..code_rules import CodePolicyError
 from .generation_search import FEATURES
 
@@ -97,19 +98,8 @@ def ask(client, best_code: str, best_theta: str, recent: list[dict[str, Any]]) -
                                   fallback=lambda _m, _s: {"code": "", "rationale": "the model did not answer"})
     if result.fallback:
         return None
-    code = str(result.data.get("code", ""))
-    code = _unfenced(code)
+    code = unfenced(str(result.data.get("code", "")))
     return code, str(result.data.get("rationale", ""))[:500]
-
-
-def _unfenced(code: str) -> str:
-    """The source without Markdown fences a model may wrap it in."""
-    lines = code.strip().splitlines()
-    if lines and lines[0].startswith("```"):
-        lines = lines[1:]
-    if lines and lines[-1].strip() == "```":
-        lines = lines[:-1]
-    return "\n".join(lines) + "\n"
 
 
 def vet(code: str, label: str, smoke: Callable[..., Any] | None = None) -> str:
