@@ -77,3 +77,44 @@ async def test_a_loaded_sessions_allocation_code_is_reviewed_before_it_runs(serv
         loaded = app.lab.host.session
         assert not loaded.code_arms.quarantined
         assert loaded.method.search.best_code == GOOD and loaded.method.search.incumbent_code == ""
+
+
+# ------------------------------------------------------------------ planners
+async def run_to_planner(pilot) -> ApprovalScreen:
+    from tests.test_planner_proposals import fail_three_times
+
+    fail_three_times(pilot.app.lab.host.session)
+    await pilot.press("d")
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, ApprovalScreen) and screen.proposal.kind == "planner"
+    assert "reversal" in str(screen.query_one("#approval-payload", Static).content)
+    return screen
+
+
+async def test_approving_a_new_planner_in_the_lab_adds_it():
+    from tests.test_planner_proposals import planners_session
+
+    app = make_app(planners_session())
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await run_to_planner(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        s = app.lab.host.session
+        assert "reversal" in s.variants.get("planners").arms and s.queue.audit[-1].who == "human"
+
+
+async def test_rejecting_a_new_planner_in_the_lab_leaves_the_planners_as_they_were():
+    from tests.test_planner_proposals import planners_session
+
+    app = make_app(planners_session())
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await run_to_planner(pilot)
+        await pilot.press("n")
+        await pilot.pause()
+        await pilot.press("enter")
+        await settle(pilot)
+        s = app.lab.host.session
+        assert "reversal" not in s.variants.get("planners").arms and s.queue.audit[-1].decision == "reject"
