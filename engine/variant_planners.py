@@ -82,7 +82,7 @@ class LinArm:
 @register_variant
 class Planners(Variant):
     name = "planners"
-    summary = "LinUCB over six planners that change how the agent weighs tools; reflection adds library planners"
+    summary = "LinUCB over six planners that change how the agent weighs tools; reflection proposes new planners"
     scenarios = ("portfolio",)
     options = (
         OptionSpec("alpha", float, 1.0, "LinUCB's exploration weight before its decay", minimum=0.0, maximum=100.0),
@@ -96,7 +96,9 @@ class Planners(Variant):
             "episode from a context that changes bar to bar (trailing return and volatility, tool agreement, "
             "signal dispersion, drawdown, market trend): theta is what each planner's reward is learned to be "
             "per feature, the width its uncertainty here. A planner that keeps failing in reflections gets a "
-            "library counter-planner as a new arm (reversal, valuation_anchor, risk_first).")
+            "library counter-planner proposed as a new arm (reversal, valuation_anchor, risk_first), a decision in "
+            "the queue; with a model, a planner written as plan() code, which only a person admits and which "
+            "runs only in the sandbox.")
 
     def __init__(self, **options: Any):
         super().__init__(**options)
