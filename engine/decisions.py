@@ -94,6 +94,8 @@ class Decisions:
 
     def validate_edit(self, p: Proposal, edited: dict[str, Any]) -> dict[str, Any]:
         """The normalised object an edit would accept; AELError naming the bad field."""
+        if p.kind in PROPOSER_KINDS:
+            raise AELError(f"a {p.kind} proposal is approved or rejected as it stands, not edited")
         if p.kind == "arm":
             spec = PolicySpec.from_dict(edited, set(self.pool))
             if spec.name in self.pool:

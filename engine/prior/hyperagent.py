@@ -193,7 +193,8 @@ class HyperAgent(PriorMethod):
     def memory_view(self) -> list[Table]:
         s = self.search
         fmt = lambda x: "–" if x is None else f"{x:+.3f}"  # noqa: E731
-        rows = [[str(g.number), str(g.episode), ", ".join(g.moved) or "(given)",
+        rows = [[str(g.number), str(g.episode), (", ".join(g.moved) or "(given)")
+                 + {"llm": " (model)", "fallback": " (model failed: offline move)"}.get(g.source, ""),
                  "valid" if g.valid else f"invalid: {g.failure}", fmt(g.score), fmt(g.best_before),
                  "improved" if g.improved else "accepted" if g.accepted else "rejected" if g.valid else "–",
                  f"{g.sigma:.3f}" + (f"→{g.adapted_to:.3f}" if g.adapted_to is not None else "")]
