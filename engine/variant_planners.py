@@ -248,3 +248,4 @@ class Planners(Variant):
         self.last_scores = dict(state.get("last_scores", {}))
         self.streaks = {k: int(v) for k, v in (state.get("streaks") or {}).items()}
         self.window = list(state.get("window", []))
+        self.outbox = []   # proposals are made and queued within one step: none survive a rollback or load

@@ -96,7 +96,6 @@ def test_in_batch_modes_code_is_rejected_unless_allow_code_auto(server):
     assert all(not g.valid and "rule:code-needs-a-person" in g.failure for g in s.method.search.generations)
     server.script(answer(GOOD))
     t = session("auto", allow_code_auto=True)
-    t.queue.allow_code_auto = True
     t.run(until=10)
     assert t.method.search.best_code == GOOD and t.queue.audit[0].who == "rule:auto-approve"
 
@@ -167,3 +166,32 @@ def test_rejecting_loaded_code_plays_the_parametric_allocator(server, tmp_path):
     s.review_code_arm("hyperagent incumbent", "reject")
     assert s.method.search.best_code == "" and s.method.search.incumbent_code == ""
     assert not s.method.saved_code()
+
+
+def test_a_tampered_save_is_refused_with_one_line(server, tmp_path):
+    import json
+
+    server.script(answer(GOOD))
+    s = session()
+    s.run()
+    save_session(s, tmp_path / "s.json")
+    doc = json.loads((tmp_path / "s.json").read_text())
+    doc["session"]["method"]["pending"]["run_this"] = True
+    (tmp_path / "bad.json").write_text(json.dumps(doc))
+    with pytest.raises(AELError, match="pending"):
+        load_session(tmp_path / "bad.json", make_scenario)
+
+
+def test_the_cli_rejects_the_models_code_unless_allow_code_auto(server, tmp_path):
+    import json
+
+    from ael_tui.cli import main
+
+    out = tmp_path / "o.json"
+    server.script(answer(GOOD), answer(OTHER))
+    assert main(["run", "portfolio", "--seeds", "42", "--episodes", str(EPISODES), "--quiet", "--selector", SELECTOR,
+                 "--reflector", "gemini", "--json", str(out), "--save", str(tmp_path / "s.json")]) == 0
+    saved = json.loads((tmp_path / "s.json").read_text())["session"]
+    gens = saved["method"]["search"]["generations"]
+    assert [g["valid"] for g in gens] == [False, False]
+    assert all("rule:code-needs-a-person" in g["failure"] for g in gens)
