@@ -712,7 +712,8 @@ def _check_relations(d: SessionDoc) -> None:
     for i, a in enumerate(d.queue.audit):
         if a.seq != i:
             raise ValueError(f"queue.audit[{i}] is numbered {a.seq}")
-        if a.proposal_id not in ids:
+        # proposal 0: a decision about code already in use (admitted, rejected after a load, suspended)
+        if a.proposal_id not in ids and not (a.proposal_id == 0 and a.code_sha256):
             raise ValueError(f"queue.audit[{i}] decides proposal #{a.proposal_id}, which does not exist")
     for i, r in enumerate(d.reflections):
         if r.episode >= max(d.t, 1):

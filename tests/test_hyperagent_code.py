@@ -168,6 +168,21 @@ def test_rejecting_loaded_code_plays_the_parametric_allocator(server, tmp_path):
     assert not s.method.saved_code()
 
 
+def test_code_admitted_after_a_load_is_quarantined_again_by_the_next_load(server, tmp_path):
+    server.script(answer(GOOD))
+    s = session()
+    s.run()
+    s.decide(1, "approve")
+    save_session(s, tmp_path / "a.json")
+    s = load_session(tmp_path / "a.json", make_scenario)
+    s.review_code_arm("hyperagent best", "admit")
+    s.review_code_arm("hyperagent incumbent", "reject")
+    save_session(s, tmp_path / "b.json")   # the audit's admit and reject (no proposal behind them) load again
+    s = load_session(tmp_path / "b.json", make_scenario)
+    assert list(s.code_arms.quarantined) == ["hyperagent best"]
+    assert [(a.decision, a.proposal_id) for a in s.queue.audit] == [("approve", 1), ("admit", 0), ("reject", 0)]
+
+
 def test_a_tampered_save_is_refused_with_one_line(server, tmp_path):
     import json
 
