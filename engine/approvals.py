@@ -14,7 +14,8 @@ from typing import Any
 
 from .errors import AELError
 
-KINDS = ("insight", "arm")
+# allocator: HyperAgent's code; planner: a planner the planners variant adds (engine/proposers.py)
+KINDS = ("insight", "arm", "allocator", "planner")
 DECISIONS = ("approve", "edit", "reject")
 STANDING = ("approve", "reject")
 
@@ -25,7 +26,7 @@ class Proposal:
     kind: str                      # "insight" or "arm"
     episode: int                   # the last completed episode when it was made
     payload: dict[str, Any]        # insight: {insight, regime_label, confidence}; arm: a policy dict
-    reflection: int                # index into the session's reflections
+    reflection: int                # index into the session's reflections; -1: a method's or variant's own
     rationale: str = ""
     evidence: dict[str, Any] = field(default_factory=dict)
     status: str = "pending"        # pending, approved, edited, rejected
@@ -123,10 +124,10 @@ class ApprovalQueue:
         return entry
 
     def record_arm(self, arm: dict[str, Any], decision: str, who: str, reason: str, episode: int,
-                   sha256: str) -> AuditEntry:
+                   sha256: str, kind: str = "arm") -> AuditEntry:
         """A decision about an arm already in the pool (no proposal behind it): a
         quarantined code arm admitted or rejected, a failing one suspended."""
-        entry = AuditEntry(seq=len(self.audit), episode=episode, proposal_id=0, kind="arm", decision=decision,
+        entry = AuditEntry(seq=len(self.audit), episode=episode, proposal_id=0, kind=kind, decision=decision,
                            who=who, proposed=arm, accepted=arm if decision == "admit" else None, reason=reason,
                            at=now_iso(), source="saved file" if decision != "suspend" else "engine",
                            code_sha256=sha256)

@@ -92,3 +92,18 @@ class CodeArms:
         self.failures = {str(k): int(v) for k, v in dict(d.get("failures", {})).items()}
         self.suspended = {str(k): str(v) for k, v in dict(d.get("suspended", {})).items()}
         self.failed_now = {}
+
+
+def run_function(arms: CodeArms, contract_name: str, source: str, args: tuple) -> Any:
+    """One live call of another contract's code (engine/code_contracts.py) in the session's
+    sandboxed worker, within the arms' deadline; the answer checked by the contract.
+    Raises `CodePolicyError` (a `CodePolicyFailure` when the call itself failed)."""
+    from .code_contracts import contract
+    from .codepolicy import source_hash
+    from .codeworker import CodeWorker
+
+    wanted = contract(contract_name)
+    if arms.worker is None:
+        arms.worker = CodeWorker()
+    answer = arms.worker.call_function(source_hash(source), source, wanted.name, args, arms.deadline_s)
+    return wanted.check(answer, args)

@@ -95,8 +95,14 @@ _WHY_NOT = {
 # gate 1: the AST allow-list
 
 
-def check_source(source: str, name: str = "policy") -> ast.Module:
-    """Parse and vet a code policy; raise `CodePolicyError` naming line and reason."""
+def check_source(source: str, name: str = "policy", contract: str = FUNCTION_NAME) -> ast.Module:
+    """Parse and vet a code policy (or the code of another `engine.code_contracts` contract:
+    the same allow-list, its own function name and parameters); raise `CodePolicyError`
+    naming line and reason."""
+    from .code_contracts import contract as find_contract
+
+    wanted = find_contract(contract)
+    fn_name = wanted.name
     def refuse(why: str, node: ast.AST | None = None) -> CodePolicyError:
         where = f"line {node.lineno}: " if node is not None and hasattr(node, "lineno") else ""
         return CodePolicyError(f"code policy {name!r} refused: {where}{why}")
@@ -127,7 +133,7 @@ def check_source(source: str, name: str = "policy") -> ast.Module:
     # nodes that start at the same place, the innermost (`type` before `.mro`).
     problems: list[tuple[tuple[int, int, int], str, ast.AST]] = []
     for node, depth, where in walked:
-        why = _why_refused(node, depth)
+        why = _why_refused(node, depth, fn_name)
         if why:
             problems.append(((getattr(where, "lineno", 0), getattr(where, "col_offset", 0), -depth), why, where))
         if isinstance(node, ast.FunctionDef) and node.decorator_list:
@@ -142,13 +148,14 @@ def check_source(source: str, name: str = "policy") -> ast.Module:
     if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
             and isinstance(body[0].value.value, str):
         body = body[1:]  # a module docstring
-    if len(body) != 1 or not isinstance(body[0], ast.FunctionDef) or body[0].name != FUNCTION_NAME:
-        raise refuse(f"the source must be exactly one function `def {FUNCTION_NAME}(entries, query)`")
+    if len(body) != 1 or not isinstance(body[0], ast.FunctionDef) or body[0].name != fn_name:
+        raise refuse(f"the source must be exactly one function `{wanted.signature}`")
     fn = body[0]
     args = fn.args
-    if (len(args.args) != 2 or args.posonlyargs or args.vararg or args.kwonlyargs or args.kwarg
+    if (len(args.args) != len(wanted.params) or args.posonlyargs or args.vararg or args.kwonlyargs or args.kwarg
             or args.defaults or fn.returns is not None or any(a.annotation for a in args.args)):
-        raise refuse(f"`{FUNCTION_NAME}` takes exactly two plain arguments (entries, query)", fn)
+        count = {1: "one plain argument", 2: "two plain arguments", 3: "three plain arguments"}[len(wanted.params)]
+        raise refuse(f"`{fn_name}` takes exactly {count} ({', '.join(wanted.params)})", fn)
     _restricted_compile(source, refuse)
     return tree
 
@@ -183,14 +190,14 @@ def _walk(tree: ast.AST):
         stack.extend((child, depth + 1, where) for child in ast.iter_child_nodes(node))
 
 
-def _why_refused(node: ast.AST, depth: int) -> str:
+def _why_refused(node: ast.AST, depth: int, fn_name: str = FUNCTION_NAME) -> str:
     """The reason `node` is not allowed, or "" when it is."""
     if not isinstance(node, _NODES):
         return _WHY_NOT.get(type(node), f"{type(node).__name__} is not allowed")
     if isinstance(node, ast.FunctionDef) and depth > 1:
         return "nested functions are not allowed (use a lambda as a sort key)"
-    if isinstance(node, ast.Name) and _name_problem(node.id):
-        return _name_problem(node.id)
+    if isinstance(node, ast.Name) and _name_problem(node.id, fn_name):
+        return _name_problem(node.id, fn_name)
     if isinstance(node, ast.arg) and node.arg.startswith("_"):
         return f"names starting with '_' are not allowed ({node.arg})"
     if isinstance(node, ast.Attribute):
@@ -203,8 +210,8 @@ def _why_refused(node: ast.AST, depth: int) -> str:
     if isinstance(node, ast.Call):
         func = node.func
         if isinstance(func, ast.Name) and func.id not in SAFE_BUILTINS:
-            if _name_problem(func.id):  # the more specific reason
-                return _name_problem(func.id)
+            if _name_problem(func.id, fn_name):  # the more specific reason
+                return _name_problem(func.id, fn_name)
             return f"calling {func.id}() is not allowed (callable: {', '.join(SAFE_BUILTINS)} and methods)"
         if not isinstance(func, (ast.Name, ast.Attribute)):
             return "only builtins and methods may be called"
@@ -237,13 +244,13 @@ def _why_refused(node: ast.AST, depth: int) -> str:
     return ""
 
 
-def _name_problem(name: str) -> str:
+def _name_problem(name: str, fn_name: str = FUNCTION_NAME) -> str:
     if name.startswith("_"):
         return f"names starting with '_' are not allowed ({name})"
     if name in FORBIDDEN_NAMES:
         return f"{name} is not allowed"
-    if name == FUNCTION_NAME:
-        return f"`{FUNCTION_NAME}` may not refer to itself"
+    if name == fn_name:
+        return f"`{fn_name}` may not refer to itself"
     return ""
 
 
@@ -373,3 +380,32 @@ def review_code_policy(name: str, source: str, sample_entries: list[dict[str, An
     smoke_test(source, sample_entries, sample_query, name=name, deadline_s=deadline_s, memory_mb=memory_mb,
                scale_to=scale_to)
     return policy
+
+
+# ---------------------------------------------------------------------------
+# the other contracts (engine/code_contracts.py): allocate, plan
+
+
+def smoke_test_function(source: str, contract_name: str, *, name: str = "code", deadline_s: float = CALL_DEADLINE_S,
+                        memory_mb: int = 256) -> int:
+    """Vet `source` for the contract and run it on the contract's samples in a fresh
+    sandboxed worker (killed afterwards), each call within `deadline_s` and each
+    answer checked as a live one will be. Returns the number of calls; raises
+    `CodePolicyError` saying why it was refused."""
+    from .code_contracts import contract
+    from .codeworker import CodePolicyFailure, CodeWorker, Limits
+
+    wanted = contract(contract_name)
+    check_source(source, name, contract_name)
+    worker = CodeWorker(Limits(memory_mb=memory_mb))
+    samples = wanted.samples()
+    try:
+        for args in samples:
+            wanted.check(worker.call_function(source_hash(source), source, wanted.name, args, deadline_s), args)
+    except CodePolicyFailure as failure:
+        raise CodePolicyError(f"{contract_name} code {name!r} refused: the smoke test failed: {failure}") from None
+    except CodePolicyError as err:  # it answered, but not what the contract takes
+        raise CodePolicyError(f"{contract_name} code {name!r} refused: the smoke test failed: {err}") from None
+    finally:
+        worker.close()
+    return len(samples)

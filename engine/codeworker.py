@@ -149,12 +149,39 @@ class CodeWorker:
         """The entries (from `entries`) the policy `key` picks for `query`, in its order.
 
         `entries` are objects with the MemoryEntry fields. Raises `CodePolicyFailure`."""
+        reply = self._exchange(key, lambda: self._request(key, source, entries, query), deadline_s)
+        return self._chosen(reply.get("ids"), entries)
+
+    def call_function(self, key: str, source: str, function: str, args: Sequence[Any], deadline_s: float) -> Any:
+        """What `function` (another contract's, engine/code_contracts.py) of the source `key`
+        answers for `args` (plain JSON data), as plain data; the caller checks it against
+        its contract. Same worker, deadline and failure rules as `call`."""
+        def request() -> bytes:
+            self._seq += 1
+            req: dict[str, Any] = {"seq": self._seq, "key": key, "fn": function, "args": list(args)}
+            if key not in self._loaded:
+                req["source"] = source
+                self._loaded.add(key)
+            try:
+                return (json.dumps(req, default=_plain, allow_nan=False) + "\n").encode()
+            except (TypeError, ValueError) as err:
+                raise CodePolicyFailure(f"its inputs are not plain finite data ({err})", "protocol") from None
+
+        reply = self._exchange(key, request, deadline_s)
+        if "value" not in reply:
+            self.close()
+            raise CodePolicyFailure("the sandbox broke the protocol", "protocol")
+        return reply["value"]
+
+    def _exchange(self, key: str, build, deadline_s: float) -> dict[str, Any]:
+        """Send one request (`build()` makes it) and return the worker's successful reply;
+        restart the worker first when it died or used up its CPU budget."""
         if self._proc is not None and (self._proc.poll() is not None or self._cpu > self.limits.recycle_cpu_s):
             self.close()
         if self._proc is None:
             self._start()
         try:
-            request = self._request(key, source, entries, query)
+            request = build()
         except CodePolicyFailure:
             self.close()  # what the worker was told it has no longer matches what it has
             raise
@@ -174,7 +201,7 @@ class CodeWorker:
             if reply.get("fatal"):
                 self.close()
             raise CodePolicyFailure(_printable(str(reply.get("error", "it failed"))[:300]), "error")
-        return self._chosen(reply.get("ids"), entries)
+        return reply
 
     def _request(self, key: str, source: str, entries: Sequence[Any], query: dict[str, Any]) -> bytes:
         self._seq += 1

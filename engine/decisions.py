@@ -23,6 +23,7 @@ from . import events as ev
 from .approvals import ApprovalQueue, Proposal
 from .errors import AELError
 from .policies import PolicySpec
+from .proposers import PROPOSER_KINDS, apply_owned, code_owner, owned_code
 
 if TYPE_CHECKING:
     from .bandits import Selector
@@ -50,16 +51,16 @@ class Decisions:
         raise NotImplementedError  # Session's
 
     def _new_proposal(self, kind: str, payload: dict[str, Any], reflection: int, rationale: str,
-                      evidence: dict[str, Any]) -> Proposal:
+                      evidence: dict[str, Any], source: str | None = None) -> Proposal:
         p = Proposal(id=len(self.queue.proposals) + 1, kind=kind, episode=self.t - 1, payload=payload,
                      reflection=reflection, rationale=rationale, evidence=evidence,
-                     source=self.reflections[reflection].source, code=bool(payload.get("code")))
+                     source=source or self.reflections[reflection].source, code=bool(payload.get("code")))
         self.queue.proposals.append(p)
         return p
 
     def _propose(self, kind: str, payload: dict[str, Any], reflection: int, rationale: str,
-                 evidence: dict[str, Any], out: list[ev.Event]) -> None:
-        p = self._new_proposal(kind, payload, reflection, rationale, evidence)
+                 evidence: dict[str, Any], out: list[ev.Event], source: str | None = None) -> None:
+        p = self._new_proposal(kind, payload, reflection, rationale, evidence, source)
         self._emit(out, ev.ProposalQueued(self.t - 1, p.id, kind))
         auto = self.queue.automatic_decision(p)
         if auto is not None:
@@ -93,6 +94,8 @@ class Decisions:
 
     def validate_edit(self, p: Proposal, edited: dict[str, Any]) -> dict[str, Any]:
         """The normalised object an edit would accept; AELError naming the bad field."""
+        if p.kind in PROPOSER_KINDS:
+            raise AELError(f"a {p.kind} proposal is approved or rejected as it stands, not edited")
         if p.kind == "arm":
             spec = PolicySpec.from_dict(edited, set(self.pool))
             if spec.name in self.pool:
@@ -133,6 +136,8 @@ class Decisions:
 
         self.code_arms.quarantined = {name: source_hash(spec.code) for name, spec in self.pool.items()
                                       if spec.code and name not in self.code_arms.suspended}
+        # code a method or variant runs (HyperAgent's allocators, code planners; engine/proposers.py) waits too
+        self.code_arms.quarantined.update({name: source_hash(code) for name, code in owned_code(self).items()})
         self.code_arms.saved_auto_admission = self.queue.allow_code_auto
         self.queue.allow_code_auto = False
 
@@ -153,6 +158,15 @@ class Decisions:
             raise AELError(f"unknown decision {decision!r} (expected admit or reject)")
         t = self.t - 1
         del self.code_arms.quarantined[name]
+        if name not in self.pool:   # a method's or variant's code (engine/proposers.py), not an arm
+            owner = code_owner(self, name)
+            self.queue.record_arm({"name": name, "code": owner.saved_code()[name]}, decision, who, reason,
+                                  t, sha, kind="allocator" if owner is self.method else "planner")
+            if decision == "reject":
+                owner.forget_code(name)
+            out: list[ev.Event] = []
+            self._emit(out, ev.CodeArmReviewed(t, name, decision, sha, who))
+            return out
         if decision == "reject":
             self.code_arms.suspended[name] = f"rejected after loading by {who}"
         self.queue.record_arm(self.pool[name].to_dict(), decision, who, reason, t, sha)
@@ -177,6 +191,8 @@ class Decisions:
 
     def _apply(self, p: Proposal, decision: str, edited: dict[str, Any] | None, reason: str, who: str,
                out: list[ev.Event]) -> None:
+        if p.kind in PROPOSER_KINDS:  # a method's or a variant's proposal: its owner applies it
+            return apply_owned(self, p, decision, edited, reason, who, out)
         t = self.t - 1
         if decision == "reject":
             p.status = "rejected"

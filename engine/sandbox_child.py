@@ -14,7 +14,10 @@ one JSON line out:
                       retrieval_count, usefulness], ...],
           "order": [ids of the entries to show, in order], "query": {...},
           "reset": bool (forget every cached entry first)}
+    or, for another contract (engine/code_contracts.py: allocate, plan):
+         {"seq": n, "key": sha256, "source": ..., "fn": name, "args": [plain data]}
     out: {"ok": true, "ids": [...], "cpu": seconds used so far, "seq": n}
+         {"ok": true, "value": number or list of numbers, "cpu": ..., "seq": n}
          {"ok": false, "error": "...", "fatal": bool, "cpu": ..., "seq": n}
 
 The policy is compiled by RestrictedPython (attribute reads, subscripts,
@@ -46,6 +49,23 @@ _FIELDS = ("id", "metadata", "tier", "content", "quality", "episode", "retrieval
 
 def _entry(row):
     return MappingProxyType({name: _freeze(v) for name, v in zip(_FIELDS, row)})
+
+
+class _Answered(Exception):
+    """A contract other than retrieve has its reply: skip retrieve's handling."""
+
+
+_SCALARS = (int, float, bool, str, type(None))
+
+
+def _answer(value, depth=0):
+    """A contract's answer as JSON data, read by exact type only (no method of a
+    look-alike object runs): numbers, texts, lists and tuples of them, one level deep."""
+    if type(value) in _SCALARS:
+        return value
+    if type(value) in (list, tuple) and depth == 0 and len(value) <= 10000:
+        return [_answer(v, 1) for v in value]
+    raise TypeError("it must return a number or a list of numbers, not %s" % type(value).__name__)
 
 
 def _drop_root(uid):
@@ -150,7 +170,10 @@ def main():
                 else:
                     namespace = _guards(allowed, builtin_names)
                     exec(compile_restricted(req["source"], "<policy>", "exec"), namespace)
-                fn = policies[key] = namespace["retrieve"]
+                fn = policies[key] = namespace[req.get("fn", "retrieve")]
+            if "fn" in req:  # another contract (engine/code_contracts.py): plain data in, plain data out
+                reply = {"ok": True, "value": _answer(fn(*_freeze(req["args"])))}
+                raise _Answered
             picked = fn([cache[i] for i in req["order"]], _freeze(req["query"]))
             # identity, not the "id" inside: a made-up mapping with a real id is refused.
             # (Whether each entry was among those given, the parent checks.)
@@ -160,6 +183,8 @@ def main():
                 reply = {"ok": False, "error": "it must return entries taken from `entries`, not new objects"}
             else:
                 reply = {"ok": True, "ids": [owner[id(x)] for x in picked]}
+        except _Answered:
+            pass
         except MemoryError:
             reply = {"ok": False, "error": "it ran out of its %d MB memory limit" % config["memory_mb"], "fatal": True}
         except RecursionError:

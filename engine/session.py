@@ -32,6 +32,7 @@ from .llm_setup import LLMConfig, LLMRuntime, shared_cassette
 from .memory import MemoryStore
 from .methods import parse_method
 from .policies import PolicySpec
+from .proposers import queue_outboxes
 from .reflection import Reflection, ReflectionContext, Reflector
 from .rng import make_rng, restore_rng, rng_state
 from .secrets import clip
@@ -95,6 +96,7 @@ class Session(Decisions):
         self.llm = LLMRuntime(LLMConfig.from_dict(config.llm), cassette)
         if config.llm:  # the runtime pinned each role's model: the save keeps it
             config.llm = self.llm.config.to_dict()
+        self.method.sandbox = self.code_arms  # where a method's model-written code runs (engine/proposers.py)
         self.method.bind(scenario, self.llm)  # a prior method's world adapter and critic (engine/prior)
         self.reflector: Reflector | None = None
         if self.reflection_on:
@@ -180,7 +182,8 @@ class Session(Decisions):
         pending = self.queue.pending
         if pending:
             p = pending[0]
-            what = "a new arm" if p.kind == "arm" else "an insight"
+            what = {"arm": "a new arm", "insight": "an insight", "allocator": "allocation code",
+                    "planner": "a new planner"}.get(p.kind, p.kind)
             return (f"proposal #{p.id} ({what}) is waiting for a decision: approve, edit or reject it "
                     "before stepping on")
         return None
@@ -309,6 +312,7 @@ class Session(Decisions):
         self._suspend_failing_code_arms(t, out)
         if not self.memory.frozen and phase != "warmup":
             self._slow_loop(t, out)
+        queue_outboxes(self, out)  # what the method and variants proposed this step (engine/proposers.py)
         if self.done:
             self._emit(out, ev.RunFinished(t))
         else:

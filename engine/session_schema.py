@@ -226,7 +226,7 @@ class Proposal(Strict):
     kind: Literal[KINDS]  # type: ignore[valid-type]
     episode: Count
     payload: dict[str, Any]
-    reflection: Count
+    reflection: Annotated[int, Field(ge=-1, le=2**53)]  # -1: a method's or variant's own (engine/proposers.py)
     rationale: Text = ""
     evidence: dict[str, Any] = {}
     status: Literal["pending", "approved", "edited", "rejected"] = "pending"
@@ -531,6 +531,7 @@ class FactorMinerState(Strict):
 
 
 Theta = Annotated[list[Finite], Field(min_length=1, max_length=100)]
+SourceText = Annotated[str, Field(max_length=20_000)]   # code is vetted again (and a person admits it) after a load
 
 
 class GenerationState(Strict):
@@ -546,6 +547,8 @@ class GenerationState(Strict):
     improved: bool = False
     sigma: Positive
     adapted_to: Positive | None = None
+    code: SourceText = ""                       # a model's allocation code (engine/prior/hyperagent_code.py)
+    source: Literal["offline", "llm", "fallback"] = "offline"
 
 
 class SearchState(Strict):
@@ -555,11 +558,21 @@ class SearchState(Strict):
     sigma: Positive
     generations: Annotated[list[GenerationState], Field(max_length=MAX_PRIOR_ITEMS)]
     since_adapt: Annotated[list[bool], Field(max_length=MAX_PRIOR_ITEMS)]
+    incumbent_code: SourceText = ""              # approved code: quarantined again after every load
+    best_code: SourceText = ""
+
+
+class PendingCode(Strict):
+    """A model's allocation code waiting in the queue for a person (engine/prior/hyperagent.py)."""
+    generation: Count
+    episode: Count
+    code: SourceText
 
 
 class HyperAgentState(Strict):
     search: SearchState
     fallbacks: Count = 0
+    pending: PendingCode | None = None
 
 
 # a prior method's name -> the model of its saved state (`method` in a save); one line per method
@@ -689,6 +702,8 @@ def _check_relations(d: SessionDoc) -> None:
     if len(set(ids)) != len(ids):
         raise ValueError("queue.proposals: a proposal id is used twice")
     for i, p in enumerate(d.queue.proposals):
+        if p.reflection < 0 and p.kind not in ("allocator", "planner"):
+            raise ValueError(f"queue.proposals[{i}] ({p.kind}) must come from a reflection")
         if p.reflection >= len(d.reflections):
             raise ValueError(f"queue.proposals[{i}] comes from reflection {p.reflection}, "
                              f"but there are {len(d.reflections)}")
@@ -697,7 +712,8 @@ def _check_relations(d: SessionDoc) -> None:
     for i, a in enumerate(d.queue.audit):
         if a.seq != i:
             raise ValueError(f"queue.audit[{i}] is numbered {a.seq}")
-        if a.proposal_id not in ids:
+        # proposal 0: a decision about code already in use (admitted, rejected after a load, suspended)
+        if a.proposal_id not in ids and not (a.proposal_id == 0 and a.code_sha256):
             raise ValueError(f"queue.audit[{i}] decides proposal #{a.proposal_id}, which does not exist")
     for i, r in enumerate(d.reflections):
         if r.episode >= max(d.t, 1):
@@ -728,6 +744,7 @@ class LinUCBArm(Strict):
     added_at: Count = 0
     rule: Name | None = None          # an evolved planner: the library rule it plays
     reason: Text = ""                  # why it was added (the diagnosis it counters)
+    code: SourceText = ""              # a model's plan() code, approved by a person; quarantined after a load
 
 
 class PlannersState(Strict):

@@ -18,8 +18,13 @@ Evolution: after a reflection that finds a bad window (mean outcome score < 0)
 and names tools that misled the agent, the planner that played most in that
 window has its failure streak raised (a good window resets it). At `patience`
 failures in a row, the scenario's library rule that counters the misled tools
-(`counter_planner`) joins as a new arm with A = I, b = 0: a declarative planner,
-no code. The reflection's diagnosis says so.
+(`counter_planner`) is proposed as a new arm (A = I, b = 0): a declarative
+planner, no code, decided in the session's queue like reflection's proposals
+(approve, reject or a standing rule, audited; engine/proposers.py). Only an
+approved planner joins. With a model (`--reflector`), the model may write the
+planner as code instead (`plan(scores, weights, tools)`,
+engine/variant_planner_code.py): vetted, smoke-tested, approved by a person and
+run only in the sandbox. The reflection's diagnosis says what was proposed.
 """
 
 from __future__ import annotations
@@ -43,6 +48,7 @@ class LinArm:
     def __init__(self, d: int, rule: str, added_at: int = 0, reason: str = ""):
         self.A, self.b = np.eye(d), np.zeros(d)
         self.pulls, self.added_at, self.rule, self.reason = 0, added_at, rule, reason
+        self.code = ""   # a model's plan() code, approved by a person; run only in the sandbox
 
     def theta(self) -> np.ndarray:
         return np.linalg.solve(self.A, self.b)
@@ -57,13 +63,15 @@ class LinArm:
 
     def to_dict(self, name: str) -> dict[str, Any]:
         return {"A": self.A.tolist(), "b": self.b.tolist(), "pulls": self.pulls, "added_at": self.added_at,
-                **({"rule": self.rule} if self.rule != name else {}), "reason": self.reason}
+                **({"rule": self.rule} if self.rule != name else {}), "reason": self.reason,
+                **({"code": self.code} if self.code else {})}
 
     @classmethod
     def from_dict(cls, name: str, d: dict[str, Any]) -> "LinArm":
         b = np.asarray(d["b"], float)
         arm = cls(len(b), d.get("rule") or name, int(d.get("added_at", 0)), d.get("reason", ""))
         arm.A, arm.b, arm.pulls = np.asarray(d["A"], float), b, int(d.get("pulls", 0))
+        arm.code = str(d.get("code", ""))
         if arm.A.shape != (len(b), len(b)):
             from .errors import AELError
 
@@ -74,7 +82,7 @@ class LinArm:
 @register_variant
 class Planners(Variant):
     name = "planners"
-    summary = "LinUCB over six planners that change how the agent weighs tools; reflection adds library planners"
+    summary = "LinUCB over six planners that change how the agent weighs tools; reflection proposes new planners"
     scenarios = ("portfolio",)
     options = (
         OptionSpec("alpha", float, 1.0, "LinUCB's exploration weight before its decay", minimum=0.0, maximum=100.0),
@@ -88,7 +96,9 @@ class Planners(Variant):
             "episode from a context that changes bar to bar (trailing return and volatility, tool agreement, "
             "signal dispersion, drawdown, market trend): theta is what each planner's reward is learned to be "
             "per feature, the width its uncertainty here. A planner that keeps failing in reflections gets a "
-            "library counter-planner as a new arm (reversal, valuation_anchor, risk_first).")
+            "library counter-planner proposed as a new arm (reversal, valuation_anchor, risk_first), a decision in "
+            "the queue; with a model, a planner written as plan() code, which only a person admits and which "
+            "runs only in the sandbox.")
 
     def __init__(self, **options: Any):
         super().__init__(**options)
@@ -99,6 +109,7 @@ class Planners(Variant):
         self.last_scores: dict[str, float] = {}
         self.streaks: dict[str, int] = {}
         self.window: list[str] = []   # planners played since the last reflection (at most a slow window)
+        self.outbox: list[dict[str, Any]] = []   # proposals for the session's queue (engine/proposers.py)
 
     def ensure(self, session) -> None:
         if not self.arms:
@@ -133,6 +144,10 @@ class Planners(Variant):
             chosen = max(self.last_scores, key=lambda k: self.last_scores[k])  # first among equals
         self.last, self.last_context = chosen, x
         ctx.view.planner = self.arms[chosen].rule
+        if self.arms[chosen].code:   # a model's planner: each call in the sandbox (engine/variant_planner_code.py)
+            from .variant_planner_code import sandbox_rule
+
+            ctx.view.planner_rule = sandbox_rule(session.code_arms, self.arms[chosen].code)
 
     def learn(self, session, query, outcome, ctx) -> None:
         if self.last is not None:
@@ -155,17 +170,65 @@ class Planners(Variant):
         self.streaks[planner] = self.streaks.get(planner, 0) + 1
         if self.streaks[planner] < self.settings["patience"] or len(self.arms) >= MAX_ARMS:
             return reflection
-        have = [a.rule for a in self.arms.values()]
-        rule = session.scenario.counter_planner(evidence.get("misled") or [], have)
-        if rule is None:
+        waiting = [p.payload.get("name") for p in session.queue.pending if p.kind == "planner"]
+        if waiting:   # one planner proposal at a time
             return reflection
         misled = ", ".join(evidence.get("misled") or [])
         reason = (f"{planner} failed {self.streaks[planner]} reflections in a row; {misled} misled the agent")
-        d = len(next(iter(self.arms.values())).b)
-        self.arms[rule] = LinArm(d, rule, added_at=session.t, reason=reason)
+        proposal = self._code_planner(session, reason, evidence) or self._library_planner(session, reason, evidence)
+        if proposal is None:
+            return reflection
         self.streaks[planner] = 0
-        reflection.diagnosis += f" Planner evolution: {reason}, so the library planner {rule} joins the planners."
+        self.outbox.append(proposal)
+        reflection.diagnosis += (f" Planner evolution: {reason}, so the planner {proposal['payload']['name']} "
+                                 "is proposed.")
         return reflection
+
+    def _library_planner(self, session, reason: str, evidence: dict[str, Any]) -> dict[str, Any] | None:
+        have = [a.rule for a in self.arms.values()]
+        rule = session.scenario.counter_planner(evidence.get("misled") or [], have)
+        if rule is None:
+            return None
+        return {"kind": "planner", "rationale": reason, "evidence": {"misled": list(evidence.get("misled") or [])},
+                "payload": {"name": rule, "rule": rule, "reason": reason}}
+
+    def _code_planner(self, session, reason: str, evidence: dict[str, Any]) -> dict[str, Any] | None:
+        """With a model: its planner as code, vetted and smoke-tested (None: no model, or
+        its answer was refused or missing, and the library planner is proposed instead)."""
+        client = getattr(session.llm, "reflector", None)
+        if client is None:
+            return None
+        from .variant_planner_code import propose_code_planner
+
+        return propose_code_planner(client, session, self, reason, evidence)
+
+    # ------------------------------------------- decisions (engine/proposers.py)
+    def check_proposal(self, session, payload: dict[str, Any]) -> None:
+        from .errors import AELError
+
+        if payload.get("name") in self.arms:
+            raise AELError(f"planner {payload.get('name')!r} is already among the planners")
+        if len(self.arms) >= MAX_ARMS:
+            raise AELError(f"the planners are full ({MAX_ARMS})")
+
+    def decided(self, session, payload: dict[str, Any], approved: bool, who: str, reason: str) -> None:
+        """An approved planner joins as a new arm (A = I, b = 0); a rejected one does not."""
+        if not approved:
+            return
+        self.ensure(session)
+        d = len(next(iter(self.arms.values())).b)
+        name = str(payload["name"])
+        arm = LinArm(d, str(payload.get("rule") or name), added_at=session.t, reason=str(payload.get("reason", "")))
+        arm.code = str(payload.get("code", ""))
+        self.arms[name] = arm
+
+    def saved_code(self) -> dict[str, str]:
+        """Code planners this state would run: quarantined after a load until a person admits them."""
+        return {f"planner {name}": arm.code for name, arm in self.arms.items() if arm.code}
+
+    def forget_code(self, name: str) -> None:
+        """A person rejected a loaded code planner: it leaves the planners."""
+        self.arms.pop(name.removeprefix("planner "), None)
 
     def state_dict(self) -> dict[str, Any]:
         if not self.arms:
@@ -185,3 +248,4 @@ class Planners(Variant):
         self.last_scores = dict(state.get("last_scores", {}))
         self.streaks = {k: int(v) for k, v in (state.get("streaks") or {}).items()}
         self.window = list(state.get("window", []))
+        self.outbox = []   # proposals are made and queued within one step: none survive a rollback or load

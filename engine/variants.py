@@ -66,6 +66,7 @@ class AgentView:
     tool_prior: dict[str, tuple[float, float]] = field(default_factory=dict)
     planner: str | None = None
     notes: list[str] = field(default_factory=list)
+    planner_rule: Any = None   # a code planner's rule, run in the sandbox (never recorded: `planner` names it)
 
     def shown(self, tools: tuple[str, ...] | list[str]) -> list[str]:
         return list(tools) if self.tools is None else [t for t in tools if t in self.tools]

@@ -206,3 +206,87 @@ def test_killing_a_worker_takes_its_whole_process_group():
     _kill(parent, None)
     time.sleep(0.05)
     assert _members(parent.pid) == []
+
+
+# ---------------------------------------------------------------------------
+# every other contract (engine/code_contracts.py) meets the same corpus
+
+OTHER_CONTRACTS = ("allocate", "plan")
+
+
+def as_contract(text: str, name: str) -> str:
+    """The attempt as the contract's function: its header renamed, `entries` and `query`
+    bound to the contract's arguments, so the attempt's body runs as written."""
+    from engine.code_contracts import contract
+
+    wanted = contract(name)
+    first = wanted.params[0]
+    last = wanted.params[-1]
+    return text.replace("def retrieve(entries, query):",
+                        f"{wanted.signature}:\n    entries, query = {first}, {last}", 1)
+
+
+def contract_gates(source: str, name: str, pids: list[int]) -> tuple[str, list[str]]:
+    from engine.code_contracts import contract
+    from engine.codepolicy import smoke_test_function
+
+    try:
+        check_source(source, "attempt", name)
+    except CodePolicyError as err:
+        return "static", [str(err)]
+    try:
+        smoke_test_function(source, name, name="attempt", deadline_s=DEADLINE_S)
+    except CodePolicyError as err:
+        return "smoke", [str(err)]
+    wanted, worker, said, ok = contract(name), CodeWorker(), [], True
+    try:
+        for args in wanted.samples():
+            try:
+                said.append(str(wanted.check(worker.call_function(source_hash(source), source, wanted.name, args,
+                                                                  DEADLINE_S), args)))
+            except CodePolicyError as err:
+                said.append(str(err))
+                ok = False
+            finally:
+                if worker.last_pid is not None and worker.last_pid not in pids:
+                    pids.append(worker.last_pid)
+    finally:
+        worker.close()
+    return ("harmless" if ok else "failed"), said
+
+
+@pytest.mark.parametrize("contract_name", OTHER_CONTRACTS)
+@pytest.mark.parametrize("path", CORPUS, ids=[p.stem for p in CORPUS])
+def test_an_escape_attempt_is_contained_under_every_contract(path, contract_name, walls):
+    text = walls.instantiate(path.read_text())
+    source = as_contract(text, contract_name)
+    pids: list[int] = []
+    started = time.monotonic()
+    outcome, said = contract_gates(source, contract_name, pids)
+    assert time.monotonic() - started < HANG_GUARD_S
+    walls.assert_contained(said, pids)
+    if header(text)["expect"] == "static":   # what the filter refuses as a policy it refuses as any contract
+        assert outcome == "static", said
+
+
+@pytest.mark.parametrize("contract_name", OTHER_CONTRACTS)
+@pytest.mark.parametrize("path", CORPUS, ids=[p.stem for p in CORPUS])
+def test_an_escape_attempt_under_every_contract_is_contained_by_the_process_walls_alone(
+        path, contract_name, walls, plain_worker):
+    from engine.code_contracts import contract
+
+    wanted = contract(contract_name)
+    source = as_contract(walls.instantiate(path.read_text()), contract_name)
+    pids: list[int] = []
+    said = []
+    started = time.monotonic()
+    try:
+        said.append(str(plain_worker.call_function(source_hash(source), source, wanted.name, wanted.samples()[0],
+                                                   DEADLINE_S)))
+    except CodePolicyError as err:
+        said.append(str(err))
+    finally:
+        if plain_worker.last_pid is not None:
+            pids.append(plain_worker.last_pid)
+    assert time.monotonic() - started < HANG_GUARD_S
+    walls.assert_contained(said, pids, live_worker=plain_worker.pid)

@@ -200,6 +200,11 @@ def test_a_planner_that_keeps_failing_gets_a_library_counter_planner():
         r = v.reflected(s, Reflection(episode=s.t - 1, trigger="diagnose", diagnosis="bad day.",
                                       evidence={"mean_score": -0.3, "misled": ["compute_momentum",
                                                                                "compute_technicals"]}))
+    assert "reversal" not in v.arms and v.outbox[0]["payload"]["rule"] == "reversal"   # proposed, not added
+    from engine.proposers import queue_outboxes
+
+    queue_outboxes(s, [])   # into the queue, where the approval mode (auto) approves it, audited
+    assert s.queue.audit[-1].kind == "planner" and s.queue.audit[-1].who == "rule:auto-approve"
     assert "reversal" in v.arms and v.arms["reversal"].rule == "reversal"
     assert "Planner evolution" in r.diagnosis and "adaptive failed 3" in v.arms["reversal"].reason
     s.run()

@@ -28,7 +28,7 @@ from ael_tui.lab.reflection_panel import evidence_text
 from ael_tui.dialogs import PromptScreen
 from ael_tui.decisions.editor import EditProposalScreen
 
-KIND_NAMES = {"arm": "a new arm", "insight": "an insight"}
+KIND_NAMES = {"arm": "a new arm", "insight": "an insight", "allocator": "allocation code", "planner": "a new planner"}
 
 
 @dataclass
@@ -77,8 +77,24 @@ def window_table(window: dict[str, Any]) -> Table:
     return table
 
 
+def code_payload(p: Proposal):
+    """A method's or variant's code: what it is, its SHA-256, then its source (what is approved)."""
+    from rich.console import Group
+    from rich.syntax import Syntax  # pygments: loaded when code is shown, not with the lab
+
+    from engine.codepolicy import source_hash
+
+    what = {"allocator": "HyperAgent's allocation code, written by a model",
+            "planner": "a planner written by a model"}.get(p.kind, p.kind)
+    head = Text.assemble((f"Proposed: {what} ({p.payload.get('name', '')})\n", "bold"),
+                         "Approved code is scored and run only in the sandboxed worker; rejected code is that "
+                         "generation's validation failure. It is approved as it stands (no edit).\n",
+                         ("SHA-256 ", "bold"), (source_hash(p.payload["code"]), "cyan"))
+    return Group(head, Syntax(p.payload["code"], "python", line_numbers=True, word_wrap=True))
+
+
 def proposal_line(p: Proposal) -> str:
-    what = p.payload.get("name", "?") if p.kind == "arm" else p.payload.get("insight", "")
+    what = p.payload.get("insight", "") if p.kind == "insight" else p.payload.get("name", "?")
     text = f"#{p.id} {KIND_NAMES.get(p.kind, p.kind)} after episode {p.episode}: {what}"
     return text if len(text) <= 110 else text[:109] + "…"
 
@@ -186,7 +202,9 @@ class ApprovalScreen(ModalScreen[Decision | None]):
                 yield Button(f"Later ({key('approval.later')})", id="later", compact=True)
         yield Footer()
 
-    def _payload(self, p: Proposal) -> Text:
+    def _payload(self, p: Proposal):
+        if p.payload.get("code") and p.kind in ("allocator", "planner"):
+            return code_payload(p)
         if p.kind == "arm" and not self.ctx.retrieval_arms:
             shown = {k: p.payload[k] for k in ("name", "description") if k in p.payload}
             return Text.assemble(("Proposed: a new arm\n", "bold"), json.dumps(shown, indent=2, ensure_ascii=False),

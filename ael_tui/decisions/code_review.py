@@ -9,6 +9,8 @@ so the person can tell later exactly which text they admitted.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -18,6 +20,18 @@ from textual.widgets import Button, Footer, Static
 from engine.policies import PolicySpec
 
 from ael_tui.actions import bindings_for
+
+
+@dataclass(frozen=True)
+class MethodCode:
+    """Code a method runs (HyperAgent's approved allocator), reviewed like a code policy."""
+    name: str
+    code: str
+    description: str = ""
+    what: str = "Allocation code"
+    tiers: tuple[str, ...] = ()
+    k: int = 0
+    fallback: str = ""
 
 
 class CodeReviewScreen(ModalScreen[str | None]):
@@ -33,8 +47,9 @@ class CodeReviewScreen(ModalScreen[str | None]):
         from rich.syntax import Syntax  # pygments: loaded when a review opens, not with the lab
 
         spec = self.spec
+        what = getattr(spec, "what", "Code policy")
         with Vertical(id="code-review", classes="dialog big-dialog") as box:
-            box.border_title = f"Code policy {spec.name!r} from a saved file: quarantined"
+            box.border_title = f"{what} {spec.name!r} from a saved file: quarantined"
             if self.remaining > 1:
                 box.border_subtitle = f"{self.remaining} code policies to review"
             with VerticalScroll(id="code-review-body"):
@@ -43,10 +58,13 @@ class CodeReviewScreen(ModalScreen[str | None]):
                     "sampled, and stepping waits, until you admit or reject the code below. Admitted code "
                     "runs only in a sandboxed worker process.\n",
                     ("SHA-256 ", "bold"), (self.sha256, "cyan")), id="code-review-why")
-                reads = ", ".join(spec.tiers) or "no tier"
-                yield Static(Text.assemble(("Reads ", "bold"), reads, f" · keeps at most {spec.k or 'all'}",
-                                           f" · falls back to {spec.fallback}" if spec.fallback else "",
-                                           f"\n{spec.description}" if spec.description else ""))
+                if spec.tiers:
+                    reads = ", ".join(spec.tiers)
+                    yield Static(Text.assemble(("Reads ", "bold"), reads, f" · keeps at most {spec.k or 'all'}",
+                                               f" · falls back to {spec.fallback}" if spec.fallback else "",
+                                               f"\n{spec.description}" if spec.description else ""))
+                elif spec.description:
+                    yield Static(Text(spec.description))
                 yield Static(Syntax(spec.code or "", "python", line_numbers=True, word_wrap=True),
                              id="code-review-source")
             with Horizontal(classes="dialog-buttons"):

@@ -12,7 +12,7 @@ from textual import work
 from engine.errors import AELError
 
 from ael_tui.decisions.approval import ApprovalScreen, BatchDecision, Decision, ProposalContext
-from ael_tui.decisions.code_review import CodeReviewScreen
+from ael_tui.decisions.code_review import CodeReviewScreen, MethodCode
 from ael_tui.lab.records import AuditScreen, ReflectionsScreen, ResultsScreen, RulesScreen
 from ael_tui.readouts import evidence_episodes, proposal_notes, window_stats
 
@@ -36,6 +36,14 @@ class LabDecisions:
             quarantined = dict(self.host.session.code_arms.quarantined)
             name = next(iter(quarantined), None)
             spec = self.host.session.pool.get(name) if name else None
+            if name and spec is None:   # a method's code (HyperAgent's allocator), not an arm
+                from engine.proposers import owned_code
+
+                planner = name.startswith("planner ")
+                spec = MethodCode(name, owned_code(self.host.session).get(name, ""),
+                                  ("A planner a model wrote" if planner else "HyperAgent's approved allocation code")
+                                  + ": it runs only in the sandboxed worker.",
+                                  what="Planner code" if planner else "Allocation code")
         if spec is not None:
             self.app.push_screen(CodeReviewScreen(spec, quarantined[name], len(quarantined)),
                                  partial(self._reviewed, name))

@@ -137,6 +137,8 @@ class Generation:
     improved: bool = False
     sigma: float = 0.0                 # the step used
     adapted_to: float | None = None    # sigma after a 1/5-rule adaptation here
+    code: str = ""                     # a model's allocation code (engine/prior/hyperagent_code.py), theta empty
+    source: str = "offline"            # offline, llm, fallback (the model did not answer: a Gaussian move)
 
 
 @dataclass
@@ -151,6 +153,8 @@ class Search:
     sigma: float = 0.1
     generations: list[Generation] = field(default_factory=list)
     since_adapt: list[bool] = field(default_factory=list)   # improvements since the last adaptation
+    incumbent_code: str = ""           # when set, the incumbent is this approved code, not a theta
+    best_code: str = ""                # when set, the best is this approved code (run only in the sandbox)
 
     @classmethod
     def start(cls, config: HyperAgentConfig) -> "Search":
@@ -188,19 +192,40 @@ class Search:
         self.generations.append(gen)
         if failure is not None:
             return gen   # the original `continue`s: no scoring, no adaptation
-        s = float(score(theta))
+        self._judge(gen, float(score(theta)), [float(x) for x in theta], "")
+        return gen
+
+    def code_generation(self, episode: int, code: str, score: float | None, failure: str = "",
+                        source: str = "llm") -> Generation:
+        """One generation whose candidate is a model's code: `score` its train+val Sharpe
+        computed in the sandbox, or `failure` why it could not run (refused by the filter,
+        the smoke test or a person, or a call failed): a validation failure."""
+        if self.done:
+            raise AELError(f"hyperagent: all {self.config.generations} generations have run")
+        gen = Generation(len(self.generations), episode, [], ["code"], not failure, failure,
+                         best_before=self.best_score, sigma=self.sigma, code=code, source=source)
+        self.generations.append(gen)
+        if not failure and score is not None:
+            self._judge(gen, float(score), None, code)
+        return gen
+
+    def _judge(self, gen: Generation, s: float, theta: list[float] | None, code: str) -> None:
+        """The epsilon rule on a scored candidate (a theta, or code), then the 1/5 rule."""
         gen.score = s
         best = -math.inf if self.best_score is None else self.best_score
         gen.accepted = s >= best - self.config.epsilon
         gen.improved = s > best + 1e-12   # not a float-rounding tie (theta moved where it has no effect)
         if gen.accepted:
-            self.incumbent = [float(x) for x in theta]
+            if theta is not None:
+                self.incumbent = theta
+            self.incumbent_code = code
         if gen.improved:
-            self.best, self.best_score = [float(x) for x in theta], s
+            if theta is not None:
+                self.best = theta
+            self.best_code, self.best_score = code, s
         self.since_adapt.append(gen.improved)
-        if number > 0 and number % self.config.adapt_every == 0:
+        if gen.number > 0 and gen.number % self.config.adapt_every == 0:
             self._adapt(gen)
-        return gen
 
     def _adapt(self, gen: Generation) -> None:
         rate = sum(self.since_adapt) / len(self.since_adapt)
@@ -222,7 +247,9 @@ class Search:
     def state_dict(self) -> dict[str, Any]:
         return {"incumbent": list(self.incumbent), "best": list(self.best), "best_score": self.best_score,
                 "sigma": self.sigma, "generations": [asdict(g) for g in self.generations],
-                "since_adapt": list(self.since_adapt)}
+                "since_adapt": list(self.since_adapt),
+                **({"incumbent_code": self.incumbent_code} if self.incumbent_code else {}),
+                **({"best_code": self.best_code} if self.best_code else {})}
 
     @classmethod
     def from_state_dict(cls, config: HyperAgentConfig, state: dict[str, Any]) -> "Search":
@@ -234,5 +261,6 @@ class Search:
         if len(gens) > config.generations:
             raise AELError(f"hyperagent: the save has {len(gens)} generations, the method {config.generations}")
         return cls(config, [float(x) for x in state["incumbent"]], [float(x) for x in state["best"]],
-                   state["best_score"], float(state["sigma"]), gens, [bool(x) for x in state["since_adapt"]])
+                   state["best_score"], float(state["sigma"]), gens, [bool(x) for x in state["since_adapt"]],
+                   str(state.get("incumbent_code", "")), str(state.get("best_code", "")))
 

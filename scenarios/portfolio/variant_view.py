@@ -22,7 +22,7 @@ def view_arguments(view: AgentView | None, tools: Sequence[str]) -> dict[str, An
     if view.tool_prior:
         out["prior"] = np.array([view.tool_prior.get(t, (0.0, 0.0)) for t in tools], dtype=float)
     if view.planner is not None:
-        out["planner"] = RULES[view.planner]
+        out["planner"] = view.planner_rule or RULES[view.planner]
     return out
 
 

@@ -156,7 +156,7 @@ def _vote(s: _Stream, keys: np.ndarray, vote_share: float, k: int) -> tuple[np.n
     return np.where(confident, winner, DEFAULT_INDEX), confident
 
 
-def indexed_predictions(seed: int, specs: tuple[PolicySpec, ...], n: int, start: int = 0,
+def indexed_predictions(seed: int, specs: tuple[PolicySpec, ...], n: int, start: int = 0, *,
                         confident: np.ndarray | None = None) -> np.ndarray | None:
     """Route indices (n - start, len(specs)) of episodes start..n-1 as `compute_predictions`
     gives them (a row needs only the earlier tickets, so the first step of a session can

@@ -22,7 +22,7 @@ from .policies import INITIAL_POOL
 def confidence_table(seed: int) -> np.ndarray:
     """(1200, 5) bool, columns in INITIAL_POOL order: the policy's vote was confident."""
     confident = np.zeros((N_EPISODES, len(INITIAL_POOL)), bool)
-    indexed_predictions(int(seed), INITIAL_POOL, N_EPISODES, confident)
+    indexed_predictions(int(seed), INITIAL_POOL, N_EPISODES, confident=confident)
     confident.setflags(write=False)
     return confident
 
