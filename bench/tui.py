@@ -5,7 +5,7 @@ and stops at the first frame the screen composes (`App._display`, which the
 headless driver receives but does not print) after the status line shows the
 new episode number, the posterior table the played arm's new pull count, the
 episode log the new row and the memory panel the new episodic count. The
-"plots too" row (issue 14's "step p95 with every panel live") stops at the
+"plots too" row ("step p95 with every panel live") stops at the
 frame in which the Beta densities, the progress chart and the memory table show
 that episode as well, none of them waiting for its throttle (each redraws at
 most every 0.25 s; the presses come 0.3 s apart, so each step is drawn whole).

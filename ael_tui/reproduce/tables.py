@@ -2,10 +2,9 @@
 
 Rows whose numbers a scenario's spec already declares (`paper_table`,
 `paper_test_table`) are read from it; the other numbers are copied here from
-the paper with their table's label. A table another issue makes runnable (the
-prior methods of issue 15, the variants of issue 16) needs only its rows'
-selectors or settings to exist: until they do, its rows say "not run in this
-build". Tables nothing here can run say why in `reason`.
+the paper with their table's label. A row needs only its selector or setting
+to exist (a method, a variant): a row whose method or variant this build lacks
+says "not run in this build". Tables nothing here can run say why in `reason`.
 """
 
 from __future__ import annotations
@@ -25,7 +24,7 @@ BASELINE_NOTE = ("the Sharpe is the paper's; its Sortino, Calmar and MaxDD for t
 
 def _prior(label: str, selector: str, sharpe: tuple[float, float], sortino: tuple[float, float],
            calmar: tuple[float, float], maxdd: tuple[float, float]) -> Row:
-    """A prior method's row of tab:main (its method comes with issue 15)."""
+    """A prior method's row of tab:main (engine/prior)."""
     values = dict(zip(TEST, (sharpe, sortino, calmar, maxdd)))
     return Row(label, selector, {k: v[0] for k, v in values.items()}, {k: v[1] for k, v in values.items()},
                llm=True)
@@ -189,7 +188,7 @@ TABLES: tuple[PaperTable, ...] = (
         evidence=PORTFOLIO_EVIDENCE + " (the paper's 5–20 bp values are approximate: ~)", options={"data": DFULL}),
     PaperTable("bandit-replay", "tab:bandit_replay", "Counterfactual bandit replay on AEL's training trace",
                reason="replays the paper's own logged 5-seed LLM training trace, which was not released "
-                      "(`ael-lab replay`, issue 16, replays a saved run of ours)"),
+                      "(`ael-lab replay` replays a saved run of ours)"),
     PaperTable("faithfulness", "tab:reflection_faithfulness", "Reflection faithfulness",
                reason="an LLM judge (Claude Opus 4.7) scoring the paper's own reflections"),
     PaperTable("sharpe-decomposition", "tab:sharpe_decomp", "Per-bar return distribution (portfolio)",
