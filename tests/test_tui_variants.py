@@ -70,3 +70,21 @@ async def test_the_start_screen_takes_variants_and_refuses_one_with_no_meaning_i
         start.action_start_session()
         await settle(pilot)
         assert any("unknown variant 'bogus'" in n for n in notifications(app))
+
+
+async def test_on_a_narrow_screen_the_planner_and_tool_tables_keep_their_columns_and_scroll_sideways():
+    s = portfolio(["planners", "per-tool"])
+    app = make_app(s)
+    async with app.run_test(size=(100, 30)) as pilot:
+        for _ in range(3):
+            await pilot.press("space")
+            await settle(pilot)
+        lab = app.screen
+        lab.show_page("progress")  # the compact page that holds the variants' row
+        lab.redraw(force=True)
+        await settle(pilot, 3)
+        for panel, box in ((PlannerPanel, "#planners-box"), (ToolPanel, "#tools-box")):
+            widget, container = lab.query_one(panel), lab.query_one(box)
+            natural = len(text_of(widget.shown).splitlines()[0].rstrip())
+            assert widget.size.width >= natural  # every column whole, not cut to "θ…"
+            assert container.virtual_size.width > container.size.width  # reached by scrolling sideways

@@ -21,7 +21,7 @@ import gc
 
 from textual import work
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, ScrollableContainer, Vertical, VerticalScroll
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
@@ -110,9 +110,10 @@ class LabScreen(LabRuns, LabDecisions, LabTour, LabFiles, RunControls, Screen):
                     yield PosteriorTable(id="posteriors")
                 yield DensityPlot(PLOT_EVERY, id="density", classes="panel")
             with Horizontal(id="row-variants", classes="lab-row"):  # only for a session running these variants
-                with VerticalScroll(id="planners-box", classes="panel"):
+                # the planner and tool tables keep their columns whole and scroll sideways when narrower
+                with ScrollableContainer(id="planners-box", classes="panel"):
                     yield PlannerPanel(id="planners")
-                with VerticalScroll(id="tools-box", classes="panel"):
+                with ScrollableContainer(id="tools-box", classes="panel"):
                     yield ToolPanel(id="tools")
                 with VerticalScroll(id="skills-box", classes="panel"):
                     yield SkillsPanel(id="skills")
