@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 from .bandits import Selector
 from .errors import AELError
-from .options import OptionSpec, resolve
+from .options import OptionSpec, parse_settings, resolve
 
 REFLECTION = "+reflection"
 
@@ -131,12 +131,5 @@ def parse_method(text: str) -> Method:
         raise AELError(f"selector {cls.name!r} takes no argument (got {text!r})")
     if m["refl"] and not cls.reflects:
         raise AELError(f"selector {cls.name!r} cannot run with reflection")
-    options: dict[str, Any] = {}
-    for item in filter(None, (m["opts"] or "").split(",")):
-        key, sep, value = item.partition("=")
-        spec = next((o for o in cls.options if o.name == key.strip()), None)
-        if not sep or spec is None:
-            allowed = ", ".join(o.name for o in cls.options) or "none"
-            raise AELError(f"selector {cls.name}: {item.strip()!r} is not option=value (options: {allowed})")
-        options[spec.name] = spec.parse(value, f"selector {cls.name}: {spec.name}")
+    options = parse_settings(cls.options, m["opts"], f"selector {cls.name}")
     return cls(arg or None, bool(m["refl"]), **options)

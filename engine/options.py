@@ -134,5 +134,19 @@ def resolve(specs: Sequence[OptionSpec], given: Mapping[str, Any], owner: str) -
     return out
 
 
+def parse_settings(specs: Sequence[OptionSpec], text: str | None, owner: str) -> dict[str, Any]:
+    """'a=1,b=x' (the inside of a selector's or variant's parentheses) as checked values of
+    `specs`; an error names `owner` ("selector egreedy", "variant credit") and the option."""
+    out: dict[str, Any] = {}
+    for item in filter(None, (text or "").split(",")):
+        key, sep, value = item.partition("=")
+        spec = next((o for o in specs if o.name == key.strip()), None)
+        if not sep or spec is None:
+            allowed = ", ".join(o.name for o in specs) or "none"
+            raise AELError(f"{owner}: {item.strip()!r} is not option=value (options: {allowed})")
+        out[spec.name] = spec.parse(value, f"{owner}: {spec.name}")
+    return out
+
+
 def defaults(specs: Sequence[OptionSpec]) -> dict[str, Any]:
     return {s.name: s.default for s in specs}

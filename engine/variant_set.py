@@ -14,6 +14,7 @@ from typing import Any
 from . import variants_builtin  # noqa: F401  registers the built-in variants
 from .errors import AELError
 from .methods import split_methods
+from .options import parse_settings
 from .variants import VARIANTS, Variant
 
 
@@ -58,13 +59,7 @@ def parse_variant(text: str) -> Variant:
         if not cls.options:
             raise AELError(f"variant {cls.name!r} takes no value (got {text!r})")
         options[cls.options[0].name] = _parse_option(cls, cls.options[0], m["value"])
-    for item in filter(None, (m["opts"] or "").split(",")):
-        key, sep, value = item.partition("=")
-        spec = next((o for o in cls.options if o.name == key.strip()), None)
-        if not sep or spec is None:
-            allowed = ", ".join(o.name for o in cls.options) or "none"
-            raise AELError(f"variant {cls.name}: {item.strip()!r} is not option=value (options: {allowed})")
-        options[spec.name] = _parse_option(cls, spec, value)
+    options.update(parse_settings(cls.options, m["opts"], f"variant {cls.name}"))
     return cls(**options)
 
 
