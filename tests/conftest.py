@@ -21,3 +21,17 @@ def _private_cache_dir(tmp_path_factory):
     import os
 
     os.environ["AEL_LAB_CACHE_DIR"] = str(tmp_path_factory.mktemp("cache"))
+
+
+@pytest.fixture
+def gemini(monkeypatch):
+    """A fake Gemini on 127.0.0.1 (tests/fake_llm_server.py, "echo" mode) with a test key, and
+    no other provider's credentials in the environment: `--reflector gemini` talks to it."""
+    from tests.fake_llm_server import FakeLLMServer
+
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("GEMINI_API_KEY", "gm-test-key")
+    with FakeLLMServer("echo") as server:
+        monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", server.url)
+        yield server

@@ -26,13 +26,9 @@ HOSTILE_LOOP = ("def allocate(features):\n    n = 0\n    for i in range(1000000)
 
 
 @pytest.fixture
-def server(monkeypatch):
-    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("GEMINI_API_KEY", "gm-test-key")
-    with FakeLLMServer("echo") as s:
-        monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", s.url)
-        yield s
+def server(gemini):
+    """The fake Gemini (conftest's `gemini`) under the name these tests use."""
+    return gemini
 
 
 def session(approval: str = "manual", **kw):

@@ -13,7 +13,7 @@ from engine.persistence import load_session, save_session
 from engine.reflection import Reflection
 from engine.session import Session, SessionConfig
 from scenarios import make_scenario
-from tests.fake_llm_server import FakeLLMServer, ok
+from tests.fake_llm_server import ok
 
 PLAN = ("def plan(scores, weights, tools):\n"
         "    xs = [s * w for s, w in zip(scores, weights) if s is not None]\n"
@@ -80,16 +80,6 @@ def test_a_pending_planner_proposal_saves_and_resumes_exactly(tmp_path):
     part.run()
     assert part.history == whole.history
     assert part.variants.state_dict() == whole.variants.state_dict()
-
-
-@pytest.fixture
-def gemini(monkeypatch):
-    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("GEMINI_API_KEY", "gm-test-key")
-    with FakeLLMServer("echo") as server:
-        monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", server.url)
-        yield server
 
 
 def test_a_model_written_planner_is_code_a_person_admits_and_runs_only_in_the_sandbox(gemini, tmp_path):

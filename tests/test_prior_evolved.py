@@ -176,18 +176,6 @@ def test_a_damaged_population_is_refused_in_one_line(tmp_path):
 
 
 # ------------------------------------------------------------------ with a model
-@pytest.fixture
-def gemini(monkeypatch):
-    from tests.fake_llm_server import FakeLLMServer
-
-    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("GEMINI_API_KEY", "gm-test-key")
-    with FakeLLMServer("echo") as server:
-        monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", server.url)
-        yield server
-
-
 def test_an_llm_agent_reads_only_the_evotool_policys_tool_lines(tmp_path, gemini):
     from ael_tui.cli import main
     from tests.fake_llm_server import ok

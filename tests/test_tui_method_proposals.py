@@ -122,28 +122,22 @@ async def test_rejecting_a_new_planner_in_the_lab_leaves_the_planners_as_they_we
         assert "reversal" not in s.variants.get("planners").arms and s.queue.audit[-1].decision == "reject"
 
 
-async def test_a_model_written_planner_shows_its_source_and_hash_and_is_approved_in_the_lab(monkeypatch):
-    from tests.fake_llm_server import FakeLLMServer
+async def test_a_model_written_planner_shows_its_source_and_hash_and_is_approved_in_the_lab(gemini):
     from tests.test_planner_proposals import PLAN, fail_three_times, planners_session
 
-    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("GEMINI_API_KEY", "gm-test-key")
-    with FakeLLMServer("echo") as gemini:
-        monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", gemini.url)
-        app = make_app(planners_session(llm={"reflector": "gemini"}))
-        async with app.run_test(size=SIZE) as pilot:
-            await settle(pilot)
-            gemini.script(ok({"code": PLAN, "rationale": "fade the consensus"}))
-            fail_three_times(app.lab.host.session)
-            app.lab.redraw()  # changed outside a step, which would have posted Stepped
-            await pilot.press("d")
-            await settle(pilot)
-            screen = app.screen
-            assert isinstance(screen, ApprovalScreen) and screen.proposal.kind == "planner"
-            payload = screen.query_one("#approval-payload", Static).content
-            assert source_hash(PLAN) in str(payload.renderables[0]) and payload.renderables[1].code == PLAN
-            await pilot.press("y")
-            await settle(pilot)
-            arms = app.lab.host.session.variants.get("planners").arms
-            assert any(arm.code == PLAN for arm in arms.values())
+    app = make_app(planners_session(llm={"reflector": "gemini"}))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        gemini.script(ok({"code": PLAN, "rationale": "fade the consensus"}))
+        fail_three_times(app.lab.host.session)
+        app.lab.redraw()  # changed outside a step, which would have posted Stepped
+        await pilot.press("d")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ApprovalScreen) and screen.proposal.kind == "planner"
+        payload = screen.query_one("#approval-payload", Static).content
+        assert source_hash(PLAN) in str(payload.renderables[0]) and payload.renderables[1].code == PLAN
+        await pilot.press("y")
+        await settle(pilot)
+        arms = app.lab.host.session.variants.get("planners").arms
+        assert any(arm.code == PLAN for arm in arms.values())

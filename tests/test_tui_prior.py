@@ -3,12 +3,10 @@ says what each prior method keeps and how it differs from AEL."""
 
 from __future__ import annotations
 
-from textual.widgets import Tabs
 
 from ael_tui.files.opening import NewSession, build_session, selectors_of
 from ael_tui.help_screen import panels_text
-from ael_tui.memory.method_memory import MethodMemoryView
-from tests.tui_helpers import frozen_lab, make_app, settle  # noqa: F401
+from tests.tui_helpers import frozen_lab, make_app, method_memory, settle  # noqa: F401
 
 SIZE = (160, 48)
 
@@ -20,16 +18,9 @@ async def test_the_reflexion_window_is_shown_in_the_memory_panel():
         for _ in range(3):
             await pilot.press("space")
             await settle(pilot)
-        tabs = app.screen.query_one("#memory-tabs", Tabs)
-        for _ in range(50):  # the memory panel redraws on a throttle
-            if tabs.query("#tier-method"):
-                break
-            await pilot.pause(0.1)
-        tabs.active = "tier-method"
-        await settle(pilot)
-        view = app.screen.query_one(MethodMemoryView)
-        for _ in range(50):
-            if view.display and view.tables and "3/20" in view.tables[0].title:
+        view = await method_memory(app, pilot)
+        for _ in range(50):  # the panel redraws on a throttle: until it shows the third critique
+            if "3/20" in view.tables[0].title:
                 break
             await pilot.pause(0.1)
         assert view.display and view.tables[0].title.startswith("Critique window (3/20")

@@ -9,7 +9,6 @@ from engine import credit as cr
 from engine.persistence import load_session, read_document, save_session
 from scenarios import make_scenario
 from tests.conftest import new_session
-from tests.fake_llm_server import FakeLLMServer
 
 
 def _values(f):
@@ -108,17 +107,13 @@ def test_a_saved_credit_out_of_range_is_refused_in_one_line(tmp_path, capsys):
     assert err.count("\n") == 1 and "variants.credit" in err
 
 
-def test_llm_fcc_asks_the_model_through_the_llm_layer(tmp_path, monkeypatch):
-    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("GEMINI_API_KEY", "gm-test-key")
-    out, save = tmp_path / "o.json", tmp_path / "s.json"
-    with FakeLLMServer("echo") as server:  # echo answers each schema's lower bound: -1 for every module
-        monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", server.url)
-        assert main(["run", "portfolio", "--episodes", "24", "--quiet", "--selector", "ts+reflection",
-                     "--variant", "credit=llm-fcc", "--reflector", "gemini", "--json", str(out),
-                     "--save", str(save)]) == 0
-        prompts = [json.dumps(r.body) for r in server.requests]
+def test_llm_fcc_asks_the_model_through_the_llm_layer(tmp_path, gemini):
+    out, save, server = tmp_path / "o.json", tmp_path / "s.json", gemini
+    # the fake server echoes each schema's lower bound: -1 for every module
+    assert main(["run", "portfolio", "--episodes", "24", "--quiet", "--selector", "ts+reflection",
+                 "--variant", "credit=llm-fcc", "--reflector", "gemini", "--json", str(out),
+                 "--save", str(save)]) == 0
+    prompts = [json.dumps(r.body) for r in server.requests]
     run = json.loads(out.read_text())["runs"][0]
     assert run["llm"]["by_purpose"]["credit.llm-fcc"]["calls"] == 24
     assert any("No memory retrieved" in p or "Memory retrieved" in p for p in prompts)
