@@ -34,8 +34,14 @@ def render(tables: list[Table]) -> Group:
     for t in tables:
         table = RichTable(title=t.title, title_justify="left", title_style="bold", expand=True, box=None,
                           header_style="bold dim", padding=(0, 1))
+        last = len(t.columns) - 1
         for i, col in enumerate(t.columns):
-            table.add_column(col, ratio=1 if i == len(t.columns) - 1 else None, overflow="fold")
+            # the last column (a critique, a rule) takes the rest and wraps; on a narrow panel the
+            # others are shortened with "…" rather than that column squeezed to one folded letter
+            if i == last:
+                table.add_column(col, ratio=1, min_width=16, overflow="fold")
+            else:
+                table.add_column(col, no_wrap=True, overflow="ellipsis")
         for row in t.rows[:MAX_ROWS]:
             table.add_row(*row)
         if not t.rows:
