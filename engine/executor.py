@@ -17,7 +17,10 @@ from __future__ import annotations
 
 import os
 import threading
+from collections import deque
 from typing import Callable, Hashable, Sequence, TypeVar
+
+from engine.errors import AELError
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -60,33 +63,147 @@ def run_all(task: Callable[[T], R], items: Sequence[T], workers: int | None = No
             if on_done is not None:
                 on_done(i, results[-1])
         return results
-    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait  # not needed for one worker
-
     lanes = _Lanes([group(item) if group else None for item in items], workers)
     results: list = [None] * n
-    with ProcessPoolExecutor(max_workers=workers, mp_context=_context(), initializer=_one_blas_thread) as pool:
-        # one chunk in flight per worker slot, so the process that just finished takes its slot's next
-        running = {}
+    with _Workers(task, workers) as pool:
+        in_flight: list[deque[list[int]]] = [deque() for _ in range(workers)]
+
+        def feed(slot: int) -> None:
+            # a slot keeps AHEAD chunks queued at its worker, so a worker that finishes one
+            # finds the next waiting instead of idling while this process records results;
+            # it steals from another lane only when it has nothing left to do
+            while len(in_flight[slot]) < AHEAD and (chunk := lanes.next(slot, steal=not in_flight[slot])):
+                in_flight[slot].append(chunk)
+                pool.send(slot, [items[i] for i in chunk])
+
         for slot in range(workers):
-            chunk = lanes.next(slot)
-            running[pool.submit(_run_chunk, task, [items[i] for i in chunk])] = (slot, chunk)
-        try:
-            while running:
-                done, _ = wait(running, return_when=FIRST_COMPLETED)
-                for future in done:
-                    slot, chunk = running.pop(future)
-                    for i, result in zip(chunk, future.result()):
-                        results[i] = result
-                        if on_done is not None:
-                            on_done(i, result)
-                    following = lanes.next(slot)
-                    if following:
-                        running[pool.submit(_run_chunk, task, [items[i] for i in following])] = (slot, following)
-        except BaseException:
-            for future in running:
-                future.cancel()
-            raise
+            feed(slot)
+        while any(in_flight):
+            slot, chunk_results = pool.receive()
+            chunk = in_flight[slot].popleft()
+            feed(slot)
+            for i, result in zip(chunk, chunk_results):
+                results[i] = result
+                if on_done is not None:
+                    on_done(i, result)
     return results
+
+
+AHEAD = 2  # chunks queued per worker
+
+
+class WorkerDied(AELError):
+    """A worker process ended without answering (killed, out of memory): one line for
+    the person, since the runs it held are lost (a sweep's store keeps the others)."""
+
+
+class _Workers:
+    """`n` worker processes, each with its own inbox of chunks and its own reply pipe.
+
+    Not a ProcessPoolExecutor: its one shared queue hands a chunk to whichever
+    worker asks first, which loses the lanes' grouping (a support seed's table
+    built by both workers) once chunks are queued ahead; and each chunk there
+    crosses three parent threads before a worker sees it. Here a chunk goes to
+    its slot's worker and a reply is read by the caller's thread directly."""
+
+    def __init__(self, task: Callable, n: int):
+        ctx = _context()
+        self.inboxes = [ctx.Queue() for _ in range(n)]
+        pipes = [ctx.Pipe(duplex=False) for _ in range(n)]
+        self.replies = [reader for reader, _ in pipes]
+        self.procs = [ctx.Process(target=_serve, args=(task, self.inboxes[s], pipes[s][1]), daemon=True,
+                                  name=f"ael-worker-{s}") for s in range(n)]
+        for proc in self.procs:
+            proc.start()
+        for _, writer in pipes:
+            writer.close()  # the worker's end: its reply pipe reads EOF when the worker is gone
+
+    def send(self, slot: int, chunk: list) -> None:
+        self.inboxes[slot].put(chunk)  # never blocks: the queue's feeder thread writes it
+
+    def receive(self) -> tuple[int, list]:
+        """The next reply of any worker: (slot, results); a task's exception is raised."""
+        from multiprocessing.connection import wait
+
+        while True:
+            ready = wait(self.replies + [p.sentinel for p in self.procs])
+            for slot, reader in enumerate(self.replies):
+                if reader in ready:
+                    try:
+                        status, payload = reader.recv()
+                    except (EOFError, OSError):
+                        break  # its worker is gone: the sentinel says how
+                    if status == "error":
+                        raise payload
+                    return slot, payload
+            for proc in self.procs:
+                if proc.sentinel in ready and not proc.is_alive():
+                    raise WorkerDied(f"worker process {proc.pid} died (exit code {proc.exitcode}) before "
+                                     "finishing its runs")
+
+    def __enter__(self) -> "_Workers":
+        return self
+
+    def __exit__(self, exc_type, *_) -> None:
+        if exc_type is None:
+            for inbox in self.inboxes:
+                inbox.put(None)  # done: each worker exits after its queued chunks
+            for proc in self.procs:
+                proc.join(timeout=10)
+        for proc in self.procs:
+            if proc.is_alive():  # an error or an interrupt here: the queued runs are dropped
+                proc.terminate()
+                proc.join()
+        for inbox in self.inboxes:
+            if exc_type is not None:
+                inbox.cancel_join_thread()  # nobody will read what is still queued
+            inbox.close()
+        for reader in self.replies:
+            reader.close()
+
+
+def _serve(task: Callable, inbox, outbox) -> None:
+    """A worker: run each chunk from `inbox` and send its results (or the first
+    exception) to `outbox`, until None, or until its parent is gone."""
+    import queue
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it ends the workers
+    _one_blas_thread()
+    parent = os.getppid()
+    while True:
+        try:
+            chunk = inbox.get(timeout=1.0)
+        except queue.Empty:
+            if os.getppid() != parent:
+                return  # orphaned (the parent was killed): nobody reads the results
+            continue
+        if chunk is None:
+            return
+        try:
+            reply = ("ok", [task(item) for item in chunk])
+        except Exception as err:
+            reply = ("error", _portable(err))
+        try:
+            outbox.send(reply)
+        except (BrokenPipeError, OSError):
+            return
+        except Exception as err:  # a result that does not pickle
+            outbox.send(("error", RuntimeError(f"a worker's result could not be sent back: {err}")))
+
+
+def _portable(err: BaseException) -> BaseException:
+    """`err`, if it survives pickling both ways (an exception class with its own
+    constructor arguments may not); otherwise a RuntimeError that says what it was."""
+    import pickle
+    import traceback
+
+    try:
+        pickle.loads(pickle.dumps(err))
+        return err
+    except Exception:
+        text = "".join(traceback.format_exception(err))[-4000:]
+        return RuntimeError(f"{type(err).__name__}: {err}\n{text}")
 
 
 def _one_blas_thread() -> None:
@@ -127,10 +244,13 @@ class _Lanes:
         cuts = [min(len(self.chunks), round(j * len(keys) / slots / size)) for j in range(slots)] + [len(self.chunks)]
         self.lanes = [[cuts[j], cuts[j + 1]] for j in range(slots)]  # [next, end) per slot
 
-    def next(self, slot: int) -> list[int]:
-        """The next chunk (item indices) for `slot`; [] when nothing is left."""
+    def next(self, slot: int, steal: bool = True) -> list[int]:
+        """The next chunk (item indices) for `slot`; [] when nothing is left (in its own
+        lane, without `steal`)."""
         lane = self.lanes[slot]
         if lane[0] >= lane[1]:
+            if not steal:
+                return []
             victim = max(self.lanes, key=lambda l: l[1] - l[0])
             if victim[1] - victim[0] < 1:
                 return []

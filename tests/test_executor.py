@@ -1,12 +1,16 @@
 """Independent runs in worker processes give exactly what one process gives."""
 
 import json
+import os
+import subprocess
+import sys
+import time
 
 import pytest
 
 from ael_tui.cli import main
 from engine.errors import AELError
-from engine.executor import run_all
+from engine.executor import WorkerDied, run_all
 
 
 def square_or_refuse(x: int) -> int:
@@ -70,3 +74,57 @@ def test_each_worker_runs_whole_groups_and_steals_only_when_its_lane_is_done():
 def test_grouped_runs_still_return_every_result_in_item_order():
     items = list(range(17))
     assert run_all(square_or_refuse, items, workers=2, group=lambda x: x % 3) == [x * x for x in items]
+
+
+class NeedsTwoArguments(Exception):
+    def __init__(self, what: str, code: int):
+        super().__init__(f"{what} ({code})")
+
+
+def dies_or_refuses_oddly(x: int) -> int:
+    if x == 3:
+        os._exit(7)  # a worker killed under its run (out of memory, say)
+    if x == 4:
+        raise NeedsTwoArguments("refused four", 4)  # does not survive pickling as itself
+    return x
+
+
+def test_a_worker_that_dies_is_an_error_not_a_hang():
+    with pytest.raises(WorkerDied, match="exit code 7"):
+        run_all(dies_or_refuses_oddly, [1, 2, 3, 5, 6], workers=2)
+
+
+def test_an_exception_that_cannot_cross_processes_still_says_what_it_was():
+    with pytest.raises(RuntimeError, match="NeedsTwoArguments: refused four"):
+        run_all(dies_or_refuses_oddly, [1, 2, 4, 5], workers=2)
+
+
+def test_workers_leave_when_their_parent_is_killed(tmp_path):
+    """A sweep killed with SIGKILL (no handler runs) leaves no worker computing on."""
+    marker = f"ael-orphan-test-{os.getpid()}"
+    script = ("import sys, time\n"
+              "from engine.executor import run_all\n"
+              f"_ = {marker!r}\n"
+              "run_all(time.sleep, [0.2] * 60, workers=2, on_done=lambda i, r: print(i, flush=True))\n")
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
+                            cwd=os.path.dirname(os.path.dirname(__file__)))
+    assert proc.stdout.readline()  # the workers are at work
+    proc.kill()
+    proc.wait()
+    deadline = time.monotonic() + 15
+    while _processes_with(marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _processes_with(marker)
+
+
+def _processes_with(marker: str) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as f:
+                    if marker.encode() in f.read():
+                        found.append(int(entry))
+            except OSError:
+                pass
+    return found

@@ -73,6 +73,22 @@ def test_a_failed_run_is_recorded_and_the_others_finish(tmp_path, capsys):
     assert len(doc[1]["failed"]) == 2 and doc[1]["runs"] == []
 
 
+def test_a_run_that_failed_before_is_replaced_whole_when_it_succeeds(tmp_path):
+    from ael_tui.batch import task_of
+    from ael_tui.sweep.task import sweep_task
+    from engine.session import SessionConfig
+
+    task = task_of(SessionConfig(scenario="synthetic", seed=3, selector="ts", episodes=40), None)
+    with Store(tmp_path) as store:
+        store.record(0, task, {"error": "ConnectionError: the provider went away", "started": 0.0, "finished": 1.0})
+        store.record(0, task, sweep_task(task))
+        db = store.db
+        (run, status, error), = db.execute("SELECT id, status, error FROM runs").fetchall()
+        assert (status, error) == ("ok", None)
+        assert db.execute("SELECT count(*), min(run), max(run) FROM rewards").fetchone() == (40, run, run)
+        assert db.execute("SELECT count(DISTINCT run) FROM metrics").fetchone() == (1,)
+
+
 def test_setting_axes_multiply_the_grid(tmp_path, capsys):
     folder = tmp_path / "s"
     code, _, _ = sweep(capsys, "synthetic", "--seeds", "1,2", "--selector", "ts+reflection",

@@ -102,7 +102,9 @@ class Store:
             # NORMAL in WAL mode: a killed process loses nothing committed; only a power
             # cut may lose the last commits (never corrupt the file), and those runs rerun
             self.db.execute("PRAGMA synchronous=NORMAL")
-            self.db.execute("PRAGMA foreign_keys=ON")
+            # foreign keys are declared but not enforced here: this process writes a run's
+            # rows itself, all or none, and deletes a replaced run's rows itself (checking
+            # every reward row's run cost a tenth of the store's time)
             self.db.executescript(SCHEMA)
             found = self.db.execute("SELECT value FROM sweep WHERE key = 'format'").fetchone()
         except sqlite3.DatabaseError as err:
@@ -163,7 +165,9 @@ class Store:
             "llm_output_tokens": llm.get("output_tokens"), "llm_cost_usd": llm.get("cost_usd"),
         }
         try:  # inside the open transaction: a kill before its commit leaves none of these rows
-            self.db.execute("DELETE FROM runs WHERE hash = ?", (h,))  # a failed try, replaced (cascades)
+            for (old,) in self.db.execute("SELECT id FROM runs WHERE hash = ?", (h,)).fetchall():
+                for table, key in (("rewards", "run"), ("metrics", "run"), ("runs", "id")):
+                    self.db.execute(f"DELETE FROM {table} WHERE {key} = ?", (old,))  # a failed try, replaced
             run = self.db.execute(f"INSERT INTO runs ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
                                   tuple(row.values())).lastrowid
             if result is not None:
