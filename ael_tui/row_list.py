@@ -57,6 +57,7 @@ class RowList(ScrollView, can_focus=True):
         super().__init__(**kw)
         self.rows: list[Any] = []
         self.cursor = 0
+        self._looks: tuple[Style, Style, Style, Style] | None = None  # see `_line_styles`
 
     # --------------------------------------------------------- subclasses
     def row_key(self, row: Any) -> str:
@@ -155,17 +156,31 @@ class RowList(ScrollView, can_focus=True):
                                     base + style))
         return Strip(segments).crop_extend(0, self.size.width, base)
 
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._looks = None  # a theme, focus or class change: the line styles again
+
+    def _line_styles(self) -> tuple[Style, Style, Style, Style]:
+        """(plain, header, cursor, odd row), worked out once per style change rather than
+        per line: each asks the CSS of every ancestor for its background, which was most
+        of a line's cost (a step repaints every visible line of the log and the tables)."""
+        if self._looks is None:
+            base = self.rich_style
+            self._looks = (base, base + self.get_component_rich_style("rows--header"),
+                           base + self.get_component_rich_style("rows--cursor"),
+                           base + self.get_component_rich_style("rows--odd"))
+        return self._looks
+
     def render_line(self, y: int) -> Strip:
         widths = self._widths()
-        base = self.rich_style
+        base, header, cursor, odd = self._line_styles()
         if y == 0:
-            header = base + self.get_component_rich_style("rows--header")
             return self._line([(name, Style()) for name, _, _ in self.COLUMNS], widths, header)
         index = round(self.scroll_offset.y) + y - 1
         if index >= len(self.rows):
             return Strip([Segment(" " * self.size.width, base)])
         if index == self.cursor:
-            base = base + self.get_component_rich_style("rows--cursor")
+            base = cursor
         elif index % 2:
-            base = base + self.get_component_rich_style("rows--odd")
+            base = odd
         return self._line(self.cells(self.rows[index]), widths, base)

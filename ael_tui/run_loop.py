@@ -5,8 +5,9 @@ advance by one step, where it stands, and what stops it; the loop itself, run by
 a worker thread, is the same for both: it holds `lock` only around a step,
 returns as soon as the stop event is set (a pause), the target is reached, a
 decision blocks or the run ends, waits `settings.delay` between steps of a
-longer run, bumps `version` after every step, and calls `on_step` (if set) so
-the interface hears of each step as a message instead of polling for it.
+longer run, bumps `version` after every step, and calls `on_step` (if set) after
+each step of a longer run, so the interface hears of it as a message instead of
+polling for it (a step run's end is the interface's own message).
 
 The host owns `running`: `begin` sets it (on the interface's thread, so a second
 key is refused at once) and the loop clears it when it ends, before the
@@ -141,7 +142,9 @@ class RunLoop:
                     self._after_step(mode, events)
                     stopped = stop_on is not None and stop_on(events)
                     why = self._stop_reason(mode, events) if stopped else None
-                if self.on_step is not None:
+                if self.on_step is not None and mode != "step":
+                    # (a step run, queued presses included, is over within milliseconds: the
+                    # screen's redraw at its end shows it, and one per step drew it twice)
                     self.on_step()
                 if why is not None:
                     return RunOutcome(mode, steps, why[0], why[1], out)

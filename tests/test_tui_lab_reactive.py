@@ -216,3 +216,34 @@ async def test_the_entry_detail_scrolls_itself_and_keeps_its_size():
         detail.scroll_to(y=detail.max_scroll_y, animate=False, immediate=True)
         await pilot.pause()
         assert "line 11" in "".join(detail.render_line(y).text for y in range(detail.size.height))
+
+
+# ------------------------------------------------------------ row lists keep their styles
+async def test_a_row_list_recolours_its_cursor_when_focus_or_theme_changes():
+    """The line styles are worked out once per style change (not per line): focus, which
+    gives the cursor its accent, and a new theme must still show."""
+    from textual.app import App
+
+    class OneLog(App):
+        def compose(self):
+            yield EpisodeLog(id="log")
+
+    def cursor_background(log: EpisodeLog):
+        return log.render_line(1 + log.cursor - round(log.scroll_offset.y))._segments[0].style.bgcolor
+
+    app = OneLog()
+    async with app.run_test(size=(80, 10)) as pilot:
+        log = app.query_one(EpisodeLog)
+        log.set_rows([{"episode": i, "phase": "train", "policy": "recent", "action": "a", "result": "ok",
+                       "reward": 1.0} for i in range(5)])
+        await pilot.pause()
+        app.set_focus(None)
+        await pilot.pause()
+        unfocused = cursor_background(log)
+        log.focus()
+        await pilot.pause()
+        focused = cursor_background(log)
+        assert focused != unfocused
+        app.theme = "textual-light" if app.theme != "textual-light" else "nord"
+        await pilot.pause()
+        assert cursor_background(log) != focused

@@ -44,6 +44,7 @@ from ael_tui.lab.learning_panels import CreditPanel, SkillsPanel
 from ael_tui.lab.variant_panels import PlannerPanel, ToolPanel
 from ael_tui.memory.memory_panel import MemoryPanel
 from ael_tui.memory.method_memory import method_label, method_tables
+from ael_tui.parts import Parts
 from ael_tui.readouts import memory_entry, memory_rows
 from ael_tui.run_controls import RunControls
 from ael_tui.steady_footer import SteadyFooter
@@ -98,6 +99,7 @@ class LabScreen(LabRuns, LabDecisions, LabTour, LabFiles, RunControls, Screen):
         self.host = host
         self.page = PAGES[0]
         self._memory = Throttle(self.set_timer, PLOT_EVERY, self._show_memory)
+        self.panel = Parts(self)  # the panels, looked up once: every step gives each its part
 
     # ---------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
@@ -239,18 +241,18 @@ class LabScreen(LabRuns, LabDecisions, LabTour, LabFiles, RunControls, Screen):
     def watch_view(self, old: LabView | None, view: LabView | None) -> None:
         if view is None:
             return
-        self.query_one(StatusBar).show(view.status, view.running, view.delay, view.autosave_every)
-        self.query_one(PosteriorTable).show(view.arms)
-        self.query_one(EpisodeLog).show(view.history)
-        self.query_one(ReflectionPanel).show(view.reflections, view.insight, view.notes, view.outlook)
-        self.query_one(MemoryPanel).set_counts(view.memory_counts, view.memory_cap)
+        self.panel(StatusBar).show(view.status, view.running, view.delay, view.autosave_every)
+        self.panel(PosteriorTable).show(view.arms)
+        self.panel(EpisodeLog).show(view.history)
+        self.panel(ReflectionPanel).show(view.reflections, view.insight, view.notes, view.outlook)
+        self.panel(MemoryPanel).set_counts(view.memory_counts, view.memory_cap)
         if view.variant_views:
-            self.query_one(PlannerPanel).show(view.variant_views.get("planners"))
-            self.query_one(ToolPanel).show(view.variant_views.get("tools"))
-            self.query_one(SkillsPanel).show(view.variant_views.get("skills"))
-            self.query_one(CreditPanel).show(view.variant_views.get("credit"))
-        self._draw_plots()
-        if old is None or old.version != view.version:
+            self.panel(PlannerPanel).show(view.variant_views.get("planners"))
+            self.panel(ToolPanel).show(view.variant_views.get("tools"))
+            self.panel(SkillsPanel).show(view.variant_views.get("skills"))
+            self.panel(CreditPanel).show(view.variant_views.get("credit"))
+        if old is None or old.version != view.version:  # (a run's end, after its last step: the same charts)
+            self._draw_plots()
             self._memory()
         if old is not None and old.footer_state != view.footer_state:
             self.refresh_bindings()  # (the footer reads the first view as it composes)
@@ -261,7 +263,7 @@ class LabScreen(LabRuns, LabDecisions, LabTour, LabFiles, RunControls, Screen):
         view = self.view
         if view is None:
             return
-        density, progress = self.query_one(DensityPlot), self.query_one(ProgressChart)
+        density, progress = self.panel(DensityPlot), self.panel(ProgressChart)
         if density.size.width > 0:
             density.show_posteriors(view.arms, view.frozen, now=now)
         if progress.size.width > 0:
@@ -272,7 +274,7 @@ class LabScreen(LabRuns, LabDecisions, LabTour, LabFiles, RunControls, Screen):
         if not self.host.lock.acquire(timeout=LOCK_WAIT):
             return  # the step holding it posts `Stepped` when done, which comes back here
         try:
-            panel = self.query_one(MemoryPanel)
+            panel = self.panel(MemoryPanel)
             panel.set_method(method_label(self.host.session))
             if panel.tier == "method":  # a prior method's own memory (its memory_view)
                 panel.show_method(method_tables(self.host.session))
@@ -290,17 +292,17 @@ class LabScreen(LabRuns, LabDecisions, LabTour, LabFiles, RunControls, Screen):
 
     def on_memory_panel_entry_highlighted(self, event: MemoryPanel.EntryHighlighted) -> None:
         entry = self.host.read(lambda s: memory_entry(s, event.tier, event.entry_id))
-        self.query_one(MemoryPanel).show_entry(entry)
+        self.panel(MemoryPanel).show_entry(entry)
 
     # ---------------------------------------------------------------- memory
     def action_focus_filter(self) -> None:
         if self.compact:
             self.show_page("memory")
-        self.query_one(MemoryPanel).focus_filter()
+        self.panel(MemoryPanel).focus_filter()
 
     def action_next_tier(self) -> None:
         if self.compact and self.page != "memory":
             self.show_page("memory")
             self.call_after_refresh(self.redraw, True)
             return
-        self.query_one(MemoryPanel).next_tier()
+        self.panel(MemoryPanel).next_tier()

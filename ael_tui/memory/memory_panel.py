@@ -17,6 +17,7 @@ from textual.widgets import Input, Tab, Tabs
 
 from ael_tui.memory.method_memory import MethodMemoryView
 from ael_tui.readouts import TIERS, MemoryRow
+from ael_tui.parts import Parts
 from ael_tui.row_list import RowList
 
 
@@ -108,6 +109,12 @@ class MemoryPanel(Vertical):
             self.tier = tier
             self.entry_id = entry_id
 
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.part = Parts(self)
+        self._method_name: str | None = None   # the method tab shown (set_method)
+        self._method_shown: bool | None = None  # the method's tables shown instead of a tier's (show_method)
+
     def compose(self) -> ComposeResult:
         yield Tabs(*(Tab(t, id=f"tier-{t}") for t in TIERS), id="memory-tabs")
         yield FilterInput(placeholder="filter entries", id="memory-filter")
@@ -117,23 +124,23 @@ class MemoryPanel(Vertical):
 
     @property
     def tier(self) -> str:
-        active = self.query_one(Tabs).active
+        active = self.part(Tabs).active
         return active.removeprefix("tier-") if active else TIERS[0]
 
     @property
     def needle(self) -> str:
-        return self.query_one("#memory-filter", Input).value
+        return self.part(FilterInput).value
 
     def on_mount(self) -> None:
         key_for = getattr(self.app, "key_for", None)
         if key_for is not None:  # the key as the keymap has it
-            self.query_one(FilterInput).placeholder = f"filter entries ({key_for('lab.filter')}; Enter or Esc when done)"
+            self.part(FilterInput).placeholder = f"filter entries ({key_for('lab.filter')}; Enter or Esc when done)"
 
     def next_tier(self) -> None:
-        self.query_one(Tabs).action_next_tab()
+        self.part(Tabs).action_next_tab()
 
     def focus_filter(self) -> None:
-        self.query_one("#memory-filter", Input).focus()
+        self.part(FilterInput).focus()
 
     def set_counts(self, counts: dict[str, int], cap: int) -> None:
         """In the border, not on the tabs: a new label is a layout pass, a border only a repaint."""
@@ -145,7 +152,10 @@ class MemoryPanel(Vertical):
 
     def set_method(self, name: str | None) -> None:
         """A last tab with a prior method's own memory (`name`), or none for AEL's methods."""
-        tabs = self.query_one(Tabs)
+        if name == self._method_name:
+            return
+        self._method_name = name
+        tabs = self.part(Tabs)
         have = tabs.query(f"#{self.METHOD_TAB}")
         if name and not have:
             tabs.add_tab(Tab(f"{name}", id=self.METHOD_TAB))
@@ -155,18 +165,19 @@ class MemoryPanel(Vertical):
     def show_method(self, tables) -> None:
         """The method tab's tables (`tables` None: an AEL tier is shown)."""
         on = tables is not None
-        for sel in ("#memory-filter", "#memory-table", "#memory-detail-box"):
-            self.query_one(sel).display = not on
-        view = self.query_one(MethodMemoryView)
-        view.display = on
+        if on != self._method_shown:
+            self._method_shown = on
+            for kind in (FilterInput, MemoryTable, EntryDetail):
+                self.part(kind).display = not on
+            self.part(MethodMemoryView).display = on
         if on:
-            view.show(tables)
+            self.part(MethodMemoryView).show(tables)
 
     def show_rows(self, rows: list[MemoryRow]) -> None:
-        self.query_one(MemoryTable).set_rows(rows)
+        self.part(MemoryTable).set_rows(rows)
 
     def show_entry(self, entry) -> None:
-        detail = self.query_one(EntryDetail)
+        detail = self.part(EntryDetail)
         if entry is None:
             detail.update("No entry selected.")
             return
