@@ -225,12 +225,14 @@ class _Lanes:
     """Which items a worker slot runs next, a chunk at a time.
 
     Items are put in group order (each group's items together, groups in order of
-    first appearance) and cut into chunks, a round trip to the parent each: about
-    32 per worker (a round trip costs about a millisecond; a finished lane's wait
-    for the other's last chunk costs up to a chunk's work), at most 64 items. Each slot owns one contiguous lane of
-    chunks and works along it, so a group is built by one worker; a slot whose
-    lane is done takes the back half of the longest lane left (work stealing),
-    so every core stays busy and at most the group at each cut is built twice."""
+    first appearance) and cut into chunks, a message each way: about 32 per worker,
+    at most 64 items (each costs the parent about a millisecond; a finished lane's
+    wait for the other's last chunk costs up to a chunk's work). Each slot owns one
+    contiguous lane of chunks and works along it, so a group is built by one worker;
+    a slot whose lane is done takes the back half of the longest lane left (work
+    stealing), so every core stays busy and at most the group at each cut is built
+    twice. `next(slot, steal=False)` is for queueing ahead: it never steals, since a
+    slot with work queued is not idle."""
 
     def __init__(self, keys: list[Hashable], slots: int):
         first: dict[Hashable, int] = {}
