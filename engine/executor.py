@@ -128,18 +128,22 @@ class _Workers:
         while True:
             ready = wait(self.replies + [p.sentinel for p in self.procs])
             for slot, reader in enumerate(self.replies):
-                if reader in ready:
+                if reader in ready:  # a reply first: a worker's last answer counts even if it died after
                     try:
                         status, payload = reader.recv()
                     except (EOFError, OSError):
-                        break  # its worker is gone: the sentinel says how
+                        self._died(self.procs[slot])
                     if status == "error":
                         raise payload
                     return slot, payload
             for proc in self.procs:
-                if proc.sentinel in ready and not proc.is_alive():
-                    raise WorkerDied(f"worker process {proc.pid} died (exit code {proc.exitcode}) before "
-                                     "finishing its runs")
+                if proc.sentinel in ready:
+                    self._died(proc)
+
+    @staticmethod
+    def _died(proc) -> None:
+        proc.join(timeout=5)  # reaped, so its exit code is known
+        raise WorkerDied(f"worker process {proc.pid} died (exit code {proc.exitcode}) before finishing its runs")
 
     def __enter__(self) -> "_Workers":
         return self
