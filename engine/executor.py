@@ -221,10 +221,6 @@ def _one_blas_thread() -> None:
     threadpool_limits(1)
 
 
-def _run_chunk(task: Callable[[T], R], chunk: list[T]) -> list[R]:
-    return [task(item) for item in chunk]
-
-
 class _Lanes:
     """Which items a worker slot runs next, a chunk at a time.
 

@@ -71,6 +71,17 @@ def test_each_worker_runs_whole_groups_and_steals_only_when_its_lane_is_done():
     assert handed[-1][0] == "c"  # slot 1 finished what was left of its own lane
 
 
+def test_a_slot_with_work_queued_takes_only_from_its_own_lane():
+    from engine.executor import _Lanes
+
+    lanes = _Lanes(list(range(8)), slots=2)
+    own = []
+    while chunk := lanes.next(0, steal=False):
+        own += chunk
+    assert own == [0, 1, 2, 3]  # its lane, then nothing: slot 1's work is left to slot 1
+    assert lanes.next(0)  # idle, it steals
+
+
 def test_grouped_runs_still_return_every_result_in_item_order():
     items = list(range(17))
     assert run_all(square_or_refuse, items, workers=2, group=lambda x: x % 3) == [x * x for x in items]
@@ -100,15 +111,20 @@ def test_an_exception_that_cannot_cross_processes_still_says_what_it_was():
 
 
 def test_workers_leave_when_their_parent_is_killed(tmp_path):
-    """A sweep killed with SIGKILL (no handler runs) leaves no worker computing on."""
+    """A sweep killed with SIGKILL (no handler runs) leaves no worker behind, even one
+    that is idle, waiting for a chunk that will never come (it has no pipe to break)."""
     marker = f"ael-orphan-test-{os.getpid()}"
+    # the parent stops at its first result, so each worker finishes what it has queued,
+    # answers, and then waits on its inbox when the parent is killed
     script = ("import sys, time\n"
               "from engine.executor import run_all\n"
               f"_ = {marker!r}\n"
-              "run_all(time.sleep, [0.2] * 60, workers=2, on_done=lambda i, r: print(i, flush=True))\n")
+              "run_all(time.sleep, [0.05] * 60, workers=2,\n"
+              "        on_done=lambda i, r: (print(i, flush=True), time.sleep(3600)))\n")
     proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
                             cwd=os.path.dirname(os.path.dirname(__file__)))
-    assert proc.stdout.readline()  # the workers are at work
+    assert proc.stdout.readline()  # the first result is in: the parent stops there
+    time.sleep(0.5)  # the workers finish their queued chunks and go idle
     proc.kill()
     proc.wait()
     deadline = time.monotonic() + 15

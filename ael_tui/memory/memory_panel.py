@@ -16,8 +16,8 @@ from textual.message import Message
 from textual.widgets import Input, Tab, Tabs
 
 from ael_tui.memory.method_memory import MethodMemoryView
-from ael_tui.readouts import TIERS, MemoryRow
 from ael_tui.parts import Parts
+from ael_tui.readouts import TIERS, MemoryRow
 from ael_tui.row_list import RowList
 
 
