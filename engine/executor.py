@@ -111,8 +111,14 @@ class _Workers:
         self.inboxes = [ctx.Queue() for _ in range(n)]
         pipes = [ctx.Pipe(duplex=False) for _ in range(n)]
         self.replies = [reader for reader, _ in pipes]
-        self.procs = [ctx.Process(target=_serve, args=(task, self.inboxes[s], pipes[s][1]), daemon=True,
-                                  name=f"ael-worker-{s}") for s in range(n)]
+        # a forked worker inherits every pipe end made before it; it closes all but its own
+        # writer, so that when the parent dies nobody else holds a reader its reply could
+        # fill (two orphans blocked in send to each other held the store's lock for ever)
+        self.procs = [ctx.Process(target=_serve, daemon=True, name=f"ael-worker-{s}",
+                                  args=(task, self.inboxes[s], pipes[s][1],
+                                        [end for j, pipe in enumerate(pipes) for end in pipe
+                                         if end is not pipes[s][1]]))
+                      for s in range(n)]
         for proc in self.procs:
             proc.start()
         for _, writer in pipes:
@@ -166,11 +172,15 @@ class _Workers:
             reader.close()
 
 
-def _serve(task: Callable, inbox, outbox) -> None:
+def _serve(task: Callable, inbox, outbox, not_mine: list) -> None:
     """A worker: run each chunk from `inbox` and send its results (or the first
-    exception) to `outbox`, until None, or until its parent is gone."""
+    exception) to `outbox`, until None, or until its parent is gone. `not_mine`: the
+    other pipe ends this process inherited, closed first."""
     import queue
     import signal
+
+    for end in not_mine:
+        end.close()
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it ends the workers
     _one_blas_thread()

@@ -133,6 +133,31 @@ def test_workers_leave_when_their_parent_is_killed(tmp_path):
     assert not _processes_with(marker)
 
 
+def test_workers_blocked_sending_a_large_result_leave_when_their_parent_is_killed(tmp_path):
+    """A worker whose reply fills its pipe waits for the parent to read it; when the parent
+    is killed the send must fail, not wait for ever (each worker once held the others'
+    pipe readers, so two orphans kept each other, and the sweep store's lock, alive)."""
+    marker = f"ael-orphan-send-{os.getpid()}"
+    script = ("import sys, time\n"
+              "from engine.executor import run_all\n"
+              f"_ = {marker!r}\n"
+              "run_all(bytes, [200_000] * 40, workers=2,\n"
+              "        on_done=lambda i, r: (print(i, flush=True), time.sleep(3600)))\n")
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
+                            cwd=os.path.dirname(os.path.dirname(__file__)))
+    assert proc.stdout.readline()
+    time.sleep(0.5)  # the workers' next replies fill their pipes: they block in send
+    proc.kill()
+    proc.wait()
+    deadline = time.monotonic() + 15
+    while _processes_with(marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = _processes_with(marker)
+    for pid in left:
+        os.kill(pid, 9)
+    assert not left
+
+
 def _processes_with(marker: str) -> list[int]:
     found = []
     for entry in os.listdir("/proc"):
