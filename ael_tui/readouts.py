@@ -9,6 +9,7 @@ read is defensive.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -147,19 +148,37 @@ class MemoryRow:
     hit: bool
 
 
-def memory_rows(session: Session, tier: str, needle: str = "") -> list[MemoryRow]:
+class MemoryRows(Sequence[MemoryRow]):
+    """A tier's entries as the memory table shows them, newest first. The values are read
+    (under the host's lock) as plain tuples, and a `MemoryRow` is made only when a row is
+    looked at: the table draws a screenful, and a row object per entry of a 1,200-entry
+    tier was a tenth of a step's frame."""
+
+    __slots__ = ("_values", "_now", "_hits")
+
+    def __init__(self, values: list[tuple], now: int, hits: set[str]) -> None:
+        self._values, self._now, self._hits = values, now, hits
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __getitem__(self, index):  # type: ignore[override]
+        if isinstance(index, slice):
+            return [self[k] for k in range(*index.indices(len(self._values)))]
+        id_, content, quality, episode, retrievals, usefulness = self._values[index]
+        return MemoryRow(id_, content, quality, max(0, self._now - 1 - episode), retrievals, usefulness,
+                         id_ in self._hits)
+
+
+def memory_rows(session: Session, tier: str, needle: str = "") -> MemoryRows:
     """Entries of a tier, newest first, those matching `needle` (content or metadata)."""
-    hits = set(session.last_hits)
     needle = needle.strip().lower()
-    now = session.t
-    rows = []
-    for e in reversed(session.memory.tiers[tier].entries):
-        if needle and needle not in e.content.lower() and needle not in e.id.lower() \
-                and needle not in str(e.metadata).lower():
-            continue
-        rows.append(MemoryRow(e.id, e.content, e.quality, max(0, now - 1 - e.episode), e.retrieval_count,
-                              e.avg_usefulness, e.id in hits))
-    return rows
+    entries = reversed(session.memory.tiers[tier].entries)
+    if needle:
+        entries = (e for e in entries if needle in e.content.lower() or needle in e.id.lower()
+                   or needle in str(e.metadata).lower())
+    values = [(e.id, e.content, e.quality, e.episode, e.retrieval_count, e.avg_usefulness) for e in entries]
+    return MemoryRows(values, session.t, set(session.last_hits))
 
 
 def memory_entry(session: Session, tier: str, entry_id: str):
@@ -214,9 +233,11 @@ def progress_data(session: Session) -> ProgressData:
     h = session.history
     window = max(20, session.slow_window)
     x = np.arange(len(h))
-    returns = [r.get("info", {}).get("port_return") for r in h] if h else []
+    # (a portfolio's records carry a return; looked for in the last one before reading them all)
+    returns = [r.get("info", {}).get("port_return") for r in h] \
+        if h and isinstance(h[-1].get("info", {}).get("port_return"), (int, float)) else []
     y2 = None
-    if h and all(isinstance(v, (int, float)) for v in returns):
+    if returns and all(isinstance(v, (int, float)) for v in returns):
         equity = np.cumprod(1.0 + np.asarray(returns, dtype=float))
         peak = np.maximum.accumulate(equity)
         kind, y, y2 = "equity", equity, equity / peak - 1.0

@@ -171,6 +171,9 @@ def test_memory_rows_are_newest_first_filtered_and_mark_last_hits():
     s.last_hits = [first.id]
     rows = memory_rows(s, "episodic")
     assert rows[0].id == s.memory.tiers["episodic"].entries[-1].id
+    assert len(rows) == len(s.memory.tiers["episodic"].entries)
+    assert [r.id for r in rows[:2]] == [e.id for e in s.memory.tiers["episodic"].entries[-1:-3:-1]]
+    assert rows[0].age == s.t - 1 - s.memory.tiers["episodic"].entries[-1].episode
     assert [r.id for r in rows if r.hit] == [first.id]
     arm = first.metadata["arm"]
     assert all(f"{arm} " in r.content for r in memory_rows(s, "episodic", f"{arm} paid"))
