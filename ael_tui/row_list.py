@@ -6,6 +6,11 @@ a row an episode to 1,200 and more: giving it new rows is a list assignment
 costs more than the rest of a step). Columns have fixed widths, one of them
 may take what is left; up/down/page/home/end or a click move the cursor, and
 the row under it is posted as `Highlighted`. Subclasses say how a row looks.
+
+A row given is never changed afterwards (a changed row is a new object): a
+line drawn is kept for as long as the same row object sits at that index
+with the same widths and styles, so a step that scrolls the log by one row
+draws one new line, not a screenful.
 """
 
 from __future__ import annotations
@@ -16,10 +21,13 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.binding import Binding
 from textual.events import Click
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+
+
+PLAIN = Style()  # a cell with no style of its own (one object: a line makes a dozen)
 
 
 def cut(text: str, width: int) -> str:
@@ -33,6 +41,8 @@ class RowList(ScrollView, can_focus=True):
     FLEX_MAX = 60
     GAP = 2                 # spaces after each column
     FOLLOW = "start"        # where new rows appear and the cursor follows them: start (top), end (bottom) or none
+    ANNOUNCE = True         # post `Highlighted` when the cursor's row changes (a message that nobody
+                            # reads still bubbles up through every container, after every step)
 
     BINDINGS = [
         Binding("up", "move(-1)", show=False), Binding("down", "move(1)", show=False),
@@ -58,6 +68,8 @@ class RowList(ScrollView, can_focus=True):
         self.rows: list[Any] = []
         self.cursor = 0
         self._looks: tuple[Style, Style, Style, Style] | None = None  # see `_line_styles`
+        self._drawn: dict[int, tuple[Any, Style, Strip]] = {}  # index -> (row, its style, line)
+        self._drawn_for: tuple | None = None                     # the widths and styles they were drawn with
 
     # --------------------------------------------------------- subclasses
     def row_key(self, row: Any) -> str:
@@ -83,7 +95,7 @@ class RowList(ScrollView, can_focus=True):
     def set_rows(self, rows: list[Any]) -> None:
         """Replace the rows. The cursor stays on its row, unless it was on the newest: then it
         follows the newest (and the view with it)."""
-        before, follow = self.highlighted, self._at_newest()
+        before, follow, shown = self.highlighted, self._at_newest(), len(self.rows)
         self.rows = rows
         if follow or before is None:
             self.cursor = 0 if self.FOLLOW == "start" else max(len(rows) - 1, 0)
@@ -92,13 +104,18 @@ class RowList(ScrollView, can_focus=True):
         if self.virtual_size.height != len(rows) + 1:
             # set without the reactive's layout pass: the widget's own size does not depend on its
             # rows (CSS fixes it), and a layout of the whole screen after every step cost more
-            # than the rest of the step; the scrollbars are refreshed by hand
+            # than the rest of the step; the scrollbars are told by hand (their thumb's size and
+            # place, not only whether they show: else the thumb stood where the last layout left it)
             self.set_reactive(RowList.virtual_size, Size(self.size.width, len(rows) + 1))
-            self._refresh_scrollbars()
+            self._scroll_update(self.virtual_size)
         if follow and self.FOLLOW == "end":
             self._scroll_to_newest()
-        self.refresh()
-        if self.highlighted is not None and self.highlighted != before:
+        if len(rows) >= shown and self.size.height > len(rows) + 1:
+            # a short table (the arms): its lines, not the empty ones below (each costs the same)
+            self.refresh(Region(0, 0, self.size.width, len(rows) + 1))
+        else:
+            self.refresh()
+        if self.ANNOUNCE and self.highlighted is not None and self.highlighted != before:
             self.post_message(self.Highlighted(self.highlighted))
 
     def on_resize(self) -> None:
@@ -130,7 +147,8 @@ class RowList(ScrollView, can_focus=True):
         elif index >= top + visible:
             self.scroll_to(y=index - visible + 1, animate=False)
         self.refresh()
-        self.post_message(self.Highlighted(self.row_key(self.rows[index])))
+        if self.ANNOUNCE:
+            self.post_message(self.Highlighted(self.row_key(self.rows[index])))
 
     def action_move(self, delta: int) -> None:
         self._set_cursor(self.cursor + delta)
@@ -148,13 +166,13 @@ class RowList(ScrollView, can_focus=True):
         flex = max(self.FLEX_MIN, min(self.FLEX_MAX, self.size.width - fixed))
         return [w if w is not None else flex for _, w, _ in self.COLUMNS]
 
-    def _line(self, cells: list[tuple[str, Style]], widths: list[int], base: Style) -> Strip:
+    def _line(self, cells: list[tuple[str, Style]], widths: list[int], base: Style, width: int) -> Strip:
         segments = [Segment(" ", base)]
-        for (text, style), width, (_, _, right) in zip(cells, widths, self.COLUMNS):
-            text = cut(text, width)
-            segments.append(Segment((text.rjust(width) if right else text.ljust(width)) + " " * self.GAP,
-                                    base + style))
-        return Strip(segments).crop_extend(0, self.size.width, base)
+        for (text, style), w, (_, _, right) in zip(cells, widths, self.COLUMNS):
+            text = cut(text, w)
+            segments.append(Segment((text.rjust(w) if right else text.ljust(w)) + " " * self.GAP,
+                                    base + style if style else base))
+        return Strip(segments).crop_extend(0, width, base)
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
@@ -171,16 +189,39 @@ class RowList(ScrollView, can_focus=True):
                            base + self.get_component_rich_style("rows--odd"))
         return self._looks
 
+    def _drawing(self) -> tuple[list[int], tuple[Style, Style, Style, Style], int, int, int]:
+        """(widths, line styles, width, height, first row shown): the same for every line of
+        one paint, and asking the widget's size and scroll cost more than drawing a kept line."""
+        return self._widths(), self._line_styles(), self.size.width, self.size.height, round(self.scroll_offset.y)
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        self._paint_pass = self._drawing()
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._paint_pass = None
+
+    _paint_pass: tuple | None = None
+
     def render_line(self, y: int) -> Strip:
-        widths = self._widths()
-        base, header, cursor, odd = self._line_styles()
+        widths, looks, width, height, top = self._paint_pass or self._drawing()
+        base, header, cursor, odd = looks
         if y == 0:
-            return self._line([(name, Style()) for name, _, _ in self.COLUMNS], widths, header)
-        index = round(self.scroll_offset.y) + y - 1
+            return self._line([(name, PLAIN) for name, _, _ in self.COLUMNS], widths, header, width)
+        index = top + y - 1
         if index >= len(self.rows):
-            return Strip([Segment(" " * self.size.width, base)])
+            return Strip([Segment(" " * width, base)])
         if index == self.cursor:
             base = cursor
         elif index % 2:
             base = odd
-        return self._line(self.cells(self.rows[index]), widths, base)
+        row = self.rows[index]
+        drawn_for = (widths, looks, width)
+        if drawn_for != self._drawn_for or len(self._drawn) > 4 * max(height, 8):
+            self._drawn, self._drawn_for = {}, drawn_for
+        kept = self._drawn.get(index)
+        if kept is not None and kept[0] is row and kept[1] is base:
+            return kept[2]
+        line = self._line(self.cells(row), widths, base, width)
+        self._drawn[index] = (row, base, line)
+        return line

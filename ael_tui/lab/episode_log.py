@@ -8,7 +8,7 @@ from rich.style import Style
 from textual.binding import Binding
 from textual.message import Message
 
-from ael_tui.row_list import RowList
+from ael_tui.row_list import PLAIN, RowList
 
 GREEN, RED, BOLD = Style(color="green"), Style(color="red"), Style(bold=True)
 FALLBACK = Style(color="yellow", bold=True)  # an LLM call answered offline
@@ -34,6 +34,7 @@ class EpisodeLog(RowList):
     FLEX_MAX = 40
     GAP = 1
     FOLLOW = "end"
+    ANNOUNCE = False  # Enter opens the row under the cursor; nothing follows the cursor itself
 
     POLICY_MAX = 20
     _policy_width = 6
@@ -52,13 +53,13 @@ class EpisodeLog(RowList):
 
     def cells(self, r: dict[str, Any]) -> list[tuple[str, Style]]:
         correct = r.get("correct")
-        style = GREEN if correct else (RED if correct is False else Style())
+        style = GREEN if correct else (RED if correct is False else PLAIN)
         # an LLM call answered by the offline heuristic is marked where it happened
         fallback = (r.get("info") or {}).get("agent") == "fallback"
         action = ("⚠ fallback: " if fallback else "") + str(r.get("action", ""))
-        return [(str(r["episode"]), Style()), (str(r.get("phase", "")), Style()), (str(r.get("policy", "")), BOLD),
-                (action, FALLBACK if fallback else Style()), (str(r.get("result", "")), style),
-                (f"{float(r.get('reward', 0.0)):.2f}", Style())]
+        return [(str(r["episode"]), PLAIN), (str(r.get("phase", "")), PLAIN), (str(r.get("policy", "")), BOLD),
+                (action, FALLBACK if fallback else PLAIN), (str(r.get("result", "")), style),
+                (f"{float(r.get('reward', 0.0)):.2f}", PLAIN)]
 
     def show(self, history: list[dict[str, Any]]) -> None:
         if len(history) == len(self.rows) and (not history or history[-1] is self.rows[-1]):

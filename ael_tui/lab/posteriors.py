@@ -6,7 +6,7 @@ from rich.style import Style
 
 from ael_tui.line_chart import Axis, Chart, LineChart, Series, quarters
 from ael_tui.readouts import ArmRow, beta_pdf, density_grid
-from ael_tui.row_list import RowList
+from ael_tui.row_list import PLAIN, RowList
 
 BOLD, REVERSE, GREEN, YELLOW = Style(bold=True), Style(bold=True, reverse=True), Style(color="green"), \
     Style(bold=True, color="yellow")
@@ -50,13 +50,13 @@ class PosteriorTable(RowList):
         name_style = Style(color=arm_colour(index)[1], bold=r.injected, reverse=r.chosen)
         return [
             (r.name + (" +" if r.injected else ""), name_style),
-            (f"{r.alpha:.1f}", Style()), (f"{r.beta:.1f}", Style()),
-            (f"{r.mean:.3f}", BOLD if r.chosen else Style()),
-            (f"{r.low:.2f}–{r.high:.2f}", Style()),
-            (str(r.pulls), Style()),
-            ("—" if r.last_sample is None else f"{r.last_sample:.2f}", Style()),
+            (f"{r.alpha:.1f}", PLAIN), (f"{r.beta:.1f}", PLAIN),
+            (f"{r.mean:.3f}", BOLD if r.chosen else PLAIN),
+            (f"{r.low:.2f}–{r.high:.2f}", PLAIN),
+            (str(r.pulls), PLAIN),
+            ("—" if r.last_sample is None else f"{r.last_sample:.2f}", PLAIN),
             ("◀" if r.chosen else "", YELLOW),
-            (str(r.added_at), Style()),
+            (str(r.added_at), PLAIN),
         ]
 
     def show(self, rows: list[ArmRow]) -> None:
