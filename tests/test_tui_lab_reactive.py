@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from ael_tui.config import LabSettings
+from ael_tui.files.opening import NewSession, build_session
 from ael_tui.lab.episode_log import EpisodeLog
 from ael_tui.lab.lab_screen import LabScreen
 from ael_tui.lab.session_host import SessionHost
@@ -102,6 +103,38 @@ async def test_a_view_is_skipped_while_the_engine_holds_the_lock_and_taken_when_
         host.on_step()  # what the loop does once the lock is released
         await settle(pilot)
         assert screen.view is not shown and screen.view.status.t == 1
+
+
+# ------------------------------------------------------------- a step repaints in parts
+@pytest.mark.parametrize("size", [(160, 48), (100, 30)])
+async def test_a_screen_repainted_line_by_line_is_the_screen_drawn_whole(size):
+    """A step repaints only what changed: the status line, the chart lines a curve moved,
+    the memory border's counts, the log lines it had not drawn yet. After steps at a
+    person's pace, what the screen holds is what a new lab shows of the same session."""
+    def support(t):
+        s = build_session(NewSession("support", 42, "ts+reflection", "auto"))
+        s.run(until=t)
+        return s
+
+    stepped = make_app(support(300))
+    async with stepped.run_test(size=size) as pilot:
+        await settle(pilot)
+        await pilot.pause(0.3)
+        for _ in range(4):
+            await pilot.press("space")
+            await settle(pilot)
+            await pilot.pause(0.3)  # the charts' throttle has drawn this step too
+        await settle(pilot)
+        assert stepped.screen.host.session.t == 304
+        by_parts = stepped.export_screenshot()
+
+    whole = make_app(support(304))
+    async with whole.run_test(size=size) as pilot:
+        await settle(pilot)
+        await pilot.pause(0.3)
+        await settle(pilot)
+        drawn_whole = whole.export_screenshot()
+    assert by_parts == drawn_whole
 
 
 # ------------------------------------------------------------------------------ the chart
@@ -247,3 +280,19 @@ async def test_a_row_list_recolours_its_cursor_when_focus_or_theme_changes():
         app.theme = "textual-light" if app.theme != "textual-light" else "nord"
         await pilot.pause()
         assert cursor_background(log) != focused
+
+
+async def test_the_status_line_keeps_its_drawn_lines_until_its_text_or_theme_changes():
+    app = make_app(synthetic(approval="auto"))
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        status = app.screen.query_one(StatusBar)
+        first = status.render_line(0)
+        assert status.render_line(0) is first  # kept: nothing changed
+        app.theme = "textual-light" if app.theme != "textual-light" else "nord"
+        await pilot.pause()
+        recoloured = status.render_line(0)
+        assert recoloured.text == first.text and list(recoloured) != list(first)
+        await pilot.press("space")
+        await settle(pilot)
+        assert "episode 1/" in status.render_line(0).text

@@ -39,7 +39,7 @@ async def test_the_planner_and_tool_panels_show_linucb_and_the_tool_posteriors()
         await settle(pilot, 4)
         lab.redraw(force=True)
         planners, tools = text_of(lab.query_one(PlannerPanel).shown), text_of(lab.query_one(ToolPanel).shown)
-        status = text_of(lab.query_one(StatusBar)._text)
+        status = text_of(lab.query_one(StatusBar).render())
     assert s.t == 20
     assert "cot_reasoning" in planners and "θ bias" in planners and "x now" in planners and "trailing return" in planners
     chosen = s.variants.get("planners").last

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from rich.text import Text
+from textual.geometry import Region
+from textual.strip import Strip
+from textual.visual import Visual, visualize
 from textual.widget import Widget
 
 from ael_tui.readouts import Status
@@ -18,12 +21,45 @@ def _speed(delay: float) -> str:
 
 class StatusBar(Widget):
     """Two lines: the session and the run. Its size never depends on its text, so an
-    update repaints these two lines only (no layout pass over the whole screen)."""
+    update repaints the line that changed (a step changes the first only), no layout pass."""
 
-    _text: Text = Text()
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._lines: tuple[Text, ...] = ()
+        self._drawn: dict[int, tuple[Text, int, Strip]] = {}  # line -> (its text, the width, its strip)
 
     def render(self) -> Text:
-        return self._text
+        both = Text("\n").join(self._lines)
+        both.no_wrap = True
+        both.overflow = "ellipsis"
+        return both
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._drawn = {}  # a theme or class change: the lines again
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        if y >= len(self._lines):
+            return Strip.blank(width, self.visual_style.rich_style)
+        text = self._lines[y]
+        kept = self._drawn.get(y)
+        if kept is None or kept[0] is not text or kept[1] != width:
+            kept = self._drawn[y] = (text, width, Visual.to_strips(self, visualize(self, text), width, 1,
+                                                                    self.visual_style)[0])
+        return kept[2]
+
+    def _set_lines(self, *lines: Text) -> None:
+        for line in lines:
+            line.no_wrap = True
+            line.overflow = "ellipsis"
+        before, self._lines = self._lines, lines
+        if len(before) != len(lines):
+            self.refresh()
+            return
+        changed = [Region(0, y, self.size.width, 1) for y, (a, b) in enumerate(zip(before, lines)) if a != b]
+        if changed:
+            self.refresh(*changed)
 
     def show(self, s: Status, running: str | None, delay: float, autosave_every: int) -> None:
         wide = self.size.width >= 120
@@ -50,12 +86,7 @@ class StatusBar(Widget):
             sep, state, " · ", _speed(delay),
             *((sep, f"autosave every {autosave_every}") if autosave_every else ()),  # off: said in Options (o)
         )
-        both = Text("\n").join([line1, line2])
-        both.no_wrap = True
-        both.overflow = "ellipsis"
-        if both != self._text:
-            self._text = both
-            self.refresh()
+        self._set_lines(line1, line2)
 
 
 class CompareStatusBar(StatusBar):
@@ -77,9 +108,4 @@ class CompareStatusBar(StatusBar):
             " (every proposal is approved and logged as auto)", sep, "offline", sep,
             state, " · ", _speed(delay), sep, (f"{self.app.key_for('compare.close')} back to the lab", "dim"),
         )
-        both = Text("\n").join([line1, line2])
-        both.no_wrap = True
-        both.overflow = "ellipsis"
-        if both != self._text:
-            self._text = both
-            self.refresh()
+        self._set_lines(line1, line2)

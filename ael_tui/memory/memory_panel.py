@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
+from typing import Self
 
 from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.message import Message
@@ -18,7 +20,9 @@ from textual.widgets import Input, Tab, Tabs
 from ael_tui.memory.method_memory import MethodMemoryView
 from ael_tui.parts import Parts
 from ael_tui.readouts import TIERS, MemoryRow
-from ael_tui.row_list import RowList
+from ael_tui.row_list import PLAIN, RowList
+
+BOLD, DIM = Style(bold=True), Style(dim=True)
 
 
 class MemoryTable(RowList):
@@ -36,11 +40,11 @@ class MemoryTable(RowList):
         return row.id
 
     def cells(self, r: MemoryRow) -> list[tuple[str, Style]]:
-        hit = self.get_component_rich_style("memory-table--hit") if r.hit else Style()
-        bold = Style(bold=True) if r.hit else Style()
-        return [("●" if r.hit else "", hit), (r.id, bold if r.hit else Style(dim=True)), (r.content, bold),
-                (f"{r.quality:.2f}", Style()), (str(r.age), Style()), (str(r.retrievals), Style()),
-                (f"{r.usefulness:.2f}", Style())]
+        hit = self.get_component_rich_style("memory-table--hit") if r.hit else PLAIN
+        bold = BOLD if r.hit else PLAIN
+        return [("●" if r.hit else "", hit), (r.id, BOLD if r.hit else DIM), (r.content, bold),
+                (f"{r.quality:.2f}", PLAIN), (str(r.age), PLAIN), (str(r.retrievals), PLAIN),
+                (f"{r.usefulness:.2f}", PLAIN)]
 
 
 class FilterInput(Input):
@@ -80,7 +84,7 @@ class EntryDetail(ScrollView):
         strips = [Strip(list(line.render(console)), line.cell_len) for line in lines]
         if self.virtual_size.height != len(strips):
             self.set_reactive(ScrollView.virtual_size, Size(1, len(strips)))
-            self._refresh_scrollbars()
+            self._scroll_update(self.virtual_size)  # the scrollbar's thumb too, not only whether it shows
         self._strips, self._wrapped_at = strips, width
         return strips
 
@@ -114,6 +118,7 @@ class MemoryPanel(Vertical):
         self.part = Parts(self)
         self._method_name: str | None = None   # the method tab shown (set_method)
         self._method_shown: bool | None = None  # the method's tables shown instead of a tier's (show_method)
+        self._border_only = False               # a refresh repaints the bottom border alone (set_counts)
 
     def compose(self) -> ComposeResult:
         yield Tabs(*(Tab(t, id=f"tier-{t}") for t in TIERS), id="memory-tabs")
@@ -143,10 +148,22 @@ class MemoryPanel(Vertical):
         self.part(FilterInput).focus()
 
     def set_counts(self, counts: dict[str, int], cap: int) -> None:
-        """In the border, not on the tabs: a new label is a layout pass, a border only a repaint."""
+        """In the border, not on the tabs: a new label is a layout pass, a border only a
+        repaint, and of that line alone (the panel's every line was a tenth of a step's frame)."""
         subtitle = " · ".join(f"{t} {counts.get(t, 0)}" for t in TIERS) + f" (cap {cap} each)"
         if self.border_subtitle != subtitle:
-            self.border_subtitle = subtitle
+            self._border_only = True
+            try:
+                self.border_subtitle = subtitle
+            finally:
+                self._border_only = False
+
+    def refresh(self, *regions: Region, **kw) -> Self:
+        if self._border_only and not regions and self.outer_size.height:
+            # (regions are relative to the content area: the bottom border is below it)
+            offset, outer = self.content_offset, self.outer_size
+            regions = (Region(-offset.x, outer.height - 1 - offset.y, outer.width, 1),)
+        return super().refresh(*regions, **kw)
 
     METHOD_TAB = "tier-method"
 
@@ -173,7 +190,7 @@ class MemoryPanel(Vertical):
         if on:
             self.part(MethodMemoryView).show(tables)
 
-    def show_rows(self, rows: list[MemoryRow]) -> None:
+    def show_rows(self, rows: Sequence[MemoryRow]) -> None:
         self.part(MemoryTable).set_rows(rows)
 
     def show_entry(self, entry) -> None:
