@@ -55,6 +55,7 @@ def reflection_text(r: Reflection, index: int, decisions: list[str] | None = Non
 
 class ReflectionPanel(Static):
     _shown: Text | None = None
+    _shown_for: tuple | None = None  # what `_shown` was built from
 
     def _key(self, binding_id: str) -> str:
         from ael_tui.actions import BY_ID, key_label
@@ -64,6 +65,13 @@ class ReflectionPanel(Static):
     def show(self, reflections: list[Reflection], insight: dict[str, Any] | None, decisions: list[str],
              outlook: str = "") -> None:
         """`outlook`: when the reflector will next consider a proposal, if it is waiting (a cool-down)."""
+        last = reflections[-1] if reflections else None
+        if self._shown_for is not None:  # (most steps change none of it: the text is not built again)
+            n, was_last, was_insight, was_decisions, was_outlook = self._shown_for
+            if n == len(reflections) and was_last is last and was_insight == insight \
+                    and was_decisions == decisions and was_outlook == outlook:
+                return
+        self._shown_for = (len(reflections), last, dict(insight) if insight else insight, list(decisions), outlook)
         text = Text()
         if outlook:
             text.append(outlook + "\n", style="bold yellow")
