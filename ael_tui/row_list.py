@@ -26,6 +26,8 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from ael_tui.steady_scrollbar import SteadyScrollbars
+
 
 PLAIN = Style()  # a cell with no style of its own (one object: a line makes a dozen)
 
@@ -34,7 +36,7 @@ def cut(text: str, width: int) -> str:
     return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
 
 
-class RowList(ScrollView, can_focus=True):
+class RowList(SteadyScrollbars, ScrollView, can_focus=True):
     # (header, width or None for "what is left", right-aligned?)
     COLUMNS: Sequence[tuple[str, int | None, bool]] = ()
     FLEX_MIN = 12
@@ -101,15 +103,16 @@ class RowList(ScrollView, can_focus=True):
             self.cursor = 0 if self.FOLLOW == "start" else max(len(rows) - 1, 0)
         else:
             self.cursor = next((i for i, r in enumerate(rows) if self.row_key(r) == before), 0)
-        if self.virtual_size.height != len(rows) + 1:
-            # set without the reactive's layout pass: the widget's own size does not depend on its
-            # rows (CSS fixes it), and a layout of the whole screen after every step cost more
-            # than the rest of the step; the scrollbars are told by hand (their thumb's size and
-            # place, not only whether they show: else the thumb stood where the last layout left it)
-            self.set_reactive(RowList.virtual_size, Size(self.size.width, len(rows) + 1))
-            self._scroll_update(self.virtual_size)
-        if follow and self.FOLLOW == "end":
-            self._scroll_to_newest()
+        with self.vertical_scrollbar.held():  # the new length and the scroll, one repaint of the bar
+            if self.virtual_size.height != len(rows) + 1:
+                # set without the reactive's layout pass: the widget's own size does not depend on its
+                # rows (CSS fixes it), and a layout of the whole screen after every step cost more
+                # than the rest of the step; the scrollbars are told by hand (their thumb's size and
+                # place, not only whether they show: else the thumb stood where the last layout left it)
+                self.set_reactive(RowList.virtual_size, Size(self.size.width, len(rows) + 1))
+                self._scroll_update(self.virtual_size)
+            if follow and self.FOLLOW == "end":
+                self._scroll_to_newest()
         if len(rows) >= shown and self.size.height > len(rows) + 1:
             # a short table (the arms): its lines, not the empty ones below (each costs the same)
             self.refresh(Region(0, 0, self.size.width, len(rows) + 1))

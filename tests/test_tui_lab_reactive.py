@@ -296,3 +296,43 @@ async def test_the_status_line_keeps_its_drawn_lines_until_its_text_or_theme_cha
         await pilot.press("space")
         await settle(pilot)
         assert "episode 1/" in status.render_line(0).text
+
+
+async def test_a_row_lists_scrollbar_repaints_when_its_thumb_moves_and_only_then():
+    """A log growing by a row at a time: the bar drawn is always the bar of the current
+    length and scroll (followed to the end, or scrolled up and left there), and most rows
+    do not move the thumb by a visible eighth of a cell, so most do not repaint it."""
+    from textual.app import App
+    from textual.scrollbar import ScrollBar
+
+    class OneLog(App):
+        def compose(self):
+            yield EpisodeLog(id="log")
+
+    def record(i):
+        return {"episode": i, "phase": "train", "policy": "p", "action": "a", "result": "ok", "reward": 1.0}
+
+    app = OneLog()
+    async with app.run_test(size=(80, 12)) as pilot:
+        log = app.query_one(EpisodeLog)
+        rows = [record(i) for i in range(300)]
+        log.set_rows(list(rows))
+        await pilot.pause()
+        bar = log.vertical_scrollbar
+        drawn = []
+        render = bar.render
+        bar.render = lambda: (drawn.append(1), render())[1]
+        for moved_up in (False, True):
+            if moved_up:
+                log.focus()
+                for _ in range(3):
+                    await pilot.press("pageup")
+            drawn.clear()
+            for _ in range(40):
+                rows.append(record(len(rows)))
+                log.set_rows(list(rows))
+                await pilot.pause()
+                assert bar._drawn == bar._picture(ScrollBar.render(bar))  # what shows is what is due
+            assert len(drawn) < 20  # the thumb moved on a few of the 40 rows only
+            assert moved_up or round(log.scroll_offset.y) == log.max_scroll_y
+        assert log.cursor < len(rows) - 20  # the scrolled-up view stayed where it was left
