@@ -17,6 +17,7 @@ interface hears of the end; the interface only reads it.
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -49,6 +50,7 @@ class RunLoop:
         self.on_step: Callable[[], None] | None = None  # called (in the worker) after every step
         self._run_lock = threading.Lock()      # not `lock`: starting or ending a run never waits for a step
         self._run_id = 0                       # which run `running` belongs to
+        self.run_began = 0.0                   # time.monotonic() when it began
 
     # -------------------------------------------------------------- hooks
     def target(self, mode: str) -> tuple[int, StopOn]:
@@ -93,8 +95,14 @@ class RunLoop:
                 return reason
             self.stop_event.clear()
             self.running = mode
+            self.run_began = time.monotonic()
             self._run_id += 1
         return None
+
+    @property
+    def run_age(self) -> float:
+        """Seconds since the run in progress began (0 when none runs)."""
+        return time.monotonic() - self.run_began if self.running else 0.0
 
     def _already(self, mode: str) -> str:
         return "already running"

@@ -233,6 +233,58 @@ async def test_the_footer_rebuilds_only_when_its_keys_change():
         assert rebuilt
 
 
+async def test_a_run_gets_its_keys_in_the_footer_only_once_it_has_gone_on_for_a_moment():
+    """A run of a few dozen milliseconds leaves the footer alone (rebuilding it re-lays the
+    screen: a flicker, and the run's last frame waited for it); a longer one shows pause
+    after RUN_KEYS_AFTER, even while an episode holds the session, and the run keys return
+    when it ends."""
+    from ael_tui.lab.lab_view import RUN_KEYS_AFTER
+
+    def keys(app) -> set[str]:
+        return {key.action for key in app.screen.query("FooterKey")}
+
+    app = make_app(synthetic(approval="auto"))
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        footer = app.screen.query_one(SteadyFooter)
+        rebuilt = []
+        original = footer.recompose
+
+        async def recompose():
+            rebuilt.append(1)
+            await original()
+
+        footer.recompose = recompose
+        idle = keys(app)
+        assert "pause" not in idle and "run_window" in idle
+        await pilot.press("w")  # one slow window: 13 episodes, over in milliseconds
+        await settle(pilot)
+        await pilot.pause(RUN_KEYS_AFTER + 0.1)
+        assert app.screen.host.session.t == 13 and not rebuilt and keys(app) == idle
+
+        host = app.screen.host
+        holding, release = threading.Event(), threading.Event()
+        step = host.session.step
+
+        def slow_step():  # an episode that takes its time (an LLM's), holding the session
+            holding.set()
+            release.wait(5)
+            return step()
+
+        host.session.step = slow_step
+        await pilot.press("w")
+        assert holding.wait(5)
+        await pilot.pause(RUN_KEYS_AFTER + 0.2)
+        shown = keys(app)
+        assert "pause" in shown and "run_window" not in shown  # the engine still holds the lock
+        host.session.step = step
+        release.set()
+        await settle(pilot)
+        await pilot.pause(0.1)
+        await settle(pilot)
+        assert host.running is None and keys(app) == idle
+
+
 # ---------------------------------------------------------------------- the memory detail
 async def test_the_entry_detail_scrolls_itself_and_keeps_its_size():
     app = make_app(synthetic(approval="auto"))

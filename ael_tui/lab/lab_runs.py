@@ -9,6 +9,7 @@ from textual.message import Message
 
 from engine import events as ev
 
+from ael_tui.lab.lab_view import RUN_KEYS_AFTER
 from ael_tui.lab.session_host import RunOutcome
 
 if TYPE_CHECKING:
@@ -20,8 +21,8 @@ RUN_ACTIONS = {"step": "step", "run_window": "window", "run_reflection": "reflec
 
 
 class LabRuns:
-    """Mixed into the lab screen (`host`, `view`, `redraw`, `compact`, `_start` of RunControls,
-    and the decision and tour mixins' `action_decide`, `action_results`, `_show_card`)."""
+    """Mixed into the lab screen (`host`, `view`, `redraw`, `_show_footer`, `compact`, `_start` of
+    RunControls, and the decision and tour mixins' `action_decide`, `action_results`, `_show_card`)."""
 
     host: SessionHost
     view: LabView | None
@@ -42,8 +43,16 @@ class LabRuns:
         self._start("step")
 
     def _bindings_changed(self, running: bool) -> None:
-        """Nothing to do: the redraw that follows takes a view, which carries what the footer
-        depends on (`LabView.footer_state`), and `watch_view` refreshes the footer if it changed."""
+        """The redraw that follows takes a view, which carries what the footer depends on
+        (`LabView.footer_state`), and `watch_view` refreshes the footer if it changed; a run
+        that began gets its keys once it has gone on for RUN_KEYS_AFTER (without waiting for a
+        view: an LLM's episode may hold the session for seconds, and pause must show)."""
+        if running:
+            self.set_timer(RUN_KEYS_AFTER, self._show_run_keys)
+
+    def _show_run_keys(self) -> None:
+        if self.host.running not in (None, "step"):
+            self._show_footer((True, self.view is not None and self.view.decision_waits))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """False hides a key from the footer (and turns it off): the run keys while a run

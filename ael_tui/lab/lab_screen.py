@@ -100,6 +100,7 @@ class LabScreen(LabRuns, LabDecisions, LabTour, LabFiles, RunControls, Screen):
         self.page = PAGES[0]
         self._memory = Throttle(self.set_timer, PLOT_EVERY, self._show_memory)
         self.panel = Parts(self)  # the panels, looked up once: every step gives each its part
+        self._footer_state: tuple[bool, bool] | None = None  # what the footer's keys were built for
 
     # ---------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
@@ -254,8 +255,15 @@ class LabScreen(LabRuns, LabDecisions, LabTour, LabFiles, RunControls, Screen):
         if old is None or old.version != view.version:  # (a run's end, after its last step: the same charts)
             self._draw_plots()
             self._memory()
-        if old is not None and old.footer_state != view.footer_state:
-            self.refresh_bindings()  # (the footer reads the first view as it composes)
+        if old is None:
+            self._footer_state = view.footer_state  # (the footer reads the first view as it composes)
+        self._show_footer(view.footer_state)
+
+    def _show_footer(self, state: tuple[bool, bool]) -> None:
+        """The footer's keys for `state` (`LabView.footer_state`), rebuilt only if it changed."""
+        if state != self._footer_state:
+            self._footer_state = state
+            self.refresh_bindings()
 
     def _draw_plots(self, now: bool = False) -> None:
         """The densities and the progress chart of the view (each skips what it shows
