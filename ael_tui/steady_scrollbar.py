@@ -40,8 +40,10 @@ class SteadyScrollBar(ScrollBar):
     def _picture(self, bar: object) -> Any:
         if not isinstance(bar, ScrollBarRender):
             return None  # (a bar drawn otherwise: always repainted)
-        length = self.size.height if self.vertical else self.size.width
-        cells = ScrollBarRender.render_bar(length, bar.virtual_size, bar.window_size, bar.position, bar.thickness,
+        # (as the bar is drawn into its region: its length, and its width as the thickness, without
+        # which the eighth-of-a-cell glyphs at the thumb's ends are empty and their moves unseen)
+        length, across = (self.size.height, self.size.width) if self.vertical else (self.size.width, self.size.height)
+        cells = ScrollBarRender.render_bar(length, bar.virtual_size, bar.window_size, bar.position, across,
                                            bar.vertical)
         return bar.style, length, list(cells.segments)
 
