@@ -211,19 +211,25 @@ def test_the_throttle_draws_at_once_then_once_at_the_end_of_the_interval(monkeyp
 
 
 # ------------------------------------------------------------------------------ the footer
+def count_rebuilds(app) -> tuple[SteadyFooter, list[int]]:
+    """The lab's footer, and a list that grows by one each time it rebuilds its keys."""
+    footer = app.screen.query_one(SteadyFooter)
+    rebuilt: list[int] = []
+    original = footer.recompose
+
+    async def recompose():
+        rebuilt.append(1)
+        await original()
+
+    footer.recompose = recompose
+    return footer, rebuilt
+
+
 async def test_the_footer_rebuilds_only_when_its_keys_change():
     app = make_app(synthetic())
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
-        footer = app.screen.query_one(SteadyFooter)
-        rebuilt = []
-        original = footer.recompose
-
-        async def recompose():
-            rebuilt.append(1)
-            await original()
-
-        footer.recompose = recompose
+        footer, rebuilt = count_rebuilds(app)
         app.screen.refresh_bindings()  # nothing changed: a focus signal, say
         await settle(pilot)
         assert not rebuilt
@@ -246,15 +252,7 @@ async def test_a_run_gets_its_keys_in_the_footer_only_once_it_has_gone_on_for_a_
     app = make_app(synthetic(approval="auto"))
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
-        footer = app.screen.query_one(SteadyFooter)
-        rebuilt = []
-        original = footer.recompose
-
-        async def recompose():
-            rebuilt.append(1)
-            await original()
-
-        footer.recompose = recompose
+        rebuilt = count_rebuilds(app)[1]
         idle = keys(app)
         assert "pause" not in idle and "run_window" in idle
         await pilot.press("w")  # one slow window: 13 episodes, over in milliseconds
