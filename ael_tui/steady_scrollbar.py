@@ -70,7 +70,9 @@ class SteadyScrollBar(ScrollBar):
 
 class SteadyScrollbars:
     """Mixed into a scrolling widget: its vertical scrollbar is a `SteadyScrollBar` (the
-    property as Textual's own, which creates the bar on first use)."""
+    property as Textual's own, which creates the bar on first use; it uses two of Textual's
+    private names, safe with the version pinned in constraints.txt, and the row-list tests
+    fail if they change)."""
 
     @property
     def vertical_scrollbar(self) -> ScrollBar:
