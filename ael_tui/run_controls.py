@@ -13,6 +13,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from engine.errors import AELError
 
 from ael_tui.files.exports import export_history
+from ael_tui.run_loop import RUN_KEYS_AFTER
 
 
 class RunControls:
@@ -21,8 +22,18 @@ class RunControls:
     `_exported_sessions()` (selector -> session, what `x` writes)."""
 
     def _bindings_changed(self, running: bool) -> None:
-        """The footer's keys depend on whether a run is going (a screen may throttle this)."""
-        self.refresh_bindings()
+        """The footer's keys depend on whether a run is going: a run gets them once it has
+        gone on for RUN_KEYS_AFTER (from a timer, not a view: an LLM's episode may hold the
+        session for seconds, and pause must show), and its end puts them back (the steady
+        footer rebuilds only if it showed the run's)."""
+        if running:
+            self.set_timer(RUN_KEYS_AFTER, self._show_run_keys)
+        else:
+            self.refresh_bindings()
+
+    def _show_run_keys(self) -> None:
+        if self.host.run_keys_due:
+            self.refresh_bindings()
 
     def _start(self, mode: str) -> None:
         reason = self.host.begin(mode)

@@ -27,6 +27,11 @@ from engine.run_targets import StopOn
 
 from ael_tui.config import LabSettings
 
+# a run going this long gets its keys in the footer (pause instead of the run keys); a shorter
+# one never changes them: rebuilding the footer re-lays the whole screen, and for a run of a few
+# dozen milliseconds it was a flicker that also delayed the run's last frame by a frame or two
+RUN_KEYS_AFTER = 0.15  # s
+
 
 @dataclass
 class RunOutcome:
@@ -100,9 +105,9 @@ class RunLoop:
         return None
 
     @property
-    def run_age(self) -> float:
-        """Seconds since the run in progress began (0 when none runs)."""
-        return time.monotonic() - self.run_began if self.running else 0.0
+    def run_keys_due(self) -> bool:
+        """A longer run (not a step) has gone on for RUN_KEYS_AFTER: the interface shows its keys."""
+        return self.running not in (None, "step") and time.monotonic() - self.run_began >= RUN_KEYS_AFTER
 
     def _already(self, mode: str) -> str:
         return "already running"

@@ -10,7 +10,7 @@ from ael_tui.lab.lab_screen import LabScreen
 from ael_tui.files.opening import NewSession, build_session
 from ael_tui.compare.arm_bars import ArmBars, interval_bar
 from ael_tui.compare.timeline import Timeline
-from tests.tui_helpers import frozen_lab, make_app, settle, synthetic  # noqa: F401
+from tests.tui_helpers import count_rebuilds, frozen_lab, make_app, settle, synthetic  # noqa: F401
 
 SMALL = (100, 30)  # the size does not matter to these tests: the smallest supported one
 
@@ -112,6 +112,34 @@ async def test_pause_stops_a_lockstep_run():
         await pilot.pause(0.3)
         assert host.t == stopped_at < 208 and host.running is None
         assert {s.t for s in host.sessions.values()} == {stopped_at}
+
+
+async def test_a_compare_run_gets_its_keys_in_the_footer_only_once_it_has_gone_on_for_a_moment():
+    """As in the lab: a run over within RUN_KEYS_AFTER leaves the footer as it was (no
+    rebuild, no flicker), a longer one shows pause, and its end puts the run keys back."""
+    from ael_tui.run_loop import RUN_KEYS_AFTER
+
+    def keys(app) -> set[str]:
+        return {key.action for key in app.screen.query("FooterKey")}
+
+    app = make_app(synthetic())
+    async with app.run_test(size=SMALL) as pilot:
+        screen = await open_compare(pilot)
+        rebuilt = count_rebuilds(app)[1]
+        idle = keys(app)
+        assert "pause" not in idle
+        await pilot.press("w")  # one slow window of three selectors: milliseconds
+        await settle(pilot)
+        await pilot.pause(RUN_KEYS_AFTER + 0.1)
+        assert screen.host.t > 0 and not rebuilt and keys(app) == idle
+        screen.host.settings.delay = 0.03  # the rest of the stream: seconds
+        await pilot.press("g")
+        await pilot.pause(RUN_KEYS_AFTER + 0.2)
+        assert screen.host.running and "pause" in keys(app)
+        await pilot.press("p")
+        await settle(pilot)
+        await pilot.pause(0.1)
+        assert screen.host.running is None and keys(app) == idle
 
 
 async def test_c_goes_back_to_the_lab_and_again_to_the_same_comparison():

@@ -17,9 +17,8 @@ from ael_tui.lab.session_host import SessionHost
 from ael_tui.lab.status_bar import StatusBar
 from ael_tui.line_chart import Axis, Chart, Series, draw, quarters
 from ael_tui.memory.memory_panel import EntryDetail
-from ael_tui.steady_footer import SteadyFooter
 from ael_tui.throttle import Throttle
-from tests.tui_helpers import frozen_lab, make_app, settle, synthetic  # noqa: F401
+from tests.tui_helpers import count_rebuilds, frozen_lab, make_app, settle, synthetic  # noqa: F401
 
 
 # ---------------------------------------------------------------- the host owns `running`
@@ -211,20 +210,6 @@ def test_the_throttle_draws_at_once_then_once_at_the_end_of_the_interval(monkeyp
 
 
 # ------------------------------------------------------------------------------ the footer
-def count_rebuilds(app) -> tuple[SteadyFooter, list[int]]:
-    """The lab's footer, and a list that grows by one each time it rebuilds its keys."""
-    footer = app.screen.query_one(SteadyFooter)
-    rebuilt: list[int] = []
-    original = footer.recompose
-
-    async def recompose():
-        rebuilt.append(1)
-        await original()
-
-    footer.recompose = recompose
-    return footer, rebuilt
-
-
 async def test_the_footer_rebuilds_only_when_its_keys_change():
     app = make_app(synthetic())
     async with app.run_test(size=(160, 48)) as pilot:
@@ -244,7 +229,7 @@ async def test_a_run_gets_its_keys_in_the_footer_only_once_it_has_gone_on_for_a_
     screen: a flicker, and the run's last frame waited for it); a longer one shows pause
     after RUN_KEYS_AFTER, even while an episode holds the session, and the run keys return
     when it ends."""
-    from ael_tui.lab.lab_view import RUN_KEYS_AFTER
+    from ael_tui.run_loop import RUN_KEYS_AFTER
 
     def keys(app) -> set[str]:
         return {key.action for key in app.screen.query("FooterKey")}

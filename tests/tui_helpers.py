@@ -71,3 +71,19 @@ async def method_memory(app, pilot):
             break
         await pilot.pause(0.1)
     return view
+
+
+def count_rebuilds(app):
+    """The screen's footer, and a list that grows by one each time it rebuilds its keys."""
+    from ael_tui.steady_footer import SteadyFooter
+
+    footer = app.screen.query_one(SteadyFooter)
+    rebuilt: list[int] = []
+    original = footer.recompose
+
+    async def recompose():
+        rebuilt.append(1)
+        await original()
+
+    footer.recompose = recompose
+    return footer, rebuilt

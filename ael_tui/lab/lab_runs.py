@@ -9,8 +9,8 @@ from textual.message import Message
 
 from engine import events as ev
 
-from ael_tui.lab.lab_view import RUN_KEYS_AFTER
 from ael_tui.lab.session_host import RunOutcome
+from ael_tui.run_loop import RUN_KEYS_AFTER
 
 if TYPE_CHECKING:
     from ael_tui.lab.lab_view import LabView
@@ -27,6 +27,7 @@ class LabRuns:
     host: SessionHost
     view: LabView | None
     _run_note: str
+    _footer_state: tuple[bool, bool] | None
 
     class RunStopped(Message):
         def __init__(self, outcome: RunOutcome) -> None:
@@ -43,15 +44,13 @@ class LabRuns:
         self._start("step")
 
     def _bindings_changed(self, running: bool) -> None:
-        """The redraw that follows takes a view, which carries what the footer depends on
-        (`LabView.footer_state`), and `watch_view` refreshes the footer if it changed; a run
-        that began gets its keys once it has gone on for RUN_KEYS_AFTER (without waiting for a
-        view: an LLM's episode may hold the session for seconds, and pause must show)."""
+        """As RunControls says; the redraw that follows takes a view, which carries what the
+        footer depends on (`LabView.footer_state`), and `watch_view` refreshes it if it changed."""
         if running:
             self.set_timer(RUN_KEYS_AFTER, self._show_run_keys)
 
     def _show_run_keys(self) -> None:
-        if self.host.running not in (None, "step"):
+        if self.host.run_keys_due:
             self._show_footer((True, self.view is not None and self.view.decision_waits))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -77,6 +76,8 @@ class LabRuns:
                 self.notify(f"Its arm is no longer sampled: {e.reason}", severity="warning", timeout=10,
                             title=f"Code policy {e.arm!r} suspended")
         self.show_notices()
+        if o.mode != "step":
+            self._footer_state = None  # the view that follows refreshes the footer, whatever else did meanwhile
         self.redraw(force=o.mode != "step")  # one step: its numbers now, the charts on their throttle
         if o.reason == "refused":
             self.notify(o.message, severity="error")

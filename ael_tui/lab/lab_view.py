@@ -19,8 +19,6 @@ from ael_tui.learning_readouts import credit_view, skills_view
 from ael_tui.variant_readouts import planner_view, tool_rows
 from ael_tui.readouts import ArmRow, ProgressData, Status, posterior_rows, progress_data, proposal_notes, status_of
 
-RUN_KEYS_AFTER = 0.15  # s: a run going this long gets its keys in the footer (pause instead of the run keys)
-
 
 @dataclass(eq=False)  # two views are never "equal": a new one is always shown
 class LabView:
@@ -44,14 +42,13 @@ class LabView:
     decision_waits: bool           # a proposal or a quarantined code arm waits for a person
     variant_views: dict[str, Any]  # the variant panels' data ({} for a session without those variants)
 
-    run_keys: bool = False         # the footer shows a run's keys (a longer run, going for RUN_KEYS_AFTER)
+    run_keys: bool = False         # the footer shows a run's keys (`RunLoop.run_keys_due`)
 
     @property
     def footer_state(self) -> tuple[bool, bool]:
         """What the footer's keys depend on: a longer run that has gone on for a moment (a
-        single step, or a run over sooner, never changes them: a footer refresh re-lays the
-        whole screen, and for a run of a few dozen milliseconds it was a flicker that also
-        delayed the run's last frame), and a decision waiting."""
+        single step, or a run over sooner, never changes them: see `RUN_KEYS_AFTER`), and a
+        decision waiting."""
         return self.run_keys, self.decision_waits
 
 
@@ -85,5 +82,5 @@ def take_view(host: SessionHost) -> LabView:
         memory_counts=s.memory.counts(), memory_cap=s.memory.cap_per_tier, progress=progress_data(s),
         pending=len(s.queue.pending), decision_waits=bool(s.queue.pending or s.code_arms.quarantined),
         variant_views=_variant_views(s),
-        run_keys=mode not in (None, "step") and host.run_age >= RUN_KEYS_AFTER,
+        run_keys=host.run_keys_due,
     )
