@@ -110,43 +110,19 @@ def test_an_exception_that_cannot_cross_processes_still_says_what_it_was():
         run_all(dies_or_refuses_oddly, [1, 2, 4, 5], workers=2)
 
 
-def test_workers_leave_when_their_parent_is_killed(tmp_path):
-    """A sweep killed with SIGKILL (no handler runs) leaves no worker behind, even one
-    that is idle, waiting for a chunk that will never come (it has no pipe to break)."""
-    marker = f"ael-orphan-test-{os.getpid()}"
-    # the parent stops at its first result, so each worker finishes what it has queued,
-    # answers, and then waits on its inbox when the parent is killed
+def _orphans_when_the_parent_is_killed(marker: str, call: str) -> list[int]:
+    """Run `run_all(<call>, on_done=...)` in a new process that stops at its first result,
+    let the workers reach the state the test wants (0.5 s), SIGKILL that process alone,
+    and return the workers still alive after 15 s (killed, so none outlives the test)."""
     script = ("import sys, time\n"
               "from engine.executor import run_all\n"
               f"_ = {marker!r}\n"
-              "run_all(time.sleep, [0.05] * 60, workers=2,\n"
+              f"run_all({call},\n"
               "        on_done=lambda i, r: (print(i, flush=True), time.sleep(3600)))\n")
     proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
                             cwd=os.path.dirname(os.path.dirname(__file__)))
     assert proc.stdout.readline()  # the first result is in: the parent stops there
-    time.sleep(0.5)  # the workers finish their queued chunks and go idle
-    proc.kill()
-    proc.wait()
-    deadline = time.monotonic() + 15
-    while _processes_with(marker) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not _processes_with(marker)
-
-
-def test_workers_blocked_sending_a_large_result_leave_when_their_parent_is_killed(tmp_path):
-    """A worker whose reply fills its pipe waits for the parent to read it; when the parent
-    is killed the send must fail, not wait for ever (each worker once held the others'
-    pipe readers, so two orphans kept each other, and the sweep store's lock, alive)."""
-    marker = f"ael-orphan-send-{os.getpid()}"
-    script = ("import sys, time\n"
-              "from engine.executor import run_all\n"
-              f"_ = {marker!r}\n"
-              "run_all(bytes, [200_000] * 40, workers=2,\n"
-              "        on_done=lambda i, r: (print(i, flush=True), time.sleep(3600)))\n")
-    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
-                            cwd=os.path.dirname(os.path.dirname(__file__)))
-    assert proc.stdout.readline()
-    time.sleep(0.5)  # the workers' next replies fill their pipes: they block in send
+    time.sleep(0.5)
     proc.kill()
     proc.wait()
     deadline = time.monotonic() + 15
@@ -155,7 +131,23 @@ def test_workers_blocked_sending_a_large_result_leave_when_their_parent_is_kille
     left = _processes_with(marker)
     for pid in left:
         os.kill(pid, 9)
-    assert not left
+    return left
+
+
+def test_workers_leave_when_their_parent_is_killed():
+    """A sweep killed with SIGKILL (no handler runs) leaves no worker behind, even one
+    that is idle, waiting for a chunk that will never come (it has no pipe to break):
+    each worker finishes what it has queued, answers, and waits on its inbox."""
+    assert not _orphans_when_the_parent_is_killed(f"ael-orphan-test-{os.getpid()}",
+                                                  "time.sleep, [0.05] * 60, workers=2")
+
+
+def test_workers_blocked_sending_a_large_result_leave_when_their_parent_is_killed():
+    """A worker whose reply fills its pipe waits for the parent to read it; when the parent
+    is killed the send must fail, not wait for ever (each worker once held the others'
+    pipe readers, so two orphans kept each other, and the sweep store's lock, alive)."""
+    assert not _orphans_when_the_parent_is_killed(f"ael-orphan-send-{os.getpid()}",
+                                                  "bytes, [200_000] * 40, workers=2")
 
 
 def _processes_with(marker: str) -> list[int]:
