@@ -72,6 +72,7 @@ class RowList(SteadyScrollbars, ScrollView, can_focus=True):
         self._looks: tuple[Style, Style, Style, Style] | None = None  # see `_line_styles`
         self._drawn: dict[int, tuple[Any, Style, Strip]] = {}  # index -> (row, its style, line)
         self._drawn_for: tuple | None = None                     # the widths and styles they were drawn with
+        self._paint_pass: tuple | None = None                    # `_drawing()` during one `render_lines`
 
     # --------------------------------------------------------- subclasses
     def row_key(self, row: Any) -> str:
@@ -203,8 +204,6 @@ class RowList(SteadyScrollbars, ScrollView, can_focus=True):
             return super().render_lines(crop)
         finally:
             self._paint_pass = None
-
-    _paint_pass: tuple | None = None
 
     def render_line(self, y: int) -> Strip:
         widths, looks, width, height, top = self._paint_pass or self._drawing()
