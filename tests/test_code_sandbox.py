@@ -240,3 +240,91 @@ def test_a_save_cannot_grant_itself_automatic_admission_of_code(tmp_path, capsys
     assert main(["run", "support", "--resume", str(path), "--quiet"]) == 2
     assert "--allow-code-auto" in capsys.readouterr().err
     assert main(["run", "support", "--resume", str(path), "--trust-code", "--quiet"]) == 0
+
+
+# ---------------------------------------------------------------------------
+# each of the worker's two walls against files holds on its own (issue 27, finding 6)
+
+READ_PASSWD = ("import os\ndef retrieve(entries, query):\n    os.closerange(2, 3)\n"
+               "    fd = os.open('/etc/passwd', os.O_RDONLY)\n    raise ValueError(os.read(fd, 100))\n")
+
+
+def child_with(tmp_path, monkeypatch, patch: str):
+    """Run workers from a copy of the child with `patch` applied to its module before
+    `main()`: one wall taken away, to show the other holds alone."""
+    import engine.codeworker as codeworker
+
+    script = tmp_path / "child.py"
+    script.write_text(
+        "import importlib.util\n"
+        f"spec = importlib.util.spec_from_file_location('sandbox_child', {str(codeworker.CHILD)!r})\n"
+        "child = importlib.util.module_from_spec(spec)\nspec.loader.exec_module(child)\n"
+        f"{patch}\nchild.main()\n")
+    monkeypatch.setattr(codeworker, "CHILD", script)
+    monkeypatch.setattr(codeworker, "notices", [])
+
+
+def plain_call(source: str) -> str:
+    worker = CodeWorker(plain_python=True)
+    try:
+        with pytest.raises(CodePolicyError) as caught:
+            worker.call("probe", source, entry_rows([{"id": "a"}]), {}, 5.0)
+    finally:
+        worker.close()
+    return str(caught.value)
+
+
+def test_landlock_alone_keeps_files_out_of_reach_when_a_descriptor_is_free(tmp_path, monkeypatch):
+    # the descriptor wall as it was (3: closing fd 2 frees a slot), so only Landlock stands
+    child_with(tmp_path, monkeypatch,
+               "real = child.resource.setrlimit\n"
+               "child.resource.setrlimit = lambda which, v: real(which, (3, 3) if which == "
+               "child.resource.RLIMIT_NOFILE else v)")
+    said = plain_call(READ_PASSWD)
+    assert "PermissionError" in said and "root:" not in said
+    marker, victim = tmp_path / "made", tmp_path / "victim"
+    tmp_path.chmod(0o777)
+    victim.write_text("kept")
+    victim.chmod(0o666)  # anyone may write it: only Landlock stops a truncate by path (no descriptor)
+    said = plain_call(f"import os\ndef retrieve(entries, query):\n    os.truncate({str(victim)!r}, 0)\n")
+    assert "PermissionError" in said and victim.read_text() == "kept"
+    said = plain_call(f"import os\ndef retrieve(entries, query):\n    os.mkdir({str(marker)!r})\n")
+    assert "PermissionError" in said and not marker.exists()
+
+
+def test_without_landlock_the_descriptor_wall_still_holds_and_the_lab_is_told_once(tmp_path, monkeypatch):
+    import engine.codeworker as codeworker
+
+    child_with(tmp_path, monkeypatch, "child._landlock = lambda libc: 'Landlock is not in this kernel (ENOSYS)'")
+    with pytest.warns(codeworker.SandboxWarning, match="filesystem wall is unavailable on this kernel: Landlock"):
+        said = plain_call(READ_PASSWD)
+    assert "Too many open files" in said and "root:" not in said
+    plain_call(READ_PASSWD)  # a second worker: the notice is not repeated
+    assert codeworker.notices == ["the code sandbox's filesystem wall is unavailable on this kernel: "
+                                  "Landlock is not in this kernel (ENOSYS)"]
+
+
+def test_landlock_missing_from_the_kernel_is_a_reason_not_an_error(monkeypatch):
+    import ctypes
+    import errno
+    import importlib.util
+
+    import engine.codeworker as codeworker
+
+    spec = importlib.util.spec_from_file_location("sandbox_child_under_test", codeworker.CHILD)
+    child = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(child)  # defines functions only: nothing is restricted here
+
+    class NoLandlock:
+        def __init__(self, err):
+            self.err = err
+
+        def syscall(self, *args):
+            ctypes.set_errno(self.err)
+            return -1
+
+    assert child._landlock(NoLandlock(errno.ENOSYS)) == "Landlock is not in this kernel (ENOSYS)"
+    assert child._landlock(NoLandlock(errno.EOPNOTSUPP)) .startswith("Landlock is disabled (EOPNOTSUPP")
+    with pytest.raises(OSError, match="landlock_create_ruleset"):  # anything else: no walls, no worker
+        child._landlock(NoLandlock(errno.EFAULT))
+
