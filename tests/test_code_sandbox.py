@@ -328,3 +328,107 @@ def test_landlock_missing_from_the_kernel_is_a_reason_not_an_error(monkeypatch):
     with pytest.raises(OSError, match="landlock_create_ruleset"):  # anything else: no walls, no worker
         child._landlock(NoLandlock(errno.EFAULT))
 
+
+# ---------------------------------------------------------------------------
+# a CPU budget per code policy (issue 27, finding 7): just under the deadline, every time, is too much
+
+
+class MeasuredWorker:
+    """A worker stand-in whose every call is measured at `seconds` of CPU (a fake clock:
+    no policy runs, nothing waits), answering the first entry it is given."""
+
+    def __init__(self, seconds: float):
+        self.last_cpu_s, self.seconds, self.calls = 0.0, seconds, 0
+
+    def call(self, key, source, entries, query, deadline_s):
+        self.calls += 1
+        self.last_cpu_s = self.seconds
+        return list(entries[:1])
+
+    def close(self):
+        pass
+
+
+def test_a_policy_just_under_its_deadline_on_every_call_goes_over_its_cpu_budget():
+    from engine.codearms import CPU_SHARE, CPU_WINDOW
+
+    arms = CodeArms(deadline_s=0.5)
+    arms.worker = MeasuredWorker(0.45)
+    spec, rows = SimpleNamespace(name="slow", code=WINNERS), entry_rows([{"id": "a"}])
+    calls = 0
+    while not arms.due_for_suspension():
+        arms.begin_episode()
+        assert [e.id for e in arms.run(spec, rows, {})] == ["a"]  # each call succeeds, within its deadline
+        calls += 1
+    assert CPU_SHARE == 0.5 and CPU_WINDOW == 20
+    assert calls == 12  # 12 calls of 0.45 s: 5.40 s, over 5 s (half of 20 deadlines of 0.5 s)
+    assert arms.due_for_suspension() == ["slow"] and arms.failures == {}
+    assert arms.suspension_reason("slow") == (
+        "its last 12 calls took 5.40 s of CPU, 0.45 s of the 0.5 s each may take: "
+        "over its budget of 50% of that (5 s per 20 calls)")
+
+
+@pytest.mark.parametrize("seconds", [0.002, 0.24])
+def test_a_policy_within_its_cpu_budget_is_never_suspended(seconds):
+    arms = CodeArms(deadline_s=0.5)
+    arms.worker = MeasuredWorker(seconds)
+    spec, rows = SimpleNamespace(name="quick", code=WINNERS), entry_rows([{"id": "a"}])
+    for _ in range(200):
+        arms.begin_episode()
+        arms.run(spec, rows, {})
+    assert arms.due_for_suspension() == [] and arms.worker.calls == 200
+
+
+def test_overruns_count_as_their_whole_deadline_against_the_budget(monkeypatch):
+    from engine.codeworker import CodePolicyFailure
+
+    class Overruns(MeasuredWorker):
+        def call(self, *args):
+            self.last_cpu_s = 0.0
+            raise CodePolicyFailure("it did not finish within 0.5 s", "timeout")
+
+    arms = CodeArms(deadline_s=0.5, suspend_after=1000)  # so only the budget can suspend it
+    arms.worker = Overruns(0.0)
+    spec, rows = SimpleNamespace(name="late", code=WINNERS), entry_rows([{"id": "a"}])
+    for _ in range(10):
+        arms.begin_episode()
+        with pytest.raises(CodePolicyError):
+            arms.run(spec, rows, {})
+    assert arms.due_for_suspension() == []      # 10 x 0.5 s = 5 s: at the budget, not over it
+    arms.begin_episode()
+    with pytest.raises(CodePolicyError):
+        arms.run(spec, rows, {})
+    assert arms.due_for_suspension() == ["late"]
+
+
+def test_a_session_suspends_a_policy_over_its_cpu_budget_and_says_why():
+    s = admitted(WINNERS, deadline_s=0.5)
+    s.code_arms.worker = MeasuredWorker(0.45)  # the live calls, measured at 0.45 s each
+    seen: list[ev.Event] = s.run(until=120)
+    [suspended] = [e for e in seen if isinstance(e, ev.CodeArmSuspended)]
+    assert suspended.arm == "winners" and "over its budget of 50%" in suspended.reason
+    assert "its last 12 calls took 5.40 s of CPU, 0.45 s of the 0.5 s each may take" in suspended.reason
+    assert s.code_arms.worker.calls == 12
+    assert s.code_arms.suspended["winners"] == suspended.reason
+    after = [r for r in s.history if r["episode"] > suspended.episode]
+    assert after and all(r["policy"] != "winners" for r in after)  # no longer sampled
+    [audit] = [a for a in s.queue.audit if a.decision == "suspend"]
+    assert audit.who == "engine" and audit.code_sha256 == source_hash(WINNERS)
+
+
+def test_the_worker_measures_each_call_s_own_cpu_time():
+    worker = CodeWorker()
+    busy = ("def retrieve(entries, query):\n    n = 0\n    for i in range(3000000):\n"
+            "        n += 1\n    return entries[:1]\n")
+    quick = "def retrieve(entries, query):\n    return entries[:1]\n"
+    rows = entry_rows([{"id": "a"}])
+    try:
+        worker.call(source_hash(quick), quick, rows, {}, 30.0)
+        quick_s = worker.last_cpu_s
+        worker.call(source_hash(busy), busy, rows, {}, 30.0)
+        busy_s = worker.last_cpu_s
+        worker.call(source_hash(quick), quick, rows, {}, 30.0)
+    finally:
+        worker.close()
+    # the worker's start-up (its imports) is not the first call's; a loop of 3e6 is far more than nothing
+    assert quick_s < busy_s and worker.last_cpu_s < busy_s
