@@ -14,6 +14,9 @@ then closes its own doors, each a wall that holds on its own:
   other walls standing, and the parent says once that this one is missing;
 - no new file descriptor of any kind (RLIMIT_NOFILE 0: no file, socket, pipe
   or duplicate, even after closing one of the three it has);
+- no change to any file's metadata, which Landlock does not cover: a seccomp
+  filter refuses chmod, chown, utime and setxattr in all their forms (a
+  worker of a lab not run as root is its user, and owns the user's files);
 - no new processes, no file writes, no core dumps, a cap on address space and
   on CPU seconds.
 
@@ -138,6 +141,63 @@ def _landlock(libc):
     return ""
 
 
+# seccomp: the system calls that change a file's metadata by path or descriptor,
+# by architecture (audit arch, syscall numbers); x86-64's x32 calls are refused whole
+_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 22, 2
+_METADATA_CALLS = {
+    "x86_64": (0xC000003E, {"chmod": 90, "fchmod": 91, "chown": 92, "fchown": 93, "lchown": 94, "utime": 132,
+                            "setxattr": 188, "lsetxattr": 189, "fsetxattr": 190, "removexattr": 197,
+                            "lremovexattr": 198, "fremovexattr": 199, "utimes": 235, "fchownat": 260,
+                            "futimesat": 261, "fchmodat": 268, "utimensat": 280, "fchmodat2": 452,
+                            "setxattrat": 463, "removexattrat": 466}),
+    "aarch64": (0xC00000B7, {"setxattr": 5, "lsetxattr": 6, "fsetxattr": 7, "removexattr": 14,
+                             "lremovexattr": 15, "fremovexattr": 16, "fchmod": 52, "fchmodat": 53, "fchownat": 54,
+                             "fchown": 55, "utimensat": 88, "fchmodat2": 452, "setxattrat": 463,
+                             "removexattrat": 466}),
+}
+
+
+class _SockFilter(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint16), ("jt", ctypes.c_uint8), ("jf", ctypes.c_uint8), ("k", ctypes.c_uint32)]
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_SockFilter))]
+
+
+def _seccomp(libc, machine):
+    """Refuse (EPERM) every system call that changes a file's metadata. Needs
+    no_new_privs (set by `_landlock`, or here). Returns "" when in force, or why not."""
+    if machine not in _METADATA_CALLS:
+        return "no table of system calls for %s" % machine
+    arch, calls = _METADATA_CALLS[machine]
+    ld_word, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06
+    numbers = sorted(calls.values())
+    # 0: load the arch; 1: another arch is refused whole; 2: load the number;
+    # 3: x32 numbers refused whole; then one test per call; allow; refuse
+    count = 4 + len(numbers) + 2
+    deny = count - 1
+
+    def to_deny(i):
+        return deny - i - 1
+
+    program = [(ld_word, 0, 0, 4), (jeq, 0, to_deny(1), arch), (ld_word, 0, 0, 0),
+               (jge, to_deny(3), 0, 0x40000000) if machine == "x86_64" else (0x05, 0, 0, 0)]  # else: jump 0
+    program += [(jeq, to_deny(4 + i), 0, n) for i, n in enumerate(numbers)]
+    program += [(ret, 0, 0, 0x7FFF0000), (ret, 0, 0, 0x00050000 | errno.EPERM)]
+    filters = (_SockFilter * count)(*[_SockFilter(*op) for op in program])
+    prog = _SockFprog(count, filters)
+    if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, "prctl(PR_SET_NO_NEW_PRIVS): " + os.strerror(err))
+    if libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
+        err = ctypes.get_errno()
+        if err == errno.EINVAL:  # a kernel built without seccomp filters
+            return "seccomp filters are not in this kernel (EINVAL)"
+        raise OSError(err, "prctl(PR_SET_SECCOMP): " + os.strerror(err))
+    return ""
+
+
 def _limit(config):
     # Each limit is set hard as well as soft, so the policy cannot raise it again.
     mb = config["memory_mb"] * 1024 * 1024
@@ -200,14 +260,20 @@ def main():
     try:
         _drop_root(config["drop_to"])
         missing = _landlock(libc)
+        unguarded = _seccomp(libc, os.uname().machine)
         _limit(config)
     except OSError as exc:  # the walls could not be built: say why, and serve nothing
         out.write(json.dumps({"ready": False, "error": "%s: %s" % (type(exc).__name__, exc)}) + "\n")
         out.flush()
         return
     ready = {"ready": True, "cpu": _cpu()}
+    notices = []
     if missing:
-        ready["notice"] = "the code sandbox's filesystem wall is unavailable on this kernel: " + missing
+        notices.append("the code sandbox's filesystem wall is unavailable on this kernel: " + missing)
+    if unguarded:
+        notices.append("the code sandbox's wall against changing file metadata is unavailable here: " + unguarded)
+    if notices:
+        ready["notice"] = "; ".join(notices)
     out.write(json.dumps(ready) + "\n")
     out.flush()
 

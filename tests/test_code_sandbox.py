@@ -327,6 +327,8 @@ def test_landlock_missing_from_the_kernel_is_a_reason_not_an_error(monkeypatch):
     assert child._landlock(NoLandlock(errno.EOPNOTSUPP)) .startswith("Landlock is disabled (EOPNOTSUPP")
     with pytest.raises(OSError, match="landlock_create_ruleset"):  # anything else: no walls, no worker
         child._landlock(NoLandlock(errno.EFAULT))
+    # the metadata filter knows its system calls by architecture; on another it says so
+    assert child._seccomp(NoLandlock(errno.EINVAL), "sparc64") == "no table of system calls for sparc64"
 
 
 # ---------------------------------------------------------------------------

@@ -12,7 +12,8 @@ on a query it never saw) and must end where its `# expect:` line says:
 Then it runs again as *plain Python with every builtin* in a worker whose
 only defence is the process walls, as if both static checks (the AST filter
 and RestrictedPython) had a hole. Both times it must be contained: nothing
-created, removed, renamed or changed in a folder anyone may write (one in
+created, removed, renamed or changed (content, mode, owner, times, extended
+attributes) in a folder anyone may write (one in
 /tmp, one in /dev/shm), no connection to a socket listening here, nothing
 read comes back (the secret in this process's environment, a file anyone may
 read, the names in a folder, /etc/passwd, the project's engine/secrets.py),
@@ -22,8 +23,8 @@ no process left in the worker's group, and the call back within its deadline
 To add an attempt, add a file: `# escape: CATEGORY`, `# expect: OUTCOME`,
 optionally `# walls: TEXT | TEXT` (what the plain-Python run's error must
 say: proof that the attempt ran and met a wall, not a typo) and `# needs:
-landlock` (a wall only Landlock builds: skipped, saying so, on a kernel
-without it), then the source. `@MARKER@`, `@SHM_MARKER@`, `@FOLDER@`,
+landlock` or `# needs: seccomp` (a wall only that builds: skipped, saying
+so, where the sandbox reports it missing), then the source. `@MARKER@`, `@SHM_MARKER@`, `@FOLDER@`,
 `@VICTIM@`, `@CANARY@`, `@PORT@`, `@SECRET@` and `@PROJECT@` are replaced by
 a path to create in the /tmp folder, one in the /dev/shm folder, the /tmp
 folder, a file anyone may write there, a file anyone may read there, the
@@ -74,12 +75,18 @@ def header(text: str) -> dict[str, str]:
     return fields
 
 
-def _files(folder: Path) -> dict[str, tuple[int, bytes]]:
-    """What is in `folder`, without following links: name -> (mode, content of a regular file)."""
+def _files(folder: Path) -> dict[str, tuple]:
+    """What is in `folder`, without following links: name -> (mode, owner, times,
+    extended attributes, content of a regular file)."""
     found = {}
     for p in folder.iterdir():
         st = p.lstat()
-        found[p.name] = (st.st_mode, p.read_bytes() if p.is_file() and not p.is_symlink() else b"")
+        try:
+            xattrs = sorted(os.listxattr(p, follow_symlinks=False))
+        except OSError:  # a filesystem without them
+            xattrs = []
+        found[p.name] = (st.st_mode, st.st_uid, st.st_gid, st.st_mtime_ns, xattrs,
+                         p.read_bytes() if p.is_file() and not p.is_symlink() else b"")
     return found
 
 
@@ -226,8 +233,10 @@ def _walls_only(path: Path) -> str:
     import engine.codeworker as codeworker
 
     text = path.read_text()
-    if header(text).get("needs") == "landlock" and any("filesystem wall" in n for n in codeworker.notices):
-        pytest.skip("this kernel has no Landlock: " + codeworker.notices[0])
+    wall = {"landlock": "filesystem wall", "seccomp": "file metadata"}.get(header(text).get("needs", ""))
+    missing = [n for n in codeworker.notices if wall and wall in n]
+    if missing:
+        pytest.skip("a wall this attempt needs is missing here: " + missing[0])
     return text
 
 
