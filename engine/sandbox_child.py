@@ -118,9 +118,10 @@ def _landlock(libc):
     abi = libc.syscall(_SYS_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(_CREATE_RULESET_VERSION))
     if abi < 0:
         err = ctypes.get_errno()
-        if err in (errno.ENOSYS, errno.EOPNOTSUPP):  # not built in, or not enabled at boot
-            return ("Landlock is not in this kernel (ENOSYS)" if err == errno.ENOSYS else
-                    "Landlock is disabled (EOPNOTSUPP: not in the boot's lsm= list)")
+        if err in (errno.ENOSYS, errno.EOPNOTSUPP, errno.EPERM):  # not built in, not enabled, or filtered out
+            return {errno.ENOSYS: "Landlock is not in this kernel (ENOSYS)",
+                    errno.EOPNOTSUPP: "Landlock is disabled (EOPNOTSUPP: not in the boot's lsm= list)",
+                    errno.EPERM: "Landlock's system calls are refused (EPERM: a container's seccomp profile?)"}[err]
         raise OSError(err, "landlock_create_ruleset: " + os.strerror(err))
     attr = _RulesetAttr(sum(bits for since, bits in _FS_RIGHTS.items() if abi >= since),
                         _NET_TCP if abi >= 4 else 0, _SCOPED if abi >= 6 else 0)

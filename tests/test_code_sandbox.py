@@ -325,6 +325,7 @@ def test_landlock_missing_from_the_kernel_is_a_reason_not_an_error(monkeypatch):
 
     assert child._landlock(NoLandlock(errno.ENOSYS)) == "Landlock is not in this kernel (ENOSYS)"
     assert child._landlock(NoLandlock(errno.EOPNOTSUPP)) .startswith("Landlock is disabled (EOPNOTSUPP")
+    assert child._landlock(NoLandlock(errno.EPERM)).startswith("Landlock's system calls are refused (EPERM")
     with pytest.raises(OSError, match="landlock_create_ruleset"):  # anything else: no walls, no worker
         child._landlock(NoLandlock(errno.EFAULT))
     # the metadata filter knows its system calls by architecture; on another it says so
