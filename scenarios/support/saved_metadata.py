@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from engine.schema_types import Count, Episodes, Strict
 from engine.session_schema import Name, Open
 
 from .bank import ROUTES
@@ -30,3 +31,9 @@ class TicketPattern(Open):
 
 
 MEMORY_METADATA = {"episodic": Ticket, "semantic": TicketPattern, "procedural": TicketPattern}
+
+
+class RunState(Strict):
+    """The support world's run state in a save (`SupportScenario.state_dict`; the world itself is stateless)."""
+    seed: Count | None = None
+    n_episodes: Episodes | None = None

@@ -51,6 +51,7 @@ class SupportScenario(ScenarioBase):
     match_bonuses = {"endpoint": 1.0}  # what `relevance`-ordered (edited) policies match on
     # what a save's memory must carry, checked on load (imported then: it needs pydantic)
     memory_metadata = Deferred("scenarios.support.saved_metadata", "MEMORY_METADATA")
+    state_model = Deferred("scenarios.support.saved_metadata", "RunState")
 
     def __init__(self, seed: int, **options: Any):
         n = resolve(SPEC.options, options, "support scenario")["n_episodes"]
