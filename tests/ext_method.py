@@ -33,6 +33,12 @@ class Tally(Method):
         self.wins = self.seen = 0
         self.last: list[int] = []
 
+    def make_selector(self, arms, prior):
+        sel = ThompsonSampling()   # `keep` is the tally's option, not the bandit's
+        for arm in arms:
+            sel.add_arm(arm, prior)
+        return sel
+
     def observe(self, query, outcome, t, learning):
         if learning:
             self.seen += 1
