@@ -13,7 +13,7 @@ Each check raises `ConformanceError` naming the extension and what it failed:
 
 The engine knows no scenario registry (scenarios build on the engine), so these
 take the registry's two functions, `spec_of(name)` and `make_scenario(name, seed,
-options)`. `ael_tui/conformance.py` adds what a person sees (`--help`, the start
+options)`. `ael_tui/extension_checks.py` adds what a person sees (`--help`, the start
 screen's lists, the compare view's) and binds the registries: that is the module
 a test of a new extension calls.
 """

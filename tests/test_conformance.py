@@ -1,5 +1,5 @@
 """Every registered scenario, method and variant passes the public conformance checks
-(ael_tui/conformance.py): parametrized over the registries, so a new extension gets
+(ael_tui/extension_checks.py): parametrized over the registries, so a new extension gets
 these tests by being registered."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 import scenarios
-from ael_tui.conformance import check_method, check_scenario, check_variant
+from ael_tui.extension_checks import check_method, check_scenario, check_variant
 from engine.conformance import ConformanceError, check_resume
 from engine.methods import METHODS
 from engine.session import SessionConfig

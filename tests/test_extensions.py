@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import scenarios
-from ael_tui.conformance import check_method, check_scenario, check_variant
+from ael_tui.extension_checks import check_method, check_scenario, check_variant
 from ael_tui.lab import panels as lab_panels
 from ael_tui.lab.lab_view import _variant_views, variant_panels
 from engine.conformance import ConformanceError, check_saved_state

@@ -1,4 +1,4 @@
-"""The public conformance checks: `check_scenario`, `check_method`, `check_variant`.
+"""The public conformance checks of an extension: `check_scenario`, `check_method`, `check_variant`.
 
 Every registered scenario, method and variant passes them in the suite
 (tests/test_conformance.py parametrizes over the registries), so a new extension
@@ -67,12 +67,24 @@ def check_method(name: str, *, seed: int = 3) -> str:
     shown = [h.split(":")[0] for h in method_help().split(";")[0].split(", ")]
     if name not in shown or squeeze(method_help()) not in run_help():
         raise ConformanceError(f"method {name}: not listed in `ael-lab run --help`")
+    _check_prior_help(name)
     for where in engine_checks.offering_scenarios(name, scenarios.spec_of, names):
         text = engine_checks.method_text(name, where, scenarios.spec_of)
         if text not in selectors_of(where):
             raise ConformanceError(f"method {name}: {where} offers it, but the start screen and the compare "
                                    "view do not list it")
     return scenario
+
+
+def _check_prior_help(name: str) -> None:
+    """A prior method (engine/prior) says in the lab's help what it keeps and how it differs from AEL."""
+    from engine.methods import METHODS
+    from engine.prior import PriorMethod
+    from ael_tui.help_screen import panels_text
+
+    if issubclass(METHODS[name], PriorMethod) and f"{name}. " not in panels_text(lambda _: "?").plain:
+        raise ConformanceError(f"method {name}: a prior method without its paragraph in the lab's help "
+                               "(set its class's `help`)")
 
 
 def check_variant(name: str, *, seed: int = 3) -> str:
