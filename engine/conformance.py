@@ -35,9 +35,10 @@ SpecOf = Callable[[str], Any]
 MakeScenario = Callable[[str, int, dict], Any]
 
 # what must stay equal between a run that was saved and resumed and one that never stopped
-# (not the queue's audit, whose decisions carry wall-clock times, nor the LLM ledger)
-LEARNED = ("t", "rng", "selector", "pool", "memory", "history", "reflections", "insight", "injections",
-           "last_hits", "reflector", "scenario_state", "method", "variants")
+# (the queue without the wall-clock times its decisions carry; not the LLM ledger)
+LEARNED = ("t", "rng", "selector", "pool", "memory", "queue", "history", "reflections", "insight", "injections",
+           "last_hits", "reflector", "scenario_state", "method", "variants", "code_arms")
+CLOCK = ("at", "revoked_at", "saved_at")
 
 
 class ConformanceError(AssertionError):
@@ -100,10 +101,18 @@ def check_resume(what: str, config: SessionConfig, make_scenario: MakeScenario, 
     resumed.run(until=end)
     a, b = straight.to_dict(), resumed.to_dict()
     for key in LEARNED:
-        if json.dumps(a.get(key), sort_keys=True) != json.dumps(b.get(key), sort_keys=True):
+        if json.dumps(_no_clock(a.get(key)), sort_keys=True) != json.dumps(_no_clock(b.get(key)), sort_keys=True):
             raise _fail(what, f"saved at episode {cut} and resumed, its {key!r} differs at episode {end} "
                         "from the run that never stopped")
     return straight
+
+
+def _no_clock(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _no_clock(v) for k, v in value.items() if k not in CLOCK}
+    if isinstance(value, list):
+        return [_no_clock(v) for v in value]
+    return value
 
 
 def check_saved_state(what: str, session: Session) -> None:
@@ -145,7 +154,8 @@ def check_scenario(name: str, spec_of: SpecOf, make_scenario: MakeScenario, *, s
     for option in spec.options:
         bad = _bad_value(option)
         if bad is not None:
-            one_line_refusal(f"{what} option {option.name}", lambda o=option, v=bad: make_scenario(name, seed, {o.name: v}))
+            one_line_refusal(f"{what} option {option.name}",
+                             lambda o=option, v=bad: make_scenario(name, seed, {o.name: v}))
     selector = next((s for s in spec.selectors if s.endswith("+reflection")), spec.selectors[0])
     config = SessionConfig(scenario=name, seed=seed, selector=selector, approval="auto",
                            scenario_options=dict(options or {}))
@@ -216,7 +226,8 @@ def check_variant(name: str, spec_of: SpecOf, make_scenario: MakeScenario, scena
     for option in cls.options:
         bad = _bad_value(option)
         if bad is not None:
-            one_line_refusal(f"{what} option {option.name}", lambda o=option, v=bad: parse_variant(f"{name}({o.name}={v})"))
+            one_line_refusal(f"{what} option {option.name}",
+                             lambda o=option, v=bad: parse_variant(f"{name}({o.name}={v})"))
     applies = [s for s in scenarios if not cls.scenarios or s in cls.scenarios]
     elsewhere = [s for s in scenarios if s not in applies]
     if elsewhere:

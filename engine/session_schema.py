@@ -11,6 +11,14 @@ once the scenario is built.
 Retrieval policies are checked by `PolicySpec.from_dict`, the engine's single
 policy validator; a code policy's structure is checked there, its trust is not
 decided here.
+
+What an extension saves is modelled beside it, not here: the schema asks the
+registries for the model a method's or variant's class names in `state_model`
+(`method_state_model`, `variant_state_model`), and `persistence.load_session`
+checks the scenario's run state against its class's `state_model` once it is
+built. The building blocks (`Strict`, `Count`, `Name`...) are in
+engine/schema_types.py and re-exported here. The session's own parts are those of
+`Session.PARTS` (a test holds the two lists equal).
 """
 
 from __future__ import annotations
