@@ -20,11 +20,13 @@ a test of a new extension calls.
 
 from __future__ import annotations
 
+import inspect
 import json
 import tempfile
 from pathlib import Path
 from typing import Any, Callable
 
+from .deferred import Deferred
 from .errors import AELError
 from .methods import METHODS, parse_method
 from .session import Session, SessionConfig
@@ -123,7 +125,15 @@ def check_saved_state(what: str, session: Session) -> None:
               *((f"variants.{v.name}", type(v), v.state_dict()) for v in session.variants.items),
               ("scenario_state", type(session.scenario), session.scenario.state_dict())]
     for key, cls, state in checks:
-        model = getattr(cls, "state_model", None)
+        raw = inspect.getattr_static(cls, "state_model", None)  # (getattr would hide a bad name as None)
+        try:
+            model = raw.__get__(None, cls) if isinstance(raw, Deferred) else raw  # imports its module now
+        except (ImportError, AttributeError) as err:
+            raise _fail(what, f"{cls.__name__}.state_model names a model that cannot be imported ({err})") from err
+        if model is not None and not (isinstance(model, type) and hasattr(model, "model_validate")):
+            raise _fail(what, f"{cls.__name__}.state_model is not a pydantic model ({model!r})")
+        if not state and key != "scenario_state":
+            continue  # a method's or variant's empty state is not written to a save
         if model is None and state:
             raise _fail(what, f"{cls.__name__} saves {key} ({', '.join(sorted(state)[:3])}) but declares no "
                         "state_model for it: a save of it would be refused or go unchecked")

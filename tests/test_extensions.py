@@ -135,3 +135,17 @@ def test_a_method_that_saves_state_without_a_model_fails_the_check(extensions):
     s.run(until=10)
     with pytest.raises(ConformanceError, match="declares no state_model"):
         check_saved_state("tally-unmodelled", s)
+
+
+def test_a_state_model_that_cannot_be_imported_fails_the_check(extensions):
+    from engine.deferred import Deferred
+
+    class Misnamed(Tally):
+        name = "tally-misnamed"
+        state_model = Deferred("tests.ext_method", "TallyStat")
+
+    s = urns()
+    s.method = Misnamed()
+    s.run(until=5)
+    with pytest.raises(ConformanceError, match="cannot be imported"):
+        check_saved_state("tally-misnamed", s)
