@@ -149,3 +149,14 @@ def test_a_state_model_that_cannot_be_imported_fails_the_check(extensions):
     s.run(until=5)
     with pytest.raises(ConformanceError, match="cannot be imported"):
         check_saved_state("tally-misnamed", s)
+
+
+def test_a_world_without_a_state_model_refuses_a_save_that_holds_run_state(tmp_path):
+    good = ROOT / "tests" / "bad_documents" / "good" / "session.json"   # a synthetic save: its world keeps none
+    doc = json.loads(good.read_text())
+    doc["session"]["scenario_state"] = {"articles": 12}   # a key the old shared ScenarioState let any world hold
+    (tmp_path / "s.json").write_text(json.dumps(doc))
+    with pytest.raises(AELError) as err:
+        load_session(tmp_path / "s.json", scenarios.make_scenario)
+    assert "\n" not in str(err.value) and "session.scenario_state" in str(err.value)
+    assert "keeps no run state" in str(err.value) and str(err.value).count("s.json") == 1
