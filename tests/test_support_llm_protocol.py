@@ -136,3 +136,19 @@ def test_the_prior_methods_hindsight_reads_the_subset(selector, session_factory)
     table = session.scenario.table
     assert table.routes.shape[0] == 160
     assert np.array_equal(table.gold, [ROUTES.index(session.scenario.ticket(t)["gold_route"]) for t in range(160)])
+
+
+def test_a_protocol_session_saved_mid_run_resumes_on_its_subset_exactly(tmp_path):
+    saved, whole, resumed = tmp_path / "s.json", tmp_path / "whole.json", tmp_path / "resumed.json"
+    common = ["run", "support", "--protocol", "cliapi-llm", "--seeds", "42", "--selector", "evotool", "--quiet"]
+    assert main([*common, "--json", str(whole)]) == 0
+    assert main([*common, "--until", "90", "--save", str(saved)]) == 0
+    assert main(["run", "support", "--resume", str(saved), "--json", str(resumed), "--quiet"]) == 0
+    a, b = (json.loads(p.read_text())["runs"][0] for p in (whole, resumed))
+    assert b["protocol"] == "cliapi-llm" and (a["overall"], a["regimes"]) == (b["overall"], b["regimes"])
+    # a save of one protocol is refused by a world of the other, in one line
+    from engine.errors import AELError
+
+    state = make_scenario("support", 42, {"protocol": "cliapi-llm"}).state_dict()
+    with pytest.raises(AELError, match="cliapi-llm protocol, not full"):
+        make_scenario("support", 42).load_state_dict(state)
