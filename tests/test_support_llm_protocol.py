@@ -32,12 +32,13 @@ def test_the_offline_prior_rows_on_support_carry_no_paper_row_from_the_llm_table
     llm = BY_KEY["support-llm"]
     assert llm.label == "tab:cliapi_llm_text" and llm.options == {"protocol": "cliapi-llm"} and llm.needs_model
     assert all(r.llm for r in llm.rows)
-    assert {r.selector: r.paper["overall"] for r in llm.rows} == {s: v["overall"] for s, v in LLM_PROTOCOL_TABLE.items()}
+    assert {r.selector: r.paper["overall"] for r in llm.rows} == \
+        {s: v["overall"] for s, v in LLM_PROTOCOL_TABLE.items()}
     assert llm.unavailable("offline").startswith(NEEDS_MODEL) and not llm.unavailable("gemini")
 
 
 def test_the_subset_is_40_tickets_of_each_regime_drawn_per_seed_in_stream_order():
-    a, b = make_scenario("support", 42, {"protocol": "cliapi-llm"}), make_scenario("support", 123, {"protocol": "cliapi-llm"})
+    a, b = (make_scenario("support", seed, {"protocol": "cliapi-llm"}) for seed in (42, 123))
     assert a.n_episodes == 160 and a.protocol == "cliapi-llm" and make_scenario("support", 42).protocol == "full"
     assert [a.regime(t) for t in range(160)] == [g for g in range(4) for _ in range(40)]
     played = [a.ticket(t) for t in range(160)]
@@ -78,7 +79,8 @@ def test_an_offline_protocol_run_shows_no_paper_row_and_says_which_tickets_it_pl
     assert main(["run", "support", "--protocol", "cliapi-llm", "--seeds", "42", "--selector", "ts,reflexion",
                  "--json", str(out)]) == 0
     printed = capsys.readouterr().out
-    assert "paper (LLM)" not in printed and "  paper " not in printed  # neither tab:cliapi_stream's rows nor the LLM table's beside an offline run
+    # neither tab:cliapi_stream's rows (another protocol) nor the LLM table's (another agent)
+    assert "paper (LLM)" not in printed and "  paper " not in printed
     runs = json.loads(out.read_text())["runs"]
     assert all(r["protocol"] == "cliapi-llm" and len(r["stream_episodes"]) == 160 and not r["paper_comparable"]
                for r in runs)

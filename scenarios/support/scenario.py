@@ -53,7 +53,7 @@ class SupportScenario(ScenarioBase):
     # what a save's memory must carry, checked on load (imported then: it needs pydantic)
     memory_metadata = Deferred("scenarios.support.saved_metadata", "MEMORY_METADATA")
 
-    def __new__(cls, seed: int, **options: Any):
+    def __new__(cls, seed: int | None = None, **options: Any):  # (a copy calls it with no arguments)
         if cls is SupportScenario and options.get("protocol", "full") != "full":
             resolve(SPEC.options, options, "support scenario")  # an unknown protocol is one line, here
             from .cliapi_protocol import CliapiSubsetScenario
