@@ -10,7 +10,7 @@ from pathlib import Path
 from engine.atomic import write_text_atomic
 
 from .evaluate import DIFFERS, NOT_HERE, NOT_RUN, REPRODUCED, Outcome, comparisons
-from .model import PaperTable
+from .model import NEEDS_MODEL, PaperTable
 from .svg import chart
 
 RULE = ("A metric is reproduced when |ours − paper| is within the table's tolerance, or, where the paper "
@@ -40,10 +40,12 @@ def _cell(paper: float | None, ours: float | None, sd: float | None) -> str:
     return text
 
 
-def table_markdown(table: PaperTable, outcomes: list[Outcome], svg_name: str | None) -> str:
+def table_markdown(table: PaperTable, outcomes: list[Outcome], svg_name: str | None, agent: str = "offline") -> str:
     lines = [f"## {table.title} (`{table.label}`)", ""]
     if table.reason:
         return "\n".join(lines + [f"**{NOT_HERE}**: {table.reason}.", ""])
+    if table.unavailable(agent):
+        return "\n".join(lines + [f"**{table.unavailable(agent)}.**", ""])
     lines += [f"Scenario `{table.scenario}`, seeds {', '.join(map(str, table.seeds))}; "
               f"`ael-lab reproduce {table.key}`. Known differences: {table.evidence}.", ""]
     if svg_name:
@@ -97,6 +99,8 @@ def write_report(path: Path, tables: list[PaperTable], outcomes: dict[str, list[
         per = {s: sum(o.status == s for o in rows) for s in counts}
         if table.reason:
             per[NOT_HERE] = "whole table"
+        elif table.unavailable(args.agent):
+            per[NOT_HERE] = f"whole table ({NEEDS_MODEL})"
         lines.append(f"| [{table.label}](#{_anchor(table)}) | {len(rows)} | " +
                      " | ".join(str(per[s]) for s in counts) + " |")
     lines.append(f"| all | {sum(len(r) for r in outcomes.values())} | " +
@@ -110,7 +114,7 @@ def write_report(path: Path, tables: list[PaperTable], outcomes: dict[str, list[
         if any(ours is not None for _, _, ours, _ in plotted):
             svg_name = f"{path.stem}-{table.key}.svg"
             write_text_atomic(path.with_name(svg_name), chart(f"{table.label}: {table.metrics[0]}", plotted))
-        lines.append(table_markdown(table, rows, svg_name))
+        lines.append(table_markdown(table, rows, svg_name, args.agent))
     write_text_atomic(path, "\n".join(lines))
 
 

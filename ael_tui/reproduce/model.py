@@ -50,6 +50,9 @@ class PaperTable:
     evidence:   where the known differences are explained (a README section, a spec).
     reason:     set when nothing of the table can be reproduced here: why.
     options:    scenario options every row takes (the data a table needs).
+    needs_model: its rows are a model agent's runs on their own protocol: the table runs only
+                with `--agent` (else the report says it needs a model backend), and every row
+                runs with the model; `llm_settings` are the paper's settings for it (temperature).
     """
 
     key: str
@@ -64,6 +67,20 @@ class PaperTable:
     reason: str = ""
     options: Mapping[str, Any] = field(default_factory=dict)
     seeds: tuple[int, ...] = PAPER_SEEDS
+    needs_model: bool = False
+    llm_settings: Mapping[str, Any] = field(default_factory=dict)
+
+    def unavailable(self, agent: str) -> str:
+        """Why nothing of the table runs with this agent ("" when it runs)."""
+        if self.reason:
+            return self.reason
+        if self.needs_model and agent == "offline":
+            return (f"{NEEDS_MODEL}: its rows are an LLM agent's on their own protocol; pass --agent "
+                    "(anthropic or gemini with a key, openai-compatible with --llm-url, or local)")
+        return ""
+
+
+NEEDS_MODEL = "needs a model backend"
 
 
 def rows_from_spec(paper_table: Mapping[str, Mapping[str, Any]], metrics: tuple[str, ...],

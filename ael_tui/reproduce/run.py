@@ -28,7 +28,8 @@ def _llm(table: PaperTable, args: argparse.Namespace) -> dict[str, Any]:
         return {}
     if not spec_of(table.scenario).uses_llm:
         return {}
-    return llm_config(argparse.Namespace(**{**vars(args), "scenario": table.scenario}))
+    config = llm_config(argparse.Namespace(**{**vars(args), "scenario": table.scenario}))
+    return {**config, **table.llm_settings} if config else config
 
 
 def _options(table: PaperTable, args: argparse.Namespace) -> tuple[dict[str, Any], str | None]:
@@ -68,7 +69,7 @@ def run_tables(tables: list[PaperTable], args: argparse.Namespace) -> tuple[dict
     # table key -> (row, what this build lacks to run it, its runs, why its data is not here)
     plans: dict[str, list[tuple[Row, str | None, list[RunTask], str | None]]] = {}
     for table in tables:
-        if table.reason:
+        if table.unavailable(args.agent):
             plans[table.key] = []
             continue
         options, absent = _options(table, args)
@@ -86,7 +87,7 @@ def run_tables(tables: list[PaperTable], args: argparse.Namespace) -> tuple[dict
             failed_groups, probed = _probe(store, plans, sweep_args)
             everything = {config_hash(t): t for rows in plans.values() for _, _, tasks, _ in rows
                           for t in tasks if _group(t) not in failed_groups}
-            ran = run_grid(store, list(everything.values()), sweep_args)[1] + probed
+            ran = run_grid(store, _copies(everything.values()), sweep_args)[1] + probed
         stored = {r["hash"]: r for r in store.runs()}
     outcomes = {}
     llm_on = args.agent != "offline" or args.reflector != "offline"
@@ -104,6 +105,15 @@ def run_tables(tables: list[PaperTable], args: argparse.Namespace) -> tuple[dict
     return outcomes, str(store.path), ran
 
 
+def _copies(tasks) -> list[RunTask]:
+    """The tasks to run, copied: a session run in this process (an LLM-backed one) pins its
+    models into its config, which would change the planned task's hash, so the probe's run
+    would be run again and the runs' results not found by their hash."""
+    import copy
+
+    return [copy.deepcopy(t) for t in tasks]
+
+
 def _group(task: RunTask) -> str:
     """Runs that need the same data: one scenario with one set of options."""
     return json.dumps([task.config.scenario, task.config.scenario_options], sort_keys=True, default=str)
@@ -119,7 +129,7 @@ def _probe(store: Store, plans, sweep_args) -> tuple[dict[str, str], int]:
                 firsts.setdefault(_group(tasks[0]), tasks[0])
     if not firsts:
         return {}, 0
-    ran = run_grid(store, list(firsts.values()), sweep_args)[1]
+    ran = run_grid(store, _copies(firsts.values()), sweep_args)[1]
     errors = {r["hash"]: r["error"] for r in store.runs() if r["status"] == "failed"}
     return {g: errors[config_hash(t)].split("\n")[0] for g, t in firsts.items() if config_hash(t) in errors}, ran
 
