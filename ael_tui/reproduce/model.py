@@ -50,6 +50,8 @@ class PaperTable:
     evidence:   where the known differences are explained (a README section, a spec).
     reason:     set when nothing of the table can be reproduced here: why.
     options:    scenario options every row takes (the data a table needs).
+    cheap:      its runs take seconds: `reproduce --seeds N` runs it on N seeds (the paper's
+                five first), so a reader can resolve what five seeds cannot.
     """
 
     key: str
@@ -64,6 +66,7 @@ class PaperTable:
     reason: str = ""
     options: Mapping[str, Any] = field(default_factory=dict)
     seeds: tuple[int, ...] = PAPER_SEEDS
+    cheap: bool = False
 
 
 def rows_from_spec(paper_table: Mapping[str, Mapping[str, Any]], metrics: tuple[str, ...],

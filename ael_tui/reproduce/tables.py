@@ -14,6 +14,7 @@ from scenarios import spec_of
 from .model import PaperTable, Row, rows_from_spec
 
 DFULL = "../shared/data/dfull"  # the paper's portfolio data, beside the repository (README: the hourly portfolio)
+NEWS = "<the 20 Newsgroups corpus>"  # found at run time: --news, $AEL_NEWS_DATA, ../shared/data/news (run.news_data)
 PORTFOLIO_EVIDENCE = "README.md#the-hourly-portfolio-the-papers-d-full-task"
 TEST = ("test.sharpe", "test.sortino", "test.calmar", "test.max_drawdown_pct")
 PLUS_TOOLS = ("Stateless already reads the tools here, as the reference's did, so +Tools is the same configuration "
@@ -128,7 +129,7 @@ TABLES: tuple[PaperTable, ...] = (
         rows_from_spec(spec_of("synthetic").paper_table, ("overall", "R0", "R3", "sharpe"),
                        {"ts+reflection": "AEL (ts+reflection)"}),
         RATE | {"sharpe": 0.05}, reference="AEL (ts+reflection)",
-        evidence="README.md#the-synthetic-regime-bandit (what 300 seeds show)"),
+        evidence="README.md#the-synthetic-regime-bandit (what 300 seeds show)", cheap=True),
     PaperTable(
         "stats", "tab:stats", "Welch t and F-test of AEL's Sharpe against each baseline", "portfolio",
         ("test.sharpe",),
@@ -148,22 +149,24 @@ TABLES: tuple[PaperTable, ...] = (
         ("overall", "R0", "R1", "R2", "R3"),
         rows_from_spec(spec_of("news").paper_table, ("overall", "R0", "R1", "R2", "R3"),
                        {"ts+reflection": "AEL (ts+reflection)"}),
-        RATE, reference="AEL (ts+reflection)", evidence="README.md#the-20-newsgroups-stream-news"),
+        RATE, reference="AEL (ts+reflection)", evidence="README.md#the-20-newsgroups-stream-news",
+        options={"data": NEWS}, cheap=True),
     PaperTable(
         "support", "tab:cliapi_stream", "Support-ticket routing benchmark (1,200 episodes)", "support",
         ("overall", "R0", "R1", "R2", "R3"),
         rows_from_spec(spec_of("support").paper_table, ("overall", "R0", "R1", "R2", "R3"),
                        {"ts+reflection": "AEL (ts+reflection)"}),
         {"overall": 0.03, "R0": 0.05, "R1": 0.05, "R2": 0.05, "R3": 0.04}, reference="AEL (ts+reflection)",
-        evidence="README.md#the-support-ticket-routing-stream and ../shared/specs/support-stream.md (Known gaps)"),
+        evidence="README.md#the-support-ticket-routing-stream and ../shared/specs/support-stream.md (Known gaps)",
+        cheap=True),
     PaperTable(
         "support-hp", "tab:cliapi_hp", "Support routing: reflection hyperparameters", "support",
         ("overall", "R3", "injected"), _support_hp(), {"overall": 0.03, "R3": 0.04, "injected": 20},
-        reference="default (40, 120, .58)", evidence="README.md#the-support-ticket-routing-stream"),
+        reference="default (40, 120, .58)", evidence="README.md#the-support-ticket-routing-stream", cheap=True),
     PaperTable(
         "synthetic-hp", "tab:hp_sensitivity", "Synthetic bandit: hyperparameter sensitivity", "synthetic",
         ("overall", "R3"), _synthetic_hp(), {"overall": 0.03, "R3": 0.07},
-        reference="cadence 13 (default)", evidence="README.md#the-synthetic-regime-bandit"),
+        reference="cadence 13 (default)", evidence="README.md#the-synthetic-regime-bandit", cheap=True),
     PaperTable(
         "single-policy", "tab:single_policy_e2e", "Single policy + reflection (portfolio)", "portfolio",
         ("test.sharpe",),
