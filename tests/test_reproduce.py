@@ -14,6 +14,7 @@ from ael_tui.reproduce.model import PaperTable, Row, metric_of
 from ael_tui.reproduce.tables import TABLES
 
 RESULT = {"overall": 0.4, "sharpe": 0.8, "regimes": {"R3": 0.45}, "injections": [{"episode": 13, "arm": "x"}],
+          "memory": {"episodic": 120, "procedural": 7},
           "phases": {"test": {"sharpe": 1.5, "cost_adjusted_sharpe": {"5": 1.2}}}}
 
 
@@ -24,6 +25,7 @@ def test_metrics_are_read_from_a_result_by_name_regime_or_phase_path():
     assert metric_of(RESULT, "test.sharpe") == 1.5
     assert metric_of(RESULT, "test.cost_adjusted_sharpe.5") == 1.2
     assert metric_of(RESULT, "test.calmar") is None
+    assert metric_of(RESULT, "memory.procedural") == 7 and metric_of(RESULT, "memory.semantic") is None
 
 
 def test_welch_and_the_f_test_agree_with_their_definitions():

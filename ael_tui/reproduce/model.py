@@ -18,7 +18,7 @@ class Row:
                method this build does not register makes the row "not run in this build".
     paper:     metric -> the paper's value; `paper_sd` the ± beside it (a sample sd over seeds).
     setting:   what the row changes: reflect_every, reflect_threshold, reflect_window, trigger,
-               prior (a pair), warmup, and scenario options under "options".
+               prior (a pair), warmup, until (stop at that episode), and scenario options under "options".
     llm:       the paper's row is an LLM agent's: offline, ours is shown but not compared.
     stats:     the paper's test of this row against the table's reference row: "t", "p"
                (Welch) and "f_p" (the F-test of variances), where it publishes them.
@@ -91,12 +91,16 @@ def rows_from_spec(paper_table: Mapping[str, Mapping[str, Any]], metrics: tuple[
 def metric_of(result: Mapping[str, Any], name: str) -> float | None:
     """A metric of one run's result: a top-level number ("overall", "sharpe"), a regime's mean
     ("R3"), "injected" (the first injection's episode), or a dotted path under the phases
-    ("test.sharpe", "test.cost_adjusted_sharpe.5"). None when the run has no such value."""
+    ("test.sharpe", "test.cost_adjusted_sharpe.5"), or "memory.<tier>" (the tier's entries when the
+    run stopped: with `until`, at that episode). None when the run has no such value."""
     if name == "injected":
         injections = result.get("injections") or []
         return float(injections[0]["episode"]) if injections else None
     if name in result and isinstance(result[name], (int, float)):
         return float(result[name])
+    if name.startswith("memory."):  # a tier's entry count when the run stopped ("memory.procedural")
+        count = (result.get("memory") or {}).get(name.split(".", 1)[1])
+        return float(count) if isinstance(count, int) and not isinstance(count, bool) else None
     if name in (result.get("regimes") or {}):
         return float(result["regimes"][name])
     value: Any = result.get("phases") or {}

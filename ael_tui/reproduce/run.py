@@ -99,7 +99,7 @@ def row_tasks(table: PaperTable, row: Row, options: dict[str, Any], llm: dict[st
     axes = {axis: [setting[axis]] for axis in AXES if axis in setting}
     grid = Grid([table.scenario], row.selector, seeds or list(table.seeds), axes,
                 {k: [v] for k, v in {**options, **setting.get("options", {})}.items()},
-                {"warmup": setting.get("warmup")}, [llm if row.llm else {}])
+                {"warmup": setting.get("warmup"), "until": setting.get("until")}, [llm if row.llm else {}])
     return grid.tasks()
 
 

@@ -1,6 +1,6 @@
 """The 20 Newsgroups articles: from scikit-learn's data home or a local folder.
 
-Two sources, one result (`Corpus`: every article's group, subject and body, in
+Three sources, one result (`Corpus`: every article's group, subject and body, in
 one fixed order):
 - `sklearn`: `fetch_20newsgroups(subset=..., remove=())` through scikit-learn,
   which downloads the by-date archive once into its data home
@@ -147,7 +147,8 @@ def read_folder(path: str) -> Corpus:
     root = Path(path).expanduser()
     where = f"--data {path}"
     if not root.is_dir():
-        raise AELError(f"{where}: no such folder (expected one holding 20news-bydate-train/<group>/<files>)")
+        raise AELError(f"{where}: no such folder or archive (expected 20news-bydate.tar.gz or a folder holding "
+                       "20news-bydate-train/<group>/<files>)")
     subsets = [root / s for s in SUBSETS if (root / s).is_dir() and not (root / s).is_symlink()]
     if not subsets:
         raise AELError(f"{where}: no 20news-bydate-train or 20news-bydate-test folder inside "
