@@ -173,7 +173,7 @@ def status_column(text: str) -> dict[str, int]:
     """How many rows of the report's tables carry each status, read from the status column."""
     counts = {s: 0 for s in STATUSES}
     for line in text.splitlines():
-        if not line.startswith("| ") or line.startswith(("| row ", "| table ", "| [tab:", "| all ")):
+        if not line.startswith("| ") or line.startswith(("| row ", "| table ", "| [", "| all ")):
             continue
         cell = line.rstrip(" |").rsplit(" | ", 1)[-1]
         counts[next(s for s in STATUSES if cell.startswith(s))] += 1
@@ -199,6 +199,16 @@ def test_reproduce_writes_a_report_with_charts_for_the_synthetic_tables(tmp_path
     # the header's counts are the status column's
     assert status_column(text) == header_counts(text)
     assert sum(header_counts(text).values()) == 17 and "run(s) failed" not in text
+
+
+def test_seeds_n_runs_the_cheap_tables_on_more_seeds(tmp_path, capsys):
+    report = tmp_path / "r.md"
+    assert main(["reproduce", "synthetic", "--seeds", "7", "--out", str(tmp_path / "runs"), "--report", str(report),
+                 "--quiet"]) == 0, capsys.readouterr().err
+    text = report.read_text()
+    assert "Scenario `synthetic`, 7 seeds: 42, 123, 456, 789, 1024 and 1–2 (skipping those)" in text
+    assert "`ael-lab reproduce synthetic --seeds 7 --report" in text
+    assert "| not resolved at n = 5: " not in text and status_column(text) == header_counts(text)
 
 
 def test_a_failed_run_makes_reproduce_exit_1_and_the_header_names_it(tmp_path, capsys):
@@ -231,3 +241,26 @@ def test_an_unknown_table_is_one_line(tmp_path, capsys):
     assert main(["reproduce", "tab:nope", "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert "no table 'tab:nope'" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("value", ["3", "many", "5000"])
+def test_a_seed_count_below_the_papers_five_or_not_a_number_is_one_line(tmp_path, capsys, value):
+    assert main(["reproduce", "synthetic", "--seeds", value, "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "--seeds" in err and "Traceback" not in err and err.count("\n") == 1
+
+
+def test_the_committed_report_and_the_readme_give_the_same_counts_as_the_status_column():
+    """docs/reproduce/report.md: the header's counts are its status column's, and the README
+    states the same (regenerate the report and the README's sentence together)."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    text = (root / "docs" / "reproduce" / "report.md").read_text()
+    counts = header_counts(text)
+    assert counts == status_column(text)
+    readme = (root / "README.md").read_text()
+    said = (f"of {sum(counts.values())} rows: {counts[REPRODUCED]} reproduced within tolerance, "
+            f"{counts[NOT_RESOLVED]} not resolved at n = 5, {counts[DIFFERS]} differ, "
+            f"{counts[NOT_HERE]} not reproducible here, {counts[NOT_RUN]} not run")
+    assert said in readme

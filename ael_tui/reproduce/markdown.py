@@ -50,7 +50,8 @@ def _seeds_text(seeds: list[int], paper: tuple[int, ...]) -> str:
     if len(seeds) <= len(paper):
         return f"seeds {', '.join(map(str, seeds))}"
     extra = seeds[len(paper):]
-    return f"{len(seeds)} seeds: {', '.join(map(str, paper))} and {extra[0]}–{extra[-1]} (skipping those)"
+    more = str(extra[0]) if len(extra) == 1 else f"{extra[0]}–{extra[-1]} (skipping those)"
+    return f"{len(seeds)} seeds: {', '.join(map(str, paper))} and {more}"
 
 
 def table_markdown(table: PaperTable, outcomes: list[Outcome], svg_name: str | None,
