@@ -1,0 +1,141 @@
+"""The support table's disk cache is verified when read back (issue 27, finding 2): a
+poisoned, edited or truncated table, a FIFO, a device or a symlink out of the folder in its
+place each give the numbers of an untouched run, and the cache is written again whole.
+Each run is a child process with a timeout, so a read that blocks fails the test instead of
+hanging the suite."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+AEL_LAB = [sys.executable, "-m", "ael_tui.cli"]
+SEED_42_OVERALL = 0.7325  # seed 42's support run, as the issue measured it on an untouched cache
+
+
+def run_support(cache: Path, out: Path) -> float:
+    done = subprocess.run([*AEL_LAB, "run", "support", "--seeds", "42", "--quiet", "--json", str(out)],
+                          env={**os.environ, "AEL_LAB_CACHE_DIR": str(cache)},
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    return json.loads(out.read_text())["runs"][0]["overall"]
+
+
+@pytest.fixture(scope="module")
+def clean(tmp_path_factory) -> Path:
+    """A cache folder an untouched seed-42 run wrote."""
+    cache = tmp_path_factory.mktemp("clean") / "cache"
+    assert run_support(cache, cache.parent / "out.json") == SEED_42_OVERALL
+    return cache
+
+
+@pytest.fixture
+def cache(clean, tmp_path) -> Path:
+    copy = tmp_path / "cache"
+    shutil.copytree(clean, copy)
+    return copy
+
+
+def table_of(folder: Path) -> Path:
+    (path,) = folder.glob("*.npy")
+    return path
+
+
+def check_recomputed(cache: Path, clean: Path, out: Path) -> None:
+    assert run_support(cache, out) == SEED_42_OVERALL
+    table = table_of(cache)
+    assert stat.S_ISREG(os.lstat(table).st_mode)
+    assert table.read_bytes() == table_of(clean).read_bytes()  # written again, whole
+
+
+def test_the_cache_holds_a_table_and_its_checksum(clean):
+    table = table_of(clean)
+    side = json.loads(Path(f"{table}.sha256").read_text())
+    assert side["sha256"] == hashlib.sha256(table.read_bytes()).hexdigest()
+    assert side["key"] == table.stem
+
+
+def test_a_table_with_values_shifted_by_one_is_recomputed(cache, clean, tmp_path):
+    table = table_of(cache)
+    routes = np.load(table)
+    np.save(table, ((routes + 1) % 8).astype(np.int8), allow_pickle=False)  # same shape, still valid routes
+    check_recomputed(cache, clean, tmp_path / "out.json")
+
+
+def test_a_table_with_twenty_rows_edited_is_recomputed(cache, clean, tmp_path):
+    table = table_of(cache)
+    routes = np.load(table)
+    routes[100:120] = (routes[100:120] + 3) % 8
+    np.save(table, routes, allow_pickle=False)
+    check_recomputed(cache, clean, tmp_path / "out.json")
+
+
+def test_a_truncated_table_is_recomputed(cache, clean, tmp_path):
+    table = table_of(cache)
+    table.write_bytes(table.read_bytes()[:3000])
+    check_recomputed(cache, clean, tmp_path / "out.json")
+
+
+def test_a_table_from_before_checksums_is_recomputed_and_gets_one(cache, clean, tmp_path):
+    table = table_of(cache)
+    Path(f"{table}.sha256").unlink()
+    check_recomputed(cache, clean, tmp_path / "out.json")
+    assert Path(f"{table}.sha256").read_bytes() == Path(f"{table_of(clean)}.sha256").read_bytes()
+
+
+def test_a_fifo_in_the_tables_place_neither_hangs_nor_changes_the_result(cache, clean, tmp_path):
+    table = table_of(cache)
+    table.unlink()
+    os.mkfifo(table)
+    check_recomputed(cache, clean, tmp_path / "out.json")  # a blocking read would time out here
+
+
+def test_a_symlink_out_of_the_folder_is_not_followed_even_with_a_matching_checksum(cache, clean, tmp_path):
+    table = table_of(cache)
+    routes = np.load(table)
+    outside = tmp_path / "elsewhere.npy"
+    np.save(outside, ((routes + 1) % 8).astype(np.int8), allow_pickle=False)
+    poisoned = outside.read_bytes()
+    side = json.loads(Path(f"{table}.sha256").read_text())
+    Path(f"{table}.sha256").write_text(json.dumps({**side, "sha256": hashlib.sha256(poisoned).hexdigest()},
+                                                  sort_keys=True))  # only the symlink rule stands in the way
+    table.unlink()
+    table.symlink_to(outside)
+    check_recomputed(cache, clean, tmp_path / "out.json")
+    assert outside.read_bytes() == poisoned  # replaced, not written through
+
+
+def test_a_device_in_the_tables_place_is_refused(cache, clean, tmp_path):
+    table = table_of(cache)
+    table.unlink()
+    try:
+        os.mknod(table, stat.S_IFCHR | 0o600, os.makedev(1, 5))  # /dev/zero's numbers
+    except OSError:
+        pytest.skip("cannot make a device node here")
+    check_recomputed(cache, clean, tmp_path / "out.json")
+
+
+def test_read_regular_refuses_what_is_not_a_regular_file_and_what_is_too_big(tmp_path):
+    from scenarios.support.table_cache import read_regular
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    assert read_regular(fifo, 100) is None  # returns at once: the open does not wait for a writer
+    big = tmp_path / "big"
+    big.write_bytes(b"x" * 101)
+    assert read_regular(big, 100) is None and read_regular(big, 101) == b"x" * 101
+    link = tmp_path / "link"
+    link.symlink_to(big)
+    assert read_regular(link, 1000) is None
+    assert read_regular(tmp_path, 1000) is None  # a folder
+    assert read_regular(tmp_path / "missing", 1000) is None
