@@ -126,7 +126,7 @@ def test_a_device_in_the_tables_place_is_refused(cache, clean, tmp_path):
 
 
 def test_read_regular_refuses_what_is_not_a_regular_file_and_what_is_too_big(tmp_path):
-    from scenarios.support.table_cache import read_regular
+    from engine.cache_files import read_regular
 
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
@@ -139,3 +139,78 @@ def test_read_regular_refuses_what_is_not_a_regular_file_and_what_is_too_big(tmp
     assert read_regular(link, 1000) is None
     assert read_regular(tmp_path, 1000) is None  # a folder
     assert read_regular(tmp_path / "missing", 1000) is None
+
+
+# ------------------------------------------------------------------ the Yahoo download cache
+@pytest.fixture
+def yahoo(monkeypatch):
+    """load_yahoo with a fake yfinance.download (no network); the list of downloads made."""
+    yfinance = pytest.importorskip("yfinance")
+    from tests.test_portfolio_yahoo import fake_frame
+
+    log = []
+
+    def download(tickers, **kw):
+        log.append(list(tickers))
+        return fake_frame(tickers)
+
+    monkeypatch.setattr(yfinance, "download", download)
+    return log
+
+
+def load(folder: Path, tickers=("AAPL", "XOM")):
+    import datetime as dt
+
+    from scenarios.portfolio.yahoo import load_yahoo
+
+    return load_yahoo(list(tickers), "2025-03-03", "2025-03-05", folder, today=dt.date(2025, 6, 1))
+
+
+def window(folder: Path) -> Path:
+    return folder / "2025-03-03_2025-03-05"
+
+
+def test_a_yahoo_cache_file_edited_truncated_or_replaced_is_downloaded_again(tmp_path, yahoo):
+    first = load(tmp_path)
+    aapl = window(tmp_path) / "prices_1h" / "AAPL.csv"
+    clean = aapl.read_bytes()
+    attacks = [
+        lambda: aapl.write_bytes(clean.replace(b"100.0,", b"1000.0,")),   # a price edited
+        lambda: aapl.write_bytes(clean[: len(clean) // 2]),                # truncated
+        lambda: (aapl.unlink(), os.mkfifo(aapl)),                          # a FIFO: must not block
+        lambda: (aapl.unlink(), aapl.symlink_to(tmp_path / "elsewhere.csv")),
+    ]
+    (tmp_path / "elsewhere.csv").write_bytes(clean.replace(b"100.0,", b"1000.0,"))
+    for attack in attacks:
+        attack()
+        again = load(tmp_path)
+        assert np.array_equal(again.close, first.close) and again.sectors == first.sectors
+        assert aapl.read_bytes() == clean and stat.S_ISREG(os.lstat(aapl).st_mode)
+    assert yahoo == [["AAPL", "XOM"]] + [["AAPL"]] * len(attacks)  # only the changed file, each time
+    assert b"1000.0" in (tmp_path / "elsewhere.csv").read_bytes()  # replaced, not written through
+
+
+def test_an_edited_sectors_file_is_written_again_without_a_download(tmp_path, yahoo):
+    first = load(tmp_path)
+    meta = window(tmp_path) / "metadata" / "tickers.json"
+    meta.write_text(json.dumps({"AAPL": {"sector": "Energy"}, "XOM": {"sector": "Energy"}}))
+    assert load(tmp_path).sectors == first.sectors == {"AAPL": "Technology", "XOM": "Energy"}
+    assert len(yahoo) == 1
+
+
+def test_a_changed_cache_file_that_cannot_be_downloaded_again_is_one_line_naming_it(tmp_path, yahoo, monkeypatch):
+    import yfinance
+
+    from engine.errors import AELError
+
+    load(tmp_path)
+    aapl = window(tmp_path) / "prices_1h" / "AAPL.csv"
+    aapl.write_bytes(aapl.read_bytes().replace(b"100.0,", b"1000.0,"))
+
+    def offline(*a, **kw):
+        raise ConnectionError("no network")
+
+    monkeypatch.setattr(yfinance, "download", offline)
+    with pytest.raises(AELError) as err:
+        load(tmp_path)
+    assert str(aapl) in str(err.value) and "--data" in str(err.value) and "\n" not in str(err.value)

@@ -12,8 +12,8 @@ and its bytes have that sha256; anything else (a missing, foreign, edited,
 truncated or damaged file, or a table from a version without sidecars) is
 recomputed and written again, so a cache file never changes a result. Only
 regular files are read: a symlink, a FIFO or a device in a cache file's place
-is refused without blocking (opened with O_NOFOLLOW | O_NONBLOCK, checked with
-fstat) and replaced by the recomputed table. A cache that cannot be written
+is refused without blocking (engine/cache_files.py: opened with O_NOFOLLOW |
+O_NONBLOCK, checked with fstat) and replaced by the recomputed table. A cache that cannot be written
 (read-only home, full disk) is skipped, because it only saves time.
 
 The checksum finds damage and edits of the table, not an editor who also
@@ -29,12 +29,12 @@ import hashlib
 import io
 import json
 import os
-import stat
-import tempfile
 from pathlib import Path
 from typing import Iterable
 
 import numpy as np
+
+from engine.cache_files import digest, read_regular, write_atomic
 
 FORMAT = "support-table-2"   # 2: a sidecar with the table's sha256 beside each table
 SIDECAR = ".sha256"
@@ -59,35 +59,8 @@ def table_key(stream: Iterable[dict], fingerprints: Iterable[str]) -> str:
     return h.hexdigest()[:24]
 
 
-def read_regular(path: Path, limit: int) -> bytes | None:
-    """The bytes of `path` if it is a regular file of at most `limit` bytes, else None.
-    Never follows a symlink in the file's place and never blocks on a FIFO (the open
-    is non-blocking, and fstat refuses everything but a regular file before a read)."""
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-    try:
-        fd = os.open(path, flags)
-    except OSError:  # missing, a symlink (ELOOP), unreadable, a FIFO or device that refuses
-        return None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
-            return None
-        chunks, size = [], 0
-        while size <= limit:
-            chunk = os.read(fd, limit + 1 - size)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-        return None if size > limit else b"".join(chunks)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-
-
 def _sidecar(key: str, data: bytes) -> bytes:
-    return json.dumps({"format": FORMAT, "key": key, "sha256": hashlib.sha256(data).hexdigest()},
+    return json.dumps({"format": FORMAT, "key": key, "sha256": digest(data)},
                       sort_keys=True).encode()
 
 
@@ -117,20 +90,7 @@ def store(key: str, routes: np.ndarray) -> None:
     folder = cache_dir()
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        _write_atomic(folder, f"{key}.npy", data)
-        _write_atomic(folder, f"{key}.npy{SIDECAR}", _sidecar(key, data))
+        write_atomic(folder / f"{key}.npy", data)
+        write_atomic(folder / f"{key}.npy{SIDECAR}", _sidecar(key, data))
     except OSError:
         pass
-
-
-def _write_atomic(folder: Path, name: str, data: bytes) -> None:
-    """`folder/name` holds `data`, whole; whatever was in its place (a symlink, a FIFO) is
-    replaced, never written through."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, folder / name)  # readers see the old file or the whole new one
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
