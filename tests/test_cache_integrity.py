@@ -214,3 +214,28 @@ def test_a_changed_cache_file_that_cannot_be_downloaded_again_is_one_line_naming
     with pytest.raises(AELError) as err:
         load(tmp_path)
     assert str(aapl) in str(err.value) and "--data" in str(err.value) and "\n" not in str(err.value)
+
+
+# ------------------------------------------------------------------ scikit-learn's news cache
+@pytest.mark.parametrize("kind", ["fifo", "symlink"])
+def test_a_fifo_or_symlink_where_scikit_learn_keeps_the_news_corpus_is_one_line(tmp_path, monkeypatch, kind):
+    from engine.errors import AELError
+    from scenarios.news import corpus
+
+    pytest.importorskip("sklearn")
+    cached = tmp_path / corpus.PICKLE_CACHE
+    if kind == "fifo":
+        os.mkfifo(cached)  # scikit-learn's open() of it would wait for ever
+    else:
+        (tmp_path / "elsewhere").write_bytes(b"")
+        cached.symlink_to(tmp_path / "elsewhere")
+    monkeypatch.setattr(corpus, "data_home", lambda: str(tmp_path))
+
+    def no_fetch(*a, **kw):
+        raise AssertionError("scikit-learn was asked to read it")
+
+    import sklearn.datasets
+    monkeypatch.setattr(sklearn.datasets, "fetch_20newsgroups", no_fetch)
+    with pytest.raises(AELError, match="is not a regular file") as err:
+        corpus.fetch()
+    assert str(cached) in str(err.value)
