@@ -201,3 +201,30 @@ def test_reproduce_runs_a_tampered_run_again_instead_of_reading_it(tmp_path, cap
     capsys.readouterr()
     assert ran == 1
     assert [o.values for o in again["synthetic"]] == [values]
+
+
+def test_every_scenarios_runs_verify_as_written(tmp_path, capsys):
+    """The digest a run is written with is the one its rows give back (no run of any
+    scenario is taken for a changed one and run again for ever)."""
+    folder = str(tmp_path / "s")
+    grid = ["synthetic,support,portfolio", "--seeds", "1,2", "--selector", "ts,ts+reflection", "--episodes", "60"]
+    code, _, err = sweep(capsys, *grid, "--out", folder)
+    assert code == 0, err
+    code, _, err = sweep(capsys, *grid, "--out", folder)
+    assert code == 0 and "0 run(s) done, 12 already in the store" in err
+
+
+def test_values_sqlite_stores_differently_give_the_same_digest(tmp_path):
+    """An int reward reads back as a float, NaN as NULL, -0.0 as 0.0: the digest written
+    from the values a run hands over is the one its stored rows give."""
+    from ael_tui.batch import task_of
+    from engine.session import SessionConfig
+
+    task = task_of(SessionConfig(scenario="synthetic", seed=3, selector="ts", episodes=5), None)
+    rewards = [(0, 1, 0, "train", "ts"), (1, float("nan"), None, None, None), (2, -0.0, 2, "test", "x"),
+               (3, 0.25, True, "val", "é"), (4, None, 1, "", "ts")]
+    out = {"result": {"overall": 0.5, "regimes": {"R0": 1, "R1": float("nan")}}, "rewards": rewards,
+           "started": 0.0, "finished": 1.0}
+    with Store(tmp_path) as store:
+        store.record(0, task, out, "a" * 32)
+        assert store.finished() == {"a" * 32} and store.rejected == []

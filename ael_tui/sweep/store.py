@@ -43,9 +43,13 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import itertools
 import json
 import sqlite3
+import sys
 import time
+from array import array
+from operator import itemgetter
 from dataclasses import fields
 from pathlib import Path
 from typing import Any, Iterable, Iterator
@@ -111,7 +115,65 @@ def numeric_leaves(value: Any, prefix: str = "") -> Iterator[tuple[str, float]]:
 DIGESTED = ("hash", "position", "scenario", "selector", "seed", "config", "until", "status", "error", "traceback",
             "overall", "sharpe", "episodes", "reflections", "first_injection", "result", "started", "finished",
             "wall_s", "cpu_s", "worker", "llm_calls", "llm_input_tokens", "llm_output_tokens", "llm_cost_usd")
-DIGEST_PARTS = (("metrics", "name, value", "name"), ("rewards", "episode, reward, regime, phase, policy", "episode"))
+# the tables a digest covers beside the runs row: (table, columns, their SQLite kinds, order within a run)
+DIGEST_PARTS = (("metrics", "name, value", "tr", "name"),
+                ("rewards", "episode, reward, regime, phase, policy", "iritt", "episode"))
+
+
+NEGATIVE_ZERO = array("d", [-0.0]).tobytes()
+
+
+def _column_bytes(kind: str, column: tuple) -> bytes:
+    """One column of a run's metrics or rewards rows as exact bytes, the same for the values
+    a run hands the store and for what SQLite gives back for them: a REAL column keeps an
+    int as a float, NaN as NULL and -0.0 as 0.0. A column of one type packs at C speed
+    (repr of every float cost more than the rest of a record); anything else is its repr."""
+    try:
+        if kind == "i":
+            ints = array("q", column)
+            if sys.byteorder != "little":
+                ints.byteswap()
+            return b"I" + ints.tobytes()
+        if kind == "r":
+            values = array("d", column)
+            if values == values:  # no NaN
+                if NEGATIVE_ZERO in values.tobytes():  # maybe a -0.0 (or two numbers' bytes that look like one)
+                    values = array("d", [x + 0.0 for x in values])
+                if sys.byteorder != "little":
+                    values.byteswap()
+                return b"R" + values.tobytes()
+        if kind == "t":
+            sizes = array("q", map(len, column))
+            if sys.byteorder != "little":
+                sizes.byteswap()
+            return b"T" + sizes.tobytes() + "".join(column).encode("utf-8", "surrogatepass")
+    except (TypeError, OverflowError, ValueError):
+        pass
+    if kind == "r":
+        column = tuple(None if isinstance(v, float) and v != v else float(v) + 0.0
+                       if isinstance(v, (int, float)) else v for v in column)
+    elif kind == "i":
+        column = tuple(int(v) if isinstance(v, bool) or isinstance(v, float) and v.is_integer() and abs(v) < 2 ** 63
+                       else v for v in column)
+    return b"G" + repr(column).encode("utf-8", "surrogatepass")
+
+
+def _rows_bytes(kinds: str, rows: list[tuple], skip: int = 0) -> bytes:
+    """`rows` (their first `skip` columns left out) as bytes, column by column."""
+    if rows and not min(map(len, rows)) == max(map(len, rows)) == len(kinds) + skip:
+        return b"?" + repr(rows).encode("utf-8", "surrogatepass")  # never what the store wrote
+    columns = tuple(zip(*rows))[skip:] if rows else ((),) * len(kinds)
+    return len(rows).to_bytes(8, "little") + b"".join(_column_bytes(k, c) for k, c in zip(kinds, columns))
+
+
+def run_digest(row: tuple, metrics: list[tuple], rewards: list[tuple], skip: int = 0) -> str:
+    """The digest of a run: its runs row (the DIGESTED columns, as SQLite gives them back),
+    its metrics (name, value) by name and its rewards (episode, reward, regime, phase,
+    policy) by episode, each row after its first `skip` columns."""
+    h = hashlib.sha256(b"ael-sweep-run-1\0" + repr(tuple(row)).encode("utf-8", "surrogatepass"))
+    for (table, _, kinds, _), rows in zip(DIGEST_PARTS, (metrics, rewards)):
+        h.update(table.encode() + _rows_bytes(kinds, rows, skip))
+    return h.hexdigest()
 
 
 def _one_line(method):
@@ -215,18 +277,20 @@ class Store:
 
     def _digests(self, run: int | None = None) -> dict[int, str]:
         """runs.id -> the digest of that run's content as the store holds it now (of every
-        run, or of `run`): its runs row, then its metrics and rewards rows in key order."""
+        run, or of `run`)."""
         where, params = ("WHERE id = ?", (run,)) if run is not None else ("", ())
-        found = {i: hashlib.sha256(b"runs" + repr(values).encode())
-                 for i, *values in self.db.execute(f"SELECT id, {', '.join(DIGESTED)} FROM runs {where}", params)}
+        rows = {i: tuple(values) for i, *values in
+                self.db.execute(f"SELECT id, {', '.join(DIGESTED)} FROM runs {where}", params)}
+        parts: list[dict[int, list[tuple]]] = []
         where = "WHERE run = ?" if run is not None else ""
-        for table, columns, order in DIGEST_PARTS:
-            for i, *values in self.db.execute(f"SELECT run, {columns} FROM {table} {where} ORDER BY run, {order}",
-                                              params):
-                h = found.get(i)
-                if h is not None:
-                    h.update(table.encode() + repr(values).encode())
-        return {i: h.hexdigest() for i, h in found.items()}
+        for table, columns, _, order in DIGEST_PARTS:
+            grouped: dict[int, list[tuple]] = {}
+            query = f"SELECT run, {columns} FROM {table} {where} ORDER BY run, {order}"
+            for i, group in itertools.groupby(self.db.execute(query, params), key=itemgetter(0)):
+                if i in rows:
+                    grouped[i] = list(group)
+            parts.append(grouped)
+        return {i: run_digest(row, parts[0].get(i, []), parts[1].get(i, []), skip=1) for i, row in rows.items()}
 
     @_one_line
     def finished(self) -> set[str]:
@@ -292,14 +356,16 @@ class Store:
                     self.db.execute(f"DELETE FROM {table} WHERE {key} = ?", (old,))  # a failed try, replaced
             run = self.db.execute(f"INSERT INTO runs ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
                                   tuple(row.values())).lastrowid
-            if result is not None:
-                self.db.executemany("INSERT INTO metrics VALUES (?, ?, ?)",
-                                    [(run, name, value) for name, value in numeric_leaves(result)
-                                     if not name.startswith("llm.")])
-            self.db.executemany("INSERT INTO rewards VALUES (?, ?, ?, ?, ?, ?)",
-                                [(run, *r) for r in out.get("rewards", ())])
-            # over the rows as SQLite keeps them (an int reward in a REAL column reads back 1.0)
-            self.db.execute("UPDATE runs SET digest = ? WHERE id = ?", (self._digests(run)[run], run))
+            metrics = [] if result is None else [(name, value) for name, value in numeric_leaves(result)
+                                                 if not name.startswith("llm.")]
+            rewards = [tuple(r) for r in out.get("rewards", ())]
+            self.db.executemany("INSERT INTO metrics VALUES (?, ?, ?)", [(run, *m) for m in metrics])
+            self.db.executemany("INSERT INTO rewards VALUES (?, ?, ?, ?, ?, ?)", [(run, *r) for r in rewards])
+            # the runs row as SQLite gives it back; the metrics and rewards as given (reading
+            # them back cost more than writing them; run_digest encodes both alike)
+            stored = self.db.execute(f"SELECT {', '.join(DIGESTED)} FROM runs WHERE id = ?", (run,)).fetchone()
+            digest = run_digest(stored, sorted(metrics), sorted(rewards, key=itemgetter(0)))
+            self.db.execute("UPDATE runs SET digest = ? WHERE id = ?", (digest, run))
         except BaseException:
             self.db.rollback()  # this run's rows and the uncommitted ones before it: all run again
             raise
