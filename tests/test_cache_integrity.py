@@ -223,7 +223,10 @@ def test_a_fifo_or_symlink_where_scikit_learn_keeps_the_news_corpus_is_one_line(
     from scenarios.news import corpus
 
     pytest.importorskip("sklearn")
+    from sklearn.datasets import _base, _twenty_newsgroups
+
     cached = tmp_path / corpus.PICKLE_CACHE
+    assert _base._pkl_filepath(str(tmp_path), _twenty_newsgroups.CACHE_NAME) == str(cached)  # its name, this version
     if kind == "fifo":
         os.mkfifo(cached)  # scikit-learn's open() of it would wait for ever
     else:
