@@ -25,7 +25,8 @@ def digest(data: bytes) -> str:
 def read_regular(path: str | os.PathLike, limit: int) -> bytes | None:
     """The bytes of `path` if it is a regular file of at most `limit` bytes, else None
     (missing, a symlink, a FIFO, a device, a folder, unreadable, too big)."""
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    flags = (os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+             | getattr(os, "O_NOCTTY", 0))  # a terminal device in the file's place never becomes ours
     try:
         fd = os.open(path, flags)
     except OSError:  # missing, a symlink (ELOOP), unreadable
