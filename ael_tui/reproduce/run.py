@@ -87,7 +87,7 @@ def run_tables(tables: list[PaperTable], args: argparse.Namespace) -> tuple[dict
             everything = {config_hash(t): t for rows in plans.values() for _, _, tasks, _ in rows
                           for t in tasks if _group(t) not in failed_groups}
             ran = run_grid(store, list(everything.values()), sweep_args)[1] + probed
-        stored = {r["hash"]: r for r in store.runs(unverified="omit")}  # its grid ran any changed run again
+        stored = {r["hash"]: r for r in store.runs()}
     outcomes = {}
     llm_on = args.agent != "offline" or args.reflector != "offline"
     for table in tables:
@@ -120,7 +120,7 @@ def _probe(store: Store, plans, sweep_args) -> tuple[dict[str, str], int]:
     if not firsts:
         return {}, 0
     ran = run_grid(store, list(firsts.values()), sweep_args)[1]
-    errors = {r["hash"]: r["error"] for r in store.runs(unverified="omit") if r["status"] == "failed"}
+    errors = {r["hash"]: r["error"] for r in store.runs() if r["status"] == "failed"}
     return {g: errors[config_hash(t)].split("\n")[0] for g, t in firsts.items() if config_hash(t) in errors}, ran
 
 

@@ -62,7 +62,7 @@ def documents(store: Store) -> list[dict[str, Any]]:
     from ael_tui.runner import _paper_comparable
 
     groups: dict[str, list[dict[str, Any]]] = {}
-    for row in store.runs():
+    for row in store.runs(unverified="raise"):  # a run changed after the sweep wrote it is an error, not a result
         groups.setdefault(setting_of(row["config"]), []).append(row)
     docs = []
     for rows in groups.values():
@@ -84,7 +84,7 @@ def table(store: Store):
     """One row per run: the runs table's columns, the settings, and every metric."""
     import pandas as pd
 
-    runs = store.runs()  # verified: a run changed after the sweep wrote it is an error, not a row
+    runs = store.runs(unverified="raise")  # a run changed after the sweep wrote it is an error, not a row
     metrics = pd.DataFrame(store.metrics(r["hash"] for r in runs), columns=["hash", "name", "value"])
     wide = metrics.pivot(index="hash", columns="name", values="value") if len(metrics) else pd.DataFrame()
     rows = []

@@ -373,11 +373,12 @@ class Store:
             self.commit()
 
     @_one_line
-    def runs(self, hashes: Iterable[str] | None = None, unverified: str = "raise") -> list[dict[str, Any]]:
+    def runs(self, hashes: Iterable[str] | None = None, unverified: str = "omit") -> list[dict[str, Any]]:
         """Every run (or those of `hashes`), in grid order, as dicts of the runs table
         with `config` and `result` decoded. A run whose content does not give its digest
-        is never returned: with unverified="raise" (exports) any such run is an AELError
-        naming the store; with "omit" they are left out and listed in `rejected`."""
+        is never returned: it is left out and listed in `rejected` (what `reproduce` reads
+        after its grid ran such runs again), or with unverified="raise" (exports) it is an
+        AELError naming the store."""
         actual = self._digests()
         rows = self.db.execute("SELECT * FROM runs ORDER BY position, rowid")
         names = [d[0] for d in rows.description]
