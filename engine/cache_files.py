@@ -49,12 +49,17 @@ def read_regular(path: str | os.PathLike, limit: int) -> bytes | None:
         os.close(fd)
 
 
-def write_atomic(path: str | os.PathLike, data: bytes) -> None:
-    """`path` holds `data`, whole (OSError when it cannot be written)."""
+def write_atomic(path: str | os.PathLike, data: bytes, private: bool = True) -> None:
+    """`path` holds `data`, whole (OSError when it cannot be written); readable by its
+    owner only, or with `private=False` as an ordinary file (the umask's mode)."""
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
+            if not private:
+                umask = os.umask(0)
+                os.umask(umask)
+                os.fchmod(f.fileno(), 0o666 & ~umask)
             f.write(data)
         os.replace(tmp, path)
     finally:

@@ -28,7 +28,7 @@ import datetime as dt
 import json
 import os
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Sequence
 
 import pandas as pd
 
@@ -181,14 +181,14 @@ def _write_cache(folder: Path, frames: dict[str, pd.DataFrame]) -> None:
         out = frame[["Close", "High", "Low", "Open", "Volume"]].copy()
         out.index.name = "Datetime"
         data = out.to_csv().encode()
-        write_atomic(prices / f"{t}.csv", data)  # a half-written file is never read as cache
+        write_atomic(prices / f"{t}.csv", data, private=False)  # a half-written file is never read as cache
         sums[f"prices_1h/{t}.csv"] = digest(data)
     # the sectors file is a function of the cached tickers: written whole each time
     cached = sorted(name[len("prices_1h/"):-len(".csv")] for name in sums if name.startswith("prices_1h/"))
     meta = {t: {"sector": DFULL_SECTORS.get(t, "Unknown")} for t in cached}
     data = (json.dumps(meta, indent=1, sort_keys=True) + "\n").encode()
     (folder / "metadata").mkdir(parents=True, exist_ok=True)
-    write_atomic(folder / TICKERS_FILE, data)
+    write_atomic(folder / TICKERS_FILE, data, private=False)
     sums[TICKERS_FILE] = digest(data)
     write_atomic(folder / CHECKSUMS, json.dumps({"format": CACHE_FORMAT, "files": sums}, indent=1,
-                                                sort_keys=True).encode())
+                                                sort_keys=True).encode(), private=False)
