@@ -130,7 +130,11 @@ def test_read_regular_refuses_what_is_not_a_regular_file_and_what_is_too_big(tmp
 
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
-    assert read_regular(fifo, 100) is None  # returns at once: the open does not wait for a writer
+    # in a child with a timeout: an open that waited for a writer would fail here, not hang the suite
+    child = subprocess.run([sys.executable, "-c", "import sys; from engine.cache_files import read_regular; "
+                            "print(read_regular(sys.argv[1], 100))", str(fifo)],
+                           capture_output=True, text=True, timeout=60)
+    assert child.stdout == "None\n", child.stderr
     big = tmp_path / "big"
     big.write_bytes(b"x" * 101)
     assert read_regular(big, 100) is None and read_regular(big, 101) == b"x" * 101
