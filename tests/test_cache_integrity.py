@@ -174,7 +174,25 @@ def window(folder: Path) -> Path:
     return folder / "2025-03-03_2025-03-05"
 
 
-def test_a_yahoo_cache_file_edited_truncated_or_replaced_is_downloaded_again(tmp_path, yahoo):
+@pytest.fixture
+def watchdog():
+    """SIGALRM after 60 s raises here: a read that blocked (a FIFO) fails the test, not the suite."""
+    import signal
+
+    class Blocked(Exception):  # not an OSError, which the code under test may catch
+        pass
+
+    def expired(*_):
+        raise Blocked("blocked for 60 s (a read that waits on a FIFO?)")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.alarm(60)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, previous)
+
+
+def test_a_yahoo_cache_file_edited_truncated_or_replaced_is_downloaded_again(tmp_path, yahoo, watchdog):
     first = load(tmp_path)
     aapl = window(tmp_path) / "prices_1h" / "AAPL.csv"
     clean = aapl.read_bytes()
