@@ -5,6 +5,10 @@ paper_comparable) for each scenario and setting of the sweep: one document when
 the sweep has one, else a JSON list of them. Runs that failed are listed under
 "failed" (selector, seed, error). csv and parquet: one row per run, with its
 settings and every metric as columns (parquet needs pyarrow).
+
+Only verified runs are exported: a run whose content no longer matches its digest
+(see store.py) makes the export one line naming the store, exit 2, with nothing
+written; the same sweep run again runs it again.
 """
 
 from __future__ import annotations
@@ -58,7 +62,7 @@ def documents(store: Store) -> list[dict[str, Any]]:
     from ael_tui.runner import _paper_comparable
 
     groups: dict[str, list[dict[str, Any]]] = {}
-    for row in store.runs():
+    for row in store.runs(unverified="raise"):  # a run changed after the sweep wrote it is an error, not a result
         groups.setdefault(setting_of(row["config"]), []).append(row)
     docs = []
     for rows in groups.values():
@@ -80,10 +84,11 @@ def table(store: Store):
     """One row per run: the runs table's columns, the settings, and every metric."""
     import pandas as pd
 
-    metrics = pd.read_sql("SELECT r.hash, m.name, m.value FROM metrics m JOIN runs r ON r.id = m.run", store.db)
+    runs = store.runs(unverified="raise")  # a run changed after the sweep wrote it is an error, not a row
+    metrics = pd.DataFrame(store.metrics(r["hash"] for r in runs), columns=["hash", "name", "value"])
     wide = metrics.pivot(index="hash", columns="name", values="value") if len(metrics) else pd.DataFrame()
     rows = []
-    for row in store.runs():
+    for row in runs:
         c = row["config"]
         settings = {"prior": ",".join(map(str, c["prior"])), "episodes_limit": c["episodes"],
                     **{f"reflector.{k}": v for k, v in c["reflector_options"].items()},

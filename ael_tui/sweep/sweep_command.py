@@ -70,6 +70,10 @@ def run_grid(store: Store, tasks: list, args: argparse.Namespace, client=None) -
         if h not in seen:
             seen.add(h)
             todo.append((position, task, h))
+    redo = {h for _, _, h in todo}
+    redo = [r for r in store.rejected if r["hash"] in redo]
+    if redo:  # changed or unverifiable runs are never skipped as done
+        print(f"ael-lab: sweep: {store.rejected_line(redo)}: running them again", file=sys.stderr)
     from engine.secrets import scrub  # an --llm-url may carry credentials
 
     store.set_info("last_grid", {"runs": len(tasks), "argv": [scrub(a) for a in sys.argv[1:]]})

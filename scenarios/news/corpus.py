@@ -231,6 +231,26 @@ def data_home() -> str:
     return get_data_home()
 
 
+PICKLE_CACHE = "20news-bydate_py3.pkz"  # what fetch_20newsgroups keeps in the data home
+
+
+def check_pickle_cache(home: str) -> None:
+    """AELError (one line) when scikit-learn's cache file in `home` is there but is not a
+    regular file: its plain open() would follow a symlink out of the folder, or wait for
+    ever on a FIFO. Its content is scikit-learn's own (a compressed pickle it wrote, read
+    back without a checksum): a damaged one fails to load and is the usual one-line error."""
+    import stat
+
+    path = os.path.join(home, PICKLE_CACHE)
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return  # not there: scikit-learn downloads it
+    if not stat.S_ISREG(mode):
+        raise AELError(f"news: {path} is not a regular file (a symlink, FIFO or device where scikit-learn keeps "
+                       "its copy of the 20 Newsgroups data); remove it, or pass --data DIR")
+
+
 def fetch() -> Corpus:
     """Train then test through `fetch_20newsgroups` (downloads once into the data home);
     AELError saying how to get the data when it is neither there nor downloadable."""
@@ -239,6 +259,7 @@ def fetch() -> Corpus:
     home = data_home()
     groups: list[str] = []
     raws: list[str] = []
+    check_pickle_cache(home)
     try:
         with warnings.catch_warnings():  # its retry warnings would break the one-line error
             warnings.simplefilter("ignore")
