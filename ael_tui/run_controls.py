@@ -7,19 +7,51 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual import work
+from textual import events, work
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from engine.errors import AELError
 
+from ael_tui.actions import key_label
 from ael_tui.files.exports import export_history
 from ael_tui.run_loop import RUN_KEYS_AFTER
 
 
 class RunControls:
     """Mixed into a Screen that has `host` (begin/run/pause/settings/running),
-    `redraw(force=...)`, a nested `RunStopped(outcome)` message and
-    `_exported_sessions()` (selector -> session, what `x` writes)."""
+    `redraw(force=...)`, a nested `RunStopped(outcome)` message,
+    `_exported_sessions()` (selector -> session, what `x` writes), `ACTION_SCOPE`
+    and `RUN_KEYS` (the actions that start a run)."""
+
+    RUN_KEYS: frozenset[str] = frozenset({"step", "run_window", "run_reflection", "run_phase"})
+
+    # ------------------------------------------------ keys that cannot act now
+    def on_key(self, event: events.Key) -> None:
+        """A key of this screen that cannot act now (its `check_action` is False, which also
+        hides it from the footer) says why in a notification instead of doing nothing: `r`
+        pressed during a window, `d` with nothing pending. Runs as the key bubbles up to the
+        screen, before the app looks for a binding: a key some binding takes is left alone."""
+        active = self.active_bindings.get(event.key)
+        if active is not None and active.enabled:
+            return
+        for binding in self._bindings.key_to_bindings.get(event.key, ()):
+            why = self.why_not(binding.action, event.key)
+            if why:
+                event.stop()
+                event.prevent_default()
+                self.notify(why, title="Not now", timeout=4)
+                return
+
+    def why_not(self, action: str, key: str) -> str | None:
+        """Why `action` (pressed as `key`) cannot act now, in words, or None (nothing to say)."""
+        running = self.host.running
+        pause = self.app.key_for(f"{self.ACTION_SCOPE}.pause")
+        if action == "pause":
+            # Escape is everyone's way out of something: at rest in this screen it just means nothing
+            return None if running or key == "escape" else "Nothing is running: there is nothing to pause."
+        if running and action in self.RUN_KEYS:
+            return f"{self.host._already(running).capitalize()}: {pause} pauses it, then {key_label(key)} runs."
+        return None
 
     def _bindings_changed(self, running: bool) -> None:
         """The footer's keys depend on whether a run is going: a run gets them once it has
@@ -74,11 +106,15 @@ class RunControls:
         self.host.pause()
 
     def action_faster(self) -> None:
-        self.host.settings.faster()
+        before = self.host.settings.delay
+        if self.host.settings.faster() == before:
+            self.notify("Already the fastest: no delay between episodes.", title="Speed", timeout=3)
         self.redraw()
 
     def action_slower(self) -> None:
-        self.host.settings.slower()
+        before = self.host.settings.delay
+        if self.host.settings.slower() == before:
+            self.notify(f"Already the slowest: {before:g} s between episodes.", title="Speed", timeout=3)
         self.redraw()
 
     def _export_to(self, text: str | None) -> None:

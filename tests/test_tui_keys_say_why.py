@@ -1,0 +1,74 @@
+"""Issue 29: no key that does nothing without saying so, and the other key traps a person
+met trying the lab (the tour at a proposal, Enter through the screenshot prompt, g in the
+portfolio's warm-up, the export path field)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.tui_helpers import frozen_lab, make_app, notifications, settle, synthetic  # noqa: F401
+
+SIZE = (160, 48)
+
+
+async def test_r_pressed_during_a_window_says_a_run_is_going_and_how_to_pause():
+    """Item 6: w then r 0.3 s later: the window ran on and r was dropped without a word."""
+    app = make_app(synthetic("auto"), delay=10.0)  # one episode, then a 10 s wait: the window runs until paused
+    async with app.run_test(size=SIZE) as pilot:
+        host = app.screen.host
+        await pilot.press("w")
+        await pilot.pause()
+        assert host.running == "window"
+        await pilot.press("r")
+        await pilot.pause()
+        said = notifications(app)
+        assert any("Already running one slow window" in m and "p pauses it" in m for m in said), said
+        host.pause()
+        await settle(pilot)
+
+
+async def test_d_with_nothing_pending_and_p_with_nothing_running_say_so():
+    app = make_app(synthetic("manual"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("d")
+        await pilot.pause()
+        assert "Nothing is waiting for a decision." in notifications(app)
+        await pilot.press("p")
+        await pilot.pause()
+        assert any("Nothing is running" in m for m in notifications(app))
+        await pilot.press("v")  # a big screen shows every panel already
+        await pilot.pause()
+        assert any("Every panel is in view" in m for m in notifications(app))
+        app.clear_notifications()
+        await pilot.press("escape")  # Escape at rest means nothing, and says nothing
+        await pilot.pause()
+        assert not notifications(app)
+
+
+async def test_the_speed_keys_at_their_limits_say_so():
+    app = make_app(synthetic("auto"), delay=0.0)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("plus")
+        await pilot.pause()
+        assert any("Already the fastest" in m for m in notifications(app))
+        app.screen.host.settings.delay = 1.0
+        await pilot.press("minus")
+        await pilot.pause()
+        assert any("Already the slowest: 1 s" in m for m in notifications(app))
+
+
+async def test_in_the_compare_view_a_run_key_during_a_run_says_why():
+    from tests.test_tui_compare import open_compare
+    app = make_app(synthetic("auto"), delay=10.0)  # one round, then a 10 s wait: the run goes on until paused
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_compare(pilot)
+        await pilot.press("g")
+        await pilot.pause()
+        assert screen.host.running == "phase"
+        await pilot.press("w")
+        await pilot.pause()
+        assert any("Already running" in m and "p pauses it" in m for m in notifications(app)), notifications(app)
+        screen.host.pause()
+        await settle(pilot)
