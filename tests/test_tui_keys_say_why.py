@@ -72,3 +72,29 @@ async def test_in_the_compare_view_a_run_key_during_a_run_says_why():
         assert any("Already running" in m and "p pauses it" in m for m in notifications(app)), notifications(app)
         screen.host.pause()
         await settle(pilot)
+
+
+async def test_g_in_the_portfolio_warm_up_runs_through_training_and_f_refuses_warm_up_alone():
+    """Item 7: g on a new portfolio session stopped at the end of the 15-bar warm-up and showed
+    "the train phase" with a Sharpe over the warm-up bars alone, the same for every selector."""
+    from ael_tui.files.opening import NewSession, build_session
+    from ael_tui.lab.records import ResultsScreen
+    from ael_tui.lab.results_table import ResultsTable
+
+    session = build_session(NewSession("portfolio", 3, "ts+reflection", "auto", variants=["planners", "per-tool"]))
+    app = make_app(session)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("space")
+        await settle(pilot)
+        await pilot.press("f")  # one warm-up bar: nothing to compare
+        await settle(pilot)
+        assert not isinstance(app.screen, ResultsScreen)
+        assert any("Only warm-up so far (1 of its 15 episodes)" in m for m in notifications(app))
+        await pilot.press("g")
+        await settle(pilot, 6)
+        assert session.t == session.phase_ends["train"] == 128
+        assert isinstance(app.screen, ResultsScreen)
+        table = app.screen.results
+        assert isinstance(table, ResultsTable) and table.title.endswith("the train phase")
+        cells = {label: row for label, row, _ in table.rows}
+        assert cells["ts+reflection (this run)"] != cells["fixed:none"]  # training tells them apart

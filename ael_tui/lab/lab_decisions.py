@@ -142,8 +142,13 @@ class LabDecisions:
         if self.host.running:
             self.notify("Results are computed when the run is paused (p).", severity="warning")
             return
-        if self.host.read(lambda s: s.t) == 0:
+        t, warmup = self.host.read(lambda s: (s.t, s.warmup))
+        if t == 0:
             self.notify("No episode yet: nothing to compare.", severity="warning")
+            return
+        if t <= warmup:
+            self.notify(f"Only warm-up so far ({t} of its {warmup} episodes): every selector plays the same first "
+                        "arm there, so there is nothing to compare yet.", severity="warning")
             return
         self.notify("Running the baselines on this world and seed…", timeout=2)
         self._compute_results()
