@@ -98,3 +98,48 @@ async def test_g_in_the_portfolio_warm_up_runs_through_training_and_f_refuses_wa
         assert isinstance(table, ResultsTable) and table.title.endswith("the train phase")
         cells = {label: row for label, row, _ in table.rows}
         assert cells["ts+reflection (this run)"] != cells["fixed:none"]  # training tells them apart
+
+
+async def test_enter_answers_the_screenshot_prompt_and_opens_no_episode():
+    """Item 8: Episodes panel focused, s, Enter: the SVG was saved and an episode opened too."""
+    from ael_tui.dialogs import PromptScreen
+    from ael_tui.lab.episode_log import EpisodeLog
+    from ael_tui.lab.lab_screen import LabScreen
+
+    app = make_app(synthetic("auto"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("w")
+        await settle(pilot)
+        app.screen.query_one(EpisodeLog).focus()
+        await pilot.press("s")
+        await pilot.pause()
+        assert isinstance(app.screen, PromptScreen)
+        assert app.screen.query_one("#svg-path").value == "exports/lab-synthetic-s42-e13.svg"
+        await pilot.press("enter")
+        await settle(pilot, 3)
+        assert isinstance(app.screen, LabScreen)  # no episode detail over it
+        assert Path("exports/lab-synthetic-s42-e13.svg").read_text().lstrip().startswith("<svg")
+        picture = Path("exports/lab-synthetic-s42-e13.svg").read_text().replace("&#160;", " ")
+        assert "Episodes" in picture and "screenshot of this screen" not in picture  # the lab, not the prompt
+
+
+async def test_the_export_path_is_edited_not_replaced_and_an_emptied_one_is_refused_in_the_dialog():
+    """Item 11: the path was selected on focus (the first key replaced it) and an emptied field
+    closed the dialog without a word."""
+    from ael_tui.dialogs import PromptScreen
+
+    app = make_app(synthetic("auto"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("x")
+        await pilot.pause()
+        field = app.screen.query_one("#export-path")
+        await pilot.press("2")
+        assert field.value == "exports/synthetic-s42-e0-history2"
+        field.value = "  "
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, PromptScreen)
+        assert "Empty: type a path, or esc to cancel." in str(app.screen.query_one("#prompt-error").render())
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, PromptScreen)
