@@ -127,6 +127,8 @@ ACTIONS: tuple[NamedAction, ...] = (
                 "Close; the proposal stays pending and stepping stays blocked"),
     NamedAction("approval.batch", "approval", "b", "batch", "All pending",
                 "Decide every pending proposal at once: approve or reject the ticked ones"),
+    NamedAction("approval.tour", "approval", "t", "tour_waits", "Tour",
+                "The tour goes on once this proposal is decided (says so in the dialog)", show=False, palette=False),
     # ------------------------------------------------------- batch decisions
     NamedAction("batch.approve", "batch", "y", "approve", "Approve ticked", "Approve every ticked proposal"),
     NamedAction("batch.reject", "batch", "n", "reject", "Reject ticked",

@@ -143,3 +143,47 @@ async def test_the_export_path_is_edited_not_replaced_and_an_emptied_one_is_refu
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, PromptScreen)
+
+
+async def test_the_tour_at_a_proposal_says_decide_to_go_on_and_t_in_the_dialog_says_why_it_waits():
+    """Item 10: the tour stopped at a proposal without saying why: t did nothing in the
+    decision dialog, and neither the card nor the dialog said "decide to go on"."""
+    from ael_tui.decisions.approval import ApprovalScreen
+    from ael_tui.tour.tour_card import TourCardScreen
+
+    def said(screen, selector: str) -> str:
+        return " ".join(str(screen.query_one(selector).render()).split())
+
+    app = make_app(synthetic("manual"))
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(6):  # card 1 (the bandit), then on to the reflection that proposes a10
+            await pilot.press("t")
+            await settle(pilot, 3)
+            if isinstance(app.screen, TourCardScreen) and app.screen.waits:
+                break
+        card = app.screen
+        assert isinstance(card, TourCardScreen) and card.waits
+        assert "decide to go on" in said(card, "#tour-text")
+        assert card.query_one("#tour-card").border_subtitle.startswith("t: decide the proposal")
+        await pilot.press("t")
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, ApprovalScreen)
+        assert "The tour waits for this decision: decide to go on" in said(dialog, "#approval-note")
+        await pilot.press("t")
+        await pilot.pause()
+        assert app.screen is dialog
+        assert "The tour goes on once this proposal is decided" in said(dialog, "#approval-note")
+
+
+def test_the_reflection_card_ends_the_diagnosis_with_a_full_stop():
+    """Item 11: tour card 2 (the synthetic reflection) ran 'not a diagnosis) It proposes'."""
+    from ael_tui.tour.guide import TourGuide
+
+    s = synthetic("manual")
+    guide = TourGuide(s)
+    while "reflected" not in guide.seen:
+        guide.feed(s.step(), s)
+    cards = {c.moment: c for c in guide.cards}
+    text = cards["reflected"].text
+    assert "not a diagnosis). It proposes" in text

@@ -163,6 +163,7 @@ class ApprovalScreen(ModalScreen[Decision | None]):
         super().__init__(classes="dialog-screen")
         self.ctx = ctx
         self.validate = validate
+        self._tour_said = False  # t pressed here: the note says what the tour waits for
 
     @property
     def proposal(self) -> Proposal:
@@ -257,6 +258,23 @@ class ApprovalScreen(ModalScreen[Decision | None]):
         if action == "batch":
             return len(self.ctx.pending) > 1
         return True
+
+    def action_tour_waits(self) -> None:
+        """t (the tour's key in the lab) cannot act here: the dialog says why, in its note
+        (a notification would sit over the dialog)."""
+        key = self.app.key_for
+        said = (f"The tour goes on once this proposal is decided: approve ({key('approval.approve')}), edit "
+                f"({key('approval.edit')}) or reject ({key('approval.reject')}); then {key('lab.tour')} runs to "
+                "the next moment.")
+        if not self._tour_said:
+            self._tour_said = True
+            notes = self.query("#approval-note")
+            if notes:
+                notes.first(Static).update(Text(f"{self.ctx.note}\n{said}", style="italic"))
+            else:
+                self.query_one("#approval-body").mount(Static(Text(said, style="italic"), id="approval-note"),
+                                                       before=0)
+        self.query_one("#approval-body").scroll_home(animate=False)
 
     def action_batch(self) -> None:
         def done(batch: BatchDecision | None) -> None:

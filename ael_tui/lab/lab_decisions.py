@@ -56,8 +56,12 @@ class LabDecisions:
                 return
             p = pending[0]
             reflection = s.reflections[p.reflection] if 0 <= p.reflection < len(s.reflections) else None
+            note = self._run_note
+            if self.host.tour is not None:
+                note = " ".join(x for x in (note, f"The tour waits for this decision: decide to go on "
+                                                  f"({self.app.key_for('lab.tour')} then runs to the next moment).") if x)
             ctx = ProposalContext(p, reflection, window_stats(s, p), len(pending), evidence_episodes(s, p.evidence),
-                                  note=self._run_note, pending=list(pending),
+                                  note=note, pending=list(pending),
                                   retrieval_arms=s.scenario.spec.retrieval_arms)
         self._run_note = ""
         self.app.clear_notifications()  # nothing covers what is being decided
