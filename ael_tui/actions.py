@@ -43,7 +43,7 @@ ACTIONS: tuple[NamedAction, ...] = (
     NamedAction("app.help", "app", "f1,question_mark", "help", "Help",
                 "What each panel shows, and every key", key_display="F1"),
     NamedAction("app.screenshot", "app", "s", "save_svg", "SVG",
-                "Save a screenshot of this screen as SVG (for slides) in the exports folder"),
+                "Save a screenshot of this screen as SVG (for slides); asks where, the exports folder by default"),
     # -------------------------------------------------------------- start
     NamedAction("start.new", "start", "ctrl+n", "start_session", "Start",
                 "Start a new session with the settings in the form"),

@@ -187,3 +187,18 @@ def test_the_reflection_card_ends_the_diagnosis_with_a_full_stop():
     cards = {c.moment: c for c in guide.cards}
     text = cards["reflected"].text
     assert "not a diagnosis). It proposes" in text
+
+
+def test_the_readme_key_table_has_every_key_of_the_lab():
+    """Item 11: the README's key table had neither ctrl+q nor v."""
+    import re
+
+    from ael_tui.actions import actions_for
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    table = readme.split("| key | what it does |", 1)[1].split("\n\n", 1)[0]
+    first_column = " ".join(line.split("|")[1] for line in table.splitlines() if line.startswith("| `"))
+    shown = set(re.findall(r"`([^`]+)`", first_column))
+    for action in [*actions_for("app"), *actions_for("lab")]:
+        key = action.key_display or action.key.split(",")[0]
+        assert key in shown, (action.id, key)
