@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from textual import events
 from textual.binding import Binding
 
 
@@ -195,3 +196,29 @@ def key_label(keys: str) -> str:
     """How a person reads a binding's first key: "ctrl+s", "esc", "/", "R"."""
     first = keys.split(",")[0].strip()
     return KEY_NAMES.get(first, first)
+
+
+class SaysWhy:
+    """Mixed into a Screen: a key of it that cannot act now (its `check_action` is False, which
+    also hides it from the footer) says why (`why_not`) instead of doing nothing. Runs as the
+    key bubbles up to the screen, before the app looks for a binding; a key some enabled
+    binding takes is left alone."""
+
+    def on_key(self, event: events.Key) -> None:
+        active = self.active_bindings.get(event.key)  # type: ignore[attr-defined]
+        if active is not None and active.enabled:
+            return
+        for binding in self._bindings.key_to_bindings.get(event.key, ()):  # type: ignore[attr-defined]
+            why = self.why_not(binding.action, event.key)
+            if why:
+                event.stop()
+                event.prevent_default()
+                self.say_why(why)
+                return
+
+    def why_not(self, action: str, key: str) -> str | None:
+        """Why `action` (pressed as `key`) cannot act now, in words, or None (nothing to say)."""
+        return None
+
+    def say_why(self, why: str) -> None:
+        self.notify(why, title="Not now", timeout=4)  # type: ignore[attr-defined]

@@ -7,17 +7,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual import events, work
+from textual import work
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from engine.errors import AELError
 
-from ael_tui.actions import key_label
+from ael_tui.actions import SaysWhy, key_label
 from ael_tui.files.exports import export_history
 from ael_tui.run_loop import RUN_KEYS_AFTER
 
 
-class RunControls:
+class RunControls(SaysWhy):
     """Mixed into a Screen that has `host` (begin/run/pause/settings/running),
     `redraw(force=...)`, a nested `RunStopped(outcome)` message,
     `_exported_sessions()` (selector -> session, what `x` writes), `ACTION_SCOPE`
@@ -25,25 +25,9 @@ class RunControls:
 
     RUN_KEYS: frozenset[str] = frozenset({"step", "run_window", "run_reflection", "run_phase"})
 
-    # ------------------------------------------------ keys that cannot act now
-    def on_key(self, event: events.Key) -> None:
-        """A key of this screen that cannot act now (its `check_action` is False, which also
-        hides it from the footer) says why in a notification instead of doing nothing: `r`
-        pressed during a window, `d` with nothing pending. Runs as the key bubbles up to the
-        screen, before the app looks for a binding: a key some binding takes is left alone."""
-        active = self.active_bindings.get(event.key)
-        if active is not None and active.enabled:
-            return
-        for binding in self._bindings.key_to_bindings.get(event.key, ()):
-            why = self.why_not(binding.action, event.key)
-            if why:
-                event.stop()
-                event.prevent_default()
-                self.notify(why, title="Not now", timeout=4)
-                return
-
+    # ------------------------------------------------ keys that cannot act now (SaysWhy.on_key)
     def why_not(self, action: str, key: str) -> str | None:
-        """Why `action` (pressed as `key`) cannot act now, in words, or None (nothing to say)."""
+        """A run key during a run, pause with nothing running (Escape excepted)."""
         running = self.host.running
         pause = self.app.key_for(f"{self.ACTION_SCOPE}.pause")
         if action == "pause":

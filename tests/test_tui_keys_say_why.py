@@ -202,3 +202,19 @@ def test_the_readme_key_table_has_every_key_of_the_lab():
     for action in [*actions_for("app"), *actions_for("lab")]:
         key = action.key_display or action.key.split(",")[0]
         assert key in shown, (action.id, key)
+
+
+async def test_b_with_one_proposal_pending_says_so_in_the_dialog():
+    from ael_tui.decisions.approval import ApprovalScreen
+
+    app = make_app(synthetic("manual"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("r")
+        await settle(pilot, 3)
+        dialog = app.screen
+        assert isinstance(dialog, ApprovalScreen) and len(dialog.ctx.pending) == 1
+        await pilot.press("b")
+        await pilot.pause()
+        assert app.screen is dialog
+        assert "Only this proposal is pending: b decides several at once." in \
+            " ".join(str(dialog.query_one("#approval-note").render()).split())
