@@ -118,6 +118,8 @@ ACTIONS: tuple[NamedAction, ...] = (
     NamedAction("tour.next", "tour", "t", "next", "Next moment", "Close this card and run to the next key moment"),
     NamedAction("tour.close", "tour", "escape", "close", "Close",
                 "Close this card; t in the lab continues the tour", key_display="esc"),
+    NamedAction("tour.screenshot", "tour", "s", "app.save_svg", "SVG",
+                "Save a screenshot of the card over the lab as SVG (for slides)", show=False, palette=False),
     # ------------------------------------------------------- approval dialog
     NamedAction("approval.approve", "approval", "y", "approve", "Approve", "Approve the proposal as it stands"),
     NamedAction("approval.edit", "approval", "e", "edit", "Edit", "Edit the proposal's JSON, validated live"),

@@ -218,3 +218,21 @@ async def test_b_with_one_proposal_pending_says_so_in_the_dialog():
         assert app.screen is dialog
         assert "Only this proposal is pending: b decides several at once." in \
             " ".join(str(dialog.query_one("#approval-note").render()).split())
+
+
+async def test_s_on_a_tour_card_saves_the_card_over_the_lab():
+    """A modal card cuts the app's keys off: s did nothing on the tour's cards, a teacher's slides."""
+    from ael_tui.tour.tour_card import TourCardScreen
+
+    app = make_app(synthetic("auto"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("t")
+        await settle(pilot, 3)
+        assert isinstance(app.screen, TourCardScreen)
+        await pilot.press("s")
+        await pilot.pause()
+        await pilot.press("enter")
+        await settle(pilot, 3)
+        assert isinstance(app.screen, TourCardScreen)
+        picture = Path("exports/lab-synthetic-s42-e1.svg").read_text().replace("&#160;", " ")
+        assert "The bandit learns from one episode" in picture
