@@ -207,10 +207,14 @@ class SaysWhy:
     binding takes is left alone."""
 
     def on_key(self, event: events.Key) -> None:
+        bindings = self._bindings.key_to_bindings.get(event.key, ())  # type: ignore[attr-defined]
+        if not bindings or any(self.check_action(b.action.split("(")[0], ()) is not False  # type: ignore[attr-defined]
+                               for b in bindings):
+            return  # (the common case, at the cost of a dict lookup: this screen acts on the key)
         active = self.active_bindings.get(event.key)  # type: ignore[attr-defined]
         if active is not None and active.enabled:
-            return
-        for binding in self._bindings.key_to_bindings.get(event.key, ()):  # type: ignore[attr-defined]
+            return  # the focused widget's or the app's binding takes it
+        for binding in bindings:
             why = self.why_not(binding.action, event.key)
             if why:
                 event.stop()
