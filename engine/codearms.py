@@ -11,6 +11,15 @@ things keep an arm from running:
   Quarantine is not saved: every load starts there.
 - **suspension**: after `suspend_after` failed calls in a row (overrun, crash,
   error, a bad answer) the arm is no longer sampled. Saved with the session.
+- **a CPU budget**: a policy may use, over its last `CPU_WINDOW` (20) calls,
+  at most `CPU_SHARE` (half) of the time those calls' deadlines allow: 5 s of
+  the worker's CPU per 20 calls with the 0.5 s deadline. One that needs more,
+  even if every call is within its deadline (0.45 s of each 0.5 s), is
+  suspended the same way, saying so: it would turn a run of seconds into one
+  of minutes. Honest policies take milliseconds. The time is what the worker
+  spent on the call (its CPU time, so a busy machine does not count against
+  it); an overrun counts as its whole deadline. The window is not saved: a
+  loaded session starts it afresh.
 - **one failure per episode**: once a call has failed in an episode, further
   calls of that arm in the same episode fail at once, so a policy that loops
   forever costs at most one deadline per episode, however often a scenario
@@ -22,11 +31,14 @@ fallback, and marks the episode in the history.
 
 from __future__ import annotations
 
+from collections import deque
 from typing import Any, Sequence
 
 from .code_rules import CALL_DEADLINE_S, CodePolicyError
 
 SUSPEND_AFTER = 3
+CPU_WINDOW = 20    # calls of one policy over which its CPU time is summed
+CPU_SHARE = 0.5    # of the time the window's deadlines allow: more, and the policy is suspended
 
 
 class CodeArms:
@@ -38,6 +50,8 @@ class CodeArms:
         self.quarantined: dict[str, str] = {}     # arm -> SHA-256 of its source (never saved)
         self.saved_auto_admission = False         # the loaded file asked to admit code automatically
         self.failed_now: dict[str, str] = {}      # arm -> why its call failed in this episode
+        self.spent: dict[str, deque[float]] = {}  # arm -> seconds its last CPU_WINDOW calls took (not saved)
+        self.over_budget: dict[str, str] = {}     # arm -> why it went over its CPU budget (until suspended)
         self.worker = None                        # a CodeWorker, from the first call on
 
     @property
@@ -67,16 +81,38 @@ class CodeArms:
         except CodePolicyFailure as failure:
             self.failed_now[name] = str(failure)
             self.failures[name] = self.failures.get(name, 0) + 1
+            self._spend(name, self.deadline_s if failure.kind == "timeout" else self.worker.last_cpu_s)
             raise
         self.failures.pop(name, None)
+        self._spend(name, self.worker.last_cpu_s)
         return chosen
+
+    def _spend(self, name: str, seconds: float) -> None:
+        """Count one call's time against the arm's CPU budget."""
+        window = self.spent.setdefault(name, deque(maxlen=CPU_WINDOW))
+        window.append(max(0.0, float(seconds)))
+        budget = CPU_SHARE * self.deadline_s * CPU_WINDOW
+        total = sum(window)
+        if total > budget and name not in self.suspended:
+            n = len(window)
+            self.over_budget[name] = (
+                f"its last {n} calls took {total:.2f} s of CPU, {total / n:.2f} s of the {self.deadline_s:g} s "
+                f"each may take: over its budget of {CPU_SHARE:.0%} of that ({budget:g} s per {CPU_WINDOW} calls)")
 
     def begin_episode(self) -> None:
         self.failed_now = {}
 
     def due_for_suspension(self) -> list[str]:
-        """Arms that have just reached `suspend_after` failures in a row."""
-        return [n for n, k in self.failures.items() if k >= self.suspend_after and n not in self.suspended]
+        """Arms that have just reached `suspend_after` failures in a row, or gone over their CPU budget."""
+        due = [n for n, k in self.failures.items() if k >= self.suspend_after and n not in self.suspended]
+        return due + [n for n in self.over_budget if n not in self.suspended and n not in due]
+
+    def suspension_reason(self, name: str) -> str:
+        """Why an arm `due_for_suspension` is suspended (what the notice and the audit log say)."""
+        if self.failures.get(name, 0) >= self.suspend_after:
+            last = self.failed_now.get(name, "an earlier call")
+            return f"{self.failures[name]} calls in a row failed (last: {last})"
+        return self.over_budget.get(name, "it went over its CPU budget")
 
     def close(self) -> None:
         """Stop the worker (the next call starts a new one)."""
@@ -92,6 +128,7 @@ class CodeArms:
         self.failures = {str(k): int(v) for k, v in dict(d.get("failures", {})).items()}
         self.suspended = {str(k): str(v) for k, v in dict(d.get("suspended", {})).items()}
         self.failed_now = {}
+        self.spent, self.over_budget = {}, {}
 
 
 def run_function(arms: CodeArms, contract_name: str, source: str, args: tuple) -> Any:

@@ -22,7 +22,8 @@ the lab's or the CLI's process:
    refused, never waved through; then RestrictedPython must compile it too.
 2. It runs only in a sandboxed worker process (`engine.codeworker`,
    `engine.sandbox_child`): RestrictedPython's guards, read-only inputs, no
-   environment, no new file descriptors or processes, capped memory and CPU,
+   environment, no filesystem (Landlock), no new file descriptors or
+   processes, capped memory and CPU,
    a wall-clock deadline per call enforced by the parent, which kills the
    worker's process group on overrun.
 3. `smoke_test` runs it there, in a worker of its own (killed afterwards, with

@@ -28,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import warnings
 import weakref
 from dataclasses import dataclass
 from pathlib import Path
@@ -96,6 +97,7 @@ class CodeWorker:
         self._loaded: set[str] = set()
         self._cpu = 0.0
         self._seq = 0            # numbers requests: a reply to another request is a protocol breach
+        self.last_cpu_s = 0.0    # CPU seconds the worker spent on the last call that it answered
         self.starts = 0          # how many processes this worker has started (for tests and the lab)
         self.last_pid: int | None = None
         self._finalizer: weakref.finalize | None = None
@@ -132,10 +134,14 @@ class CodeWorker:
         except CodePolicyFailure as failure:
             self.close()
             raise CodePolicyFailure(f"the code-policy sandbox did not start ({failure})", "crash") from None
-        if ready != {"ready": True}:
+        if not isinstance(ready, dict) or ready.get("ready") is not True:
             self.close()
-            why = str(ready.get("error", ""))[:200] if isinstance(ready, dict) else ""
+            why = _printable(str(ready.get("error", ""))[:200]) if isinstance(ready, dict) else ""
             raise CodePolicyFailure("the code-policy sandbox did not start" + (f" ({why})" if why else ""), "crash")
+        cpu = ready.get("cpu")
+        self._cpu = float(cpu) if isinstance(cpu, (int, float)) else 0.0
+        if ready.get("notice"):  # a wall this kernel cannot build: the others stand, and a person should know
+            _notice_once(_printable(str(ready["notice"])[:300]))
 
     def close(self) -> None:
         """Kill the worker's whole process group (anything it started goes with it)."""
@@ -176,6 +182,7 @@ class CodeWorker:
     def _exchange(self, key: str, build, deadline_s: float) -> dict[str, Any]:
         """Send one request (`build()` makes it) and return the worker's successful reply;
         restart the worker first when it died or used up its CPU budget."""
+        self.last_cpu_s = 0.0  # this call's, once it answers
         if self._proc is not None and (self._proc.poll() is not None or self._cpu > self.limits.recycle_cpu_s):
             self.close()
         if self._proc is None:
@@ -195,7 +202,8 @@ class CodeWorker:
             self.close()
             raise CodePolicyFailure("the sandbox broke the protocol", "protocol")
         cpu = reply.get("cpu")
-        self._cpu = float(cpu) if isinstance(cpu, (int, float)) else self.limits.cpu_s
+        before, self._cpu = self._cpu, float(cpu) if isinstance(cpu, (int, float)) else self.limits.cpu_s
+        self.last_cpu_s = max(0.0, self._cpu - before)
         if not reply["ok"]:
             self._loaded.discard(key)  # it may have failed to compile: send the source again next time
             if reply.get("fatal"):
@@ -283,6 +291,21 @@ class CodeWorker:
             return json.loads(line)
         except ValueError:
             raise CodePolicyFailure("the sandbox broke the protocol", "protocol") from None
+
+
+class SandboxWarning(UserWarning):
+    """A wall of the code-policy sandbox could not be built on this machine (the others stand)."""
+
+
+notices: list[str] = []   # what the sandbox had to say about its walls, once each, in this process
+
+
+def _notice_once(text: str) -> None:
+    """Say `text` once per process: kept in `notices`, and given as a `SandboxWarning`
+    (the CLI prints it on stderr)."""
+    if text not in notices:
+        notices.append(text)
+        warnings.warn(text, SandboxWarning, stacklevel=4)
 
 
 def _printable(text: str) -> str:

@@ -182,8 +182,7 @@ class Decisions:
         from .codepolicy import source_hash
 
         for name in due:
-            last = arms.failed_now.get(name, "an earlier call")
-            reason = f"{arms.failures[name]} calls in a row failed (last: {last})"
+            reason = arms.suspension_reason(name)  # failures in a row, or over its CPU budget
             arms.suspended[name] = reason
             self.queue.record_arm(self.pool[name].to_dict(), "suspend", "engine", reason, t,
                                   source_hash(self.pool[name].code or ""))

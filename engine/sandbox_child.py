@@ -4,10 +4,23 @@ with an environment holding nothing but PYTHONHASHSEED, in a scratch folder,
 in its own process group (and, when the lab runs as root, as user nobody).
 
 Before it reads a line of policy code it imports all it will ever need and
-then closes its own doors: no new file descriptors (so no files and no
-sockets), no new processes, no file writes, no core dumps, a cap on address
-space and on CPU seconds. Only then does it serve requests, one JSON line in,
-one JSON line out:
+then closes its own doors, each a wall that holds on its own:
+
+- no filesystem: Landlock (the kernel's unprivileged sandbox, through its three
+  system calls) with no rule at all, so every file access it knows is denied:
+  reading, listing, creating, removing, renaming, truncating, executing; TCP
+  bind and connect too, and signals and abstract sockets outside the worker
+  (on kernels whose Landlock knows them). A kernel without Landlock leaves the
+  other walls standing, and the parent says once that this one is missing;
+- no new file descriptor of any kind (RLIMIT_NOFILE 0: no file, socket, pipe
+  or duplicate, even after closing one of the three it has);
+- no change to any file's metadata, which Landlock does not cover: a seccomp
+  filter refuses chmod, chown, utime and setxattr in all their forms (a
+  worker of a lab not run as root is its user, and owns the user's files);
+- no new processes, no file writes, no core dumps, a cap on address space and
+  on CPU seconds.
+
+Only then does it serve requests, one JSON line in, one JSON line out:
 
     in:  {"seq": n, "key": sha256, "source": text (only when the worker lacks it),
           "upsert": [[id, metadata, tier, content, quality, episode,
@@ -16,6 +29,7 @@ one JSON line out:
           "reset": bool (forget every cached entry first)}
     or, for another contract (engine/code_contracts.py: allocate, plan):
          {"seq": n, "key": sha256, "source": ..., "fn": name, "args": [plain data]}
+    first: {"ready": true, "cpu": seconds used so far, "notice": "a wall that is missing" (when one is)}
     out: {"ok": true, "ids": [...], "cpu": seconds used so far, "seq": n}
          {"ok": true, "value": number or list of numbers, "cpu": ..., "seq": n}
          {"ok": false, "error": "...", "fatal": bool, "cpu": ..., "seq": n}
@@ -27,6 +41,8 @@ same inputs give the same answer whether this worker is fresh or old.
 """
 
 import builtins
+import ctypes
+import errno
 import json
 import operator
 import os
@@ -77,6 +93,112 @@ def _drop_root(uid):
         os.setuid(uid)
 
 
+# Landlock: linux/landlock.h. The system call numbers are the same on every
+# architecture that has the common table (x86-64, arm64, riscv, ...).
+_SYS_CREATE_RULESET, _SYS_RESTRICT_SELF = 444, 446
+_CREATE_RULESET_VERSION = 1
+_PR_SET_NO_NEW_PRIVS = 38
+# handled_access_fs by the ABI version that introduced each right: 1 has the
+# first 13 (execute, write, read, read-dir, remove, make-*), 2 refer,
+# 3 truncate, 5 ioctl on devices
+_FS_RIGHTS = {1: (1 << 13) - 1, 2: 1 << 13, 3: 1 << 14, 5: 1 << 15}
+_NET_TCP = 0b11        # ABI 4: bind and connect TCP
+_SCOPED = 0b11         # ABI 6: abstract unix sockets and signals outside the domain
+
+
+class _RulesetAttr(ctypes.Structure):
+    _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64),
+                ("scoped", ctypes.c_uint64)]
+
+
+def _landlock(libc):
+    """Deny this process every filesystem access (no rule allows any), and what
+    else the kernel's Landlock ABI knows. Returns "" when in force, or why the
+    kernel offers no such wall; raises OSError when it should but fails."""
+    abi = libc.syscall(_SYS_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(_CREATE_RULESET_VERSION))
+    if abi < 0:
+        err = ctypes.get_errno()
+        if err in (errno.ENOSYS, errno.EOPNOTSUPP, errno.EPERM):  # not built in, not enabled, or filtered out
+            return {errno.ENOSYS: "Landlock is not in this kernel (ENOSYS)",
+                    errno.EOPNOTSUPP: "Landlock is disabled (EOPNOTSUPP: not in the boot's lsm= list)",
+                    errno.EPERM: "Landlock's system calls are refused (EPERM: a container's seccomp profile?)"}[err]
+        raise OSError(err, "landlock_create_ruleset: " + os.strerror(err))
+    attr = _RulesetAttr(sum(bits for since, bits in _FS_RIGHTS.items() if abi >= since),
+                        _NET_TCP if abi >= 4 else 0, _SCOPED if abi >= 6 else 0)
+    size = 24 if abi >= 6 else 16 if abi >= 4 else 8  # the struct as this ABI knows it
+    if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:  # required to restrict oneself unprivileged
+        err = ctypes.get_errno()
+        raise OSError(err, "prctl(PR_SET_NO_NEW_PRIVS): " + os.strerror(err))
+    ruleset = libc.syscall(_SYS_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0))
+    if ruleset < 0:
+        err = ctypes.get_errno()
+        raise OSError(err, "landlock_create_ruleset: " + os.strerror(err))
+    try:
+        if libc.syscall(_SYS_RESTRICT_SELF, ctypes.c_int(ruleset), ctypes.c_uint32(0)) != 0:
+            err = ctypes.get_errno()
+            raise OSError(err, "landlock_restrict_self: " + os.strerror(err))
+    finally:
+        os.close(ruleset)
+    return ""
+
+
+# seccomp: the system calls that change a file's metadata by path or descriptor,
+# by architecture (audit arch, syscall numbers); x86-64's x32 calls are refused whole
+_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 22, 2
+_METADATA_CALLS = {
+    "x86_64": (0xC000003E, {"chmod": 90, "fchmod": 91, "chown": 92, "fchown": 93, "lchown": 94, "utime": 132,
+                            "setxattr": 188, "lsetxattr": 189, "fsetxattr": 190, "removexattr": 197,
+                            "lremovexattr": 198, "fremovexattr": 199, "utimes": 235, "fchownat": 260,
+                            "futimesat": 261, "fchmodat": 268, "utimensat": 280, "fchmodat2": 452,
+                            "setxattrat": 463, "removexattrat": 466}),
+    "aarch64": (0xC00000B7, {"setxattr": 5, "lsetxattr": 6, "fsetxattr": 7, "removexattr": 14,
+                             "lremovexattr": 15, "fremovexattr": 16, "fchmod": 52, "fchmodat": 53, "fchownat": 54,
+                             "fchown": 55, "utimensat": 88, "fchmodat2": 452, "setxattrat": 463,
+                             "removexattrat": 466}),
+}
+
+
+class _SockFilter(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint16), ("jt", ctypes.c_uint8), ("jf", ctypes.c_uint8), ("k", ctypes.c_uint32)]
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_SockFilter))]
+
+
+def _seccomp(libc, machine):
+    """Refuse (EPERM) every system call that changes a file's metadata. Needs
+    no_new_privs (set by `_landlock`, or here). Returns "" when in force, or why not."""
+    if machine not in _METADATA_CALLS:
+        return "no table of system calls for %s" % machine
+    arch, calls = _METADATA_CALLS[machine]
+    ld_word, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06
+    numbers = sorted(calls.values())
+    # 0: load the arch; 1: another arch is refused whole; 2: load the number;
+    # 3: x32 numbers refused whole; then one test per call; allow; refuse
+    count = 4 + len(numbers) + 2
+    deny = count - 1
+
+    def to_deny(i):
+        return deny - i - 1
+
+    program = [(ld_word, 0, 0, 4), (jeq, 0, to_deny(1), arch), (ld_word, 0, 0, 0),
+               (jge, to_deny(3), 0, 0x40000000) if machine == "x86_64" else (0x05, 0, 0, 0)]  # else: jump 0
+    program += [(jeq, to_deny(4 + i), 0, n) for i, n in enumerate(numbers)]
+    program += [(ret, 0, 0, 0x7FFF0000), (ret, 0, 0, 0x00050000 | errno.EPERM)]
+    filters = (_SockFilter * count)(*[_SockFilter(*op) for op in program])
+    prog = _SockFprog(count, filters)
+    if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, "prctl(PR_SET_NO_NEW_PRIVS): " + os.strerror(err))
+    if libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
+        err = ctypes.get_errno()
+        if err == errno.EINVAL:  # a kernel built without seccomp filters
+            return "seccomp filters are not in this kernel (EINVAL)"
+        raise OSError(err, "prctl(PR_SET_SECCOMP): " + os.strerror(err))
+    return ""
+
+
 def _limit(config):
     # Each limit is set hard as well as soft, so the policy cannot raise it again.
     mb = config["memory_mb"] * 1024 * 1024
@@ -84,9 +206,11 @@ def _limit(config):
               (resource.RLIMIT_FSIZE, 0), (resource.RLIMIT_CORE, 0), (resource.RLIMIT_NPROC, 0)]
     for which, value in limits:
         resource.setrlimit(which, (value, value))
-    # Descriptors 0, 1 and 2 are open (requests, replies, /dev/null); a limit of
-    # 3 means no new one: no file can be opened, no socket created, no pipe made.
-    resource.setrlimit(resource.RLIMIT_NOFILE, (3, 3))
+    # Descriptors 0, 1 and 2 are open (requests, replies, /dev/null) and stay
+    # usable; a limit of 0 means no new one, whatever the policy closes first
+    # (a limit of 3 let it close 2 and open a file in its place): no file can
+    # be opened, no socket created, no pipe made, no descriptor duplicated.
+    resource.setrlimit(resource.RLIMIT_NOFILE, (0, 0))
 
 
 def _guards(allowed_methods, builtin_names):
@@ -132,15 +256,26 @@ def main():
 
     allowed = frozenset(config["methods"])
     builtin_names = tuple(config["builtins"])
+    libc = ctypes.CDLL(None, use_errno=True)
     inp, out = sys.stdin.buffer, sys.stdout
     try:
         _drop_root(config["drop_to"])
+        missing = _landlock(libc)
+        unguarded = _seccomp(libc, os.uname().machine)
         _limit(config)
     except OSError as exc:  # the walls could not be built: say why, and serve nothing
         out.write(json.dumps({"ready": False, "error": "%s: %s" % (type(exc).__name__, exc)}) + "\n")
         out.flush()
         return
-    out.write('{"ready": true}\n')
+    ready = {"ready": True, "cpu": _cpu()}
+    notices = []
+    if missing:
+        notices.append("the code sandbox's filesystem wall is unavailable on this kernel: " + missing)
+    if unguarded:
+        notices.append("the code sandbox's wall against changing file metadata is unavailable here: " + unguarded)
+    if notices:
+        ready["notice"] = "; ".join(notices)
+    out.write(json.dumps(ready) + "\n")
     out.flush()
 
     policies = {}

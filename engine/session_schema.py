@@ -381,6 +381,7 @@ class ScenarioState(Strict):
     seed: Count | None = None
     n_episodes: Episodes | None = None
     articles: Count | None = None  # the news corpus's size: a save resumes on the same articles only
+    protocol: Literal["full", "cliapi-llm"] | None = None  # support: the paper's LLM protocol's subset
     data: MarketData | None = None
     portfolio: Portfolio | None = None
     shadow: Annotated[list[Annotated[list[Finite], Field(min_length=3, max_length=3)]], Items] | None = None

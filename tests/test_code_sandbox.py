@@ -240,3 +240,198 @@ def test_a_save_cannot_grant_itself_automatic_admission_of_code(tmp_path, capsys
     assert main(["run", "support", "--resume", str(path), "--quiet"]) == 2
     assert "--allow-code-auto" in capsys.readouterr().err
     assert main(["run", "support", "--resume", str(path), "--trust-code", "--quiet"]) == 0
+
+
+# ---------------------------------------------------------------------------
+# each of the worker's two walls against files holds on its own (issue 27, finding 6)
+
+READ_PASSWD = ("import os\ndef retrieve(entries, query):\n    os.closerange(2, 3)\n"
+               "    fd = os.open('/etc/passwd', os.O_RDONLY)\n    raise ValueError(os.read(fd, 100))\n")
+
+
+def child_with(tmp_path, monkeypatch, patch: str):
+    """Run workers from a copy of the child with `patch` applied to its module before
+    `main()`: one wall taken away, to show the other holds alone."""
+    import engine.codeworker as codeworker
+
+    script = tmp_path / "child.py"
+    script.write_text(
+        "import importlib.util\n"
+        f"spec = importlib.util.spec_from_file_location('sandbox_child', {str(codeworker.CHILD)!r})\n"
+        "child = importlib.util.module_from_spec(spec)\nspec.loader.exec_module(child)\n"
+        f"{patch}\nchild.main()\n")
+    monkeypatch.setattr(codeworker, "CHILD", script)
+    monkeypatch.setattr(codeworker, "notices", [])
+
+
+def plain_call(source: str) -> str:
+    worker = CodeWorker(plain_python=True)
+    try:
+        with pytest.raises(CodePolicyError) as caught:
+            worker.call("probe", source, entry_rows([{"id": "a"}]), {}, 5.0)
+    finally:
+        worker.close()
+    return str(caught.value)
+
+
+def test_landlock_alone_keeps_files_out_of_reach_when_a_descriptor_is_free(tmp_path, monkeypatch):
+    # the descriptor wall as it was (3: closing fd 2 frees a slot), so only Landlock stands
+    child_with(tmp_path, monkeypatch,
+               "real = child.resource.setrlimit\n"
+               "child.resource.setrlimit = lambda which, v: real(which, (3, 3) if which == "
+               "child.resource.RLIMIT_NOFILE else v)")
+    said = plain_call(READ_PASSWD)
+    assert "PermissionError" in said and "root:" not in said
+    marker, victim = tmp_path / "made", tmp_path / "victim"
+    tmp_path.chmod(0o777)
+    victim.write_text("kept")
+    victim.chmod(0o666)  # anyone may write it: only Landlock stops a truncate by path (no descriptor)
+    said = plain_call(f"import os\ndef retrieve(entries, query):\n    os.truncate({str(victim)!r}, 0)\n")
+    assert "PermissionError" in said and victim.read_text() == "kept"
+    said = plain_call(f"import os\ndef retrieve(entries, query):\n    os.mkdir({str(marker)!r})\n")
+    assert "PermissionError" in said and not marker.exists()
+
+
+def test_without_landlock_the_descriptor_wall_still_holds_and_the_lab_is_told_once(tmp_path, monkeypatch):
+    import engine.codeworker as codeworker
+
+    child_with(tmp_path, monkeypatch, "child._landlock = lambda libc: 'Landlock is not in this kernel (ENOSYS)'")
+    with pytest.warns(codeworker.SandboxWarning, match="filesystem wall is unavailable on this kernel: Landlock"):
+        said = plain_call(READ_PASSWD)
+    assert "Too many open files" in said and "root:" not in said
+    plain_call(READ_PASSWD)  # a second worker: the notice is not repeated
+    assert codeworker.notices == ["the code sandbox's filesystem wall is unavailable on this kernel: "
+                                  "Landlock is not in this kernel (ENOSYS)"]
+
+
+def test_landlock_missing_from_the_kernel_is_a_reason_not_an_error(monkeypatch):
+    import ctypes
+    import errno
+    import importlib.util
+
+    import engine.codeworker as codeworker
+
+    spec = importlib.util.spec_from_file_location("sandbox_child_under_test", codeworker.CHILD)
+    child = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(child)  # defines functions only: nothing is restricted here
+
+    class NoLandlock:
+        def __init__(self, err):
+            self.err = err
+
+        def syscall(self, *args):
+            ctypes.set_errno(self.err)
+            return -1
+
+    assert child._landlock(NoLandlock(errno.ENOSYS)) == "Landlock is not in this kernel (ENOSYS)"
+    assert child._landlock(NoLandlock(errno.EOPNOTSUPP)) .startswith("Landlock is disabled (EOPNOTSUPP")
+    assert child._landlock(NoLandlock(errno.EPERM)).startswith("Landlock's system calls are refused (EPERM")
+    with pytest.raises(OSError, match="landlock_create_ruleset"):  # anything else: no walls, no worker
+        child._landlock(NoLandlock(errno.EFAULT))
+    # the metadata filter knows its system calls by architecture; on another it says so
+    assert child._seccomp(NoLandlock(errno.EINVAL), "sparc64") == "no table of system calls for sparc64"
+
+
+# ---------------------------------------------------------------------------
+# a CPU budget per code policy (issue 27, finding 7): just under the deadline, every time, is too much
+
+
+class MeasuredWorker:
+    """A worker stand-in whose every call is measured at `seconds` of CPU (a fake clock:
+    no policy runs, nothing waits), answering the first entry it is given."""
+
+    def __init__(self, seconds: float):
+        self.last_cpu_s, self.seconds, self.calls = 0.0, seconds, 0
+
+    def call(self, key, source, entries, query, deadline_s):
+        self.calls += 1
+        self.last_cpu_s = self.seconds
+        return list(entries[:1])
+
+    def close(self):
+        pass
+
+
+def test_a_policy_just_under_its_deadline_on_every_call_goes_over_its_cpu_budget():
+    from engine.codearms import CPU_SHARE, CPU_WINDOW
+
+    arms = CodeArms(deadline_s=0.5)
+    arms.worker = MeasuredWorker(0.45)
+    spec, rows = SimpleNamespace(name="slow", code=WINNERS), entry_rows([{"id": "a"}])
+    calls = 0
+    while not arms.due_for_suspension():
+        arms.begin_episode()
+        assert [e.id for e in arms.run(spec, rows, {})] == ["a"]  # each call succeeds, within its deadline
+        calls += 1
+    assert CPU_SHARE == 0.5 and CPU_WINDOW == 20
+    assert calls == 12  # 12 calls of 0.45 s: 5.40 s, over 5 s (half of 20 deadlines of 0.5 s)
+    assert arms.due_for_suspension() == ["slow"] and arms.failures == {}
+    assert arms.suspension_reason("slow") == (
+        "its last 12 calls took 5.40 s of CPU, 0.45 s of the 0.5 s each may take: "
+        "over its budget of 50% of that (5 s per 20 calls)")
+
+
+@pytest.mark.parametrize("seconds", [0.002, 0.24])
+def test_a_policy_within_its_cpu_budget_is_never_suspended(seconds):
+    arms = CodeArms(deadline_s=0.5)
+    arms.worker = MeasuredWorker(seconds)
+    spec, rows = SimpleNamespace(name="quick", code=WINNERS), entry_rows([{"id": "a"}])
+    for _ in range(200):
+        arms.begin_episode()
+        arms.run(spec, rows, {})
+    assert arms.due_for_suspension() == [] and arms.worker.calls == 200
+
+
+def test_overruns_count_as_their_whole_deadline_against_the_budget(monkeypatch):
+    from engine.codeworker import CodePolicyFailure
+
+    class Overruns(MeasuredWorker):
+        def call(self, *args):
+            self.last_cpu_s = 0.0
+            raise CodePolicyFailure("it did not finish within 0.5 s", "timeout")
+
+    arms = CodeArms(deadline_s=0.5, suspend_after=1000)  # so only the budget can suspend it
+    arms.worker = Overruns(0.0)
+    spec, rows = SimpleNamespace(name="late", code=WINNERS), entry_rows([{"id": "a"}])
+    for _ in range(10):
+        arms.begin_episode()
+        with pytest.raises(CodePolicyError):
+            arms.run(spec, rows, {})
+    assert arms.due_for_suspension() == []      # 10 x 0.5 s = 5 s: at the budget, not over it
+    arms.begin_episode()
+    with pytest.raises(CodePolicyError):
+        arms.run(spec, rows, {})
+    assert arms.due_for_suspension() == ["late"]
+
+
+def test_a_session_suspends_a_policy_over_its_cpu_budget_and_says_why():
+    s = admitted(WINNERS, deadline_s=0.5)
+    s.code_arms.worker = MeasuredWorker(0.45)  # the live calls, measured at 0.45 s each
+    seen: list[ev.Event] = s.run(until=120)
+    [suspended] = [e for e in seen if isinstance(e, ev.CodeArmSuspended)]
+    assert suspended.arm == "winners" and "over its budget of 50%" in suspended.reason
+    assert "its last 12 calls took 5.40 s of CPU, 0.45 s of the 0.5 s each may take" in suspended.reason
+    assert s.code_arms.worker.calls == 12
+    assert s.code_arms.suspended["winners"] == suspended.reason
+    after = [r for r in s.history if r["episode"] > suspended.episode]
+    assert after and all(r["policy"] != "winners" for r in after)  # no longer sampled
+    [audit] = [a for a in s.queue.audit if a.decision == "suspend"]
+    assert audit.who == "engine" and audit.code_sha256 == source_hash(WINNERS)
+
+
+def test_the_worker_measures_each_call_s_own_cpu_time():
+    worker = CodeWorker()
+    busy = ("def retrieve(entries, query):\n    n = 0\n    for i in range(3000000):\n"
+            "        n += 1\n    return entries[:1]\n")
+    quick = "def retrieve(entries, query):\n    return entries[:1]\n"
+    rows = entry_rows([{"id": "a"}])
+    try:
+        worker.call(source_hash(quick), quick, rows, {}, 30.0)
+        quick_s = worker.last_cpu_s
+        worker.call(source_hash(busy), busy, rows, {}, 30.0)
+        busy_s = worker.last_cpu_s
+        worker.call(source_hash(quick), quick, rows, {}, 30.0)
+    finally:
+        worker.close()
+    # the worker's start-up (its imports) is not the first call's; a loop of 3e6 is far more than nothing
+    assert quick_s < busy_s and worker.last_cpu_s < busy_s

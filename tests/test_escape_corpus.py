@@ -10,21 +10,33 @@ on a query it never saw) and must end where its `# expect:` line says:
 - harmless: passed both and returned entries it was given.
 
 Then it runs again as *plain Python with every builtin* in a worker whose
-only defence is the process walls, as if both static checks had a hole. Both
-times it must be contained: no marker file written (in a folder anyone may
-write), no connection to a socket listening here, the secret in this
-process's environment never in anything that comes back, no process left in
-the worker's group, and the call back within its deadline (no hang).
+only defence is the process walls, as if both static checks (the AST filter
+and RestrictedPython) had a hole. Both times it must be contained: nothing
+created, removed, renamed or changed (content, mode, owner, times, extended
+attributes) in a folder anyone may write (one in
+/tmp, one in /dev/shm), no connection to a socket listening here, nothing
+read comes back (the secret in this process's environment, a file anyone may
+read, the names in a folder, /etc/passwd, the project's engine/secrets.py),
+no process left in the worker's group, and the call back within its deadline
+(no hang).
 
 To add an attempt, add a file: `# escape: CATEGORY`, `# expect: OUTCOME`,
-then the source. `@MARKER@`, `@PORT@` and `@SECRET@` are replaced by the
-marker path, the listening port and the secret's variable name.
+optionally `# walls: TEXT | TEXT` (what the plain-Python run's error must
+say: proof that the attempt ran and met a wall, not a typo) and `# needs:
+landlock` or `# needs: seccomp` (a wall only that builds: skipped, saying
+so, where the sandbox reports it missing), then the source. `@MARKER@`, `@SHM_MARKER@`, `@FOLDER@`,
+`@VICTIM@`, `@CANARY@`, `@PORT@`, `@SECRET@` and `@PROJECT@` are replaced by
+a path to create in the /tmp folder, one in the /dev/shm folder, the /tmp
+folder, a file anyone may write there, a file anyone may read there, the
+listening port, the secret's variable name and the project's folder. A text
+that comes back holding `ESCAPED` is an escape too.
 """
 
 from __future__ import annotations
 
 import os
 import secrets
+import shutil
 import socket
 import tempfile
 import time
@@ -45,15 +57,37 @@ LIVE = [dict(SAMPLE[i % 8], id=f"live{i}", episode=2 * i) for i in range(3000)]
 LIVE_QUERIES = [{"regime": "bull"}, {"regime": "crash"}]
 CATEGORIES = {"deep nesting", "subclass walk", "globals and frames", "computed attribute", "decorators and lambdas",
               "unicode", "eval exec import", "time bomb", "memory and recursion", "fork and grandchildren",
-              "writing files", "environment", "network"}
+              "writing files", "reading files", "environment", "network"}
+PROJECT = Path(__file__).resolve().parent.parent
+# the first line of each file an attempt may try to read: none may come back
+PASSWD_LINE = Path("/etc/passwd").read_text().splitlines()[0]
+SECRETS_LINE = (PROJECT / "engine" / "secrets.py").read_text().splitlines()[0]
 
 
 def header(text: str) -> dict[str, str]:
+    """The `# key: value` lines at the top of an attempt."""
     fields = {}
-    for line in text.splitlines()[:2]:
+    for line in text.splitlines():
+        if not line.startswith("# "):
+            break
         key, _, value = line.lstrip("# ").partition(":")
         fields[key.strip()] = value.strip()
     return fields
+
+
+def _files(folder: Path) -> dict[str, tuple]:
+    """What is in `folder`, without following links: name -> (mode, owner, times,
+    extended attributes, content of a regular file)."""
+    found = {}
+    for p in folder.iterdir():
+        st = p.lstat()
+        try:
+            xattrs = sorted(os.listxattr(p, follow_symlinks=False))
+        except OSError:  # a filesystem without them
+            xattrs = []
+        found[p.name] = (st.st_mode, st.st_uid, st.st_gid, st.st_mtime_ns, xattrs,
+                         p.read_bytes() if p.is_file() and not p.is_symlink() else b"")
+    return found
 
 
 class Walls:
@@ -63,6 +97,20 @@ class Walls:
         self.folder = Path(tempfile.mkdtemp(prefix="ael-escape-"))
         self.folder.chmod(0o777)  # writable by anyone: only the sandbox may stop the write
         self.marker = self.folder / "marker"
+        shm = Path("/dev/shm")
+        self.shm_folder = Path(tempfile.mkdtemp(prefix="ael-escape-", dir=shm if shm.is_dir() else None))
+        self.shm_folder.chmod(0o777)
+        self.shm_marker = self.shm_folder / "marker"
+        self.victim = self.folder / "victim"          # anyone may write it, and the folder it is in
+        self.victim.write_text("the victim's content")
+        self.victim.chmod(0o666)
+        self.canary_text = "canary-" + secrets.token_hex(8)
+        self.canary = self.folder / "canary"          # anyone may read it
+        self.canary.write_text(self.canary_text)
+        self.canary.chmod(0o644)
+        self.listed = "listed-" + secrets.token_hex(8)  # a name only a listing of the folder shows
+        (self.folder / self.listed).write_text("")
+        self.before = _files(self.folder)
         self.listener = socket.socket()
         self.listener.bind(("127.0.0.1", 0))
         self.listener.listen()
@@ -73,23 +121,33 @@ class Walls:
         monkeypatch.setenv(self.secret_name, self.secret)
 
     def instantiate(self, text: str) -> str:
-        return (text.replace("@MARKER@", str(self.marker)).replace("@PORT@", str(self.port))
-                .replace("@SECRET@", self.secret_name))
+        for placeholder, value in (("@SHM_MARKER@", self.shm_marker), ("@MARKER@", self.marker),
+                                   ("@FOLDER@", self.folder), ("@VICTIM@", self.victim), ("@CANARY@", self.canary),
+                                   ("@PORT@", self.port), ("@SECRET@", self.secret_name), ("@PROJECT@", PROJECT)):
+            text = text.replace(placeholder, str(value))
+        return text
 
     def assert_contained(self, said: list[str], worker_pids: list[int], live_worker: int | None = None) -> None:
         assert not self.marker.exists(), "a file was written"
+        assert _files(self.folder) == self.before, "a file was created, removed, renamed or changed"
+        assert not list(self.shm_folder.iterdir()), "a file was created in /dev/shm"
         with pytest.raises(BlockingIOError):
             self.listener.accept()  # nobody connected
-        assert not any(self.secret in text for text in said), "the secret came back"
+        for text in said:
+            assert self.secret not in text, "the secret came back"
+            assert self.canary_text not in text, "a readable file came back"
+            assert self.listed not in text, "a folder's listing came back"
+            assert PASSWD_LINE not in text, "/etc/passwd came back"
+            assert SECRETS_LINE not in text, "engine/secrets.py came back"
+            assert "ESCAPED" not in text, text
         for pid in worker_pids:
             others = [m for m in _members(pid) if m != live_worker]
             assert not others, f"a process of the worker's group {pid} survived"
 
     def close(self) -> None:
         self.listener.close()
-        for p in self.folder.iterdir():
-            p.unlink()
-        self.folder.rmdir()
+        shutil.rmtree(self.folder, ignore_errors=True)
+        shutil.rmtree(self.shm_folder, ignore_errors=True)
 
 
 def _members(pgid: int) -> list[int]:
@@ -165,18 +223,46 @@ def test_an_escape_attempt_is_contained_by_the_gates(path, walls):
 def plain_worker():
     """One worker for the plain-Python runs: an attempt that breaks it gets a fresh one."""
     worker = CodeWorker(plain_python=True)
+    worker.call("warm", "def retrieve(entries, query):\n    return []\n", [], {}, HANG_GUARD_S)  # its notices now
     yield worker
     worker.close()
 
 
+def _walls_only(path: Path) -> str:
+    """The attempt, after skipping it when it needs a wall this kernel cannot build."""
+    import engine.codeworker as codeworker
+
+    text = path.read_text()
+    wall = {"landlock": "filesystem wall", "seccomp": "file metadata"}.get(header(text).get("needs", ""))
+    missing = [n for n in codeworker.notices if wall and wall in n]
+    if missing:
+        pytest.skip("a wall this attempt needs is missing here: " + missing[0])
+    return text
+
+
+def assert_met_a_wall(text: str, said: list[str]) -> None:
+    """An attempt with a `# walls:` line ran (the gates really were off) and met one of the walls it names."""
+    expected = header(text).get("walls")
+    if expected:
+        assert said and all(any(w.strip() in s for w in expected.split("|")) for s in said), said
+
+
+def test_the_process_walls_alone_run_plain_python_with_every_builtin(plain_worker):
+    # the static gates really are off: an import and a builtin the filter refuses both run
+    probe = "import os\ndef retrieve(entries, query):\n    raise ValueError(os.name + repr(type(open)))\n"
+    with pytest.raises(CodePolicyError, match="posix<class 'builtin_function_or_method'>"):
+        plain_worker.call("probe", probe, entry_rows(SAMPLE), {}, 5.0)
+
+
 @pytest.mark.parametrize("path", CORPUS, ids=[p.stem for p in CORPUS])
 def test_an_escape_attempt_is_contained_by_the_process_walls_alone(path, walls, plain_worker):
-    text = walls.instantiate(path.read_text())
+    text = walls.instantiate(_walls_only(path))
     pids: list[int] = []
     started = time.monotonic()
     _, said = _calls(plain_worker, text, pids, LIVE_QUERIES[-1:])  # the regime no smoke test asked about
     assert time.monotonic() - started < HANG_GUARD_S
     walls.assert_contained(said, pids, live_worker=plain_worker.pid)
+    assert_met_a_wall(text, said)
 
 
 def test_the_worker_runs_with_no_environment_of_ours(walls):
@@ -276,7 +362,8 @@ def test_an_escape_attempt_under_every_contract_is_contained_by_the_process_wall
     from engine.code_contracts import contract
 
     wanted = contract(contract_name)
-    source = as_contract(walls.instantiate(path.read_text()), contract_name)
+    text = walls.instantiate(_walls_only(path))
+    source = as_contract(text, contract_name)
     pids: list[int] = []
     said = []
     started = time.monotonic()
@@ -290,3 +377,4 @@ def test_an_escape_attempt_under_every_contract_is_contained_by_the_process_wall
             pids.append(plain_worker.last_pid)
     assert time.monotonic() - started < HANG_GUARD_S
     walls.assert_contained(said, pids, live_worker=plain_worker.pid)
+    assert_met_a_wall(text, said)

@@ -1,0 +1,7 @@
+# escape: reading files
+# expect: static
+# walls: Too many open files | Permission denied
+def retrieve(entries, query):
+    import os
+    os.closerange(2, 3)  # fd 2 (if still open): its slot is free for a new one
+    raise ValueError(os.listdir('@FOLDER@'))

@@ -1,0 +1,7 @@
+# escape: writing files
+# expect: static
+# walls: Too many open files
+def retrieve(entries, query):
+    import os
+    os.closerange(2, 3)  # fd 2 (if still open): its slot is free for a new one
+    raise ValueError('ESCAPED: a pipe %r' % (os.pipe(),))

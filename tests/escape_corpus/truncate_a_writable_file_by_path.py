@@ -1,0 +1,8 @@
+# escape: writing files
+# expect: static
+# walls: Permission denied
+# needs: landlock
+import os
+def retrieve(entries, query):
+    os.truncate('@VICTIM@', 0)
+    return []
