@@ -122,7 +122,8 @@ def run_tables(tables: list[PaperTable], args: argparse.Namespace
             missing = row_missing(table, row)
             plans[table.key].append((row, missing, [] if missing or absent else
                                      row_tasks(table, row, options, llm, seeds), absent))
-    sweep_args = argparse.Namespace(workers=args.workers, llm_concurrency=args.llm_concurrency, quiet=args.quiet)
+    sweep_args = argparse.Namespace(workers=args.workers, llm_concurrency=args.llm_concurrency, quiet=args.quiet,
+                                    progress_label="reproduce")
     with Store(args.out) as store:
         from engine.atomic import writer_lock
 

@@ -14,6 +14,7 @@ written; the same sweep run again runs it again.
 from __future__ import annotations
 
 import json
+from datetime import datetime, timezone
 from typing import IO, Any
 
 from engine.errors import AELError
@@ -28,6 +29,15 @@ RUN_COLUMNS = ("hash", "scenario", "selector", "seed", "status", "error", "overa
                "reflections", "first_injection", "until", "started", "finished", "wall_s", "cpu_s", "worker",
                "llm_calls", "llm_input_tokens", "llm_output_tokens", "llm_cost_usd")
 
+TIME_COLUMNS = ("started", "finished")  # epoch seconds in the store
+
+
+def iso_time(epoch: Any) -> str:
+    """'2026-11-26T15:30:00.123+00:00' for epoch seconds; '' for a run without a time."""
+    if epoch is None or epoch != epoch:  # None, NaN
+        return ""
+    return datetime.fromtimestamp(float(epoch), tz=timezone.utc).isoformat(timespec="milliseconds")
+
 
 def export(store: Store, fmt: str, out: IO[str]) -> None:
     if fmt not in FORMATS:
@@ -39,8 +49,16 @@ def export(store: Store, fmt: str, out: IO[str]) -> None:
         return
     frame = table(store)
     if fmt == "csv":
+        for column in TIME_COLUMNS:  # ISO-8601 (UTC), not epoch seconds: a person reads the CSV
+            if column in frame:
+                frame[column] = [iso_time(x) for x in frame[column]]
         frame.to_csv(out, index=False)
         return
+    for column in TIME_COLUMNS:  # a timestamp type, which parquet keeps
+        if column in frame:
+            import pandas as pd
+
+            frame[column] = pd.to_datetime(frame[column], unit="s", utc=True)
     try:
         import pyarrow  # noqa: F401  (pandas writes parquet through it)
     except ImportError:
