@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from textual import events
 from textual.binding import Binding
 
 
@@ -43,7 +44,7 @@ ACTIONS: tuple[NamedAction, ...] = (
     NamedAction("app.help", "app", "f1,question_mark", "help", "Help",
                 "What each panel shows, and every key", key_display="F1"),
     NamedAction("app.screenshot", "app", "s", "save_svg", "SVG",
-                "Save a screenshot of this screen as SVG (for slides) in the exports folder"),
+                "Save a screenshot of this screen as SVG (for slides); asks where, the exports folder by default"),
     # -------------------------------------------------------------- start
     NamedAction("start.new", "start", "ctrl+n", "start_session", "Start",
                 "Start a new session with the settings in the form"),
@@ -117,6 +118,8 @@ ACTIONS: tuple[NamedAction, ...] = (
     NamedAction("tour.next", "tour", "t", "next", "Next moment", "Close this card and run to the next key moment"),
     NamedAction("tour.close", "tour", "escape", "close", "Close",
                 "Close this card; t in the lab continues the tour", key_display="esc"),
+    NamedAction("tour.screenshot", "tour", "s", "app.save_svg", "SVG",
+                "Save a screenshot of the card over the lab as SVG (for slides)", show=False, palette=False),
     # ------------------------------------------------------- approval dialog
     NamedAction("approval.approve", "approval", "y", "approve", "Approve", "Approve the proposal as it stands"),
     NamedAction("approval.edit", "approval", "e", "edit", "Edit", "Edit the proposal's JSON, validated live"),
@@ -127,6 +130,8 @@ ACTIONS: tuple[NamedAction, ...] = (
                 "Close; the proposal stays pending and stepping stays blocked"),
     NamedAction("approval.batch", "approval", "b", "batch", "All pending",
                 "Decide every pending proposal at once: approve or reject the ticked ones"),
+    NamedAction("approval.tour", "approval", "t", "tour_waits", "Tour",
+                "The tour goes on once this proposal is decided (says so in the dialog)", show=False, palette=False),
     # ------------------------------------------------------- batch decisions
     NamedAction("batch.approve", "batch", "y", "approve", "Approve ticked", "Approve every ticked proposal"),
     NamedAction("batch.reject", "batch", "n", "reject", "Reject ticked",
@@ -193,3 +198,33 @@ def key_label(keys: str) -> str:
     """How a person reads a binding's first key: "ctrl+s", "esc", "/", "R"."""
     first = keys.split(",")[0].strip()
     return KEY_NAMES.get(first, first)
+
+
+class SaysWhy:
+    """Mixed into a Screen: a key of it that cannot act now (its `check_action` is False, which
+    also hides it from the footer) says why (`why_not`) instead of doing nothing. Runs as the
+    key bubbles up to the screen, before the app looks for a binding; a key some enabled
+    binding takes is left alone."""
+
+    def on_key(self, event: events.Key) -> None:
+        bindings = self._bindings.key_to_bindings.get(event.key, ())  # type: ignore[attr-defined]
+        if not bindings or any(self.check_action(b.action.split("(")[0], ()) is not False  # type: ignore[attr-defined]
+                               for b in bindings):
+            return  # (the common case, at the cost of a dict lookup: this screen acts on the key)
+        active = self.active_bindings.get(event.key)  # type: ignore[attr-defined]
+        if active is not None and active.enabled:
+            return  # the focused widget's or the app's binding takes it
+        for binding in bindings:
+            why = self.why_not(binding.action, event.key)
+            if why:
+                event.stop()
+                event.prevent_default()
+                self.say_why(why)
+                return
+
+    def why_not(self, action: str, key: str) -> str | None:
+        """Why `action` (pressed as `key`) cannot act now, in words, or None (nothing to say)."""
+        return None
+
+    def say_why(self, why: str) -> None:
+        self.notify(why, title="Not now", timeout=4)  # type: ignore[attr-defined]

@@ -28,7 +28,7 @@ from ael_tui.llm_flags import llm_config
 from ael_tui.scenario_flags import scenario_options
 from ael_tui.config import LabSettings, load_keymap
 from ael_tui.lab.session_host import SessionHost
-from ael_tui.dialogs import ConfirmScreen
+from ael_tui.dialogs import ConfirmScreen, PromptScreen
 from ael_tui.help_screen import HelpScreen
 from ael_tui.lab.lab_screen import LabScreen
 from ael_tui.files.start_screen import StartScreen
@@ -155,28 +155,53 @@ class AelLab(App):
             self.push_screen(HelpScreen(self.keymap))
 
     def action_save_svg(self) -> None:
-        """The screen as SVG, for slides: exports/<what>-e<episode>.svg (never over an older one),
-        taken once the notifications are gone (they are not part of the lab)."""
-        self.clear_notifications()
-        self.call_after_refresh(lambda: self.call_after_refresh(self._save_svg))
-
-    def _save_svg(self) -> None:
+        """The screen as SVG, for slides: asks where (exports/<what>-e<episode>.svg by default,
+        never over an older one), then takes it once the prompt and the notifications are gone
+        (they are not part of the lab). The prompt takes the Enter that answers it: without
+        one, an Enter meant for it went on to the focused panel (and opened an episode)."""
+        if any(isinstance(s, PromptScreen) and s.input_id == "svg-path" for s in self.screen_stack):
+            return
         named = getattr(self.screen, "screenshot_name", None)
         if named is None and self.lab is not None:
             named = self.lab.screenshot_name
-        base = named() if named else "ael-lab"
         folder = self.settings.exports_dir
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-            name, n = f"{base}.svg", 1
-            while (folder / name).exists():
-                n += 1
-                name = f"{base}-{n}.svg"
-            path = self.save_screenshot(filename=name, path=str(folder))
-        except OSError as err:
-            self.notify(f"no screenshot: {err.strerror or err}", severity="error", title="Screenshot")
+        default = _free(folder / f"{named() if named else 'ael-lab'}.svg")
+        self.push_screen(
+            PromptScreen("Save a screenshot of this screen (SVG) as", value=str(default),
+                         placeholder=f"{folder}/name.svg", ok="Save", input_id="svg-path", required="a file name",
+                         hint=f"The screen as it is now, without this dialog; the folder must exist ({folder}/ "
+                              "is created). An existing file is never overwritten: -2, -3… is added."),
+            self._svg_named)
+
+    def _svg_named(self, text: str | None) -> None:
+        if text is None:
             return
-        self.notify(path, title="Screenshot saved")
+        path = Path(text.strip()).expanduser()
+        if path.suffix.lower() != ".svg":
+            path = path.with_name(path.name + ".svg")
+        try:
+            path = self.settings.place(path, "export")
+        except AELError as err:
+            self.notify(str(err), severity="error", title="Screenshot")
+            return
+        self.clear_notifications()
+        self.call_after_refresh(lambda: self.call_after_refresh(self._save_svg, path))
+
+    def _save_svg(self, path: Path) -> None:
+        try:
+            if path.parent == self.settings.place(self.settings.exports_dir, "export"):
+                path.parent.mkdir(parents=True, exist_ok=True)
+            elif not path.parent.is_dir():
+                self.notify(f"no screenshot: the folder {path.parent} does not exist", severity="error",
+                            title="Screenshot")
+                return
+            path = _free(path)
+            saved = self.save_screenshot(filename=path.name, path=str(path.parent))
+        except (OSError, AELError) as err:
+            self.notify(f"no screenshot: {getattr(err, 'strerror', None) or err}", severity="error",
+                        title="Screenshot")
+            return
+        self.notify(saved, title="Screenshot saved")
 
     async def action_quit(self) -> None:
         lab = self.lab
@@ -253,3 +278,12 @@ def run_app(args: argparse.Namespace | None = None) -> int:
     app = AelLab(session, path=path)
     app.run()
     return app.return_code or 0  # a crash inside the interface must not look like success
+
+
+def _free(path: Path) -> Path:
+    """`path`, or NAME-2.svg, NAME-3.svg… beside it if it exists: never over an older file."""
+    candidate, n = path, 1
+    while candidate.exists():
+        n += 1
+        candidate = path.with_name(f"{path.stem}-{n}{path.suffix}")
+    return candidate

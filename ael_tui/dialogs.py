@@ -41,20 +41,23 @@ class ConfirmScreen(ModalScreen[bool]):
 
 
 class PromptScreen(ModalScreen[str | None]):
-    """One line of text: Enter returns it, Escape returns None."""
+    """One line of text: Enter returns it, Escape returns None. The text is not selected when
+    the field gets focus (the cursor is at its end), so a first key edits a given path instead
+    of replacing it; `required`: an empty answer is refused in the dialog, not returned."""
 
     BINDINGS = bindings_for("prompt")
 
     def __init__(self, title: str, value: str = "", placeholder: str = "", hint: str = "",
-                 ok: str = "OK", input_id: str = "prompt-input") -> None:
+                 ok: str = "OK", input_id: str = "prompt-input", required: str = "") -> None:
         super().__init__(classes="dialog-screen")
         self.title_text, self.value, self.placeholder, self.hint, self.ok = title, value, placeholder, hint, ok
         self.input_id = input_id
+        self.required = required  # what to type, said when the field is emptied ("a path")
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog small-dialog"):
             yield Label(self.title_text, classes="dialog-title", markup=False)
-            yield Input(self.value, placeholder=self.placeholder, id=self.input_id)
+            yield Input(self.value, placeholder=self.placeholder, id=self.input_id, select_on_focus=False)
             if self.hint:
                 yield Static(self.hint, classes="dialog-hint", markup=False)
             with Horizontal(classes="dialog-buttons"):
@@ -62,17 +65,28 @@ class PromptScreen(ModalScreen[str | None]):
                 yield Button(f"Cancel ({self.app.key_for('prompt.cancel')})", id="cancel", compact=True)
 
     def on_mount(self) -> None:
-        self.query_one(Input).focus()
+        field = self.query_one(Input)
+        field.focus()
+        field.cursor_position = len(field.value)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        self.dismiss(event.value)
+        self._answer(event.value)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "ok":
-            self.dismiss(self.query_one(Input).value)
+            self._answer(self.query_one(Input).value)
         else:
             self.dismiss(None)
+
+    def _answer(self, text: str) -> None:
+        if self.required and not text.strip():
+            if not self.query("#prompt-error"):
+                message = f"Empty: type {self.required}, or {self.app.key_for('prompt.cancel')} to cancel."
+                self.query_one(".dialog", Vertical).mount(
+                    Static(message, id="prompt-error", classes="error-text", markup=False), after=self.query_one(Input))
+            return
+        self.dismiss(text)
 
     def action_cancel(self) -> None:
         self.dismiss(None)

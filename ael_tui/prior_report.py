@@ -1,8 +1,9 @@
 """The report's words for the prior methods: rows marked offline or LLM, and the support confound.
 
 The paper's rows for the prior methods are LLM runs (Claude Haiku 4.5 on the
-portfolio, Gemini 3.1 Flash-Lite on support); ours are offline unless a
-model played the agent or the critic, so each row says which it is. On the
+portfolio; on support only in its LLM protocol, tab:cliapi_llm_text, whose
+rows the reproduce report compares with that protocol's runs); ours are
+offline unless a model played the agent or the critic, so each row says which it is. On the
 support stream a method whose memory is keyed on the endpoint can learn the
 regime-3 rule (the endpoint alone tells the route) without any reflection: a
 confound the paper does not discuss (digest §9), flagged under the table

@@ -117,7 +117,7 @@ def print_table(document: dict[str, Any], spec: ScenarioSpec) -> None:
                 *extra, str(ref.get("injected", "")), style="dim",
             )
     _console().print(table)
-    for line in confound_notes(summary, spec.paper_table):
+    for line in confound_notes(summary, paper):  # the paper's TS only where its rows apply
         _console().print(f"note: {line}")
 
 

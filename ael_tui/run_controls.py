@@ -12,14 +12,30 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from engine.errors import AELError
 
+from ael_tui.actions import SaysWhy, key_label
 from ael_tui.files.exports import export_history
 from ael_tui.run_loop import RUN_KEYS_AFTER
 
 
-class RunControls:
+class RunControls(SaysWhy):
     """Mixed into a Screen that has `host` (begin/run/pause/settings/running),
-    `redraw(force=...)`, a nested `RunStopped(outcome)` message and
-    `_exported_sessions()` (selector -> session, what `x` writes)."""
+    `redraw(force=...)`, a nested `RunStopped(outcome)` message,
+    `_exported_sessions()` (selector -> session, what `x` writes), `ACTION_SCOPE`
+    and `RUN_KEYS` (the actions that start a run)."""
+
+    RUN_KEYS: frozenset[str] = frozenset({"step", "run_window", "run_reflection", "run_phase"})
+
+    # ------------------------------------------------ keys that cannot act now (SaysWhy.on_key)
+    def why_not(self, action: str, key: str) -> str | None:
+        """A run key during a run, pause with nothing running (Escape excepted)."""
+        running = self.host.running
+        pause = self.app.key_for(f"{self.ACTION_SCOPE}.pause")
+        if action == "pause":
+            # Escape is everyone's way out of something: at rest in this screen it just means nothing
+            return None if running or key == "escape" else "Nothing is running: there is nothing to pause."
+        if running and action in self.RUN_KEYS:
+            return f"{self.host._already(running).capitalize()}: {pause} pauses it, then {key_label(key)} runs."
+        return None
 
     def _bindings_changed(self, running: bool) -> None:
         """The footer's keys depend on whether a run is going: a run gets them once it has
@@ -74,11 +90,15 @@ class RunControls:
         self.host.pause()
 
     def action_faster(self) -> None:
-        self.host.settings.faster()
+        before = self.host.settings.delay
+        if self.host.settings.faster() == before:
+            self.notify("Already the fastest: no delay between episodes.", title="Speed", timeout=3)
         self.redraw()
 
     def action_slower(self) -> None:
-        self.host.settings.slower()
+        before = self.host.settings.delay
+        if self.host.settings.slower() == before:
+            self.notify(f"Already the slowest: {before:g} s between episodes.", title="Speed", timeout=3)
         self.redraw()
 
     def _export_to(self, text: str | None) -> None:

@@ -26,7 +26,8 @@ PROGRESS_MIN_RUNS = 10  # show a progress bar when a command has at least this m
 def _selectors(text: str, spec: ScenarioSpec) -> list[str]:
     if text.strip() == "all":
         return spec.all_selectors
-    from engine.methods import UnknownMethod, offered_help, parse_method, split_methods
+    from engine.method_base import unknown_method
+    from engine.methods import UnknownMethod, parse_method, split_methods
 
     names = split_methods(text)
     if not names:
@@ -41,7 +42,8 @@ def _selectors(text: str, spec: ScenarioSpec) -> list[str]:
             try:
                 parse_method(name)  # refuses an unknown selector before anything runs
             except UnknownMethod:
-                raise AELError(f"unknown selector {name!r} (expected {offered_help(spec.selectors)})") from None
+                accepted = ["all", *(f"baseline:{b}" for b in spec.baselines)]
+                raise AELError(str(unknown_method(name, accepted))) from None
     return names
 
 
@@ -112,6 +114,10 @@ def run_command(args: argparse.Namespace) -> int:
         reflector_options = _reflector_options(args)
         scenario_options = scenario_options_of(args, spec, all_specs())
         llm = llm_config(args)
+        if llm and scenario_options.get("protocol") == "cliapi-llm":  # the paper's settings for its LLM table
+            from scenarios.support.cliapi_protocol import LLM_SETTINGS
+
+            llm = {**llm, **LLM_SETTINGS}
         variants = variants_of(args, args.scenario)
         sessions = []
         for selector in selectors:

@@ -3,9 +3,13 @@ target: the 2-worker sweep in at most 0.65 of the sequential run's wall time), a
 that both give the same results.
 
 Both are commands as a user types them (new processes, start-up included), taken
-alternately so a drift in the machine's load hits both; the fastest of each is
-kept. CPU time (the command and its workers) is printed beside: on a shared
-machine it says how much of a wall-time gap is the load, not the work.
+in turn (run, sweep, run, sweep, ...) so a drift in the machine's load hits both;
+both walls are printed, with the median of the pairs' ratios (each sweep over the
+run just before it) and the ratio of the fastest of each. CPU time (the command
+and its workers) is printed beside, and the sweep's critical path in CPU (its own
+process plus its busiest worker, `bench.batch.critical_cpu`) over the run's CPU:
+the wall ratio two idle cores approach. On a shared machine the wall ratios say
+more about the load than the work.
 """
 
 from __future__ import annotations
@@ -17,7 +21,9 @@ import sys
 import tempfile
 import time
 
-from bench.batch import timed
+import statistics
+
+from bench.batch import critical_cpu, timed
 
 AEL_LAB = os.path.join(os.path.dirname(sys.executable), "ael-lab")
 GRID = ["synthetic", "--seeds", "1..300", "--selector", "ts,ts+reflection"]
@@ -44,29 +50,42 @@ def store_share() -> tuple[float, float]:
         return runs, time.process_time() - t0
 
 
-def run(rounds: int = 2) -> list[dict]:
-    sequential, swept = [], []
+def run(rounds: int = 5) -> list[dict]:
+    sequential, swept, paths = [], [], []
     with tempfile.TemporaryDirectory() as d:
         env = {**os.environ, "AEL_LAB_CACHE_DIR": d}
         for r in range(rounds):
             json_path = os.path.join(d, f"run-{r}.json")
             sequential.append(timed([AEL_LAB, "run", *GRID, "--workers", "1", "--quiet", "--json", json_path], env))
             out = os.path.join(d, f"sweep-{r}")
-            swept.append(timed([AEL_LAB, "sweep", *GRID, "--workers", "2", "--quiet", "--out", out], env))
+            wall, cpu, path = critical_cpu([AEL_LAB, "sweep", *GRID, "--workers", "2", "--quiet", "--out", out], env)
+            swept.append((wall, cpu))
+            paths.append(path)
         exported = subprocess.run([AEL_LAB, "sweep", "--out", out, "--export", "json"], check=True,
                                   capture_output=True, text=True, env=env).stdout
         with open(json_path) as f:
             same = json.loads(exported) == json.load(f)
     seq, sw = min(w for w, _ in sequential), min(w for w, _ in swept)
+    paired = statistics.median(s[0] / q[0] for s, q in zip(swept, sequential))
+    path_ratio = statistics.median(p / q[1] for p, q in zip(paths, sequential))
     runs_cpu, store_cpu = store_share()
     return [
         {"name": "machine load average (1 min) before these runs", "value": os.getloadavg()[0], "unit": "",
          "target": None},
-        {"name": "`run synthetic` 300 seeds x ts,ts+reflection, 1 worker (wall)", "value": seq, "unit": "s",
+        {"name": "`run synthetic` 300 seeds x ts,ts+reflection, 1 worker (wall, fastest)", "value": seq,
+         "unit": "s", "target": None},
+        {"name": "  `sweep` of the same grid, 2 workers, new store (wall, fastest)", "value": sw, "unit": "s",
          "target": None},
-        {"name": "  `sweep` of the same grid, 2 workers, into a new store (wall)", "value": sw, "unit": "s",
+        {"name": "  `run` walls, median (rounds: " + ", ".join(f"{w:.2f}" for w, _ in sequential) + ")",
+         "value": statistics.median(w for w, _ in sequential), "unit": "s", "target": None},
+        {"name": "  `sweep` walls, median (rounds: " + ", ".join(f"{w:.2f}" for w, _ in swept) + ")",
+         "value": statistics.median(w for w, _ in swept), "unit": "s", "target": None},
+        {"name": "  sweep 2 workers / sequential run (wall, median of pairs)", "value": paired, "unit": "x",
+         "target": 0.65},
+        {"name": "  sweep 2 workers / sequential run (wall, fastest of each)", "value": sw / seq, "unit": "x",
          "target": None},
-        {"name": "  sweep 2 workers / sequential run (wall)", "value": sw / seq, "unit": "x", "target": 0.65},
+        {"name": "  sweep's critical path in CPU / run's CPU (idle 2 cores)", "value": path_ratio, "unit": "x",
+         "target": None},
         {"name": "  sweep / run (CPU time of the command and its workers)",
          "value": min(c for _, c in swept) / min(c for _, c in sequential), "unit": "x", "target": None},
         {"name": "  the 600 runs in one process (CPU)", "value": runs_cpu, "unit": "s", "target": None},

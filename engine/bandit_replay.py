@@ -17,6 +17,14 @@ credit variant gave the run's own bandit another one, so runs compare.
 Only episodes on the initial pool count: an injected arm has no bag for the
 alternatives to draw from. A policy that was never played has an empty bag,
 so there is nothing to replay it from, and the replay refuses the trace.
+
+What the replay can tell: on the portfolio the reward is (s + 1) / 2 with s
+= clip(z / 2), z the bar's return z-scored against all of the run's returns
+so far, so every bag's mean sits near 0.5 whatever its policy does, and so
+does any selector that mixes the arms (round-robin, UCB1, the realised run).
+Agreement with the paper in those rows says little; the rows that separate
+methods are ε-greedy's exploitation and the oracle's best bag, where the
+spread between the bags shows (README, the bandit replay).
 """
 
 from __future__ import annotations

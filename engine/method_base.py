@@ -8,7 +8,7 @@ one, never engine/methods.py, so registering stays free of import cycles.
 from __future__ import annotations
 
 import re
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Sequence
 
 from .bandits import Selector
 from .errors import AELError
@@ -98,6 +98,24 @@ def method_help() -> str:
     return ", ".join(shown) + f"; add {REFLECTION} for AEL's reflection"
 
 
+def unknown_method(text: str, extra: Sequence[str] = ()) -> UnknownMethod:
+    """The error for a selector no method is registered under: every name accepted (the
+    registry's, and `extra`: a command's "all", a scenario's baselines), with the closest one
+    when the text looks like a typo of it (the rest kept as typed: 'reflexon+reflection')."""
+    from .options import closest
+
+    m = _TEXT.match(text)
+    if m:  # a well-formed text with an unknown name
+        guess = closest(m["name"], [*extra, *METHODS])
+        guess = guess and guess + text[len(m["name"]):]
+    else:  # 'ts+reflexion'
+        guess = closest(text, [*extra, *METHODS, *(n + REFLECTION for n, c in METHODS.items() if c.reflects)])
+    accepted = ", ".join([*extra, method_help()])
+    if guess is None:
+        return UnknownMethod(f"unknown selector {text!r} (accepted: {accepted})")
+    return UnknownMethod(f"unknown selector {text!r}: did you mean {guess!r}? (accepted: {accepted})")
+
+
 def offered_help(selectors: list[str] | tuple[str, ...]) -> str:
     """What a scenario offers, as a person types it: its selectors, with the methods
     that take an argument written once with it ('... oracle or fixed:POLICY')."""
@@ -127,7 +145,7 @@ def parse_method(text: str) -> Method:
     m = _TEXT.match(text)
     cls = METHODS.get(m["name"]) if m else None
     if cls is None:
-        raise UnknownMethod(f"unknown selector {text!r} (expected {method_help()})")
+        raise unknown_method(text)
     arg = m["arg"]
     if cls.argument and not arg:
         raise AELError(f"selector '{cls.name}:' needs a {cls.argument.lower()} name, e.g. {cls.name}:none")

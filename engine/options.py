@@ -10,13 +10,20 @@ scenario accepts.
 
 from __future__ import annotations
 
+import difflib
 import math
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from .errors import AELError
 
-KINDS = (str, int, float, bool, list)  # list: a list of texts, "a,b,c" on the command line
+KINDS = (str, int, float, bool, list)
+
+
+def closest(word: str, candidates: Sequence[str]) -> str | None:
+    """The candidate `word` looks like a typo of ('reflexon' -> 'reflexion'), or None."""
+    close = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.6)
+    return close[0] if close else None  # list: a list of texts, "a,b,c" on the command line
 
 
 @dataclass(frozen=True)

@@ -46,6 +46,10 @@ def run_target(session, mode: str, t: int | None = None, n_episodes: int | None 
     if mode == "reflection":
         return n, reflected
     if mode == "phase":
-        end = session.phase_ends[session.phase_of(min(t, session.n_episodes - 1))]
+        phase = session.phase_of(min(t, session.n_episodes - 1))
+        # the warm-up is the start of training, not a phase to stop at: every selector plays the
+        # same first arm in it, and results count its bars in train (stopping there showed
+        # "the train phase" measured on warm-up bars alone, the same for every selector)
+        end = session.phase_ends["train" if phase == "warmup" else phase]
         return (end if end > t else n), None
     raise AELError(f"unknown run mode {mode!r} (expected {', '.join(RUN_MODES)})")

@@ -53,7 +53,12 @@ def parse_variant(text: str) -> Variant:
     m = _TEXT.match(text)
     cls = VARIANTS.get(m["name"]) if m else None
     if cls is None:
-        raise AELError(f"unknown variant {text!r} (expected {variant_help()})")
+        from .options import closest
+
+        guess = closest(m["name"] if m else text, list(VARIANTS))
+        rest = text[len(m["name"]):] if m and guess else ""
+        hint = f": did you mean {guess + rest!r}? " if guess else " "
+        raise AELError(f"unknown variant {text!r}{hint}(accepted: {variant_help()})")
     options: dict[str, Any] = {}
     if m["value"] is not None:
         if not cls.options:

@@ -100,8 +100,9 @@ def test_the_console_script_exits_2_without_a_traceback(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "ael_tui.cli", "run", "synthetic", "--selector", "zzz"],
                           capture_output=True, text=True)
     assert proc.returncode == 2
-    assert proc.stderr.strip().splitlines() == ["ael-lab: unknown selector 'zzz' (expected rr, ucb1, egreedy, "
-                                                "ts, ts+reflection, oracle or fixed:POLICY)"]
+    assert proc.stderr.strip().splitlines() == [
+        "ael-lab: unknown selector 'zzz' (accepted: all, ts, ucb1, egreedy, rr, fixed:POLICY, oracle, reflexion, "
+        "expel, meta-reflexion, evotool, factorminer, hyperagent; add +reflection for AEL's reflection)"]
 
 
 def test_the_papers_rows_are_shown_only_for_comparable_runs(tmp_path, capsys):

@@ -6,8 +6,10 @@ a test that reached for it would fail rather than download.
 
 from __future__ import annotations
 
+import io
 import json
 import socket
+import tarfile
 from collections import Counter
 from pathlib import Path
 
@@ -21,7 +23,7 @@ from engine.errors import AELError
 from engine.persistence import load_session, save_session
 from engine.session import Session, SessionConfig
 from scenarios.news import corpus as news_corpus
-from scenarios.news.corpus import article, cluster_of, read_folder
+from scenarios.news.corpus import article, cluster_of, read_archive, read_folder
 from scenarios.news.policies import regime_label
 from scenarios.news.stream import P_FOCUS, regime_of, sample
 from tests.news_corpus import GROUPS, write_corpus
@@ -101,6 +103,104 @@ def test_a_hostile_folder_is_read_within_limits(tmp_path, monkeypatch):
     monkeypatch.setattr(news_corpus, "MAX_FILES", 5)
     with pytest.raises(AELError, match="more than 5 files"):
         read_folder(str(root))
+
+
+def _real_archive() -> Path | None:
+    """../shared/data/news/20news-bydate.tar.gz beside the project (or a clone deeper in), if there."""
+    for folder in Path(__file__).resolve().parents:
+        candidate = folder / "shared" / "data" / "news" / "20news-bydate.tar.gz"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _pack(folder: str, target: Path) -> Path:
+    with tarfile.open(target, "w:gz") as tar:
+        for subset in sorted(Path(folder).iterdir()):
+            tar.add(subset, arcname=subset.name)
+    return target
+
+
+@pytest.fixture(scope="module")
+def archive(data, tmp_path_factory) -> str:
+    """The real 20news-bydate archive when ../shared has it, else the generated corpus packed the same way."""
+    real = _real_archive()
+    return str(real) if real else str(_pack(data, tmp_path_factory.mktemp("arch") / "20news-bydate.tar.gz"))
+
+
+def test_the_archive_is_read_in_memory_as_its_folder_is(data, tmp_path):
+    packed = _pack(data, tmp_path / "news.tar.gz")
+    a, f = read_archive(str(packed)), read_folder(data)
+    assert (a.groups, a.subjects, a.texts) == (f.groups, f.subjects, f.texts)
+    assert list(tmp_path.iterdir()) == [packed]  # nothing extracted
+
+
+def test_the_real_archive_or_the_generated_one_runs_the_papers_command(archive, tmp_path, capsys):
+    """With ../shared's archive this is the paper's corpus: the paper's command prints the paper's
+    rows beside ours, and ours are the README's real-corpus table. Without it the generated
+    corpus packed as an archive goes through the same path."""
+    real = _real_archive() is not None
+    c = news_corpus.load(archive)
+    assert c.is_standard == real and len(c) == (18_846 if real else 450)
+    out = tmp_path / "news.json"
+    selectors = ["--selector", "all", "--seeds", SEEDS] if real else ["--selector", "fixed:compressed,ts",
+                                                                     "--seeds", "42,123"]
+    assert main(["run", "news", "--data", archive, *selectors, "--json", str(out)]) == 0
+    table = capsys.readouterr().out
+    assert ("paper" in table) == real and "fixed:compressed" in table
+    if not real:
+        return
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    shown = readme.split("**On the real corpus**")[1].split("\n\n")[1]
+    rows = {cells[1].strip(): [c.strip() for c in cells[2:7]]
+            for cells in (line.split("|") for line in shown.splitlines()[2:]) if not cells[1].strip().startswith("*")}
+    summary = json.loads(out.read_text())["summary"]
+    assert set(rows) == {row["selector"] for row in summary}
+    for row in summary:
+        assert rows[row["selector"]] == [*(f"{row['regimes'][g]:.3f}" for g in ("R0", "R1", "R2", "R3")),
+                                         f"{row['overall_mean']:.3f}±{row['overall_std']:.3f}"], row["selector"]
+
+
+def test_a_hostile_archive_is_read_within_limits_and_writes_nothing(tmp_path, monkeypatch):
+    root = write_corpus(tmp_path / "c", per_group=2)
+    target = tmp_path / "hostile.tar.gz"
+    with tarfile.open(target, "w:gz") as tar:
+        for subset in sorted(root.iterdir()):
+            tar.add(subset, arcname=subset.name)
+
+        def add(name: str, payload: bytes = b"Subject: x\n\nbody", **kw) -> None:
+            info = tarfile.TarInfo(name)
+            for k, v in kw.items():
+                setattr(info, k, v)
+            info.size = len(payload) if info.isreg() else 0
+            tar.addfile(info, io.BytesIO(payload) if info.isreg() else None)
+
+        add("../escape")
+        add("/abs/20news-bydate-train/sci.space/1")
+        add("20news-bydate-train/../../20news-bydate-train/sci.space/2")
+        add("20news-bydate-train/sci.space/link", type=tarfile.SYMTYPE, linkname="/etc/passwd")
+        add("20news-bydate-train/sci.space/hard", type=tarfile.LNKTYPE, linkname="20news-bydate-train/sci.space/1")
+        add("20news-bydate-train/sci.space/dev", type=tarfile.CHRTYPE)
+        add("20news-bydate-train/sci.space/huge", b"Subject: big\n\n" + b"\xff" * (news_corpus.MAX_FILE_BYTES * 2))
+    before = sorted(p.name for p in tmp_path.parent.iterdir())
+    c = read_archive(str(target))
+    assert len(c) == 19  # the 18 posts and the huge one (cut to the cap); every other member skipped
+    assert max(len(t) for t in c.texts) <= news_corpus.MAX_FILE_BYTES
+    assert sorted(p.name for p in tmp_path.parent.iterdir()) == before and not (tmp_path / "escape").exists()
+    monkeypatch.setattr(news_corpus, "MAX_ARCHIVE_BYTES", 10_000)
+    with pytest.raises(AELError, match="more than 0 MB of articles"):
+        read_archive(str(target))
+    monkeypatch.setattr(news_corpus, "MAX_MEMBERS", 5)
+    with pytest.raises(AELError, match="more than 5 members"):
+        read_archive(str(target))
+
+
+def test_a_broken_archive_is_one_line(tmp_path, capsys):
+    broken = tmp_path / "20news-bydate.tar.gz"
+    broken.write_bytes(b"\x1f\x8b\x08 truncated")
+    assert main(["run", "news", "--data", str(broken), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err and "cannot read it as a 20news-bydate archive" in err
 
 
 @pytest.mark.parametrize("make, words", [

@@ -193,7 +193,7 @@ class CompareScreen(RunControls, Screen):
         self.host.pause()
         self.app.push_screen(
             PromptScreen("Export every selector's history as", value=str(self.default_export_base()),
-                         placeholder="exports/name", ok="Export", input_id="export-path",
+                         placeholder="exports/name", ok="Export", input_id="export-path", required="a path",
                          hint="Writes NAME.csv (one row per episode and selector) and NAME.json; "
                               f"the folder must exist ({self.host.settings.exports_dir}/ is created)."),
             self._export_to)

@@ -23,7 +23,7 @@ from textual.widgets import Button, Footer, Static
 from engine.approvals import Proposal
 from engine.reflection import Reflection
 
-from ael_tui.actions import bindings_for
+from ael_tui.actions import SaysWhy, bindings_for
 from ael_tui.lab.reflection_panel import evidence_text
 from ael_tui.dialogs import PromptScreen
 from ael_tui.decisions.editor import EditProposalScreen
@@ -156,13 +156,14 @@ class BatchScreen(ModalScreen[BatchDecision | None]):
         self.dismiss(None)
 
 
-class ApprovalScreen(ModalScreen[Decision | None]):
+class ApprovalScreen(SaysWhy, ModalScreen[Decision | None]):
     BINDINGS = bindings_for("approval")
 
     def __init__(self, ctx: ProposalContext, validate: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
         super().__init__(classes="dialog-screen")
         self.ctx = ctx
         self.validate = validate
+        self._said: list[str] = []  # what keys that cannot act here said, in the note
 
     @property
     def proposal(self) -> Proposal:
@@ -257,6 +258,31 @@ class ApprovalScreen(ModalScreen[Decision | None]):
         if action == "batch":
             return len(self.ctx.pending) > 1
         return True
+
+    def action_tour_waits(self) -> None:
+        """t (the tour's key in the lab) cannot act here: the dialog says what the tour waits for."""
+        key = self.app.key_for
+        self.say_why(f"The tour goes on once this proposal is decided: approve ({key('approval.approve')}), edit "
+                     f"({key('approval.edit')}) or reject ({key('approval.reject')}); then {key('lab.tour')} runs "
+                     "to the next moment.")
+
+    def why_not(self, action: str, key: str) -> str | None:
+        if action == "batch":
+            return f"Only this proposal is pending: {key} decides several at once."
+        return None
+
+    def say_why(self, why: str) -> None:
+        """In the dialog's note, at the top of its body: a notification would sit over the dialog."""
+        if why not in self._said:
+            self._said.append(why)
+            text = "\n".join(x for x in (self.ctx.note, *self._said) if x)
+            notes = self.query("#approval-note")
+            if notes:
+                notes.first(Static).update(Text(text, style="italic"))
+            else:
+                self.query_one("#approval-body").mount(Static(Text(text, style="italic"), id="approval-note"),
+                                                       before=0)
+        self.query_one("#approval-body").scroll_home(animate=False)
 
     def action_batch(self) -> None:
         def done(batch: BatchDecision | None) -> None:

@@ -56,8 +56,12 @@ class LabDecisions:
                 return
             p = pending[0]
             reflection = s.reflections[p.reflection] if 0 <= p.reflection < len(s.reflections) else None
+            note = self._run_note
+            if self.host.tour is not None:
+                note = " ".join(x for x in (note, f"The tour waits for this decision: decide to go on "
+                                                  f"({self.app.key_for('lab.tour')} then runs to the next moment).") if x)
             ctx = ProposalContext(p, reflection, window_stats(s, p), len(pending), evidence_episodes(s, p.evidence),
-                                  note=self._run_note, pending=list(pending),
+                                  note=note, pending=list(pending),
                                   retrieval_arms=s.scenario.spec.retrieval_arms)
         self._run_note = ""
         self.app.clear_notifications()  # nothing covers what is being decided
@@ -142,8 +146,13 @@ class LabDecisions:
         if self.host.running:
             self.notify("Results are computed when the run is paused (p).", severity="warning")
             return
-        if self.host.read(lambda s: s.t) == 0:
+        t, warmup = self.host.read(lambda s: (s.t, s.warmup))
+        if t == 0:
             self.notify("No episode yet: nothing to compare.", severity="warning")
+            return
+        if t <= warmup:
+            self.notify(f"Only warm-up so far ({t} of its {warmup} episodes): every selector plays the same first "
+                        "arm there, so there is nothing to compare yet.", severity="warning")
             return
         self.notify("Running the baselines on this world and seed…", timeout=2)
         self._compute_results()

@@ -72,7 +72,7 @@ class LabFiles:
             PromptScreen("Export the history as", value=str(default), placeholder=f"{exports}/name", ok="Export",
                          hint=f"Writes NAME.csv (one row per episode) and NAME.json (with reflections, new arms "
                               f"and decisions); the folder must exist ({exports}/ is created).",
-                         input_id="export-path"),
+                         input_id="export-path", required="a path"),
             self._export_to)
 
     def _exported_sessions(self) -> dict:
@@ -95,7 +95,7 @@ class LabFiles:
         self.app.push_screen(
             PromptScreen("Save the session as", value=default, placeholder="saves/name.json", ok="Save",
                          hint="A JSON file; written atomically (the old file stays whole if anything fails).",
-                         input_id="save-path"),
+                         input_id="save-path", required="a path"),
             self._save_named)
 
     def _save_named(self, text: str | None) -> None:

@@ -28,6 +28,7 @@ class LabRuns:
     view: LabView | None
     _run_note: str
     _footer_state: tuple[bool, bool] | None
+    RUN_KEYS = frozenset(RUN_ACTIONS)  # RunControls says why one cannot start while a run goes
 
     class RunStopped(Message):
         def __init__(self, outcome: RunOutcome) -> None:
@@ -68,6 +69,15 @@ class LabRuns:
         if action == "next_panels":
             return self.compact
         return True
+
+    def why_not(self, action: str, key: str) -> str | None:
+        """What a key hidden by `check_action` says when pressed (RunControls.on_key)."""
+        if action == "decide":
+            return "Nothing is waiting for a decision."
+        if action == "next_panels":
+            return (f"Every panel is in view: {self.app.key_for('lab.panels')} pages through them only on a small "
+                    "terminal (below 120 columns or 42 rows).")
+        return super().why_not(action, key)  # type: ignore[misc]
 
     def on_lab_runs_run_stopped(self, message: RunStopped) -> None:
         o = message.outcome  # the host has cleared `running` already

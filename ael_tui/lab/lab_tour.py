@@ -53,9 +53,10 @@ class LabTour:
         self.redraw(force=True)
         remaining = len(tour.remaining) + len(tour.cards)
         number = tour.shown  # cards shown so far, this one included: moments come in any order
+        waits = self.host.read(lambda s: bool(s.queue.pending))  # t on the card opens it
 
         def closed(answer: str | None) -> None:
             if answer == "next":
                 self.action_tour()
 
-        self.app.push_screen(TourCardScreen(card, number, remaining), closed)
+        self.app.push_screen(TourCardScreen(card, number, remaining, waits=waits), closed)

@@ -65,7 +65,7 @@ def _by_regime(session: Session) -> ResultsTable:
     scenario, spec = session.scenario, session.scenario.spec
     regimes = list(scenario.regime_names)
     columns = [*regimes, spec.score_name, "injected at"]
-    paper = spec.paper_table
+    paper = getattr(scenario, "paper_table", spec.paper_table)  # a protocol of the world may have none
     complete = session.t >= session.n_episodes
     table = ResultsTable(f"{session.config.scenario}, seed {session.config.seed}: episodes 0–{session.t - 1}",
                          columns)

@@ -8,13 +8,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .model import PaperTable, Row, metric_of
-from .stats import bootstrap_ci, f_test, welch, welch_from_summary
+from .stats import bootstrap_ci, diff_ci_from_summary, f_test, tost_from_summary, welch, welch_from_summary
 
 REPRODUCED = "reproduced within tolerance"
+NOT_RESOLVED = "not resolved"  # shown as "not resolved at n = 5": the seeds cannot tell
 DIFFERS = "differs"
 NOT_HERE = "not reproducible here"
 NOT_RUN = "not run in this build"
 LLM_ROW = "the paper's row is an LLM agent's run; offline, ours (shown) is the heuristic agent's"
+STATUSES = (REPRODUCED, NOT_RESOLVED, DIFFERS, NOT_HERE, NOT_RUN)
+PAPER_N = 5  # the paper's seeds per row
+ALPHA = 0.05
 
 
 @dataclass
@@ -31,6 +35,15 @@ class Outcome:
     def sd(self, metric: str) -> float | None:
         v = self.values.get(metric) or []
         return statistics.stdev(v) if len(v) > 1 else None
+
+    @property
+    def seeds(self) -> int:
+        """How many of our seeds the row's values come from."""
+        return max((len(v) for v in self.values.values()), default=0)
+
+    def status_text(self) -> str:
+        """The status as the report shows it ("not resolved at n = 5")."""
+        return f"{NOT_RESOLVED} at n = {self.seeds}" if self.status == NOT_RESOLVED else self.status
 
     def ci(self, metric: str) -> tuple[float, float] | None:
         return bootstrap_ci(self.values.get(metric) or [])
@@ -49,35 +62,63 @@ def outcome(table: PaperTable, row: Row, missing: str | None, results: list[dict
         return Outcome(row, NOT_HERE, f"{row.note or LLM_ROW}; pass --agent/--reflector to run it with a model",
                        values)
     out = Outcome(row, REPRODUCED, "", values)
-    misses = []
+    misses, unresolved, checks = [], [], []
     for metric, paper in row.paper.items():
         tol = table.tolerance.get(metric)
-        ours = out.mean(metric)
-        if tol is None or ours is None:
+        ours = out.values.get(metric) or []
+        if tol is None or not ours:
             continue
-        if abs(ours - paper) <= tol or _same_by_welch(row, metric, out):
+        verdict, text = judge(paper, row.paper_sd.get(metric), ours, tol)
+        if not text:
             continue
-        misses.append(f"{metric} {ours - paper:+.3f} (tolerance ±{tol:g})")
+        text = f"{metric} {text}"
+        (misses if verdict == DIFFERS else unresolved if verdict == NOT_RESOLVED else checks).append(text)
     if errors:
         misses.append(f"{len(errors)} of its runs failed: {errors[0].splitlines()[0]}")
     note = row.note[:1].upper() + row.note[1:]
-    if misses:
-        out.status = DIFFERS
-        out.why = "; ".join(misses) + f". {note or 'See ' + table.evidence}"
+    if misses or unresolved:
+        out.status = DIFFERS if misses else NOT_RESOLVED
+        out.why = "; ".join(misses + unresolved) + f". {note or 'See ' + table.evidence}"
     else:
-        out.why = note  # e.g. where the paper gives a range
+        out.why = "; ".join(checks) + (f". {note}" if checks and note else note)  # e.g. where the paper gives a range
     return out
 
 
-def _same_by_welch(row: Row, metric: str, out: Outcome) -> bool:
-    """Not distinguishable from the paper's value: Welch's p >= 0.05 on the paper's
-    mean ± sd (n = 5) and ours (only where the paper gives an sd)."""
-    sd = row.paper_sd.get(metric)
-    ours = out.values.get(metric) or []
-    if sd is None or len(ours) < 2:
-        return False
-    p = welch_from_summary(row.paper[metric], sd, 5, statistics.fmean(ours), statistics.stdev(ours), len(ours))
-    return p is not None and p >= 0.05
+def judge(paper: float, paper_sd: float | None, ours: list[float], tol: float) -> tuple[str, str]:
+    """One metric's verdict (REPRODUCED, NOT_RESOLVED or DIFFERS) and its reason.
+
+    Reproduced only when |ours − paper| is within `tol`; where the paper gives an sd (over
+    its 5 seeds) and we have two seeds or more, the reason says whether two one-sided tests
+    (TOST) show the two equivalent within ±tol. Beyond `tol` the metric differs when
+    Welch's test on the paper's mean ± sd and our seeds resolves the difference (p < 0.05),
+    and is "not resolved" (with the 95% interval of the difference) when it does not: failing
+    to reject a difference is not evidence that there is none. Without the paper's sd a
+    difference beyond `tol` differs."""
+    mean = statistics.fmean(ours)
+    diff = mean - paper
+    # the difference to 4 places where 3 would round it onto the tolerance (+0.0703 against ±0.07)
+    shown = f"{diff:+.4f}" if f"{abs(diff):.3f}" == f"{tol:.3f}" else f"{diff:+.3f}"
+    testable = paper_sd is not None and len(ours) >= 2
+    sd = statistics.stdev(ours) if len(ours) >= 2 else 0.0
+    if abs(diff) <= tol:
+        if not testable:
+            return REPRODUCED, ""  # the table's cell shows the difference
+        p = tost_from_summary(paper, paper_sd, PAPER_N, mean, sd, len(ours), tol)
+        if p is not None and p < ALPHA:
+            return REPRODUCED, f"equivalent within ±{tol:g} (TOST p={_p(p)})"
+        return REPRODUCED, f"{shown} within ±{tol:g}, equivalence not shown at n = {len(ours)} (TOST p={_p(p)})"
+    if not testable:
+        return DIFFERS, f"{shown} (tolerance ±{tol:g})"
+    p = welch_from_summary(paper, paper_sd, PAPER_N, mean, sd, len(ours))
+    if p is None or p < ALPHA:  # None: no spread on either side, so nothing to resolve
+        return DIFFERS, f"{shown} (tolerance ±{tol:g}; Welch p={_p(p)})"
+    lo, hi = diff_ci_from_summary(paper, paper_sd, PAPER_N, mean, sd, len(ours))
+    return NOT_RESOLVED, (f"{shown} (tolerance ±{tol:g}), 95% CI of the difference [{lo:+.3f}, {hi:+.3f}] "
+                          f"(Welch p={_p(p)})")
+
+
+def _p(v: float | None) -> str:
+    return "–" if v is None else ("<0.001" if v < 0.001 else f"{v:.3f}")
 
 
 def comparisons(table: PaperTable, outcomes: list[Outcome]) -> dict[str, dict[str, float | None]]:

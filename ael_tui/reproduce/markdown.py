@@ -9,15 +9,21 @@ from pathlib import Path
 
 from engine.atomic import write_text_atomic
 
-from .evaluate import DIFFERS, NOT_HERE, NOT_RUN, REPRODUCED, Outcome, comparisons
-from .model import PaperTable
+from .evaluate import NOT_HERE, NOT_RESOLVED, NOT_RUN, STATUSES, Outcome, comparisons
+from .model import NEEDS_MODEL, PaperTable
+from .run import table_seeds
 from .svg import chart
 
-RULE = ("A metric is reproduced when |ours − paper| is within the table's tolerance, or, where the paper "
-        "gives an sd, when Welch's test on the paper's mean ± sd (n = 5) and our seeds cannot tell them "
-        "apart (p ≥ 0.05). A row is reproduced when all its judged metrics are. Our columns are means over "
-        "the seeds; the interval is a 95% percentile bootstrap of that mean; t, p and F p are ours, of the "
-        "table's reference row against each row on the first metric (two-sided, as the paper's tab:stats).")
+RULE = ("A metric is **reproduced within tolerance** only when |ours − paper| is within the table's stated "
+        "tolerance; where the paper gives an sd (over its 5 seeds) and we have two seeds or more, its reason says "
+        "whether two one-sided Welch tests (TOST) show the two equivalent within ±tolerance (\"equivalent within "
+        "±0.03 (TOST p=…)\") or not at this many seeds. Beyond the tolerance a metric **differs** when Welch's "
+        "test on the paper's mean ± sd and our seeds resolves the difference (p < 0.05), or when the paper gives no "
+        "sd; when the test cannot resolve it the metric is **not resolved at n = 5** (our seed count), with the "
+        "95% interval of the difference, and never counted as reproduced (`--seeds N` runs the cheap tables on "
+        "more seeds). A row takes its worst metric's status. Our columns are means over the seeds; the interval "
+        "is a 95% percentile bootstrap of that mean; t, p and F p are ours, of the table's reference row against "
+        "each row on the first metric (two-sided, as the paper's tab:stats).")
 
 
 def _num(v: float | None, digits: int = 3) -> str:
@@ -40,11 +46,22 @@ def _cell(paper: float | None, ours: float | None, sd: float | None) -> str:
     return text
 
 
-def table_markdown(table: PaperTable, outcomes: list[Outcome], svg_name: str | None) -> str:
+def _seeds_text(seeds: list[int], paper: tuple[int, ...]) -> str:
+    if len(seeds) <= len(paper):
+        return f"seeds {', '.join(map(str, seeds))}"
+    extra = seeds[len(paper):]
+    more = str(extra[0]) if len(extra) == 1 else f"{extra[0]}–{extra[-1]} (skipping those)"
+    return f"{len(seeds)} seeds: {', '.join(map(str, paper))} and {more}"
+
+
+def table_markdown(table: PaperTable, outcomes: list[Outcome], svg_name: str | None,
+                   seeds: list[int] | None = None, agent: str = "offline") -> str:
     lines = [f"## {table.title} (`{table.label}`)", ""]
     if table.reason:
         return "\n".join(lines + [f"**{NOT_HERE}**: {table.reason}.", ""])
-    lines += [f"Scenario `{table.scenario}`, seeds {', '.join(map(str, table.seeds))}; "
+    if table.unavailable(agent):
+        return "\n".join(lines + [f"**{table.unavailable(agent)}.**", ""])
+    lines += [f"Scenario `{table.scenario}`, {_seeds_text(seeds or list(table.seeds), table.seeds)}; "
               f"`ael-lab reproduce {table.key}`. Known differences: {table.evidence}.", ""]
     if svg_name:
         lines += [f"![{table.metrics[0]}: paper and ours]({svg_name})", ""]
@@ -71,32 +88,38 @@ def table_markdown(table: PaperTable, outcomes: list[Outcome], svg_name: str | N
                 return f"{a} → {b}" if a and b else (f"paper {a}" if a else b or "–")
 
             cells += [both("t", lambda v: _num(v, 2)), both("p", _p), both("f_p", _p)]
-        status = o.status if not o.why else f"{o.status}: {o.why}"
+        status = o.status_text() if not o.why else f"{o.status_text()}: {o.why}"
         cells.append(status.replace("|", "\\|"))
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines + [""])
 
 
 def write_report(path: Path, tables: list[PaperTable], outcomes: dict[str, list[Outcome]],
-                 args: argparse.Namespace, store_path: str, seconds: float, ran: int) -> None:
-    counts = {s: 0 for s in (REPRODUCED, DIFFERS, NOT_HERE, NOT_RUN)}
+                 args: argparse.Namespace, store_path: str, seconds: float, ran: int,
+                 failures: list[str] = ()) -> None:
+    counts = {s: 0 for s in STATUSES}
     for rows in outcomes.values():
         for o in rows:
             counts[o.status] += 1
     agent = "offline" if args.agent == "offline" and args.reflector == "offline" else \
         f"agent {args.agent}, reflector {args.reflector}"
-    command = " ".join(["ael-lab reproduce", *args.tables, *(["--report", str(path)] if args.report else [])])
+    seeds = getattr(args, "seeds", None)
+    command = " ".join(["ael-lab reproduce", *args.tables, *(["--seeds", str(seeds)] if seeds else []),
+                        *(["--report", str(path)] if args.report else [])])
     lines = ["# The paper's tables, reproduced", "",
              f"Written by `{command}` ({agent}) on {time.strftime('%Y-%m-%d')}: {ran} runs in {seconds:.0f} s "
              f"(runs already in the store are not run again); the runs are in `{store_path}` "
              f"(`ael-lab sweep --out {Path(store_path).parent} --export csv` lists them).", "",
-             RULE, "",
-             "| table | rows | " + " | ".join(counts) + " |", "|---|---|" + "---|" * len(counts)]
+             *(failed_lines(failures)), RULE, "",
+             "| table | rows | " + " | ".join(s if s != NOT_RESOLVED else f"{s} (seeds too few)" for s in counts)
+             + " |", "|---|---|" + "---|" * len(counts)]
     for table in tables:
         rows = outcomes.get(table.key, [])
         per = {s: sum(o.status == s for o in rows) for s in counts}
         if table.reason:
             per[NOT_HERE] = "whole table"
+        elif table.unavailable(args.agent):
+            per[NOT_HERE] = f"whole table ({NEEDS_MODEL})"
         lines.append(f"| [{table.label}](#{_anchor(table)}) | {len(rows)} | " +
                      " | ".join(str(per[s]) for s in counts) + " |")
     lines.append(f"| all | {sum(len(r) for r in outcomes.values())} | " +
@@ -110,8 +133,26 @@ def write_report(path: Path, tables: list[PaperTable], outcomes: dict[str, list[
         if any(ours is not None for _, _, ours, _ in plotted):
             svg_name = f"{path.stem}-{table.key}.svg"
             write_text_atomic(path.with_name(svg_name), chart(f"{table.label}: {table.metrics[0]}", plotted))
-        lines.append(table_markdown(table, rows, svg_name))
+        lines.append(table_markdown(table, rows, svg_name, table_seeds(table, seeds), args.agent))
     write_text_atomic(path, "\n".join(lines))
+
+
+def failed_lines(failures) -> list[str]:
+    """The header's list of failed runs (nothing when none failed)."""
+    if not failures:
+        return []
+    return [f"**{len(failures)} run(s) failed** (the command exits 1):", "",
+            *(f"- {f}".replace("|", "\\|") for f in failures), ""]
+
+
+def header_counts(text: str) -> dict[str, int]:
+    """The "all" line of a report's header, as status -> count (what the tests compare with
+    the status column)."""
+    lines = text.splitlines()
+    head = next(line for line in lines if line.startswith("| table | rows |"))
+    total = next(line for line in lines if line.startswith("| all |"))
+    names = [c.strip().removesuffix(" (seeds too few)") for c in head.strip("|").split("|")][2:]
+    return dict(zip(names, (int(c) for c in total.strip("|").split("|")[2:])))
 
 
 def _anchor(table: PaperTable) -> str:

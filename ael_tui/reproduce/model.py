@@ -18,7 +18,7 @@ class Row:
                method this build does not register makes the row "not run in this build".
     paper:     metric -> the paper's value; `paper_sd` the ± beside it (a sample sd over seeds).
     setting:   what the row changes: reflect_every, reflect_threshold, reflect_window, trigger,
-               prior (a pair), warmup, and scenario options under "options".
+               prior (a pair), warmup, until (stop at that episode), and scenario options under "options".
     llm:       the paper's row is an LLM agent's: offline, ours is shown but not compared.
     stats:     the paper's test of this row against the table's reference row: "t", "p"
                (Welch) and "f_p" (the F-test of variances), where it publishes them.
@@ -50,6 +50,11 @@ class PaperTable:
     evidence:   where the known differences are explained (a README section, a spec).
     reason:     set when nothing of the table can be reproduced here: why.
     options:    scenario options every row takes (the data a table needs).
+    needs_model: its rows are a model agent's runs on their own protocol: the table runs only
+                with `--agent` (else the report says it needs a model backend), and every row
+                runs with the model; `llm_settings` are the paper's settings for it (temperature).
+    cheap:      its runs take seconds: `reproduce --seeds N` runs it on N seeds (the paper's
+                five first), so a reader can resolve what five seeds cannot.
     """
 
     key: str
@@ -64,6 +69,21 @@ class PaperTable:
     reason: str = ""
     options: Mapping[str, Any] = field(default_factory=dict)
     seeds: tuple[int, ...] = PAPER_SEEDS
+    needs_model: bool = False
+    llm_settings: Mapping[str, Any] = field(default_factory=dict)
+    cheap: bool = False
+
+    def unavailable(self, agent: str) -> str:
+        """Why nothing of the table runs with this agent ("" when it runs)."""
+        if self.reason:
+            return self.reason
+        if self.needs_model and agent == "offline":
+            return (f"{NEEDS_MODEL}: its rows are an LLM agent's on their own protocol; pass --agent "
+                    "(anthropic or gemini with a key, openai-compatible with --llm-url, or local)")
+        return ""
+
+
+NEEDS_MODEL = "needs a model backend"
 
 
 def rows_from_spec(paper_table: Mapping[str, Mapping[str, Any]], metrics: tuple[str, ...],
@@ -88,12 +108,16 @@ def rows_from_spec(paper_table: Mapping[str, Mapping[str, Any]], metrics: tuple[
 def metric_of(result: Mapping[str, Any], name: str) -> float | None:
     """A metric of one run's result: a top-level number ("overall", "sharpe"), a regime's mean
     ("R3"), "injected" (the first injection's episode), or a dotted path under the phases
-    ("test.sharpe", "test.cost_adjusted_sharpe.5"). None when the run has no such value."""
+    ("test.sharpe", "test.cost_adjusted_sharpe.5"), or "memory.<tier>" (the tier's entries when the
+    run stopped: with `until`, at that episode). None when the run has no such value."""
     if name == "injected":
         injections = result.get("injections") or []
         return float(injections[0]["episode"]) if injections else None
     if name in result and isinstance(result[name], (int, float)):
         return float(result[name])
+    if name.startswith("memory."):  # a tier's entry count when the run stopped ("memory.procedural")
+        count = (result.get("memory") or {}).get(name.split(".", 1)[1])
+        return float(count) if isinstance(count, int) and not isinstance(count, bool) else None
     if name in (result.get("regimes") or {}):
         return float(result["regimes"][name])
     value: Any = result.get("phases") or {}

@@ -29,13 +29,32 @@ def add_parser(sub) -> None:
     p.add_argument("--report", metavar="FILE", help="the Markdown report (default DIR/report.md); its SVG charts "
                                                     "are written beside it")
     p.add_argument("--dfull", metavar="DIR", help="the paper's D-full portfolio data (default ../shared/data/dfull)")
+    p.add_argument("--news", metavar="PATH", help="the 20 Newsgroups corpus for tab:news_crossdomain: the "
+                                                  "20news-bydate.tar.gz archive or the folder it unpacks to (default "
+                                                  "$AEL_NEWS_DATA, else ../shared/data/news/20news-bydate.tar.gz; "
+                                                  "without it the table says it needs the corpus)")
+    p.add_argument("--seeds", type=_seed_count, metavar="N",
+                   help="run the cheap tables (synthetic, support, news) on N seeds: the paper's five, then 1, 2, "
+                        "3, ... (default 5); the portfolio tables keep the paper's five")
     p.add_argument("--workers", type=int, help="worker processes (default: every core)")
     p.add_argument("--llm-concurrency", type=int, help="LLM-backed runs in flight at once (default 4 per core)")
     p.add_argument("--quiet", action="store_true", help="no progress display")
     add_llm_flags(p)
 
 
+def _seed_count(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if not 5 <= n <= 1000:
+        raise argparse.ArgumentTypeError("between 5 (the paper's seeds) and 1000")
+    return n
+
+
 def reproduce_command(args: argparse.Namespace) -> int:
+    """Runs the tables and writes the report; 1 when a run failed (the report's header names
+    each failed run), else 0."""
     from ael_tui.sweep.sweep_command import check_slots
 
     check_slots(args)
@@ -51,13 +70,16 @@ def reproduce_command(args: argparse.Namespace) -> int:
     started = time.monotonic()
     from .run import run_tables
 
-    outcomes, store_path, ran = run_tables(chosen, args)
+    outcomes, store_path, ran, failures = run_tables(chosen, args)
     from .markdown import write_report
 
-    write_report(report, chosen, outcomes, args, store_path, time.monotonic() - started, ran)
+    write_report(report, chosen, outcomes, args, store_path, time.monotonic() - started, ran, failures)
+    if failures:
+        print(f"ael-lab: reproduce: {len(failures)} run(s) failed, the first: {failures[0]} "
+              f"(all listed at the top of {report})", file=sys.stderr)
     if not args.quiet:
         print(f"ael-lab: reproduce: wrote {report}", file=sys.stderr)
-    return 0
+    return 1 if failures else 0
 
 
 def _chosen(names: list[str]) -> list[PaperTable]:

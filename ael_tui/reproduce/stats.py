@@ -72,3 +72,47 @@ def bootstrap_ci(values: Sequence[float], level: float = 0.95) -> tuple[float, f
     means = data[rng.integers(0, len(data), size=(BOOTSTRAP_RESAMPLES, len(data)))].mean(axis=1)
     tail = (1 - level) / 2
     return float(np.quantile(means, tail)), float(np.quantile(means, 1 - tail))
+
+
+def _welch_se_df(sd_a: float, n_a: int, sd_b: float, n_b: int) -> tuple[float, float]:
+    """Welch's standard error of a difference of two means, and its Welch–Satterthwaite df."""
+    va, vb = sd_a ** 2 / n_a, sd_b ** 2 / n_b
+    se = math.sqrt(va + vb)
+    if se == 0:
+        return 0.0, math.inf
+    df = (va + vb) ** 2 / ((va ** 2 / (n_a - 1) if va else 0.0) + (vb ** 2 / (n_b - 1) if vb else 0.0))
+    return se, df
+
+
+def tost_from_summary(mean_a: float, sd_a: float, n_a: int, mean_b: float, sd_b: float, n_b: int,
+                      tolerance: float) -> float | None:
+    """p of the equivalence test (two one-sided Welch t-tests, TOST) that |mean_b − mean_a| <
+    `tolerance`, from means, sample sds and counts: the larger of the two one-sided p-values.
+    Small p: the two are shown equivalent within ±tolerance. None when a side has fewer than
+    two values."""
+    if n_a < 2 or n_b < 2:
+        return None
+    diff = mean_b - mean_a
+    se, df = _welch_se_df(sd_a, n_a, sd_b, n_b)
+    if se == 0:
+        return 0.0 if abs(diff) < tolerance else 1.0
+    from scipy.stats import t
+
+    p_lower = t.sf((diff + tolerance) / se, df)   # H0: diff <= -tolerance
+    p_upper = t.cdf((diff - tolerance) / se, df)  # H0: diff >= +tolerance
+    return _finite(max(p_lower, p_upper))
+
+
+def diff_ci_from_summary(mean_a: float, sd_a: float, n_a: int, mean_b: float, sd_b: float, n_b: int,
+                         level: float = 0.95) -> tuple[float, float] | None:
+    """Welch's confidence interval of mean_b − mean_a (None when a side has fewer than two values)."""
+    if n_a < 2 or n_b < 2:
+        return None
+    diff = mean_b - mean_a
+    se, df = _welch_se_df(sd_a, n_a, sd_b, n_b)
+    if se == 0:
+        return diff, diff
+    from scipy.stats import t
+
+    half = float(t.ppf(0.5 + level / 2, df)) * se
+    return diff - half, diff + half

@@ -5,11 +5,16 @@ paper_comparable) for each scenario and setting of the sweep: one document when
 the sweep has one, else a JSON list of them. Runs that failed are listed under
 "failed" (selector, seed, error). csv and parquet: one row per run, with its
 settings and every metric as columns (parquet needs pyarrow).
+
+Only verified runs are exported: a run whose content no longer matches its digest
+(see store.py) makes the export one line naming the store, exit 2, with nothing
+written; the same sweep run again runs it again.
 """
 
 from __future__ import annotations
 
 import json
+from datetime import datetime, timezone
 from typing import IO, Any
 
 from engine.errors import AELError
@@ -24,6 +29,15 @@ RUN_COLUMNS = ("hash", "scenario", "selector", "seed", "status", "error", "overa
                "reflections", "first_injection", "until", "started", "finished", "wall_s", "cpu_s", "worker",
                "llm_calls", "llm_input_tokens", "llm_output_tokens", "llm_cost_usd")
 
+TIME_COLUMNS = ("started", "finished")  # epoch seconds in the store
+
+
+def iso_time(epoch: Any) -> str:
+    """'2026-11-26T15:30:00.123+00:00' for epoch seconds; '' for a run without a time."""
+    if epoch is None or epoch != epoch:  # None, NaN
+        return ""
+    return datetime.fromtimestamp(float(epoch), tz=timezone.utc).isoformat(timespec="milliseconds")
+
 
 def export(store: Store, fmt: str, out: IO[str]) -> None:
     if fmt not in FORMATS:
@@ -35,8 +49,16 @@ def export(store: Store, fmt: str, out: IO[str]) -> None:
         return
     frame = table(store)
     if fmt == "csv":
+        for column in TIME_COLUMNS:  # ISO-8601 (UTC), not epoch seconds: a person reads the CSV
+            if column in frame:
+                frame[column] = [iso_time(x) for x in frame[column]]
         frame.to_csv(out, index=False)
         return
+    for column in TIME_COLUMNS:  # a timestamp type, which parquet keeps
+        if column in frame:
+            import pandas as pd
+
+            frame[column] = pd.to_datetime(frame[column], unit="s", utc=True)
     try:
         import pyarrow  # noqa: F401  (pandas writes parquet through it)
     except ImportError:
@@ -58,7 +80,7 @@ def documents(store: Store) -> list[dict[str, Any]]:
     from ael_tui.runner import _paper_comparable
 
     groups: dict[str, list[dict[str, Any]]] = {}
-    for row in store.runs():
+    for row in store.runs(unverified="raise"):  # a run changed after the sweep wrote it is an error, not a result
         groups.setdefault(setting_of(row["config"]), []).append(row)
     docs = []
     for rows in groups.values():
@@ -80,10 +102,11 @@ def table(store: Store):
     """One row per run: the runs table's columns, the settings, and every metric."""
     import pandas as pd
 
-    metrics = pd.read_sql("SELECT r.hash, m.name, m.value FROM metrics m JOIN runs r ON r.id = m.run", store.db)
+    runs = store.runs(unverified="raise")  # a run changed after the sweep wrote it is an error, not a row
+    metrics = pd.DataFrame(store.metrics(r["hash"] for r in runs), columns=["hash", "name", "value"])
     wide = metrics.pivot(index="hash", columns="name", values="value") if len(metrics) else pd.DataFrame()
     rows = []
-    for row in store.runs():
+    for row in runs:
         c = row["config"]
         settings = {"prior": ",".join(map(str, c["prior"])), "episodes_limit": c["episodes"],
                     **{f"reflector.{k}": v for k, v in c["reflector_options"].items()},

@@ -39,5 +39,5 @@ def add_parser(sub, scenario_names: str, method_help: str) -> None:
                                                        "they mostly wait on the network; 1 with --record)")
     p.add_argument("--scheduler", metavar="ADDRESS", help="run on this Dask scheduler (tcp://host:8786) instead of "
                                                           "local processes (pip install 'ael-lab[cluster]')")
-    p.add_argument("--quiet", action="store_true", help="no progress display and no closing line")
+    p.add_argument("--quiet", action="store_true", help="no progress display, no results table and no closing line")
     add_llm_flags(p)

@@ -1,13 +1,19 @@
 """The sweep's progress on stderr: runs done, running, failed, ETA and LLM cost so far.
 
-A rich live display in a terminal; elsewhere (a pipe, a log, --quiet) nothing
-until the closing line, so logs do not fill with redraws."""
+A rich live display in a terminal; elsewhere (a pipe, a log, a CI job) a plain line
+at every tenth of the runs and at least every LINE_EVERY_S seconds, so a long sweep
+or `reproduce` shows it is alive without filling a log with redraws; --quiet: nothing."""
 
 from __future__ import annotations
 
+import math
 import sys
+import time
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator
+from typing import IO, Any, Callable, Iterator
+
+LINE_EVERY_S = 30.0  # off a terminal: a progress line at least this often while runs finish
+LINE_GAP_S = 2.0     # and at a tenth of the runs only this long after the last (fast runs: few lines)
 
 
 class Tally:
@@ -28,11 +34,49 @@ class Tally:
         return min(self.slots, self.total - self.done)
 
 
+def _clock_text(seconds: float) -> str:
+    seconds = int(round(seconds))
+    h, rest = divmod(seconds, 3600)
+    return f"{h}:{rest // 60:02d}:{rest % 60:02d}" if h else f"{rest // 60}:{rest % 60:02d}"
+
+
+class ProgressLines:
+    """Progress as plain lines (`update()` after each `tally.finished`): one when the runs done
+    cross a tenth of the total (if LINE_GAP_S has passed since the last line), one when
+    LINE_EVERY_S has, and one at the end. `clock` is injectable: a test drives time instead
+    of waiting for it."""
+
+    def __init__(self, tally: Tally, label: str, out: IO[str], clock: Callable[[], float] = time.monotonic) -> None:
+        self.tally, self.label, self.out, self.clock = tally, label, out, clock
+        self.began = self.last = clock()
+        self.step = max(1, math.ceil(tally.total / 10))
+        self.tenths = 0  # the tenths of the runs a line has reported
+
+    def update(self) -> None:
+        t, now = self.tally, self.clock()
+        since = now - self.last
+        tenth = t.done // self.step > self.tenths and since >= LINE_GAP_S
+        if not (t.done >= t.total or tenth or since >= LINE_EVERY_S):
+            return
+        self.last, self.tenths = now, t.done // self.step
+        elapsed = now - self.began
+        line = f"ael-lab: {self.label}: {t.done}/{t.total} runs done, {t.failed} failed, {_clock_text(elapsed)} elapsed"
+        if 0 < t.done < t.total:
+            line += f", about {_clock_text(elapsed / t.done * (t.total - t.done))} to go"
+        if t.cost_usd:
+            line += f", LLM ${t.cost_usd:.4f}"
+        print(line, file=self.out, flush=True)
+
+
 @contextmanager
-def progress(tally: Tally, show: bool) -> Iterator[Callable[[], None]]:
+def progress(tally: Tally, show: bool, label: str = "sweep",
+             clock: Callable[[], float] = time.monotonic) -> Iterator[Callable[[], None]]:
     """Yields `update()`, to call after each `tally.finished`."""
-    if not show or not sys.stderr.isatty():
+    if not show or not tally.total:
         yield lambda: None
+        return
+    if not sys.stderr.isatty():
+        yield ProgressLines(tally, label, sys.stderr, clock).update
         return
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, \

@@ -19,14 +19,37 @@ instant leaves every committed run whole and no half-written one (SQLite's
 journal guarantees it), so the next sweep over the same folder resumes where it
 stopped, losing at most the last COMMIT_EVERY_S of results. A finished run is found by its
 configuration hash; a failed run is tried again by the next sweep.
+
+Verified when read back. Each run keeps `digest`, a sha256 over its row of `runs`
+(every column but id and digest), its `metrics` rows and its `rewards` rows, as
+the store holds them. A run whose content no longer gives its digest (a row
+edited or damaged after the sweep wrote it) is never taken as a result: a sweep
+runs it again instead of skipping it (replacing it whole), `--export` refuses the
+store in one line naming the file and the runs (exit 2) and writes nothing, and
+`reproduce` leaves it out (its grid runs it again first). Opening a store runs
+`PRAGMA quick_check`: a damaged page is one line naming the file (exit 2). Every
+SQLite error (a full disk, a malformed page met later) is one line naming the
+file (AELError), never a traceback. The digest finds damage and edits of the
+store, not an editor who also recomputes the digest: nothing here is secret.
+
+A store of format 1 (before digests) is migrated when opened: the column is
+added and its runs are left without a digest, which is "unverified": nobody can
+tell now whether they were changed, so they are treated as changed (a sweep runs
+them again; an export refuses them until it has). Trusting them once would seal
+in any edit made before the upgrade.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import itertools
 import json
 import sqlite3
+import sys
 import time
+from array import array
+from operator import itemgetter
 from dataclasses import fields
 from pathlib import Path
 from typing import Any, Iterable, Iterator
@@ -37,7 +60,7 @@ from engine.secrets import scrub
 from ael_tui.batch import RunTask
 
 STORE_NAME = "sweep.sqlite"
-FORMAT = 1
+FORMAT = 2              # 2: runs.digest, the content hash of each run
 COMMIT_EVERY_S = 0.5
 
 SCHEMA = """
@@ -49,7 +72,8 @@ CREATE TABLE IF NOT EXISTS runs (
     overall REAL, sharpe REAL, episodes INTEGER, reflections INTEGER, first_injection INTEGER,
     result TEXT,
     started REAL, finished REAL, wall_s REAL, cpu_s REAL, worker TEXT,
-    llm_calls INTEGER, llm_input_tokens INTEGER, llm_output_tokens INTEGER, llm_cost_usd REAL
+    llm_calls INTEGER, llm_input_tokens INTEGER, llm_output_tokens INTEGER, llm_cost_usd REAL,
+    digest TEXT
 );
 CREATE TABLE IF NOT EXISTS metrics (
     run INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, name TEXT NOT NULL, value REAL,
@@ -87,62 +111,224 @@ def numeric_leaves(value: Any, prefix: str = "") -> Iterator[tuple[str, float]]:
         yield prefix[:-1], float(value)
 
 
+# the runs table's columns a run's digest covers (all but id and digest itself)
+DIGESTED = ("hash", "position", "scenario", "selector", "seed", "config", "until", "status", "error", "traceback",
+            "overall", "sharpe", "episodes", "reflections", "first_injection", "result", "started", "finished",
+            "wall_s", "cpu_s", "worker", "llm_calls", "llm_input_tokens", "llm_output_tokens", "llm_cost_usd")
+# the tables a digest covers beside the runs row: (table, columns, their SQLite kinds, order within a run)
+DIGEST_PARTS = (("metrics", "name, value", "tr", "name"),
+                ("rewards", "episode, reward, regime, phase, policy", "iritt", "episode"))
+
+
+NEGATIVE_ZERO = array("d", [-0.0]).tobytes()
+
+
+def _column_bytes(kind: str, column: tuple) -> bytes:
+    """One column of a run's metrics or rewards rows as exact bytes, the same for the values
+    a run hands the store and for what SQLite gives back for them: a REAL column keeps an
+    int as a float, NaN as NULL and -0.0 as 0.0. A column of one type packs at C speed
+    (repr of every float cost more than the rest of a record); anything else is its repr."""
+    try:
+        if kind == "i":
+            ints = array("q", column)
+            if sys.byteorder != "little":
+                ints.byteswap()
+            return b"I" + ints.tobytes()
+        if kind == "r":
+            values = array("d", column)
+            if values == values:  # no NaN
+                if NEGATIVE_ZERO in values.tobytes():  # maybe a -0.0 (or two numbers' bytes that look like one)
+                    values = array("d", [x + 0.0 for x in values])
+                if sys.byteorder != "little":
+                    values.byteswap()
+                return b"R" + values.tobytes()
+        if kind == "t":
+            sizes = array("q", map(len, column))
+            if sys.byteorder != "little":
+                sizes.byteswap()
+            return b"T" + sizes.tobytes() + "".join(column).encode("utf-8", "surrogatepass")
+    except (TypeError, OverflowError, ValueError):
+        pass
+    if kind == "r":
+        column = tuple(None if isinstance(v, float) and v != v else float(v) + 0.0
+                       if isinstance(v, (int, float)) else v for v in column)
+    elif kind == "i":
+        column = tuple(int(v) if isinstance(v, bool) or isinstance(v, float) and v.is_integer() and abs(v) < 2 ** 63
+                       else v for v in column)
+    return b"G" + repr(column).encode("utf-8", "surrogatepass")
+
+
+def _rows_bytes(kinds: str, rows: list[tuple], skip: int = 0) -> bytes:
+    """`rows` (their first `skip` columns left out) as bytes, column by column."""
+    if rows and not min(map(len, rows)) == max(map(len, rows)) == len(kinds) + skip:
+        return b"?" + repr(rows).encode("utf-8", "surrogatepass")  # never what the store wrote
+    columns = tuple(zip(*rows))[skip:] if rows else ((),) * len(kinds)
+    return len(rows).to_bytes(8, "little") + b"".join(_column_bytes(k, c) for k, c in zip(kinds, columns))
+
+
+def run_digest(row: tuple, metrics: list[tuple], rewards: list[tuple], skip: int = 0) -> str:
+    """The digest of a run: its runs row (the DIGESTED columns, as SQLite gives them back),
+    its metrics (name, value) by name and its rewards (episode, reward, regime, phase,
+    policy) by episode, each row after its first `skip` columns."""
+    h = hashlib.sha256(b"ael-sweep-run-1\0" + repr(tuple(row)).encode("utf-8", "surrogatepass"))
+    for (table, _, kinds, _), rows in zip(DIGEST_PARTS, (metrics, rewards)):
+        h.update(table.encode() + _rows_bytes(kinds, rows, skip))
+    return h.hexdigest()
+
+
+def _one_line(method):
+    """The method's SQLite errors as one AELError line naming the store."""
+    @functools.wraps(method)
+    def guarded(self: "Store", *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.Error as err:
+            raise self.error(err) from None
+    return guarded
+
+
 class Store:
     """One sweep's SQLite file, opened for reading and writing."""
 
     def __init__(self, folder: str | Path, create: bool = True):
         self.folder = Path(folder)
         self.path = self.folder / STORE_NAME
+        self.rejected: list[dict[str, Any]] = []  # runs the last finished()/runs() found unverifiable
         if not create and not self.path.is_file():
             raise AELError(f"{self.folder}: no sweep store here (expected {self.path}); run a sweep with --out first")
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             self.db = sqlite3.connect(self.path, timeout=30)
+        except sqlite3.DatabaseError as err:
+            raise AELError(f"{self.path}: not a sweep store this version can read ({err})") from None
+        except OSError as err:
+            raise AELError(f"cannot create {self.folder}: {err.strerror or err}") from None
+        try:
+            self._open()
+        except BaseException:
+            self.db.close()
+            raise
+        self._committed = time.monotonic()
+
+    def _open(self) -> None:
+        try:
             self.db.execute("PRAGMA journal_mode=WAL")
             # NORMAL in WAL mode: a killed process loses nothing committed; only a power
             # cut may lose the last commits (never corrupt the file), and those runs rerun
             self.db.execute("PRAGMA synchronous=NORMAL")
+            problems = [" ".join(str(p).split()) for (p,) in self.db.execute("PRAGMA quick_check(3)")]
+        except sqlite3.DatabaseError as err:
+            if "malformed" in str(err):
+                raise self.error(err) from None
+            raise AELError(f"{self.path}: not a sweep store this version can read ({err})") from None
+        if problems != ["ok"]:
+            raise AELError(f"{self.path}: the sweep store is damaged (PRAGMA quick_check: {problems[0][:200]}); "
+                           "none of its runs can be trusted: move it away (or restore a copy) and run the sweep again")
+        try:
             # foreign keys are declared but not enforced here: this process writes a run's
             # rows itself, all or none, and deletes a replaced run's rows itself (checking
             # every reward row's run cost a tenth of the store's time)
             self.db.executescript(SCHEMA)
             found = self.db.execute("SELECT value FROM sweep WHERE key = 'format'").fetchone()
-        except sqlite3.DatabaseError as err:
-            raise AELError(f"{self.path}: not a sweep store this version can read ({err})") from None
-        except OSError as err:
-            raise AELError(f"cannot create {self.folder}: {err.strerror or err}") from None
-        if found is None:
+            if found is not None and found[0] not in {str(f) for f in range(1, FORMAT + 1)}:
+                raise AELError(f"{self.path}: sweep store format {found[0]}, this version reads format {FORMAT}")
+            columns = {c for (_, c, *_) in self.db.execute("PRAGMA table_info(runs)")}
             with self.db:
-                self.db.execute("INSERT INTO sweep VALUES ('format', ?)", (str(FORMAT),))
-        elif found[0] != str(FORMAT):
-            raise AELError(f"{self.path}: sweep store format {found[0]}, this version reads format {FORMAT}")
-        self._committed = time.monotonic()
+                if "digest" not in columns:  # format 1: its runs stay without a digest, unverified
+                    self.db.execute("ALTER TABLE runs ADD COLUMN digest TEXT")
+                if found is None or found[0] != str(FORMAT):
+                    self.db.execute("INSERT OR REPLACE INTO sweep VALUES ('format', ?)", (str(FORMAT),))
+        except sqlite3.Error as err:
+            raise self.error(err) from None
 
+    def error(self, err: sqlite3.Error) -> AELError:
+        """One line for a SQLite error met while using the store."""
+        text = " ".join(str(err).split()) or type(err).__name__
+        if "full" in text:
+            return AELError(f"{self.path}: cannot write the sweep store ({text}); the runs committed before are "
+                            "kept, and the same sweep resumes from them once there is room")
+        if "malformed" in text or "not a database" in text:
+            return AELError(f"{self.path}: the sweep store is damaged ({text}); none of its runs can be trusted: "
+                            "move it away (or restore a copy) and run the sweep again")
+        return AELError(f"{self.path}: the sweep store failed ({type(err).__name__}: {text})")
+
+    @_one_line
     def commit(self) -> None:
         self.db.commit()
         self._committed = time.monotonic()
 
     def close(self) -> None:
-        self.commit()  # the runs recorded since the last commit
-        self.db.close()
+        try:
+            self.commit()  # the runs recorded since the last commit
+        finally:
+            self.db.close()
 
     def __enter__(self) -> "Store":
         return self
 
-    def __exit__(self, *exc) -> None:
-        self.close()
+    def __exit__(self, kind, *exc) -> None:
+        if kind is None:
+            self.close()
+            return
+        try:  # an interrupted sweep keeps the runs it recorded (a failing commit would only hide the first error)
+            self.close()
+        except AELError:
+            pass
 
+    def _digests(self, run: int | None = None) -> dict[int, str]:
+        """runs.id -> the digest of that run's content as the store holds it now (of every
+        run, or of `run`)."""
+        where, params = ("WHERE id = ?", (run,)) if run is not None else ("", ())
+        rows = {i: tuple(values) for i, *values in
+                self.db.execute(f"SELECT id, {', '.join(DIGESTED)} FROM runs {where}", params)}
+        parts: list[dict[int, list[tuple]]] = []
+        where = "WHERE run = ?" if run is not None else ""
+        for table, columns, _, order in DIGEST_PARTS:
+            grouped: dict[int, list[tuple]] = {}
+            query = f"SELECT run, {columns} FROM {table} {where} ORDER BY run, {order}"
+            for i, group in itertools.groupby(self.db.execute(query, params), key=itemgetter(0)):
+                if i in rows:
+                    grouped[i] = list(group)
+            parts.append(grouped)
+        return {i: run_digest(row, parts[0].get(i, []), parts[1].get(i, []), skip=1) for i, row in rows.items()}
+
+    @_one_line
     def finished(self) -> set[str]:
-        """Hashes of the runs that finished (failed runs are not: the next sweep tries them again)."""
-        return {h for (h,) in self.db.execute("SELECT hash FROM runs WHERE status = 'ok'")}
+        """Hashes of the runs that finished and still hold what the sweep wrote (failed runs
+        are not: the next sweep tries them again; nor are runs whose content no longer gives
+        their digest, listed in `rejected`: the next sweep runs them again)."""
+        actual = self._digests()
+        done, self.rejected = set(), []
+        for i, h, status, scenario, selector, seed, digest in self.db.execute(
+                "SELECT id, hash, status, scenario, selector, seed, digest FROM runs ORDER BY position, rowid"):
+            if digest is None or digest != actual.get(i):
+                self.rejected.append({"hash": h, "scenario": scenario, "selector": selector, "seed": seed,
+                                      "digest": digest})
+            elif status == "ok":
+                done.add(h)
+        return done
 
+    def rejected_line(self, rows: list[dict[str, Any]] | None = None) -> str:
+        """What `rows` (default: `rejected`) are, in one line naming the store."""
+        rows = self.rejected if rows is None else rows
+        changed = sum(1 for r in rows if r["digest"] is not None)
+        parts = ([f"{changed} run(s) no longer match their content hash (changed after the sweep wrote them)"]
+                 if changed else []) + \
+                ([f"{len(rows) - changed} run(s) were stored before content hashes and cannot be verified"]
+                 if len(rows) > changed else [])
+        first = rows[0]
+        return (f"{self.path}: {' and '.join(parts)}, the first {first['scenario']} {first['selector']} "
+                f"seed {first['seed']}")
+
+    @_one_line
     def set_info(self, key: str, value: Any) -> None:
         with self.db:
             self.db.execute("INSERT OR REPLACE INTO sweep VALUES (?, ?)", (key, json.dumps(value)))
 
+    @_one_line
     def record(self, position: int, task: RunTask, out: dict[str, Any], h: str | None = None) -> None:
         """One run's outcome (`h`: its config hash, when known), committed with the runs
-        around it: all of its rows or none."""
+        around it: all of its rows or none, and its digest over them as stored."""
         h = h or config_hash(task)
         c = task.config
         result = out.get("result")
@@ -170,30 +356,58 @@ class Store:
                     self.db.execute(f"DELETE FROM {table} WHERE {key} = ?", (old,))  # a failed try, replaced
             run = self.db.execute(f"INSERT INTO runs ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
                                   tuple(row.values())).lastrowid
-            if result is not None:
-                self.db.executemany("INSERT INTO metrics VALUES (?, ?, ?)",
-                                    [(run, name, value) for name, value in numeric_leaves(result)
-                                     if not name.startswith("llm.")])
-            self.db.executemany("INSERT INTO rewards VALUES (?, ?, ?, ?, ?, ?)",
-                                [(run, *r) for r in out.get("rewards", ())])
+            metrics = [] if result is None else [(name, value) for name, value in numeric_leaves(result)
+                                                 if not name.startswith("llm.")]
+            rewards = [tuple(r) for r in out.get("rewards", ())]
+            self.db.executemany("INSERT INTO metrics VALUES (?, ?, ?)", [(run, *m) for m in metrics])
+            self.db.executemany("INSERT INTO rewards VALUES (?, ?, ?, ?, ?, ?)", [(run, *r) for r in rewards])
+            # the runs row as SQLite gives it back; the metrics and rewards as given (reading
+            # them back cost more than writing them; run_digest encodes both alike)
+            stored = self.db.execute(f"SELECT {', '.join(DIGESTED)} FROM runs WHERE id = ?", (run,)).fetchone()
+            digest = run_digest(stored, sorted(metrics), sorted(rewards, key=itemgetter(0)))
+            self.db.execute("UPDATE runs SET digest = ? WHERE id = ?", (digest, run))
         except BaseException:
             self.db.rollback()  # this run's rows and the uncommitted ones before it: all run again
             raise
         if time.monotonic() - self._committed >= COMMIT_EVERY_S:
             self.commit()
 
-    def runs(self, hashes: Iterable[str] | None = None) -> list[dict[str, Any]]:
+    @_one_line
+    def runs(self, hashes: Iterable[str] | None = None, unverified: str = "omit") -> list[dict[str, Any]]:
         """Every run (or those of `hashes`), in grid order, as dicts of the runs table
-        with `config` and `result` decoded."""
+        with `config` and `result` decoded. A run whose content does not give its digest
+        is never returned: it is left out and listed in `rejected` (what `reproduce` reads
+        after its grid ran such runs again), or with unverified="raise" (exports) it is an
+        AELError naming the store."""
+        actual = self._digests()
         rows = self.db.execute("SELECT * FROM runs ORDER BY position, rowid")
         names = [d[0] for d in rows.description]
         wanted = None if hashes is None else set(hashes)
-        out = []
+        out, self.rejected = [], []
         for values in rows:
             row = dict(zip(names, values))
             if wanted is not None and row["hash"] not in wanted:
                 continue
-            row["config"] = json.loads(row["config"])
-            row["result"] = None if row["result"] is None else json.loads(row["result"])
+            digest = row.pop("digest")
+            if digest is None or digest != actual.get(row["id"]):
+                self.rejected.append({**row, "digest": digest})
+                continue
+            for cell in ("config", "result"):
+                try:
+                    row[cell] = None if row[cell] is None else json.loads(row[cell])
+                except (TypeError, ValueError) as err:
+                    raise AELError(f"{self.path}: the {cell} of run {row['id']} ({row['scenario']} {row['selector']} "
+                                   f"seed {row['seed']}) is not JSON ({err})") from None
             out.append(row)
+        if self.rejected and unverified == "raise":
+            raise AELError(f"{self.rejected_line()}; none of them is read as a result: run the same sweep "
+                           "again (it runs them again), then export")
         return out
+
+    @_one_line
+    def metrics(self, hashes: Iterable[str]) -> list[tuple[str, str, float | None]]:
+        """(run hash, metric name, value) of the runs of `hashes` (verified by `runs` first)."""
+        wanted = set(hashes)
+        return [row for row in self.db.execute(
+            "SELECT r.hash, m.name, m.value FROM metrics m JOIN runs r ON r.id = m.run ORDER BY m.run, m.name")
+            if row[0] in wanted]

@@ -37,10 +37,14 @@ def sweep_command(args: argparse.Namespace) -> int:
     try:
         with Store(args.out) as store, writer_lock(store.path):
             failed, ran, skipped = run_grid(store, tasks, args, client)
+            rows = [] if args.quiet else store.runs({config_hash(t) for t in tasks})
     finally:
         if client is not None:
             client.close()
     if not args.quiet:
+        from .summary import print_summary
+
+        print_summary(rows, sys.stdout)  # what the grid asked for, runs already in the store included
         print(f"ael-lab: sweep: {ran} run(s) done, {skipped} already in the store, {failed} failed "
               f"({store.path})", file=sys.stderr)
     if failed:
@@ -70,6 +74,10 @@ def run_grid(store: Store, tasks: list, args: argparse.Namespace, client=None) -
         if h not in seen:
             seen.add(h)
             todo.append((position, task, h))
+    redo = {h for _, _, h in todo}
+    redo = [r for r in store.rejected if r["hash"] in redo]
+    if redo:  # changed or unverifiable runs are never skipped as done
+        print(f"ael-lab: sweep: {store.rejected_line(redo)}: running them again", file=sys.stderr)
     from engine.secrets import scrub  # an --llm-url may carry credentials
 
     store.set_info("last_grid", {"runs": len(tasks), "argv": [scrub(a) for a in sys.argv[1:]]})
@@ -80,7 +88,7 @@ def run_grid(store: Store, tasks: list, args: argparse.Namespace, client=None) -
     if backed and backed[0][1].config.llm.get("record"):
         llm_slots = 1  # one cassette file, one writer
     tally = Tally(len(todo), dask_slots(client) if client else cores if offline else llm_slots)
-    with progress(tally, not args.quiet) as update:
+    with progress(tally, not args.quiet, getattr(args, "progress_label", "sweep")) as update:
         for batch, slots in ((offline, cores), (backed, llm_slots)):
             if not batch:
                 continue

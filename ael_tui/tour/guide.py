@@ -131,7 +131,9 @@ def _reflected(session: Session, episode: int, e: ev.Reflected, key: Callable) -
         proposed.append("an insight for the agent")
     if r is not None and r.policy is not None:
         proposed.append(f"a new retrieval policy, {r.policy.get('name', '?')}, as a new arm")
-    diagnosis = e.diagnosis if len(e.diagnosis) <= 220 else e.diagnosis[:219] + "…"
+    diagnosis = e.diagnosis.strip() if len(e.diagnosis.strip()) <= 220 else e.diagnosis.strip()[:219] + "…"
+    if not diagnosis.endswith((".", "!", "?", "…")):
+        diagnosis += "."  # a reflector's diagnosis may end without one: the card's next sentence follows it
     text = (f"Episode {episode}: the slow loop. The reflector looked back over the last {session.slow_window} "
             f"episodes (trigger: {e.trigger}) with side information the agent never sees. Diagnosis: {diagnosis} "
             + (f"It proposes {' and '.join(proposed)}: a person approves, edits or rejects each "

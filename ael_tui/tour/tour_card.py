@@ -19,20 +19,27 @@ from ael_tui.tour.guide import MOMENTS, Card
 class TourCardScreen(ModalScreen[str]):
     BINDINGS = bindings_for("tour")
 
-    def __init__(self, card: Card, number: int, remaining: int) -> None:
+    def __init__(self, card: Card, number: int, remaining: int, waits: bool = False) -> None:
         # a class, not an id: the card just closed is still being removed when the next one is
         # pushed, and two screens with one id end the app (DuplicateIds)
         super().__init__(classes="tour-screen")
         self.card, self.number, self.remaining = card, number, remaining
+        self.waits = waits  # a proposal waits for a decision: t opens it, and the tour stops until it is decided
 
     def compose(self) -> ComposeResult:
         with Vertical(id="tour-card") as box:
             box.border_title = f"Tour {self.number}/{len(MOMENTS)} · {self.card.title}"
-            yield Static(Text(self.card.text), id="tour-text")
             key = self.app.key_for
-            nxt = (f"{key('tour.next')}: " + ("run to the next moment" if self.remaining else "end of the tour")
-                   + f" · {key('tour.close')}: close")
-            box.border_subtitle = nxt
+            text = Text(self.card.text)
+            if self.waits:
+                text.append(f"\n\nA proposal waits for your decision: decide to go on ({key('tour.next')} opens it; "
+                            "the tour runs on once it is decided).", style="bold")
+            yield Static(text, id="tour-text")
+            if self.waits:
+                nxt = f"{key('tour.next')}: decide the proposal"
+            else:
+                nxt = f"{key('tour.next')}: " + ("run to the next moment" if self.remaining else "end of the tour")
+            box.border_subtitle = nxt + f" · {key('tour.close')}: close"
 
     def action_next(self) -> None:
         self.dismiss("next")

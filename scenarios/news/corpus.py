@@ -1,6 +1,6 @@
 """The 20 Newsgroups articles: from scikit-learn's data home or a local folder.
 
-Two sources, one result (`Corpus`: every article's group, subject and body, in
+Three sources, one result (`Corpus`: every article's group, subject and body, in
 one fixed order):
 - `sklearn`: `fetch_20newsgroups(subset=..., remove=())` through scikit-learn,
   which downloads the by-date archive once into its data home
@@ -18,16 +18,24 @@ order is scikit-learn's with `shuffle=False`: train then test, groups and file
 names sorted as text, so a local copy of the real data gives the same stream
 as the fetched one.
 
-A folder is untrusted input: symlinks and non-files are skipped, each file is
-read up to `MAX_FILE_BYTES`, at most `MAX_FILES` files and `MAX_GROUPS` groups,
-and bytes are decoded as latin-1 (as scikit-learn does), which never fails.
+- the archive itself (`20news-bydate.tar.gz`, or any tar scikit-learn's
+  layout fits), read member by member in memory: nothing is extracted.
+
+A folder or an archive is untrusted input: symlinks, links and non-files are
+skipped, each file is read up to `MAX_FILE_BYTES`, at most `MAX_FILES` files
+and `MAX_GROUPS` groups (an archive also at most `MAX_MEMBERS` members and
+`MAX_ARCHIVE_BYTES` of content), a member's path must be exactly
+`<subset>/<group>/<file>` (no `..`, no absolute path), and bytes are decoded
+as latin-1 (as scikit-learn does), which never fails.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import tarfile
 import warnings
+import zlib
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -38,6 +46,9 @@ SUBSETS = ("20news-bydate-train", "20news-bydate-test")
 MAX_FILE_BYTES = 256 * 1024  # the real corpus's largest post is about 160 KB
 MAX_FILES = 40_000           # the real corpus has 18,846
 MAX_GROUPS = 100
+MAX_MEMBERS = 50_000              # the real archive has 18,888 (its folders included)
+MAX_ARCHIVE_BYTES = 400 * 2**20   # of members' content; the real archive unpacks to about 85 MB
+_MEMBER = re.compile(r"^(?:\./)?(20news-bydate-(?:train|test))/([^/]+)/([^/]+)$")
 ARCHIVE = "http://qwone.com/~jason/20Newsgroups/20news-bydate.tar.gz"
 
 # The real by-date corpus: its 20 groups and 18,846 articles (11,314 train, 7,532 test).
@@ -136,7 +147,8 @@ def read_folder(path: str) -> Corpus:
     root = Path(path).expanduser()
     where = f"--data {path}"
     if not root.is_dir():
-        raise AELError(f"{where}: no such folder (expected one holding 20news-bydate-train/<group>/<files>)")
+        raise AELError(f"{where}: no such folder or archive (expected 20news-bydate.tar.gz or a folder holding "
+                       "20news-bydate-train/<group>/<files>)")
     subsets = [root / s for s in SUBSETS if (root / s).is_dir() and not (root / s).is_symlink()]
     if not subsets:
         raise AELError(f"{where}: no 20news-bydate-train or 20news-bydate-test folder inside "
@@ -162,11 +174,81 @@ def read_folder(path: str) -> Corpus:
     return _corpus(f"folder {root}", groups, raws)
 
 
+# --------------------------------------------------------------- an archive
+def is_archive(path: str) -> bool:
+    """Whether `path` names a file (not a folder) that `--data` should read as a tar archive."""
+    p = Path(path).expanduser()
+    return p.is_file() and (path.endswith((".tar.gz", ".tgz", ".tar")) or tarfile.is_tarfile(p))
+
+
+def read_archive(path: str) -> Corpus:
+    """The articles of a `20news-bydate.tar.gz` at `path`, read in memory (nothing written
+    to disk); AELError (one line) for a bad or hostile archive."""
+    where = f"--data {path}"
+    files: dict[tuple[str, str, str], str] = {}
+    total = members = 0
+    groups_seen: set[tuple[str, str]] = set()
+    try:
+        with tarfile.open(Path(path).expanduser(), "r:*") as tar:
+            for member in tar:
+                members += 1
+                if members > MAX_MEMBERS:
+                    raise AELError(f"{where}: more than {MAX_MEMBERS} members in the archive "
+                                   "(the real one has 18,888)")
+                m = _MEMBER.match(member.name)
+                if not member.isreg() or not m or ".." in m.groups():
+                    continue  # folders, links, devices, other paths: never followed, never read
+                subset, group, name = m.groups()
+                groups_seen.add((subset, group))
+                if len(groups_seen) > 2 * MAX_GROUPS:
+                    raise AELError(f"{where}: more than {MAX_GROUPS} group folders per split")
+                if len(files) >= MAX_FILES:
+                    raise AELError(f"{where}: more than {MAX_FILES} files (the real corpus has 18,846)")
+                total += member.size  # declared sizes: a bomb is refused before it is inflated
+                if total > MAX_ARCHIVE_BYTES:
+                    raise AELError(f"{where}: more than {MAX_ARCHIVE_BYTES // 2**20} MB of articles "
+                                   "(the real corpus has about 85 MB)")
+                handle = tar.extractfile(member)
+                if handle is None:
+                    continue
+                files[(subset, group, name)] = handle.read(MAX_FILE_BYTES).decode("latin-1")
+    except (tarfile.TarError, OSError, EOFError, zlib.error) as err:
+        reason = getattr(err, "strerror", None) or " ".join(str(err).split())[:120] or type(err).__name__
+        raise AELError(f"{where}: cannot read it as a 20news-bydate archive ({reason})") from None
+    if not files:
+        raise AELError(f"{where}: no articles at 20news-bydate-train/<group>/<file> or "
+                       "20news-bydate-test/<group>/<file> in the archive")
+    # scikit-learn's order, as `read_folder`: train then test, groups then files sorted as text
+    order = sorted(files, key=lambda k: (SUBSETS.index(k[0]), k[1], k[2]))
+    return _corpus(f"archive {Path(path).expanduser().resolve()}", [k[1] for k in order],
+                   [files[k] for k in order])
+
+
 # ------------------------------------------------------------ scikit-learn
 def data_home() -> str:
     from sklearn.datasets import get_data_home
 
     return get_data_home()
+
+
+PICKLE_CACHE = "20news-bydate_py3.pkz"  # what fetch_20newsgroups keeps in the data home
+
+
+def check_pickle_cache(home: str) -> None:
+    """AELError (one line) when scikit-learn's cache file in `home` is there but is not a
+    regular file: its plain open() would follow a symlink out of the folder, or wait for
+    ever on a FIFO. Its content is scikit-learn's own (a compressed pickle it wrote, read
+    back without a checksum): a damaged one fails to load and is the usual one-line error."""
+    import stat
+
+    path = os.path.join(home, PICKLE_CACHE)
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return  # not there: scikit-learn downloads it
+    if not stat.S_ISREG(mode):
+        raise AELError(f"news: {path} is not a regular file (a symlink, FIFO or device where scikit-learn keeps "
+                       "its copy of the 20 Newsgroups data); remove it, or pass --data DIR")
 
 
 def fetch() -> Corpus:
@@ -177,6 +259,7 @@ def fetch() -> Corpus:
     home = data_home()
     groups: list[str] = []
     raws: list[str] = []
+    check_pickle_cache(home)
     try:
         with warnings.catch_warnings():  # its retry warnings would break the one-line error
             warnings.simplefilter("ignore")
@@ -195,4 +278,6 @@ def fetch() -> Corpus:
 @lru_cache(maxsize=4)
 def load(data: str) -> Corpus:
     """The corpus for the scenario's `data` option (cached: every seed of a command shares it)."""
-    return fetch() if data == "sklearn" else read_folder(data)
+    if data == "sklearn":
+        return fetch()
+    return read_archive(data) if is_archive(data) else read_folder(data)

@@ -17,11 +17,13 @@ SPEC = ScenarioSpec(
     selectors=(*(f"fixed:{p.name}" for p in INITIAL_POOL), "rr", "egreedy", "ucb1", "ts", "ts+reflection",
                "oracle"),
     options=(
-        OptionSpec("data", str, "sklearn", "20 Newsgroups: sklearn (scikit-learn's data home, downloaded once) "
-                   "or a folder holding 20news-bydate-train/<group>/<files>",
+        OptionSpec("data", str, "sklearn", "20 Newsgroups: sklearn (scikit-learn's data home, downloaded once), "
+                   "a folder holding 20news-bydate-train/<group>/<files>, or the 20news-bydate.tar.gz archive "
+                   "itself (read in memory)",
                    choices=(Choice("sklearn", "scikit-learn's data home (downloads once)"),),
-                   other="a folder in the 20news-bydate layout", expose=True, label="Articles",
-                   other_label="20news-bydate folder", example="path/to/20news-bydate"),
+                   other="a folder in the 20news-bydate layout or its .tar.gz archive", expose=True,
+                   label="Articles", other_label="20news-bydate folder or archive",
+                   example="path/to/20news-bydate.tar.gz"),
     ),
     # The paper does not give its 20NG gate; ours: every 25 articles, over the trailing 50,
     # the paper's gate alone (accuracy below 0.5) proposes regime_filtered once.

@@ -10,7 +10,12 @@ Prices are unadjusted, as D-full's hourly files.
 The cache is a data folder: `<cache_dir>/<start>_<end>/prices_1h/<T>.csv`
 plus `metadata/tickers.json`, loaded by the folder loader, so a second run
 needs no network and a cached folder can also be given as `--data PATH`.
-Only tickers not yet cached are downloaded. No static (fundamentals...) data
+Only tickers not yet cached are downloaded. The folder's `checksums.json` holds the
+sha256 of every file the cache wrote; a cached file is used only when it is a
+regular file with that sha256, else (edited, truncated, a symlink or FIFO in its
+place, a cache from before checksums) it is downloaded again and replaced, and
+when that cannot be done the error names the file. A folder given as
+`--data PATH` is the user's and is read as it is. No static (fundamentals...) data
 is fetched: Yahoo only serves today's snapshot, which would be later than
 every bar and left out anyway.
 
@@ -20,15 +25,17 @@ yfinance is imported only when a download is needed.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Sequence
 
 import pandas as pd
 
+from engine.cache_files import digest, read_regular, write_atomic
 from engine.errors import AELError
 
-from .data import DFULL_SECTORS, SLOTS, TZ, Market, load_folder
+from .data import DFULL_SECTORS, MAX_CSV_BYTES, SLOTS, TZ, Market, load_folder
 
 HOURLY_LIMIT_DAYS = 730
 DEFAULT_START, DEFAULT_END = "2025-01-06", "2025-03-21"   # the D-full window
@@ -68,12 +75,42 @@ def load_yahoo(tickers: Sequence[str], start: str | None = None, end: str | None
     folder = Path(cache_dir).expanduser() if cache_dir else default_cache_dir()
     folder = folder / f"{s.isoformat()}_{e.isoformat()}"
     prices = folder / "prices_1h"
-    missing = [t for t in tickers if not (prices / f"{t}.csv").is_file()]
+    sums = _checksums(folder)
+    missing = [t for t in tickers if not _intact(folder, f"prices_1h/{t}.csv", sums)]
     if missing:
-        check_hourly_window(s, e, today or dt.date.today())
-        frames = download_hourly(missing, s, e)
+        try:
+            check_hourly_window(s, e, today or dt.date.today())
+            frames = download_hourly(missing, s, e)
+        except AELError as err:
+            changed = [prices / f"{t}.csv" for t in missing if os.path.lexists(prices / f"{t}.csv")]
+            if changed:
+                raise AELError(f"{changed[0]} is in the Yahoo cache but is not the file the cache wrote (edited, "
+                               f"damaged, or from before checksums), and it cannot be downloaded again: {err} "
+                               f"(delete it, or use the folder as it is with --data {folder})") from None
+            raise
         _write_cache(folder, frames)
+    elif not _intact(folder, TICKERS_FILE, sums):
+        _write_cache(folder, {})  # the sectors file, written again from the cached tickers
     return load_folder(folder, tickers, split=split, source="yahoo")
+
+
+CHECKSUMS, CACHE_FORMAT, TICKERS_FILE = "checksums.json", "yahoo-cache-1", "metadata/tickers.json"
+
+
+def _checksums(folder: Path) -> dict[str, str]:
+    """relative path -> sha256 of the files the cache wrote ({} when there is no readable list)."""
+    data = read_regular(folder / CHECKSUMS, 1 << 20)
+    try:
+        doc = json.loads(data) if data is not None else {}
+    except ValueError:
+        return {}
+    files = doc.get("files") if isinstance(doc, dict) and doc.get("format") == CACHE_FORMAT else None
+    return {k: v for k, v in files.items() if isinstance(v, str)} if isinstance(files, dict) else {}
+
+
+def _intact(folder: Path, name: str, sums: dict[str, str]) -> bool:
+    data = read_regular(folder / name, MAX_CSV_BYTES)
+    return data is not None and name in sums and digest(data) == sums[name]
 
 
 def download_hourly(tickers: list[str], start: dt.date, end: dt.date) -> dict[str, pd.DataFrame]:
@@ -134,23 +171,24 @@ def _slot_bars(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _write_cache(folder: Path, frames: dict[str, pd.DataFrame]) -> None:
+    """Write the frames' price files, the sectors of every cached ticker and the checksums
+    of all of them, each file atomically (checksums last: a file written before them is
+    only downloaded again)."""
     prices = folder / "prices_1h"
     prices.mkdir(parents=True, exist_ok=True)
+    sums = _checksums(folder)
     for t, frame in frames.items():
         out = frame[["Close", "High", "Low", "Open", "Volume"]].copy()
         out.index.name = "Datetime"
-        tmp = prices / f".{t}.csv.tmp"
-        out.to_csv(tmp)
-        tmp.replace(prices / f"{t}.csv")   # atomic: a half-written file is never read as cache
-    meta_path = folder / "metadata" / "tickers.json"
-    from engine.atomic import write_json_atomic
-
-    from .data import _read_json
-    from .data_schema import TICKERS
-
-    # the cache is a folder a user may edit: read its tickers.json through the schema
-    meta: dict[str, Any] = _read_json(meta_path, TICKERS) if meta_path.is_file() else {}
-    for t in frames:
-        meta.setdefault(t, {"sector": DFULL_SECTORS.get(t, "Unknown")})
-    meta_path.parent.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(meta_path, meta, indent=1, sort_keys=True)
+        data = out.to_csv().encode()
+        write_atomic(prices / f"{t}.csv", data, private=False)  # a half-written file is never read as cache
+        sums[f"prices_1h/{t}.csv"] = digest(data)
+    # the sectors file is a function of the cached tickers: written whole each time
+    cached = sorted(name[len("prices_1h/"):-len(".csv")] for name in sums if name.startswith("prices_1h/"))
+    meta = {t: {"sector": DFULL_SECTORS.get(t, "Unknown")} for t in cached}
+    data = (json.dumps(meta, indent=1, sort_keys=True) + "\n").encode()
+    (folder / "metadata").mkdir(parents=True, exist_ok=True)
+    write_atomic(folder / TICKERS_FILE, data, private=False)
+    sums[TICKERS_FILE] = digest(data)
+    write_atomic(folder / CHECKSUMS, json.dumps({"format": CACHE_FORMAT, "files": sums}, indent=1,
+                                                sort_keys=True).encode(), private=False)

@@ -30,7 +30,7 @@ from engine.prior.base import Shown
 from engine.prior.skill_book import Experience, SkillBook
 
 from .policies import COMPRESSED, INITIAL_POOL
-from .policy_confidence import confidence_table, ordered_answer
+from .policy_confidence import ordered_answer
 
 EXPERIENCE_VOTES = 5
 
@@ -53,7 +53,7 @@ class SupportEvolution:
         neighbours then vote, as the channel's router does)."""
         table = self.scenario.table
         cols = [table.column_of(m) for m in members]
-        _, pos = ordered_answer(table.routes[t], confidence_table(self.scenario.seed)[t], cols)
+        _, pos = ordered_answer(table.routes[t], self.scenario.confident_at(t), cols)
         return {"policy": members[pos], "answered": pos}
 
     # -------------------------------------------------------------- FactorMiner

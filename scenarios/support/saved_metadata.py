@@ -37,3 +37,4 @@ class RunState(Strict):
     """The support world's run state in a save (`SupportScenario.state_dict`; the world itself is stateless)."""
     seed: Count | None = None
     n_episodes: Episodes | None = None
+    protocol: Literal["full", "cliapi-llm"] | None = None  # the paper's LLM protocol's subset (cliapi_protocol.py)

@@ -47,11 +47,20 @@ class SupportScenario(ScenarioBase):
 
     spec = SPEC
     name = SPEC.name
+    protocol = "full"  # `--protocol cliapi-llm` builds the paper's 160-ticket subset instead (cliapi_protocol.py)
     regime_names = list(REGIME_NAMES)
     match_bonuses = {"endpoint": 1.0}  # what `relevance`-ordered (edited) policies match on
     # what a save's memory must carry, checked on load (imported then: it needs pydantic)
     memory_metadata = Deferred("scenarios.support.saved_metadata", "MEMORY_METADATA")
     state_model = Deferred("scenarios.support.saved_metadata", "RunState")
+
+    def __new__(cls, seed: int | None = None, **options: Any):  # (a copy calls it with no arguments)
+        if cls is SupportScenario and options.get("protocol", "full") != "full":
+            resolve(SPEC.options, options, "support scenario")  # an unknown protocol is one line, here
+            from .cliapi_protocol import CliapiSubsetScenario
+
+            return super().__new__(CliapiSubsetScenario)
+        return super().__new__(cls)
 
     def __init__(self, seed: int, **options: Any):
         n = resolve(SPEC.options, options, "support scenario")["n_episodes"]
@@ -133,6 +142,12 @@ class SupportScenario(ScenarioBase):
             action=f"route → {route}", result=f"gold {gold} {'✓' if ok else '✗'}", correct=ok,
             info={"route": route, "gold_route": gold, "source": source, "agent": agent},
         )
+
+    def confident_at(self, t: int) -> np.ndarray:
+        """Whether each initial policy's vote at t was confident (EvoTool's ordered answer)."""
+        from .policy_confidence import confidence_table
+
+        return confidence_table(self.seed)[t]
 
     def sim_row(self, t: int) -> np.ndarray:
         """Jaccard similarity of ticket t to every ticket of the stream (read-only)."""
@@ -247,6 +262,9 @@ class SupportScenario(ScenarioBase):
     def load_state_dict(self, state: dict[str, Any]) -> None:
         if state.get("seed", self.seed) != self.seed:
             raise AELError(f"support scenario: the saved session is for seed {state['seed']}, not {self.seed}")
+        if state.get("protocol", "full") != self.protocol:
+            raise AELError(f"support scenario: the save was made on the {state.get('protocol', 'full')} protocol, "
+                           f"not {self.protocol}")
 
     def summary(self, history: list[dict[str, Any]]) -> dict[str, Any]:
         """The first episode that played route_aware (None if it never did). Accuracy per

@@ -3,9 +3,21 @@
 A run and the resume of its save compute the same table; on disk (7 KB a seed)
 the second process reads it instead. The key covers everything the table is a
 function of: the tickets themselves (so a change to the generator changes the
-key), the built-in policies' fingerprints and this file's format. A missing,
-foreign or damaged file is simply recomputed; a cache that cannot be written
+key), the built-in policies' fingerprints and this file's format.
+
+Each table `<key>.npy` has a sidecar `<key>.npy.sha256` that names the format,
+the key (the hash of the table's inputs) and the sha256 of the `.npy` file's
+bytes. A table is used only when its sidecar names this format and this key
+and its bytes have that sha256; anything else (a missing, foreign, edited,
+truncated or damaged file, or a table from a version without sidecars) is
+recomputed and written again, so a cache file never changes a result. Only
+regular files are read: a symlink, a FIFO or a device in a cache file's place
+is refused without blocking (engine/cache_files.py: opened with O_NOFOLLOW |
+O_NONBLOCK, checked with fstat) and replaced by the recomputed table. A cache that cannot be written
 (read-only home, full disk) is skipped, because it only saves time.
+
+The checksum finds damage and edits of the table, not an editor who also
+writes a matching sidecar: nothing here is secret.
 
 Location: `$AEL_LAB_CACHE_DIR`, else `$XDG_CACHE_HOME/ael-lab/support`, else
 `~/.cache/ael-lab/support`.
@@ -14,15 +26,20 @@ Location: `$AEL_LAB_CACHE_DIR`, else `$XDG_CACHE_HOME/ael-lab/support`, else
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Iterable
 
 import numpy as np
 
-FORMAT = "support-table-1"
+from engine.cache_files import digest, read_regular, write_atomic
+
+FORMAT = "support-table-2"   # 2: a sidecar with the table's sha256 beside each table
+SIDECAR = ".sha256"
+MAX_SIDECAR_BYTES = 4096
+NPY_HEADER_BYTES = 4096      # a .npy header is 128 bytes for these tables; room to spare
 
 
 def cache_dir() -> Path:
@@ -42,10 +59,21 @@ def table_key(stream: Iterable[dict], fingerprints: Iterable[str]) -> str:
     return h.hexdigest()[:24]
 
 
+def _sidecar(key: str, data: bytes) -> bytes:
+    return json.dumps({"format": FORMAT, "key": key, "sha256": digest(data)},
+                      sort_keys=True).encode()
+
+
 def load(key: str, shape: tuple[int, int], n_routes: int) -> np.ndarray | None:
-    path = cache_dir() / f"{key}.npy"
+    """The table of `key` if the cache holds it whole and unchanged, else None (recompute)."""
+    folder = cache_dir()
+    data = read_regular(folder / f"{key}.npy", NPY_HEADER_BYTES + int(np.prod(shape)))
+    if data is None:
+        return None
+    if read_regular(folder / f"{key}.npy{SIDECAR}", MAX_SIDECAR_BYTES) != _sidecar(key, data):
+        return None
     try:
-        routes = np.load(path, allow_pickle=False)
+        routes = np.load(io.BytesIO(data), allow_pickle=False)
     except (OSError, ValueError, EOFError):
         return None
     if routes.shape != shape or routes.dtype != np.int8 or routes.min() < 0 or routes.max() >= n_routes:
@@ -54,16 +82,15 @@ def load(key: str, shape: tuple[int, int], n_routes: int) -> np.ndarray | None:
 
 
 def store(key: str, routes: np.ndarray) -> None:
+    """Write the table and its sidecar, each atomically (the table first: a reader between
+    the two sees a table its sidecar does not match, and recomputes)."""
+    buffer = io.BytesIO()
+    np.save(buffer, routes, allow_pickle=False)
+    data = buffer.getvalue()
     folder = cache_dir()
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{key}.", suffix=".tmp", dir=folder)
-        try:
-            with os.fdopen(fd, "wb") as f:
-                np.save(f, routes, allow_pickle=False)
-            os.replace(tmp, folder / f"{key}.npy")  # readers see the old file or the whole new one
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
+        write_atomic(folder / f"{key}.npy", data)
+        write_atomic(folder / f"{key}.npy{SIDECAR}", _sidecar(key, data))
     except OSError:
         pass
