@@ -33,6 +33,10 @@ class Method:
     reflects: ClassVar[bool] = True     # may run with `+reflection`
     hindsight: ClassVar[bool] = False   # chooses from the scenario's best arm of each episode (`oracle_arm`)
     injects_arms: ClassVar[bool] = True  # with reflection: may a proposed policy become a new arm?
+    # the pydantic model of `state_dict()` in a save, as `Deferred("module", "Model")` (pydantic is
+    # imported only when a save is read); None: the method keeps no state beyond its selector, or
+    # checks it in its own `load_state_dict`
+    state_model: ClassVar[Any] = None
 
     def __init__(self, argument: str | None = None, reflection: bool = False, **options: Any):
         self.arg = argument

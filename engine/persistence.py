@@ -85,8 +85,17 @@ def load_session(path: str | os.PathLike, scenario_factory, *, llm_url: str | No
     `record`: the `--llm-url` / `--record` they gave)."""
     doc = read_document(path)
     check_llm_destinations(doc["session"]["config"].get("llm") or {}, path, llm_url, record)
+
+    def checked_scenario(name: str, seed: int, options: dict[str, Any]):
+        """The scenario, with the save's run state checked against its model before it is loaded."""
+        scenario = scenario_factory(name, seed, options)
+        _check_scenario_state(doc["session"]["scenario_state"], scenario, path)
+        return scenario
+
     try:
-        session = Session.from_dict(doc["session"], scenario_factory)
+        session = Session.from_dict(doc["session"], checked_scenario)
+    except _Refused:
+        raise
     except AELError as err:
         raise AELError(f"{path}: {err}") from err
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as err:  # past the schema: still one line
@@ -134,3 +143,22 @@ def _check_memory_metadata(memory: dict[str, Any], models: dict[str, Any], path)
                 model.model_validate(row["metadata"])
             except ValidationError as err:
                 raise validation_error(err, path, ("session", "memory", "tiers", tier, i, "metadata")) from None
+
+
+class _Refused(AELError):
+    """A refusal that already names the file and the field."""
+
+
+def _check_scenario_state(state: dict[str, Any], scenario, path) -> None:
+    """The save's "scenario_state" against the model the scenario's class declares
+    (`state_model`; none: the world keeps no run state, so only `{}` fits)."""
+    model = getattr(scenario, "state_model", None)
+    if model is None:
+        if state:
+            raise _Refused(f"{path}: field session.scenario_state: the {getattr(scenario, 'name', '')} scenario keeps no "
+                           f"run state, but the save holds {sorted(state)[0]!r}")
+        return
+    try:
+        model.model_validate(state)
+    except ValidationError as err:
+        raise _Refused(str(validation_error(err, path, ("session", "scenario_state")))) from None

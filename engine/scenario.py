@@ -163,6 +163,9 @@ class ScenarioBase:
     match_bonuses: dict[str, float] = {}
     defaults: dict[str, Any] = {}
     memory_metadata: dict[str, Any] = {}  # tier -> pydantic model of an entry's metadata in a save
+    # the pydantic model of `state_dict()` in a save ("scenario_state"), as `Deferred("module", "Model")`
+    # (imported only when a save is read); None: the world keeps no run state, so a save holds `{}`
+    state_model: Any = None
 
     def session_seed(self) -> int | list[int]:
         return self.seed  # type: ignore[attr-defined]

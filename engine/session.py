@@ -75,7 +75,77 @@ class SessionConfig:
         return cls(**d)
 
 
+# ------------------------------------------------------------ the session's state, declared once
+@dataclass(frozen=True)
+class Part:
+    """One piece of a session's state: its key in a save, how it is written and read
+    back, and what a step's checkpoint keeps of it. `Session.PARTS` lists every piece
+    once; `to_dict`, `load_state`, `_checkpoint` and `_rollback` are derived from it, so
+    a new piece of state is one entry here (and a field of the save schema's
+    `SessionDoc`, which a test holds to this list).
+
+    save(session) -> JSON        what the save holds (and, for a "value", the checkpoint, deep-copied)
+    load(session, value)         back into the session (a "value" is rolled back this way too)
+    kind:  "value"   a step may change it: the checkpoint copies it, a rollback loads it back
+           "log"     a list a step only appends to (attribute `key`): the checkpoint keeps its
+                     length, a rollback cuts it back
+           "spent"   not undone by a rollback (LLM calls made are spent); `load_state(keep_usage=True)`
+                     keeps the session's own
+    written(session) -> bool     whether a save holds it (None: always); a part left out is read as None
+    checkpoint / rollback        for a value whose in-memory form is cheaper to copy than to save
+    """
+
+    key: str
+    save: Callable[["Session"], Any]
+    load: Callable[["Session", Any], None]
+    kind: str = "value"
+    written: Callable[["Session"], bool] | None = None
+    checkpoint: Callable[["Session"], Any] | None = None
+    rollback: Callable[["Session", Any], None] | None = None
+
+
+def _attr(name: str, read: Callable[[Any], Any] = lambda v: v) -> Callable[["Session", Any], None]:
+    return lambda s, v: setattr(s, name, read(v))
+
+
+def _load_reflector(s: "Session", state: Any) -> None:
+    if s.reflector is not None and state is not None:
+        s.reflector.load_state_dict(state)
+
+
+SESSION_PARTS: tuple[Part, ...] = (
+    Part("t", lambda s: s.t, _attr("t", int)),
+    Part("rng", lambda s: rng_state(s.rng), _attr("rng", restore_rng)),
+    Part("selector", lambda s: s.selector.to_dict(), _attr("selector", Selector.from_dict)),
+    Part("pool", lambda s: [p.to_dict() for p in s.pool.values()],
+         _attr("pool", lambda v: {p["name"]: PolicySpec.from_dict(p) for p in v}),
+         checkpoint=lambda s: dict(s.pool), rollback=_attr("pool")),
+    Part("memory", lambda s: s.memory.to_dict(), lambda s, v: s.memory.load_dict(v)),
+    Part("queue", lambda s: s.queue.to_dict(), _attr("queue", ApprovalQueue.from_dict)),
+    Part("history", lambda s: s.history, _attr("history", list), kind="log"),
+    Part("reflections", lambda s: [r.to_dict() for r in s.reflections],
+         _attr("reflections", lambda v: [Reflection.from_dict(r) for r in v]), kind="log"),
+    Part("insight", lambda s: s.insight, _attr("insight")),
+    Part("injections", lambda s: s.injections, _attr("injections", list), kind="log"),
+    Part("last_hits", lambda s: s.last_hits, _attr("last_hits", list)),
+    Part("reflector", lambda s: s.reflector.state_dict() if s.reflector else None, _load_reflector),
+    Part("scenario_state", lambda s: s.scenario.state_dict(), lambda s, v: s.scenario.load_state_dict(v)),
+    Part("usage", lambda s: s.usage.to_dict(),
+         lambda s, v: s.llm.ledger.replace_with(UsageLedger.load(v)) if v else None, kind="spent"),
+    # a method's learning beyond its selector (the prior methods' memories; the bandits have none)
+    Part("method", lambda s: s.method.state_dict(), lambda s, v: s.method.load_state_dict(v or {}),
+         written=lambda s: bool(s.method.state_dict())),
+    Part("variants", lambda s: s.variants.state_dict(), lambda s, v: s.variants.load_state_dict(v),
+         written=lambda s: bool(s.variants.state_dict())),
+    # only when a code arm has failed: a save without code stays as it was; quarantine is not a step's
+    Part("code_arms", lambda s: s.code_arms.to_dict(), lambda s, v: s.code_arms.load_dict(v),
+         written=lambda s: bool(s.code_arms.failures or s.code_arms.suspended)),
+)
+
+
 class Session(Decisions):
+    PARTS: tuple[Part, ...] = SESSION_PARTS  # what a save holds besides the config, in its order
+
     def __init__(self, config: SessionConfig, scenario: Scenario, cassette=None):
         self.config = config
         self.scenario = scenario
@@ -207,35 +277,23 @@ class Session(Decisions):
             raise
 
     def _checkpoint(self) -> dict[str, Any]:
-        """What one episode can change, copied: not the history or the reflections (a step
-        only appends to them, so their lengths are enough), nor the LLM ledger (calls made
-        are spent)."""
-        return copy.deepcopy({
-            "t": self.t, "rng": rng_state(self.rng), "selector": self.selector.to_dict(),
-            "pool": dict(self.pool), "memory": self.memory.to_dict(), "queue": self.queue.to_dict(),
-            "history": len(self.history), "reflections": len(self.reflections), "insight": self.insight,
-            "injections": len(self.injections), "last_hits": self.last_hits,
-            "reflector": self.reflector.state_dict() if self.reflector else None,
-            "scenario_state": self.scenario.state_dict(), "method": self.method.state_dict(),
-            "code_arms": self.code_arms.to_dict(), "variants": self.variants.state_dict(),
-        })
+        """What one episode can change, copied (`PARTS`): not the logs (a step only appends
+        to them, so their lengths are enough), nor the LLM ledger (calls made are spent)."""
+        cp: dict[str, Any] = {}
+        for part in self.PARTS:
+            if part.kind == "log":
+                cp[part.key] = len(getattr(self, part.key))
+            elif part.kind == "value":
+                cp[part.key] = (part.checkpoint or part.save)(self)
+        return copy.deepcopy(cp)
 
     def _rollback(self, cp: dict[str, Any]) -> None:
-        self.t = cp["t"]
-        self.rng = restore_rng(cp["rng"])
-        self.selector = Selector.from_dict(cp["selector"])
-        self.pool = cp["pool"]
-        self.memory.load_dict(cp["memory"])
-        self.queue = ApprovalQueue.from_dict(cp["queue"])
-        del self.history[cp["history"]:], self.reflections[cp["reflections"]:], self.injections[cp["injections"]:]
-        self.insight, self.last_hits = cp["insight"], cp["last_hits"]
+        for part in self.PARTS:
+            if part.kind == "log":
+                del getattr(self, part.key)[cp[part.key]:]
+            elif part.kind == "value":
+                (part.rollback or part.load)(self, cp[part.key])
         self._patterns_at = -1
-        if self.reflector is not None:
-            self.reflector.load_state_dict(cp["reflector"])
-        self.scenario.load_state_dict(cp["scenario_state"])
-        self.method.load_state_dict(cp["method"])
-        self.code_arms.load_dict(cp["code_arms"])  # failures and suspensions; quarantine is not a step's
-        self.variants.load_state_dict(cp["variants"])
 
     def _step(self) -> list[ev.Event]:
         out: list[ev.Event] = []
@@ -429,29 +487,12 @@ class Session(Decisions):
 
     # ------------------------------------------------------- persistence
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "config": self.config.to_dict(),
-            "t": self.t,
-            "rng": rng_state(self.rng),
-            "selector": self.selector.to_dict(),
-            "pool": [p.to_dict() for p in self.pool.values()],
-            "memory": self.memory.to_dict(),
-            "queue": self.queue.to_dict(),
-            "history": self.history,
-            "reflections": [r.to_dict() for r in self.reflections],
-            "insight": self.insight,
-            "injections": self.injections,
-            "last_hits": self.last_hits,
-            "reflector": self.reflector.state_dict() if self.reflector else None,
-            "scenario_state": self.scenario.state_dict(),
-            "usage": self.usage.to_dict(),
-            # a method's learning beyond its selector (none of the built-ins has any)
-            **({"method": state} if (state := self.method.state_dict()) else {}),
-            **({"variants": state} if (state := self.variants.state_dict()) else {}),
-            # only when a code arm has failed: a save without code stays as it was
-            **({"code_arms": self.code_arms.to_dict()} if self.code_arms.failures or self.code_arms.suspended
-               else {}),
-        }
+        """The save's "session": the config, then every part of `PARTS` that is written."""
+        out: dict[str, Any] = {"config": self.config.to_dict()}
+        for part in self.PARTS:
+            if part.written is None or part.written(self):
+                out[part.key] = part.save(self)
+        return out
 
     @classmethod
     def from_dict(cls, d: dict[str, Any], scenario_factory: Callable[[str, int, dict], Scenario]) -> "Session":
@@ -464,25 +505,10 @@ class Session(Decisions):
         return s
 
     def load_state(self, d: dict[str, Any], keep_usage: bool = False) -> None:
-        """Everything but the config from a `to_dict` document (the scenario is rebuilt by the caller)."""
-        s = self
-        s.t = int(d["t"])
-        s.rng = restore_rng(d["rng"])
-        s.selector = Selector.from_dict(d["selector"])
-        s.pool = {p["name"]: PolicySpec.from_dict(p) for p in d["pool"]}
-        s.memory.load_dict(d["memory"])
-        s.queue = ApprovalQueue.from_dict(d["queue"])
-        s.history = list(d["history"])
-        s.reflections = [Reflection.from_dict(r) for r in d["reflections"]]
-        s.insight = d["insight"]
-        s.injections = list(d["injections"])
-        s.last_hits = list(d["last_hits"])
-        s._patterns_at = -1
-        if s.reflector is not None and d.get("reflector") is not None:
-            s.reflector.load_state_dict(d["reflector"])
-        s.scenario.load_state_dict(d["scenario_state"])
-        s.method.load_state_dict(d.get("method") or {})
-        s.code_arms.load_dict(d.get("code_arms"))
-        s.variants.load_state_dict(d.get("variants"))
-        if not keep_usage and d.get("usage"):
-            s.llm.ledger.replace_with(UsageLedger.load(d["usage"]))
+        """Everything but the config from a `to_dict` document (the scenario is rebuilt by the caller):
+        each part of `PARTS` in order; one a save leaves out is read as None."""
+        for part in self.PARTS:
+            if part.kind == "spent" and keep_usage:
+                continue
+            part.load(self, d[part.key] if part.written is None and part.kind != "spent" else d.get(part.key))
+        self._patterns_at = -1

@@ -11,13 +11,21 @@ once the scenario is built.
 Retrieval policies are checked by `PolicySpec.from_dict`, the engine's single
 policy validator; a code policy's structure is checked there, its trust is not
 decided here.
+
+What an extension saves is modelled beside it, not here: the schema asks the
+registries for the model a method's or variant's class names in `state_model`
+(`method_state_model`, `variant_state_model`), and `persistence.load_session`
+checks the scenario's run state against its class's `state_model` once it is
+built. The building blocks (`Strict`, `Count`, `Name`...) are in
+engine/schema_types.py and re-exported here. The session's own parts are those of
+`Session.PARTS` (a test holds the two lists equal).
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 
 from .approvals import DECISIONS, KINDS, STANDING
 from .methods import METHODS, parse_method
@@ -25,29 +33,14 @@ from .errors import AELError
 from .llm.settings import PROVIDERS
 from .memory import TIERS
 from .policies import PolicySpec
+from .schema_types import (  # noqa: F401  (re-exported: the scenarios' saved_metadata modules import them here)
+    MAX_ITEMS, MAX_TEXT, Count, Episodes, Finite, Items, Name, Open, Positive, SavedState, Strict, Text, Unit,
+    check_state,
+)
 from .variant_set import check_variants, parse_variant
+from .variants import VARIANTS
 
-MAX_ITEMS = 200_000          # episodes, memory entries, proposals: far above any real stream
-MAX_TEXT = 1_000_000         # characters in one text field
 PHASES = ("warmup", "train", "val", "test")
-
-Count = Annotated[int, Field(ge=0, le=2**53)]
-Episodes = Annotated[int, Field(ge=1, le=2**53)]
-Unit = Annotated[float, Field(ge=0.0, le=1.0)]
-Positive = Annotated[float, Field(gt=0.0, le=1e12)]
-Finite = Annotated[float, Field(ge=-1e15, le=1e15)]
-Text = Annotated[str, Field(max_length=MAX_TEXT)]
-Name = Annotated[str, Field(min_length=1, max_length=200)]
-Items = Field(max_length=MAX_ITEMS)
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(strict=True, extra="forbid", allow_inf_nan=False)
-
-
-class Open(Strict):
-    """A part whose fields the scenario or a later version may extend."""
-    model_config = ConfigDict(strict=True, extra="allow", allow_inf_nan=False)
 
 
 class ReflectorOptions(Strict):
@@ -354,47 +347,6 @@ class ReflectorState(Strict):
         return v
 
 
-class MarketData(Strict):
-    source: Text
-    tickers: Annotated[list[Name], Field(max_length=1000)]
-    n_bars: Count
-
-
-class Portfolio(Strict):
-    tickers: Annotated[list[Name], Field(max_length=1000)]
-    weights: Annotated[list[Annotated[float, Field(ge=0.0, le=1.0)]], Field(max_length=1000)]
-    value: Positive
-    peak: Positive
-    returns: Annotated[list[Finite], Items]
-    turnovers: Annotated[list[Annotated[float, Field(ge=0.0, le=1e6)]], Items]
-
-    @model_validator(mode="after")
-    def _one_weight_per_ticker(self) -> "Portfolio":
-        if len(self.weights) != len(self.tickers):
-            raise ValueError(f"{len(self.weights)} weights for {len(self.tickers)} tickers")
-        if sum(self.weights) > 1 + 1e-6:
-            raise ValueError(f"the weights sum to {sum(self.weights):.4f}, more than 1")
-        return self
-
-
-class ScenarioState(Strict):
-    seed: Count | None = None
-    n_episodes: Episodes | None = None
-    articles: Count | None = None  # the news corpus's size: a save resumes on the same articles only
-    protocol: Literal["full", "cliapi-llm"] | None = None  # support: the paper's LLM protocol's subset
-    data: MarketData | None = None
-    portfolio: Portfolio | None = None
-    shadow: Annotated[list[Annotated[list[Finite], Field(min_length=3, max_length=3)]], Items] | None = None
-
-    @field_validator("shadow")
-    @classmethod
-    def _bars_are_counts(cls, v: list[list[float]] | None) -> list[list[float]] | None:
-        for i, (bar, _, _) in enumerate(v or []):
-            if not float(bar).is_integer() or bar < 0:
-                raise ValueError(f"shadow[{i}][0] should be a bar number (0 or more), got {bar!r}")
-        return v
-
-
 class UsageRecord(Strict):
     purpose: Text
     provider: Text
@@ -416,196 +368,24 @@ class Usage(Open):
     records: Annotated[list[UsageRecord], Items]
 
 
-# ------------------------------------------------------------ the prior methods' own state (engine/prior)
-MAX_PRIOR_ITEMS = 10_000
-Word = Annotated[str, Field(max_length=200)]
+def method_state_model(name: str) -> Any:
+    """The model of a registered method's saved state (`Method.state_model`), or None."""
+    cls = METHODS.get(name)
+    return None if cls is None else cls.state_model
 
 
-class PriorRecord(Open):
-    """A critic record (engine/prior/world.py); a world adds its own fields (advice, salient...)."""
-    episode: Count
-    text: Text
-    success: bool
-    label: Word
-    keys: dict[str, Any] = {}
-    source: Literal["llm", "fallback"] | None = None
-
-
-class ReflexionState(Strict):
-    critiques: Annotated[list[PriorRecord], Field(max_length=MAX_PRIOR_ITEMS)]
-
-
-class ExpelLesson(Strict):
-    record: PriorRecord
-    uses: Count
-    added: Count
-
-
-class ExpelState(Strict):
-    lessons: Annotated[list[ExpelLesson], Field(max_length=MAX_PRIOR_ITEMS)]
-    evicted: Count = 0
-
-
-class MetaRule(Strict):
-    directive: Annotated[list[Word], Field(min_length=1, max_length=4)]
-    text: Text
-    born: Count
-    applications: Count
-    successes: Count
-
-    @model_validator(mode="after")
-    def _successes_fit(self) -> "MetaRule":
-        if self.successes > self.applications:
-            raise ValueError(f"{self.successes} successes in {self.applications} applications")
-        return self
-
-
-class MetaReflexionState(Strict):
-    raw: Annotated[list[PriorRecord], Field(max_length=MAX_PRIOR_ITEMS)]
-    rules: Annotated[list[MetaRule], Field(max_length=MAX_PRIOR_ITEMS)]
-    episodes: Count
-    distillations: Count
-    pruned: Annotated[list[MetaRule], Field(max_length=MAX_PRIOR_ITEMS)] = []
-
-
-class ToolPolicyState(Strict):
-    members: Annotated[list[Word], Field(min_length=1, max_length=100)]
-    fitness: Unit
-    n_evals: Count
-    born: Annotated[int, Field(ge=-1, le=2**53)]
-
-
-class MutationState(Strict):
-    episode: Count
-    slot: Count
-    parent: Count
-    dropped: Annotated[list[Word], Field(max_length=100)]
-    added: Annotated[list[Word], Field(max_length=100)]
-    swapped: Annotated[list[Word], Field(max_length=2)]
-    members: Annotated[list[Word], Field(min_length=1, max_length=100)]
-    fitness: Unit
-    replaced: Annotated[list[Word], Field(max_length=100)]
-    replaced_fitness: Unit
-
-
-class PopulationState(Strict):
-    policies: Annotated[list[ToolPolicyState], Field(min_length=1, max_length=100)]
-    mutations: Annotated[list[MutationState], Field(max_length=MAX_PRIOR_ITEMS)]
-    n_mutations: Count
-    n_blames: Count
-    chosen: Count | None = None
-    last_blamed: Annotated[list[Word], Field(max_length=100)] = []
-
-
-class EvoToolState(Strict):
-    population: PopulationState | None = None   # drawn at the first episode
-
-
-class SkillState(Strict):
-    key: Word
-    value: Annotated[list[Word], Field(min_length=1, max_length=100)]
-    success: Unit
-    n: Episodes
-    created: Count
-    last: Count
-    wins: Count
-    losses: Count
-
-
-class ExperienceState(Strict):
-    episode: Count
-    key: Word
-    predicted: Word
-    actual: Word
-    correct: bool
-    record: PriorRecord | None = None
-
-
-class SkillBookState(Strict):
-    skills: Annotated[list[SkillState], Field(max_length=MAX_PRIOR_ITEMS)]
-    experiences: Annotated[list[ExperienceState], Field(max_length=100_000)]
-    evicted: Count = 0
-
-
-class FactorMinerState(Strict):
-    book: SkillBookState
-
-
-Theta = Annotated[list[Finite], Field(min_length=1, max_length=100)]
-SourceText = Annotated[str, Field(max_length=20_000)]   # code is vetted again (and a person admits it) after a load
-
-
-class GenerationState(Strict):
-    number: Count
-    episode: Count
-    theta: Annotated[list[Finite | None], Field(max_length=100)]
-    moved: Annotated[list[Word], Field(max_length=100)]
-    valid: bool
-    failure: Text = ""
-    score: Finite | None = None
-    best_before: Finite | None = None
-    accepted: bool = False
-    improved: bool = False
-    sigma: Positive
-    adapted_to: Positive | None = None
-    code: SourceText = ""                       # a model's allocation code (engine/prior/hyperagent_code.py)
-    source: Literal["offline", "llm", "fallback"] = "offline"
-
-
-class SearchState(Strict):
-    incumbent: Theta
-    best: Theta
-    best_score: Finite | None = None
-    sigma: Positive
-    generations: Annotated[list[GenerationState], Field(max_length=MAX_PRIOR_ITEMS)]
-    since_adapt: Annotated[list[bool], Field(max_length=MAX_PRIOR_ITEMS)]
-    incumbent_code: SourceText = ""              # approved code: quarantined again after every load
-    best_code: SourceText = ""
-
-
-class PendingCode(Strict):
-    """A model's allocation code waiting in the queue for a person (engine/prior/hyperagent.py)."""
-    generation: Count
-    episode: Count
-    code: SourceText
-
-
-class HyperAgentState(Strict):
-    search: SearchState
-    fallbacks: Count = 0
-    pending: PendingCode | None = None
-
-
-# a prior method's name -> the model of its saved state (`method` in a save); one line per method
-PRIOR_STATES: dict[str, type[BaseModel]] = {
-    "reflexion": ReflexionState,
-    "expel": ExpelState,
-    "meta-reflexion": MetaReflexionState,
-    "evotool": EvoToolState,
-    "factorminer": FactorMinerState,
-    "hyperagent": HyperAgentState,
-}
+def variant_state_model(name: str) -> Any:
+    """The model of a registered variant's saved state (`Variant.state_model`), or None."""
+    cls = VARIANTS.get(name)
+    return None if cls is None else cls.state_model
 
 
 def check_method_state(name: str, state: dict[str, Any] | None, t: int) -> None:
-    """A method's own state against its declared model; ValueError naming the field."""
-    model = PRIOR_STATES.get(name)
-    if model is None:  # a method registered from outside declares no model: its own load checks it
-        return
-    try:
-        model.model_validate(state or {})
-    except ValidationError as err:
-        first = err.errors(include_url=False)[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise ValueError(f"method.{where}: {first['msg'][0].lower()}{first['msg'][1:]}") from None
-    episodes = [r["episode"] for key in ("critiques", "raw") for r in (state or {}).get(key, [])]
-    episodes += [x["added"] for x in (state or {}).get("lessons", [])]
-    episodes += [m["episode"] for m in ((state or {}).get("population") or {}).get("mutations", [])]
-    book = (state or {}).get("book") or {}
-    episodes += [s["last"] for s in book.get("skills", [])] + [e["episode"] for e in book.get("experiences", [])]
-    episodes += [g["episode"] for g in ((state or {}).get("search") or {}).get("generations", [])]
-    if episodes and max(episodes) >= max(t, 1):
-        raise ValueError(f"method: a record of episode {max(episodes)}, beyond the {t} episodes run")
+    """A method's own state against the model its class declares; ValueError naming the field.
+    A method that declares none is checked by its own `load_state_dict`."""
+    model = method_state_model(name)
+    if model is not None:
+        check_state(model, state, "method", t)
 
 
 class SessionDoc(Strict):
@@ -622,11 +402,11 @@ class SessionDoc(Strict):
     injections: Annotated[list[Injection], Items]
     last_hits: Annotated[list[Name], Items]
     reflector: ReflectorState | None
-    scenario_state: ScenarioState
+    scenario_state: dict[Name, Any]  # checked by the scenario's own `state_model` once it is built (persistence.py)
     usage: Usage | None = None
     code_arms: CodeArms | None = None
     method: dict[str, Any] | None = None  # a registered method's state beyond its selector (engine.methods)
-    variants: dict[Name, dict[str, Any]] | None = None  # each variant's state, by name (VARIANT_STATES)
+    variants: dict[Name, dict[str, Any]] | None = None  # each variant's state, by name (`Variant.state_model`)
 
     @field_validator("pool")
     @classmethod
@@ -655,15 +435,9 @@ def _check_variant_states(d: SessionDoc) -> None:
     for name, state in (d.variants or {}).items():
         if name not in running:
             raise ValueError(f"variants: state for {name!r}, which config.variants does not run")
-        model = VARIANT_STATES.get(name)
-        if model is None:
+        if variant_state_model(name) is None:
             raise ValueError(f"variants.{name}: this variant declares no saved state")
-        try:
-            model.model_validate(state)
-        except ValidationError as err:
-            first = err.errors(include_url=False)[0]
-            where = ".".join(str(p) for p in first["loc"])
-            raise ValueError(f"variants.{name}.{where}: {first['msg']}") from None
+        check_state(variant_state_model(name), state, f"variants.{name}")
 
 
 def _check_relations(d: SessionDoc) -> None:
@@ -722,133 +496,3 @@ def _check_relations(d: SessionDoc) -> None:
     for i, inj in enumerate(d.injections):
         if inj.arm not in pool:
             raise ValueError(f"injections[{i}] injected {inj.arm!r}, which is not in the pool")
-
-
-# ------------------------------------------------------------------ variants' saved state
-# One model per variant that keeps state (engine/variants.py), by the variant's name.
-
-Beta = Annotated[list[Positive], Field(min_length=2, max_length=2)]
-
-
-class PerToolState(Strict):
-    """per-tool: a Beta posterior per tool and the tools last shown."""
-    arms: Annotated[dict[Name, Beta], Field(max_length=100)]
-    pulls: Annotated[dict[Name, Count], Field(max_length=100)] = {}
-    last: Annotated[list[Name], Field(max_length=100)] = []
-    last_samples: Annotated[dict[Name, Unit], Field(max_length=100)] = {}
-
-
-class LinUCBArm(Strict):
-    A: Annotated[list[Annotated[list[Finite], Field(max_length=64)]], Field(max_length=64)]
-    b: Annotated[list[Finite], Field(max_length=64)]
-    pulls: Count = 0
-    added_at: Count = 0
-    rule: Name | None = None          # an evolved planner: the library rule it plays
-    reason: Text = ""                  # why it was added (the diagnosis it counters)
-    code: SourceText = ""              # a model's plan() code, approved by a person; quarantined after a load
-
-
-class PlannersState(Strict):
-    """planners: LinUCB over the planners (A, b per arm), the total updates, the last choice."""
-    arms: Annotated[dict[Name, LinUCBArm], Field(max_length=20)]
-    n: Count = 0
-    last: Name | None = None
-    last_context: Annotated[list[Finite], Field(max_length=64)] = []
-    last_scores: Annotated[dict[Name, Finite], Field(max_length=20)] = {}
-    streaks: Annotated[dict[Name, Count], Field(max_length=20)] = {}
-    window: Annotated[list[Name], Items] = []   # planners played since the last reflection
-
-
-class ColdStartState(Strict):
-    """cold-start: the ratings applied and the tool priors they gave the agent."""
-    source: Text
-    applied_at: Annotated[int, Field(ge=-1, le=2**53)] = -1
-    tool_ratings: Annotated[dict[Name, Annotated[int, Field(ge=1, le=5)]], Field(max_length=100)] = {}
-    planner_ratings: Annotated[dict[Name, Annotated[int, Field(ge=1, le=5)]], Field(max_length=20)] = {}
-    tool_prior: Annotated[dict[Name, Annotated[list[Annotated[float, Field(ge=0.0, le=1e6)]],
-                                               Field(min_length=2, max_length=2)]], Field(max_length=100)] = {}
-
-
-VARIANT_STATES: dict[str, type[BaseModel]] = {
-    "per-tool": PerToolState,
-    "planners": PlannersState,
-    "cold-start": ColdStartState,
-}
-
-
-class ShuffledPayload(Strict):
-    episode: Count
-    insight: Text
-    regime_label: Text = ""
-    confidence: Unit = 0.0
-    evidence: dict[str, Any] = {}
-
-
-class ShuffledReflectionState(Strict):
-    """shuffled-reflection: the first pass's insights and the derangement that swaps them."""
-    payloads: Annotated[list[ShuffledPayload], Items]
-    order: Annotated[list[Count], Items] = []
-    swapped: Count = 0
-
-    @model_validator(mode="after")
-    def _a_derangement(self) -> "ShuffledReflectionState":
-        n = len(self.payloads)
-        if self.order and (sorted(self.order) != list(range(n)) or any(i == j for i, j in enumerate(self.order))):
-            raise ValueError(f"order: must be a derangement of the {n} insights (a permutation without fixed points)")
-        return self
-
-
-Credit1 = Annotated[float, Field(ge=-1.0, le=1.0)]
-CreditModule = Literal["planner", "tools", "memory"]
-
-
-class CreditState(Strict):
-    """credit: the last bar's parts per module, the coalition values, running sums."""
-    n: Count
-    sums: dict[CreditModule, Annotated[float, Field(ge=-2**53, le=2**53)]]
-    last: dict[CreditModule, dict[Literal["structural", "counterfactual", "shapley", "model", "combined"], Credit1]]
-    last_values: Annotated[dict[Name, Credit1], Field(max_length=8)] = {}
-    last_episode: Annotated[int, Field(ge=-1, le=2**53)] = -1
-    source: Name | Literal[""] = ""
-    fallbacks: Count = 0
-
-
-class Skill(Strict):
-    kind: Literal["playbook", "tool"]
-    key: Name
-    label: Name
-    trust: Annotated[list[Name], Field(max_length=100)] = []
-    shrink: Annotated[list[Name], Field(max_length=100)] = []
-    text: Text
-    created_at: Count
-    refreshed_at: Count
-    uses: Count = 0
-    successes: Count = 0
-
-    @model_validator(mode="after")
-    def _successes_are_uses(self) -> "Skill":
-        if self.successes > self.uses:
-            raise ValueError(f"successes ({self.successes}) exceed uses ({self.uses})")
-        return self
-
-
-class PrunedSkill(Strict):
-    key: Name
-    episode: Count
-    uses: Count
-    successes: Count
-
-
-class SkillsState(Strict):
-    """skills: the playbooks and tool skills, the tools' miss streaks, the last ones used, the pruned."""
-    skills: Annotated[list[Skill], Field(max_length=30)] = []
-    streaks: Annotated[dict[Name, Count], Field(max_length=100)] = {}
-    applied: Annotated[list[Name], Field(max_length=30)] = []
-    pruned: Annotated[list[PrunedSkill], Field(max_length=15)] = []
-
-
-VARIANT_STATES.update({
-    "skills": SkillsState,
-    "shuffled-reflection": ShuffledReflectionState,
-    "credit": CreditState,
-})

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from .deferred import Deferred
 from . import credit as cr
 from .errors import AELError
 from .options import Choice, OptionSpec
@@ -49,6 +50,7 @@ class CreditWorld(Protocol):
 @register_variant
 class Credit(Variant):
     name = "credit"
+    state_model = Deferred("engine.variant_states", "CreditState")  # its saved state, read only with a save
     summary = "the bandit credited with the memory's share of the outcome: uniform, FCC (Shapley) or LLM-FCC"
     options = (OptionSpec("mode", str, "fcc", "how the outcome is shared: uniform, fcc or llm-fcc",
                           choices=tuple(Choice(m, m) for m in MODES)),)

@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from .deferred import Deferred
 from .options import OptionSpec
 from .variants import Variant, register_variant
 
@@ -82,6 +83,7 @@ class LinArm:
 @register_variant
 class Planners(Variant):
     name = "planners"
+    state_model = Deferred("engine.variant_states", "PlannersState")  # its saved state, read only with a save
     summary = "LinUCB over six planners that change how the agent weighs tools; reflection proposes new planners"
     scenarios = ("portfolio",)
     options = (

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from .deferred import Deferred
 from .errors import AELError
 from .options import Choice, OptionSpec
 from .variants import Variant, register_variant
@@ -36,6 +37,7 @@ class PerTool(Variant):
     per-ticker directions matched the tickers' own next-bar returns (the share right)."""
 
     name = "per-tool"
+    state_model = Deferred("engine.variant_states", "PerToolState")  # its saved state, read only with a save
     summary = "Thompson sampling over the 12 tools chooses which K feed the agent"
     scenarios = ("portfolio",)
     options = (OptionSpec("k", int, 6, "how many tools feed the agent each episode", minimum=1, maximum=100),)
@@ -124,6 +126,7 @@ class ColdStart(Variant):
     offline rating table, or from the reflector model when one is named."""
 
     name = "cold-start"
+    state_model = Deferred("engine.variant_states", "ColdStartState")  # its saved state, read only with a save
     summary = "informed priors for tools and planners before episode 0 (a rating table, or a model's ratings)"
     scenarios = ("portfolio",)
     options = (OptionSpec("source", str, "table", "where the 1-5 ratings come from: table (the offline "

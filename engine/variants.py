@@ -34,7 +34,7 @@ Parsing texts and calling a session's variants at the hooks is engine/variant_se
 
 What a variant learns is in `state_dict` / `load_state_dict` (JSON), saved under
 the session's "variants" key by name and validated on load by the model its
-name maps to in `engine.session_schema.VARIANT_STATES`. Draws come from the
+class names in `state_model` (built from `engine.schema_types`). Draws come from the
 session's generator (`session.rng`), so a run stays exact from its seed.
 """
 
@@ -114,6 +114,9 @@ class Variant:
     options: ClassVar[tuple[OptionSpec, ...]] = ()
     scenarios: ClassVar[tuple[str, ...]] = ()   # where it has a meaning; empty = everywhere
     help: ClassVar[str] = ""                     # a paragraph for the lab's help and the README
+    # the pydantic model of `state_dict()` in a save, as `Deferred("module", "Model")` (pydantic is
+    # imported only when a save is read); None: it keeps no state, and a save holding some is refused
+    state_model: ClassVar[Any] = None
 
     def __init__(self, **options: Any):
         self.settings = resolve(self.options, options, f"variant {self.name}")

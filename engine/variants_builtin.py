@@ -1,8 +1,8 @@
 """The variants shipped with the lab: each imports its module, which registers it.
 
 A new variant: a module with a `@register_variant` class (engine/variants.py),
-one import line here, and a model of its saved state in
-`engine.session_schema.VARIANT_STATES` if it keeps any.
+one import line here, and, if it keeps state, a model of it named by the class's
+`state_model` (the built-in ones are in engine/variant_states.py).
 """
 
 from __future__ import annotations

@@ -40,8 +40,7 @@ from ael_tui.lab.records import EpisodeScreen
 from ael_tui.lab.reflection_panel import ReflectionPanel
 from ael_tui.lab.session_host import SessionHost
 from ael_tui.lab.status_bar import StatusBar
-from ael_tui.lab.learning_panels import CreditPanel, SkillsPanel
-from ael_tui.lab.variant_panels import PlannerPanel, ToolPanel
+from ael_tui.lab.panels import PANELS
 from ael_tui.memory.memory_panel import MemoryPanel
 from ael_tui.memory.method_memory import method_label, method_tables
 from ael_tui.parts import Parts
@@ -112,16 +111,11 @@ class LabScreen(LabRuns, LabDecisions, LabTour, LabFiles, RunControls, Screen):
                 with Vertical(id="posteriors-box", classes="panel"):
                     yield PosteriorTable(id="posteriors")
                 yield DensityPlot(PLOT_EVERY, id="density", classes="panel")
-            with Horizontal(id="row-variants", classes="lab-row"):  # only for a session running these variants
-                # the planner and tool tables keep their columns whole and scroll sideways when narrower
-                with ScrollableContainer(id="planners-box", classes="panel"):
-                    yield PlannerPanel(id="planners")
-                with ScrollableContainer(id="tools-box", classes="panel"):
-                    yield ToolPanel(id="tools")
-                with VerticalScroll(id="skills-box", classes="panel"):
-                    yield SkillsPanel(id="skills")
-                with VerticalScroll(id="credit-box", classes="panel"):
-                    yield CreditPanel(id="credit")
+            with Horizontal(id="row-variants", classes="lab-row"):  # the extensions' panels (lab/panels.py)
+                for p in PANELS.values():
+                    with (ScrollableContainer if p.scrolls_sideways else VerticalScroll)(id=f"{p.name}-box",
+                                                                                          classes="panel"):
+                        yield p.widget(id=p.name)
             with Horizontal(id="row-progress", classes="lab-row"):
                 yield ProgressChart(PLOT_EVERY, id="progress", classes="panel")
                 with VerticalScroll(id="reflection-box", classes="panel"):
@@ -134,8 +128,7 @@ class LabScreen(LabRuns, LabDecisions, LabTour, LabFiles, RunControls, Screen):
     def on_mount(self) -> None:
         titles = {"#posteriors-box": "Posteriors", "#density": "Beta densities", "#progress": "Progress",
                   "#reflection-box": "Reflection", "#memory": "Memory", "#log": "Episodes",
-                  "#planners-box": "Planners (LinUCB)", "#tools-box": "Tools",
-                  "#skills-box": "Skills", "#credit-box": "Credit per module"}
+                  **{f"#{p.name}-box": p.title for p in PANELS.values()}}
         for selector, title in titles.items():
             self.query_one(selector).border_title = title
         for widget in self.query("Input"):
@@ -247,11 +240,8 @@ class LabScreen(LabRuns, LabDecisions, LabTour, LabFiles, RunControls, Screen):
         self.panel(EpisodeLog).show(view.history)
         self.panel(ReflectionPanel).show(view.reflections, view.insight, view.notes, view.outlook)
         self.panel(MemoryPanel).set_counts(view.memory_counts, view.memory_cap)
-        if view.variant_views:
-            self.panel(PlannerPanel).show(view.variant_views.get("planners"))
-            self.panel(ToolPanel).show(view.variant_views.get("tools"))
-            self.panel(SkillsPanel).show(view.variant_views.get("skills"))
-            self.panel(CreditPanel).show(view.variant_views.get("credit"))
+        for name, data in view.variant_views.items():
+            self.panel(PANELS[name].widget).show(data)
         if old is None or old.version != view.version:  # (a run's end, after its last step: the same charts)
             self._draw_plots()
             self._memory()

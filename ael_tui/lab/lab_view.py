@@ -14,9 +14,8 @@ from typing import Any
 
 from engine.reflection import Reflection
 
+from ael_tui.lab.panels import PANELS
 from ael_tui.lab.session_host import RUN_MODES, SessionHost
-from ael_tui.learning_readouts import credit_view, skills_view
-from ael_tui.variant_readouts import planner_view, tool_rows
 from ael_tui.readouts import ArmRow, ProgressData, Status, posterior_rows, progress_data, proposal_notes, status_of
 
 
@@ -40,7 +39,7 @@ class LabView:
     progress: ProgressData
     pending: int                   # proposals waiting
     decision_waits: bool           # a proposal or a quarantined code arm waits for a person
-    variant_views: dict[str, Any]  # the variant panels' data ({} for a session without those variants)
+    variant_views: dict[str, Any]  # the extensions' panels' data, by panel ({} for a session without any)
 
     run_keys: bool = False         # the footer shows a run's keys (`RunLoop.run_keys_due`)
 
@@ -53,17 +52,13 @@ class LabView:
 
 
 def variant_panels(s) -> dict[str, bool]:
-    """Which variant panels a session has: planners, tools (per-tool, cold-start), skills, credit."""
-    v = s.variants
-    return {"planners": v.get("planners") is not None, "tools": bool(v.get("per-tool") or v.get("cold-start")),
-            "skills": v.get("skills") is not None, "credit": v.get("credit") is not None}
+    """Which extensions' panels a session has (ael_tui/lab/panels.py: planners, tools, skills, credit...)."""
+    return {p.name: p.shown(s) for p in PANELS.values()}
 
 
 def _variant_views(s) -> dict[str, Any]:
-    shown = variant_panels(s)
-    if not any(shown.values()):
-        return {}
-    return {"planners": planner_view(s), "tools": tool_rows(s), "skills": skills_view(s), "credit": credit_view(s)}
+    """The data of the panels the session shows, by panel name."""
+    return {p.name: p.view(s) for p in PANELS.values() if p.shown(s)}
 
 
 def take_view(host: SessionHost) -> LabView:

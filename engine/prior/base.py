@@ -23,8 +23,8 @@ hooks:
 
 Every prior method starts learning at episode 0 (the reference's baselines
 had no warm-up) and stops in the test phase, like AEL's memory. Its state
-is plain data (`state_dict`), validated on load by the model
-`engine.session_schema` declares for it.
+is plain data (`state_dict`), validated on load by the model its class names
+in `state_model` (engine/prior/saved_state.py).
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ..deferred import Deferred
 from ..method_base import register_method
 from ..options import OptionSpec
 from .base import BASE_POLICY, PriorMethod, Shown, Table, label_option
@@ -23,6 +24,7 @@ from .tool_population import EvoToolConfig, Population
 @register_method
 class EvoTool(PriorMethod):
     name = "evotool"
+    state_model = Deferred("engine.prior.saved_state", "EvoToolState")  # its saved state, read only with a save
     summary = "EvoTool: 5 tool policies evolved by fitness, blame and mutation; one chosen per episode"
     help = ("EvoTool keeps a population of 5 tool policies (portfolio: which of the 12 tools' signals the agent "
             "reads; support: an ordered list of retrieval policies, the first confident one answering). Each "

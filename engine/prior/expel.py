@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..deferred import Deferred
 from ..method_base import register_method
 from ..options import OptionSpec
 from .base import BASE_POLICY, PriorMethod, Shown, Table, label_option
@@ -28,6 +29,7 @@ from .base import BASE_POLICY, PriorMethod, Shown, Table, label_option
 @register_method
 class ExpeL(PriorMethod):
     name = "expel"
+    state_model = Deferred("engine.prior.saved_state", "ExpelState")  # its saved state, read only with a save
     summary = "ExpeL: up to 100 lessons, the 5 best by key retrieved and counted; the least-used evicted"
     help = ("ExpeL keeps a store of reusable lessons (\"RULE: in a bear bar trust momentum, overweight Energy\"; "
             "\"RULE: /v1/billing tickets about refunds go to billing\"), at most 100, and before each episode "

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..deferred import Deferred
 from ..method_base import register_method
 from ..options import OptionSpec
 from .base import BASE_POLICY, PriorMethod, Shown, Table, label_option
@@ -20,6 +21,7 @@ from .skill_book import FactorMinerConfig, SkillBook
 @register_method
 class FactorMiner(PriorMethod):
     name = "factorminer"
+    state_model = Deferred("engine.prior.saved_state", "FactorMinerState")  # its saved state, read only with a save
     summary = "FactorMiner: up to 15 skills whose success rates move both ways, 200 experiences"
     help = ("FactorMiner keeps skills and experiences. A skill is what worked together (portfolio: the up to 4 "
             "tools the allocation leaned on; support: the retrieval policy that solved tickets of an endpoint "

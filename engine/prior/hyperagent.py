@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ..deferred import Deferred
 from ..code_rules import CodePolicyError
 from ..errors import AELError
 from ..method_base import register_method
@@ -31,6 +32,7 @@ SCHEDULES = ("end", "spread")
 @register_method
 class HyperAgent(PriorMethod):
     name = "hyperagent"
+    state_model = Deferred("engine.prior.saved_state", "HyperAgentState")  # its saved state, read only with a save
     sandbox = None   # the session's CodeArms (set by the session): where approved model code runs
     summary = "HyperAgent: an allocator's parameters searched over 20 generations on train+val, frozen at test"
     help = ("HyperAgent rewrites its own allocation code generation by generation: a candidate that fails "

@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from ..deferred import Deferred
 from ..method_base import register_method
 from ..options import OptionSpec
 from .base import BASE_POLICY, PriorMethod, Shown, Table, label_option
@@ -40,6 +41,7 @@ SUPPORT = 2       # observations that must share a directive
 @register_method
 class MetaReflexion(PriorMethod):
     name = "meta-reflexion"
+    state_model = Deferred("engine.prior.saved_state", "MetaReflexionState")  # its saved state, read only with a save
     summary = "Meta-Reflexion: rules distilled every 5 episodes, hidden below 40% and pruned below 30% success"
     help = ("Meta-Reflexion turns per-episode observations into rules every 5 episodes (a directive at least 2 "
             "recent observations share), keeps at most 20 and shows 10, and tracks each shown rule's "

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..deferred import Deferred
 from ..method_base import register_method
 from ..options import OptionSpec
 from .base import BASE_POLICY, PriorMethod, Shown, Table, label_option
@@ -25,6 +26,7 @@ from .base import BASE_POLICY, PriorMethod, Shown, Table, label_option
 @register_method
 class Reflexion(PriorMethod):
     name = "reflexion"
+    state_model = Deferred("engine.prior.saved_state", "ReflexionState")  # its saved state, read only with a save
     summary = "Reflexion: a critique after every episode, the last 20 shown to the agent (a sliding window)"
     help = ("Reflexion keeps a sliding window of verbal self-critiques: after every episode the critic writes "
             "what went wrong or right and what to change, and the agent sees the last 20. Unlike AEL it never "

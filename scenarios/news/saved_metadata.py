@@ -12,6 +12,7 @@ from typing import Annotated
 
 from pydantic import Field
 
+from engine.schema_types import Count, Strict
 from engine.session_schema import Name, Open
 
 
@@ -22,3 +23,10 @@ class Article(Open):
 
 
 MEMORY_METADATA = {"episodic": Article}
+
+
+class RunState(Strict):
+    """The news world's run state in a save (`NewsScenario.state_dict`): its seed and the corpus's
+    size, so a save resumes on the same articles only."""
+    seed: Count | None = None
+    articles: Count | None = None

@@ -41,6 +41,7 @@ class NewsScenario(ScenarioBase):
     name = SPEC.name
     regime_names = [f"R{g}" for g in range(len(CLUSTERS))]
     memory_metadata = Deferred("scenarios.news.saved_metadata", "MEMORY_METADATA")
+    state_model = Deferred("scenarios.news.saved_metadata", "RunState")
 
     def __init__(self, seed: int, **options: Any):
         self.data = resolve(SPEC.options, options, "news scenario")["data"]

@@ -61,6 +61,7 @@ class PortfolioScenario(ScenarioBase):
     match_bonuses = {"ticker": 2.0, "sector": 0.8, "regime": 1.0, "task_type": 0.5}
     # what a save's memory must carry, checked on load (imported then: it needs pydantic)
     memory_metadata = Deferred("scenarios.portfolio.saved_metadata", "MEMORY_METADATA")
+    state_model = Deferred("scenarios.portfolio.saved_metadata", "RunState")
 
     def __init__(self, seed: int, **options: Any):
         opts = resolve(SPEC.options, options, "portfolio scenario")

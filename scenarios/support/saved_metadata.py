@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from engine.schema_types import Count, Episodes, Strict
 from engine.session_schema import Name, Open
 
 from .bank import ROUTES
@@ -30,3 +31,10 @@ class TicketPattern(Open):
 
 
 MEMORY_METADATA = {"episodic": Ticket, "semantic": TicketPattern, "procedural": TicketPattern}
+
+
+class RunState(Strict):
+    """The support world's run state in a save (`SupportScenario.state_dict`; the world itself is stateless)."""
+    seed: Count | None = None
+    n_episodes: Episodes | None = None
+    protocol: Literal["full", "cliapi-llm"] | None = None  # the paper's LLM protocol's subset (cliapi_protocol.py)

@@ -52,6 +52,7 @@ class SupportScenario(ScenarioBase):
     match_bonuses = {"endpoint": 1.0}  # what `relevance`-ordered (edited) policies match on
     # what a save's memory must carry, checked on load (imported then: it needs pydantic)
     memory_metadata = Deferred("scenarios.support.saved_metadata", "MEMORY_METADATA")
+    state_model = Deferred("scenarios.support.saved_metadata", "RunState")
 
     def __new__(cls, seed: int | None = None, **options: Any):  # (a copy calls it with no arguments)
         if cls is SupportScenario and options.get("protocol", "full") != "full":

@@ -1,0 +1,54 @@
+"""Every registered scenario, method and variant passes the public conformance checks
+(ael_tui/extension_checks.py): parametrized over the registries, so a new extension gets
+these tests by being registered."""
+
+from __future__ import annotations
+
+import pytest
+
+import scenarios
+from ael_tui.extension_checks import check_method, check_scenario, check_variant
+from engine.conformance import ConformanceError, check_resume
+from engine.methods import METHODS
+from engine.session import SessionConfig
+from engine.variant_set import variant_names
+
+
+@pytest.fixture(scope="module")
+def news_data(tmp_path_factory) -> str:
+    """The news world reads a corpus folder (the real one is a download): the tests' own."""
+    from tests.news_corpus import write_corpus
+
+    return str(write_corpus(tmp_path_factory.mktemp("news")))
+
+
+@pytest.mark.parametrize("name", scenarios.scenario_names())
+def test_every_registered_scenario_conforms(name, request):
+    check_scenario(name, options={"data": request.getfixturevalue("news_data")} if name == "news" else None)
+
+
+@pytest.mark.parametrize("name", list(METHODS))
+def test_every_registered_method_conforms(name):
+    check_method(name)
+
+
+@pytest.mark.parametrize("name", variant_names())
+def test_every_registered_variant_conforms(name):
+    check_variant(name)
+
+
+def test_the_resume_check_catches_state_that_is_not_saved():
+    """The check can fail: a world whose state is left out of its save resumes differently."""
+    from tests.ext_world.scenario import UrnScenario
+
+    class Forgetful(UrnScenario):
+        def state_dict(self):
+            return {"red": [30] * 3, "blue": [30] * 3}   # always the start: what was drawn is lost
+
+    scenarios.register("urns", "tests.ext_world.spec")
+    try:
+        config = SessionConfig(scenario="urns", seed=2, selector="ts", approval="auto")
+        with pytest.raises(ConformanceError, match=r"saved at episode \d+ and resumed, its '\w+' differs"):
+            check_resume("urns", config, lambda name, seed, options: Forgetful(seed, **options))
+    finally:
+        scenarios.unregister("urns")
