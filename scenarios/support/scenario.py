@@ -17,6 +17,8 @@ smaller memory cap), so the answer is always what that memory gives.
 
 from __future__ import annotations
 
+import importlib
+
 from collections import Counter
 from typing import Any
 
@@ -42,6 +44,9 @@ from .table import (EPISODIC_QUALITY, PredictionTable, build_gently, compute_pre
                     prediction_table_now, predictions_at, similarity_for, table_keys)
 from .text import SimilarityRows
 
+PROTOCOLS = {"cliapi-llm": "scenarios.support.cliapi_protocol:CliapiSubsetScenario"}
+
+
 class SupportScenario(ScenarioBase):
     """Route 1,200 support tickets to one of 8 routes with a retrieval-policy bandit."""
 
@@ -57,9 +62,10 @@ class SupportScenario(ScenarioBase):
     def __new__(cls, seed: int | None = None, **options: Any):  # (a copy calls it with no arguments)
         if cls is SupportScenario and options.get("protocol", "full") != "full":
             resolve(SPEC.options, options, "support scenario")  # an unknown protocol is one line, here
-            from .cliapi_protocol import CliapiSubsetScenario
-
-            return super().__new__(CliapiSubsetScenario)
+            # named as the registry names a factory: the subset world subclasses this one,
+            # so an import here would be a cycle
+            module, _, name = PROTOCOLS[options["protocol"]].partition(":")
+            return super().__new__(getattr(importlib.import_module(module), name))
         return super().__new__(cls)
 
     def __init__(self, seed: int, **options: Any):
