@@ -20,6 +20,7 @@ import argparse
 import json
 import os
 import sys
+import warnings
 from typing import Sequence
 
 from engine.atomic import remove_temp_files_on_signals
@@ -118,8 +119,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 
+def _notice_line(message, category, filename, lineno, file=None, line=None) -> None:
+    """A notice the engine gives as a warning (a sandbox wall this kernel lacks) is one line
+    on stderr, as every other message of the command line, not Python's two-line form."""
+    print(f"ael-lab: note: {message}", file=file or sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     remove_temp_files_on_signals()
+    warnings.showwarning = _notice_line
     try:
         args = build_parser().parse_args(argv)
         if args.command == "run":

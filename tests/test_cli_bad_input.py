@@ -160,3 +160,23 @@ def test_ael_lab_open_passes_on_a_crash_of_the_interface_as_its_exit_code(monkey
     monkeypatch.setattr(app_module.AelLab, "run", crashed)
     good = Path(__file__).parent / "bad_documents" / "good" / "session.json"
     assert main(["open", str(good)]) == 1
+
+
+def test_an_engine_notice_is_one_line_on_stderr(capsys):
+    """A sandbox wall this kernel lacks is said once, as one line (not Python's warning form)."""
+    import warnings
+
+    from ael_tui import cli
+    from engine.codeworker import SandboxWarning
+
+    saved = warnings.showwarning
+    try:
+        warnings.showwarning = cli._notice_line
+        with warnings.catch_warnings():
+            warnings.simplefilter("always")
+            warnings.showwarning = cli._notice_line
+            warnings.warn("the code sandbox's filesystem wall is unavailable on this kernel: ENOSYS", SandboxWarning)
+    finally:
+        warnings.showwarning = saved
+    err = capsys.readouterr().err
+    assert err == "ael-lab: note: the code sandbox's filesystem wall is unavailable on this kernel: ENOSYS\n"
