@@ -16,7 +16,7 @@ from typing import Any, Callable
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Static
 
@@ -24,6 +24,7 @@ from engine.approvals import Proposal
 from engine.reflection import Reflection
 
 from ael_tui.actions import bindings_for
+from ael_tui.button_rows import ButtonRows
 from ael_tui.lab.reflection_panel import evidence_text
 from ael_tui.dialogs import PromptScreen
 from ael_tui.decisions.editor import EditProposalScreen
@@ -115,7 +116,7 @@ class BatchScreen(ModalScreen[BatchDecision | None]):
             yield SelectionList[int](*((proposal_line(p), p.id, True) for p in self.pending), id="batch-list")
             yield Static("space ticks or unticks; an arm is admitted only if it is valid, in the order listed.",
                          classes="dialog-hint")
-            with Horizontal(classes="dialog-buttons"):
+            with ButtonRows(classes="dialog-buttons"):
                 key = self.app.key_for
                 yield Button(f"Approve ticked ({key('batch.approve')})", id="approve", variant="success",
                              compact=True)
@@ -192,7 +193,7 @@ class ApprovalScreen(ModalScreen[Decision | None]):
                     yield Static(episodes_table(self.ctx.episodes), id="approval-episodes")
                 if p.rationale and (r is None or p.rationale.strip() != r.diagnosis.strip()):
                     yield Static(Text.assemble(("Rationale\n", "bold"), p.rationale), id="approval-rationale")
-            with Horizontal(classes="dialog-buttons"):
+            with ButtonRows(classes="dialog-buttons"):
                 key = self.app.key_for
                 yield Button(f"Approve ({key('approval.approve')})", id="approve", variant="success", compact=True)
                 yield Button(f"Edit ({key('approval.edit')})", id="edit", variant="primary", compact=True)

@@ -143,7 +143,7 @@ class RulesScreen(ModalScreen[str | None]):
             if self.rules:
                 yield DataTable(id="rules-table", cursor_type="row", zebra_stripes=True)
                 yield Static(f"{self.app.key_for('rules.revoke')} revokes the highlighted rule; later proposals "
-                             "of its kind then wait for a person.", classes="dialog-hint")
+                             "of its kind then wait for a person.", classes="dialog-hint", id="rules-hint")
             else:
                 yield Static(f"No standing rule. In a decision, {self.app.key_for('approval.always')} approves "
                              "the proposal and every later one of its kind.", classes="dialog-text")
@@ -171,7 +171,9 @@ class RulesScreen(ModalScreen[str | None]):
         table = self.query_one(DataTable)
         rule = self.rules[table.cursor_row]
         if not rule.active:
-            self.notify("That rule was already revoked.", severity="warning")
+            # said in the dialog: a notification waits until a dialog closes (AelLab)
+            self.query_one("#rules-hint", Static).update(Text("That rule was already revoked.", style="bold yellow"))
+            self.app.bell()
             return
         self.dismiss(rule.kind)
 
