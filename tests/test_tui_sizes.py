@@ -62,3 +62,28 @@ async def test_at_80x24_the_second_decision_shows_five_buttons_and_no_notificati
         assert "Proposal #1 approved." in shown and app.waiting_notifications() == []
         footer = app.screen.query_one("Footer").region
         assert all(not r.overlaps(footer) for r in toast_regions(app))
+
+
+def footer_keys(app) -> dict[str, Region]:
+    """The footer's keys on screen, each by its key's name, with the region it is drawn in."""
+    footer = app.screen.query_one("Footer")
+    return {k.key: k.region for k in footer.query("FooterKey") if k.display and k.region.area}
+
+
+async def test_the_footer_shows_help_save_and_quit_whole_at_every_size():
+    """Issue 29 item 4: at 160×48 `F1 Help` was cut by the palette's key (`^▏^p palettee`
+    with a decision pending); at 100×30 the footer ended at `R Hist`, at 80×24 at `+-`."""
+    for size in SIZES:
+        app = make_app(support())
+        async with app.run_test(size=size) as pilot:
+            await settle(pilot)
+            await pilot.pause()
+            keys = footer_keys(app)
+            screen = Region(0, 0, *size)
+            for key in ("f1", "ctrl+s", "ctrl+q"):
+                assert key in keys, (size, key, list(keys))
+            regions = list(keys.values())
+            for region in regions:
+                assert screen.contains_region(region), (size, region)
+            assert all(not a.overlaps(b) for i, a in enumerate(regions) for b in regions[i + 1:]), size
+            assert keys["space"].x == 0  # the lab's own keys first, as many as fit
