@@ -87,3 +87,41 @@ async def test_the_footer_shows_help_save_and_quit_whole_at_every_size():
                 assert screen.contains_region(region), (size, region)
             assert all(not a.overlaps(b) for i, a in enumerate(regions) for b in regions[i + 1:]), size
             assert keys["space"].x == 0  # the lab's own keys first, as many as fit
+
+
+async def test_at_80x24_the_start_screen_shows_its_title_form_saves_and_start_button_whole():
+    """Issue 29 item 3: the title was cut, select values drawn over their borders, the
+    Variants placeholder cut, the saves' table showed two cut columns, Start off-screen."""
+    from engine.persistence import save_session
+    from tests.tui_helpers import synthetic
+
+    from ael_tui.files.save_list import SaveTable
+    from ael_tui.files.start_screen import StartScreen
+
+    saved = synthetic(approval="auto")
+    saved.run(until=40)
+    save_session(saved, "saves/synthetic-s42-e40.json")
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, StartScreen)
+        whole = Region(0, 0, 80, 24)
+        title = screen.query_one("#start-title")
+        assert str(title.render()).strip() in title.render_line(0).text and \
+            len(str(title.render()).rstrip()) <= 80
+        form = screen.query_one("#new-session").region
+        for field in screen.query("#new-form Select, #new-form Input"):
+            if field.display:
+                assert field.region.height == 1 and form.contains_region(field.region), field
+        variants = screen.query_one("#variants")
+        assert len(variants.placeholder) <= variants.content_region.width
+        start = screen.query_one("#start").region
+        assert start.area and whole.contains_region(start) and form.contains_region(start)
+        table = screen.query_one(SaveTable)
+        assert table.row_count == 1
+        assert table.virtual_size.width <= table.content_region.width  # every column whole
+        assert "synthetic-s42-e40" in table.render_line(1).text
+        keys = footer_keys(app)
+        assert {"f1", "ctrl+q"} <= set(keys) and all(whole.contains_region(r) for r in keys.values())
