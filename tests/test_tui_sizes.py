@@ -125,3 +125,50 @@ async def test_at_80x24_the_start_screen_shows_its_title_form_saves_and_start_bu
         assert "synthetic-s42-e40" in table.render_line(1).text
         keys = footer_keys(app)
         assert {"f1", "ctrl+q"} <= set(keys) and all(whole.contains_region(r) for r in keys.values())
+
+
+async def test_tables_use_their_width_and_keep_the_right_wrong_mark_and_the_cash_share():
+    """Issue 29 item 5: the memory table's content column stopped near 48 characters with the
+    panel half empty; the episode log cut routes and their ✓/✗ with them; the portfolio log
+    cut the cash share."""
+    from ael_tui.lab.episode_log import EpisodeLog
+    from ael_tui.memory.memory_panel import MemoryTable
+
+    s = support("auto")
+    s.run(until=1000)
+    app = make_app(s)
+    async with app.run_test(size=(157, 36)) as pilot:
+        await settle(pilot)
+        app.lab.show_page("memory")
+        await settle(pilot)
+        table = app.screen.query_one(MemoryTable)
+        line = table.render_line(1).text
+        assert len(line.rstrip()) >= table.size.width - 2, line  # the row reaches the panel's right edge
+        widths = table._widths()
+        assert widths[2] > 48 and sum(widths) + table.GAP * len(widths) + 1 >= table.size.width - 1
+    for size in ((80, 24), (100, 30)):
+        app = make_app(s)
+        async with app.run_test(size=size) as pilot:
+            await settle(pilot)
+            app.lab.show_page("episodes")
+            await settle(pilot)
+            log = app.screen.query_one(EpisodeLog)
+            top = round(log.scroll_offset.y)
+            for y in range(1, log.size.height):
+                row = log.rows[top + y - 1]
+                mark = "✓" if row["correct"] else "✗"
+                text = log.render_line(y).text
+                assert mark in text, (size, text)
+    p = build_session(NewSession("portfolio", 42, "ts+reflection", "auto", options={"data": "synthetic"}))
+    p.run(until=40)
+    app = make_app(p)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        app.lab.show_page("episodes")
+        await settle(pilot)
+        log = app.screen.query_one(EpisodeLog)
+        top = round(log.scroll_offset.y)
+        for y in range(1, log.size.height):
+            row = log.rows[top + y - 1]
+            cash = row["action"][row["action"].rfind("; "):].strip("; ")
+            assert cash in log.render_line(y).text, (row["action"], log.render_line(y).text)
