@@ -172,3 +172,26 @@ async def test_tables_use_their_width_and_keep_the_right_wrong_mark_and_the_cash
             row = log.rows[top + y - 1]
             cash = row["action"][row["action"].rfind("; "):].strip("; ")
             assert cash in log.render_line(y).text, (row["action"], log.render_line(y).text)
+
+
+def test_a_charts_legend_is_never_drawn_over_its_curves():
+    """Issue 29 item 11: the legend sat in the plot's top right rows, over the data."""
+    import numpy as np
+
+    from ael_tui.line_chart import Axis, Chart, Series, draw, quarters
+
+    x = np.arange(100)
+    for width, legend in ((80, [("ts", "cyan"), ("ts+reflection", "green")]),
+                          (40, [(f"selector number {i}", "red") for i in range(4)])):
+        chart = Chart("Progress", "Progress", (0, 100), Axis(0.0, 1.0, quarters(0.0, 1.0)),
+                      series=[Series("ts", x, np.ones(100), "cyan"), Series("x", x, np.full(100, 0.9), "green")],
+                      legend=legend)
+        lines = [strip.text for strip in draw(chart, width, 14)]
+        plot = [i for i, line in enumerate(lines) if "┤" in line or "│" in line[:8]]
+        assert plot, lines
+        for i in plot:
+            assert "━" not in lines[i], (width, lines[i])  # no legend in a row of the plot
+        top = "\n".join(lines[: plot[0]])
+        for name, _ in legend:
+            assert f"━ {name}" in top, (width, name, lines)
+        assert "⠉" in lines[plot[0]] or "⠛" in lines[plot[0]] or any("\u2800" < c <= "\u28ff" for c in lines[plot[0]])
