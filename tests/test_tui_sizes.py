@@ -195,3 +195,22 @@ def test_a_charts_legend_is_never_drawn_over_its_curves():
         for name, _ in legend:
             assert f"━ {name}" in top, (width, name, lines)
         assert "⠉" in lines[plot[0]] or "⠛" in lines[plot[0]] or any("\u2800" < c <= "\u28ff" for c in lines[plot[0]])
+
+
+async def test_ticked_and_unticked_selectors_differ_by_shape_in_the_compare_picker():
+    """Issue 29 item 11: `▐X▌` for both, only the colour differed (invisible on a projector)."""
+    from ael_tui.dialogs import CompareSetupScreen
+
+    app = make_app(build_session(NewSession("synthetic", 42, "ts+reflection", "auto")))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("c")
+        await settle(pilot)
+        assert isinstance(app.screen, CompareSetupScreen)
+        picker = app.screen.query_one("#compare-selectors")
+        lines = {picker.get_option_at_index(i).value: picker.render_line(i).text
+                 for i in range(picker.option_count)}
+        for value, line in lines.items():
+            ticked = value in picker.selected
+            assert line.lstrip().startswith("▐✓▌" if ticked else "▐ ▌"), (value, line)
+        assert any(v in picker.selected for v in lines) and any(v not in picker.selected for v in lines)

@@ -25,6 +25,7 @@ from engine.reflection import Reflection
 
 from ael_tui.actions import bindings_for
 from ael_tui.button_rows import ButtonRows
+from ael_tui.tick_list import TickList
 from ael_tui.lab.reflection_panel import evidence_text
 from ael_tui.dialogs import PromptScreen
 from ael_tui.decisions.editor import EditProposalScreen
@@ -110,10 +111,9 @@ class BatchScreen(ModalScreen[BatchDecision | None]):
         self.pending = list(pending)
 
     def compose(self) -> ComposeResult:
-        from textual.widgets import SelectionList
         with Vertical(classes="dialog small-dialog", id="batch") as box:
             box.border_title = f"{len(self.pending)} proposals pending"
-            yield SelectionList[int](*((proposal_line(p), p.id, True) for p in self.pending), id="batch-list")
+            yield TickList[int](*((proposal_line(p), p.id, True) for p in self.pending), id="batch-list")
             yield Static("space ticks or unticks; an arm is admitted only if it is valid, in the order listed.",
                          classes="dialog-hint")
             with ButtonRows(classes="dialog-buttons"):
