@@ -214,3 +214,42 @@ async def test_ticked_and_unticked_selectors_differ_by_shape_in_the_compare_pick
             ticked = value in picker.selected
             assert line.lstrip().startswith("▐✓▌" if ticked else "▐ ▌"), (value, line)
         assert any(v in picker.selected for v in lines) and any(v not in picker.selected for v in lines)
+
+
+def test_a_long_insight_in_the_reflections_history_ends_after_a_word_with_an_ellipsis():
+    """Issue 29 item 11: "insight: When the text is ambiguous, route by the endpoint: rece"."""
+    from ael_tui.readouts import cut_at_word, proposal_notes
+
+    s = support("auto")
+    s.run(until=925)
+    notes = [line for lines in proposal_notes(s).values() for line in lines]
+    insights = [p for p in s.queue.proposals if p.kind == "insight"]
+    assert insights and any(len(p.payload["insight"]) > 60 for p in insights)
+    for p in insights:
+        full = p.payload["insight"]
+        line = next(n for n in notes if n.startswith(f"proposal #{p.id}, insight: "))
+        shown = cut_at_word(full, 60)
+        assert line.startswith(f"proposal #{p.id}, insight: {shown}: ")
+        if len(full) > 60:
+            assert shown.endswith("…") and full.startswith(shown[:-1]) and full[len(shown) - 1] in " ,;:", shown
+    assert cut_at_word("route by the endpoint: recent tickets", 26) == "route by the endpoint…"
+    assert cut_at_word("short", 26) == "short"
+
+
+async def test_the_audit_logs_time_column_shows_the_time_to_the_second():
+    """Issue 29 item 11: the last column, cut to the date."""
+    from ael_tui.lab.records import AuditScreen
+
+    s = support("auto")
+    s.run(until=925)
+    app = make_app(s)
+    app.show_times = True  # the engine's clock is frozen (tui_helpers): 03:04:05
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        assert isinstance(app.screen, AuditScreen)
+        table = app.screen.query_one("#audit-table")
+        header = table.render_line(0).text
+        first = table.render_line(1).text
+        assert "at (UTC)" in header and "03:04:05" in first, (header, first)

@@ -15,6 +15,7 @@ from engine.approvals import AuditEntry, StandingRule
 from engine.reflection import Reflection
 
 from ael_tui.actions import bindings_for
+from ael_tui.row_list import cut
 from ael_tui.lab.reflection_panel import reflection_text
 
 
@@ -28,6 +29,13 @@ def _short(obj: dict[str, Any] | None, width: int = 60) -> str:
     else:
         text = json.dumps(obj, ensure_ascii=False)
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def clock(iso: str) -> str:
+    """'2026-01-02T03:04:05+00:00' -> '03:04:05' (UTC, to the second): the audit log's column."""
+    if "T" not in iso:
+        return iso or "—"
+    return iso.split("T", 1)[1][:8]
 
 
 class AuditScreen(ModalScreen[None]):
@@ -55,9 +63,9 @@ class AuditScreen(ModalScreen[None]):
         if not self.audit:
             return
         table = self.query_one(DataTable)
-        cols = ["#", "episode", "proposal", "kind", "decision", "by", "reason", "accepted"]
-        if self.show_times:
-            cols.append("at (UTC)")
+        # the time early and short (the day is in the detail below): last, it was cut to the date
+        cols = ["#", "episode", *(["at (UTC)"] if self.show_times else []),
+                "proposal", "kind", "decision", "by", "reason", "accepted"]
         for c in cols:
             table.add_column(c, key=c)
         for a in self.audit:
@@ -65,10 +73,9 @@ class AuditScreen(ModalScreen[None]):
             who = a.who + (" ⚠ LLM fallback" if a.source == "fallback" else "")
             # code-arm decisions (admit, suspend) have no proposal; code carries its hash
             reason = " · ".join(x for x in (a.reason, a.code_sha256 and f"sha256 {a.code_sha256[:16]}…") if x)
-            row = [str(a.seq), str(a.episode), f"#{a.proposal_id}" if a.proposal_id else "—", a.kind,
-                   Text(a.decision, style=style), who, reason or "—", _short(a.accepted)]
-            if self.show_times:
-                row.append(a.at.replace("T", " ").removesuffix("+00:00"))
+            row = [str(a.seq), str(a.episode), *([clock(a.at)] if self.show_times else []),
+                   f"#{a.proposal_id}" if a.proposal_id else "—", a.kind,
+                   Text(a.decision, style=style), who, cut(reason, 40) if reason else "—", _short(a.accepted)]
             table.add_row(*row)
         table.focus()
         self._detail(0)
