@@ -253,3 +253,50 @@ async def test_the_audit_logs_time_column_shows_the_time_to_the_second():
         header = table.render_line(0).text
         first = table.render_line(1).text
         assert "at (UTC)" in header and "03:04:05" in first, (header, first)
+
+
+async def test_at_every_size_the_status_line_wraps_whole_and_the_decision_shows_every_button():
+    """Issue 29 item 2: at 80×24 the status line was cut (`reflector: route-aw…`) and the
+    decision's `Later (esc)` was off its row. The paused sign is one the SVG font has (⏸
+    was drawn as a box)."""
+    from ael_tui.lab.status_bar import StatusBar
+
+    s = support()
+    s.run()  # stops at 920 with the two proposals pending
+    for size in SIZES:
+        app = make_app(s)
+        async with app.run_test(size=size) as pilot:
+            await settle(pilot)
+            status = app.screen.query_one(StatusBar)
+            lines = [status.render_line(y).text for y in range(status.size.height)]
+            joined = " ".join(line.strip() for line in lines)
+            assert "…" not in joined and "reflector: route-aware regression" in joined, (size, lines)
+            assert "‖ paused" in joined and "⏸" not in joined
+            assert all(len(line.rstrip()) <= size[0] for line in lines)
+            assert status.size.height == len(status._lines) and status.region.bottom <= size[1]
+            await pilot.press("d")
+            await settle(pilot)
+            assert isinstance(app.screen, ApprovalScreen)
+            buttons_whole(app.screen, ["approve", "edit", "reject", "always", "later"])
+
+
+async def test_at_80x24_the_results_table_shows_every_column_whole():
+    """Found trying issue 29 at 80×24: `select…`, `accur…`, `inject…` and a wrapped `(this run)`."""
+    from ael_tui.lab.records import ResultsScreen
+
+    s = support("auto")
+    s.run(until=300)
+    app = make_app(s)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("f")
+        await settle(pilot, 3)
+        assert isinstance(app.screen, ResultsScreen)
+        static = app.screen.query_one("#results-table")
+        text = "\n".join(static.render_line(y).text for y in range(static.size.height))
+        assert "…" not in text and "ts+reflection (this run)" in text, text
+        results = app.screen.results
+        for column in results.columns:
+            for word in column.split():
+                assert word in text, (column, text)
+        assert static.region.right <= 80

@@ -200,15 +200,20 @@ class ResultsScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         from rich.table import Table
         r = self.results
-        table = Table(box=None, padding=(0, 2), header_style="bold")
-        table.add_column("selector")
-        for c in r.columns:
-            table.add_column(c, justify="right")
+        # narrower gaps on a small screen, so every column stays whole (the names never wrap)
+        wide = self.app.size.width >= 120
+        table = Table(box=None, padding=(0, 2 if wide else 1), pad_edge=wide, header_style="bold")
+        table.add_column("selector", no_wrap=True)
+        for i, c in enumerate(r.columns):  # a header may wrap between its words, a value never
+            longest = max([len(w) for w in c.split()] + [len(str(cells[i])) for _, cells, _ in r.rows])
+            table.add_column(c, justify="right", min_width=longest)
         styles = {"run": "bold green", "paper": "dim italic", "base": ""}
         for label, cells, kind in r.rows:
             table.add_row(label, *cells, style=styles.get(kind, ""))
         with Vertical(classes="dialog big-dialog", id="results") as box:
             box.border_title = f"Results: {r.title}"
+            if self.app.size.width < 100:
+                box.styles.width = "100%"  # below 100 columns every column whole needs the whole width
             with VerticalScroll(id="results-body"):
                 yield Static(table, id="results-table")
                 yield Static(Text("\n".join(r.notes), style="dim"), id="results-notes")
