@@ -82,8 +82,9 @@ class AelLab(App):
     # The one rule for what is drawn over what, kept here and nowhere else: a notification is
     # never drawn over a dialog, a tour card (every ModalScreen: dialogs, cards, help, the
     # palette) or the footer. One raised while such a screen is on top waits, its timer
-    # stopped, and is shown with its full time once a screen with no dialog over it is back.
-    # The toasts sit just above the footer (ToastRack's margin is the footer's height).
+    # stopped, and is shown with its full time once a screen with no dialog over it is back
+    # (one already shown waits too, with the time it had left). The toasts sit just above
+    # the footer (ToastRack's margin is the footer's height).
 
     def _on_notify(self, event: Notify) -> None:
         """At most MAX_NOTIFICATIONS are kept (the oldest go first), so a stack of them
@@ -104,14 +105,21 @@ class AelLab(App):
             return False
 
     def _refresh_notifications(self) -> None:
-        """A dialog or card on top shows no toast; back on a screen without one, what waited
-        is shown from now, for its whole timeout."""
+        """A dialog or card on top: no toast on it, and those of the screens under it are taken
+        down too (a card leaves the lab in view, and a toast peeking out beside it read as one
+        over it); each waits with the time it had left. Back on a screen without one, what
+        waited is shown from now, for that time."""
         if self._covered():
-            try:
-                rack = self.screen.get_child_by_type(ToastRack)
-            except NoMatches:
-                return
-            self.call_later(rack.show, Notifications())
+            for notification in self._notifications:
+                if notification.identity not in self._held:
+                    self._held[notification.identity] = max(notification.time_left, 2.0)
+                    notification.timeout = float("inf")
+            for screen in self.screen_stack:
+                try:
+                    rack = screen.get_child_by_type(ToastRack)
+                except NoMatches:
+                    continue
+                self.call_later(rack.show, Notifications())
             return
         for notification in list(self._notifications):
             timeout = self._held.pop(notification.identity, None)

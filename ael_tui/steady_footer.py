@@ -83,6 +83,12 @@ class SteadyFooter(Footer):
                 yield FooterKey(binding.key, self.app.get_key_display(binding), binding.description,
                                 binding.action, classes="-command-palette", disabled=not enabled,
                                 tooltip=binding.tooltip or binding.description).data_bind(compact=Footer.compact)
+
+    async def recompose(self) -> None:
+        """The keys again, then which of them fit (once they are mounted: measured before,
+        every key showed and help, save and quit fell off the right end)."""
+        await super().recompose()
+        self.fit()
         self.call_after_refresh(self.fit)
 
     def on_resize(self) -> None:

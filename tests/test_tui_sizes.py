@@ -300,3 +300,49 @@ async def test_at_80x24_the_results_table_shows_every_column_whole():
             for word in column.split():
                 assert word in text, (column, text)
         assert static.region.right <= 80
+
+
+async def test_a_notification_raised_over_a_tour_card_waits_for_it_to_close():
+    """Issue 29 item 1: the same toast overlapped tour card 5 at 160×48."""
+    from ael_tui.tour.tour_card import TourCardScreen
+
+    app = make_app(build_session(NewSession("synthetic", 42, "ts+reflection", "manual")))
+    async with app.run_test(size=(160, 48), notifications=True) as pilot:
+        await settle(pilot)
+        await pilot.press("t")
+        await settle(pilot, 3)
+        assert isinstance(app.screen, TourCardScreen)
+        app.notify("raised over the card")
+        await pilot.pause()
+        await pilot.pause()
+        assert toast_regions(app) == []
+        assert not any(list(screen.query(Toast)) for screen in app.screen_stack)  # none under it either
+        assert "raised over the card" in [n.message for n in app.waiting_notifications()]
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.pause()
+        assert not isinstance(app.screen, TourCardScreen)
+        assert "raised over the card" in [t._notification.message for t in app.screen.query(Toast)]
+
+
+async def test_at_every_size_every_dialog_the_lab_opens_shows_all_its_buttons():
+    """Deliver of issue 29: every dialog shows all its buttons, at every size."""
+    from ael_tui.dialogs import CompareSetupScreen, ConfirmScreen, PromptScreen, SettingsScreen
+    from ael_tui.files.load_dialog import LoadScreen
+
+    opened = {"ctrl+s": (PromptScreen, ["ok", "cancel"]), "o": (SettingsScreen, ["ok", "cancel"]),
+              "c": (CompareSetupScreen, ["ok", "cancel"]), "ctrl+o": (LoadScreen, ["open", "cancel"]),
+              "ctrl+q": (ConfirmScreen, ["yes", "no"])}
+    for size in SIZES:
+        app = make_app(build_session(NewSession("synthetic", 42, "ts+reflection", "auto")))
+        async with app.run_test(size=size) as pilot:
+            await pilot.press("space")  # progress no file holds: ctrl+q asks
+            await settle(pilot)
+            for key, (kind, buttons) in opened.items():
+                await pilot.press(key)
+                await settle(pilot)
+                assert isinstance(app.screen, kind), (size, key, app.screen)
+                buttons_whole(app.screen, buttons)
+                app.screen.dismiss(None)
+                await settle(pilot)
+                assert isinstance(app.screen, LabScreen)
