@@ -15,7 +15,7 @@ from pathlib import Path
 from time import time
 
 from textual import work
-from textual.app import App, Notify
+from textual.app import App, Notify, ScreenStackError
 from textual.css.query import NoMatches
 from textual.notifications import Notification, Notifications
 from textual.widgets._toast import ToastRack
@@ -101,7 +101,7 @@ class AelLab(App):
     def _covered(self) -> bool:
         try:
             return isinstance(self.screen, ModalScreen)
-        except Exception:  # no screen yet (start-up): nothing to cover
+        except ScreenStackError:  # no screen yet (start-up): nothing to cover
             return False
 
     def _refresh_notifications(self) -> None:

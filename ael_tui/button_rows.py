@@ -38,7 +38,8 @@ class ButtonRows(Container):
         if not buttons:
             return
         width = self.size.width or self.app.size.width
-        widths = [b.get_content_width(self.size, self.app.size) + b.styles.gutter.width + b.styles.margin.width for b in buttons]
+        widths = [b.get_content_width(self.size, self.app.size) + b.styles.gutter.width + b.styles.margin.width
+                  for b in buttons]
         columns = columns_that_fit(widths, width)
         if self.styles.grid_size_columns != columns:
             self.styles.grid_size_columns = columns
