@@ -26,9 +26,10 @@ def support(approval: str = "manual"):
 
 
 def buttons_whole(screen, ids: list[str]) -> None:
-    """Each button on screen, its whole label inside the dialog and the screen."""
+    """The dialog on screen, and each button in it, its whole label."""
     whole = Region(0, 0, *screen.app.size)
     box = screen.query_one(".dialog").region
+    assert whole.contains_region(box), (screen, box)  # the whole dialog, its border too
     for bid in ids:
         button = screen.query_one(f"#{bid}", Button)
         region = button.region
@@ -334,7 +335,7 @@ async def test_at_every_size_every_dialog_the_lab_opens_shows_all_its_buttons():
               "c": (CompareSetupScreen, ["ok", "cancel"]), "ctrl+o": (LoadScreen, ["open", "cancel"]),
               "ctrl+q": (ConfirmScreen, ["yes", "no"])}
     for size in SIZES:
-        app = make_app(build_session(NewSession("synthetic", 42, "ts+reflection", "auto")))
+        app = make_app(support("auto"))  # support: 15 selectors to pick from
         async with app.run_test(size=size) as pilot:
             await pilot.press("space")  # progress no file holds: ctrl+q asks
             await settle(pilot)
