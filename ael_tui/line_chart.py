@@ -246,7 +246,7 @@ def draw(chart: Chart | None, width: int, height: int) -> list[Strip]:
         if chart.right:
             label = right_rows.get(r)
             segments.append(Segment("├" + label.ljust(rw - 1) if label is not None else "│" + " " * (rw - 1), DIM))
-        lines.append(Strip(segments, width).adjust_cell_length(width))
+        lines.append(Strip(segments).adjust_cell_length(width))
     ticks = _x_ticks(x0, x1, cols, chart.x_format)
     axis = ["─"] * cols
     under = [" "] * cols
@@ -255,8 +255,8 @@ def draw(chart: Chart | None, width: int, height: int) -> list[Strip]:
         at = max(0, min(c - len(text) // 2, cols - len(text)))
         under[at:at + len(text)] = text
     corner = "┘" if chart.right else ""
-    lines.append(Strip([Segment(" " * (lw - 1) + "└" + "".join(axis) + corner, DIM)], width).adjust_cell_length(width))
-    lines.append(Strip([Segment(" " * lw + "".join(under), DIM)], width).adjust_cell_length(width))
+    lines.append(Strip([Segment(" " * (lw - 1) + "└" + "".join(axis) + corner, DIM)]).adjust_cell_length(width))
+    lines.append(Strip([Segment(" " * lw + "".join(under), DIM)]).adjust_cell_length(width))
     return lines[:height]
 
 
@@ -273,19 +273,18 @@ def _head(title: str, legend: list[tuple[str, str]], width: int, spare: int) -> 
         for entry in entries:
             right += ([gap] if right else []) + entry
         used = len(title) + sum(len(seg.text) for seg in right)
-        return [Strip([Segment(title, BOLD), Segment(" " * (width - used - 1)), *right], width)
-                .adjust_cell_length(width)]
+        return [Strip([Segment(title, BOLD), Segment(" " * (width - used - 1)), *right]).adjust_cell_length(width)]
     lines = [Strip([Segment(title.center(width), BOLD)], width)]
     line: list[Segment] = []
     used = 0
     for entry, size in zip(entries, sizes):
         if line and used + 2 + size > width - 1:
-            lines.append(Strip([Segment(" "), *line], width).adjust_cell_length(width))
+            lines.append(Strip([Segment(" "), *line]).adjust_cell_length(width))
             line, used = [], 0
         line += ([gap] if line else []) + entry
         used += (2 if used else 0) + size
     if line:
-        lines.append(Strip([Segment(" "), *line], width).adjust_cell_length(width))
+        lines.append(Strip([Segment(" "), *line]).adjust_cell_length(width))
     return lines[: 1 + max(spare, 0)]
 
 

@@ -347,3 +347,22 @@ async def test_at_every_size_every_dialog_the_lab_opens_shows_all_its_buttons():
                 app.screen.dismiss(None)
                 await settle(pilot)
                 assert isinstance(app.screen, LabScreen)
+
+
+def test_every_line_of_a_chart_is_as_wide_as_the_chart():
+    """A line shorter than it said it was left the previous frame's cells beside it: the
+    x axis of a chart with a right axis showed `┘ │──┬` and `208 │ 208`, the legend's row a
+    stray `│` (found trying issue 29)."""
+    import numpy as np
+
+    from ael_tui.line_chart import Axis, Chart, Series, draw, quarters
+
+    x = np.arange(100)
+    chart = Chart("equity", "equity", (0, 100), Axis(0.9, 1.1, quarters(0.9, 1.1), "{:.3f}"),
+                  Axis(-0.2, 0.0, quarters(-0.2, 0.0), "{:.0%}"),
+                  series=[Series("equity", x, 1 + 0.05 * np.sin(x / 30), "cyan"),
+                          Series("drawdown", x, -0.1 * np.abs(np.sin(x / 30)), "red", right=True)],
+                  legend=[("equity", "cyan"), ("drawdown (right)", "red")])
+    for width in (40, 60, 94, 150):
+        for strip in draw(chart, width, 14):
+            assert len(strip.text) == width and strip.cell_length == width, (width, strip.text)
