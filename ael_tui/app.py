@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from time import time
 
 from textual import work
-from textual.app import App, Notify
-from textual.notifications import Notification
+from textual.app import App, Notify, ScreenStackError
+from textual.css.query import NoMatches
+from textual.notifications import Notification, Notifications
+from textual.widgets._toast import ToastRack
 from textual.screen import ModalScreen
 
 from engine.errors import AELError
@@ -60,6 +63,7 @@ class AelLab(App):
         self.show_times = show_times
         self.keymap: dict[str, str] = {}
         self._notify_kinds: dict[str, object] = {}
+        self._held: dict[str, float] = {}  # notifications waiting for a dialog to close -> their timeout
 
     def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None,
                markup: bool = True, kind: str | None = None) -> None:
@@ -74,13 +78,59 @@ class AelLab(App):
             self._notify_kinds[kind] = notification
         self.post_message(Notify(notification))
 
+    # ------------------------------------------------------------ overlays
+    # The one rule for what is drawn over what, kept here and nowhere else: a notification is
+    # never drawn over a dialog, a tour card (every ModalScreen: dialogs, cards, help, the
+    # palette) or the footer. One raised while such a screen is on top waits, its timer
+    # stopped, and is shown with its full time once a screen with no dialog over it is back
+    # (one already shown waits too, with the time it had left). The toasts sit just above
+    # the footer (ToastRack's margin is the footer's height).
+
     def _on_notify(self, event: Notify) -> None:
-        """At most MAX_NOTIFICATIONS stay on screen (the oldest go first), so a stack of
-        them never covers a dialog or the status line."""
-        self._notifications.add(event.notification)
+        """At most MAX_NOTIFICATIONS are kept (the oldest go first), so a stack of them
+        never covers a panel's worth of the lab."""
+        notification = event.notification
+        if self._covered():
+            self._held[notification.identity] = notification.timeout
+            notification.timeout = float("inf")  # waits: not reaped, not counted down
+        self._notifications.add(notification)
         for old in list(self._notifications)[:-MAX_NOTIFICATIONS]:
             self._unnotify(old, refresh=False)
         self._refresh_notifications()
+
+    def _covered(self) -> bool:
+        try:
+            return isinstance(self.screen, ModalScreen)
+        except ScreenStackError:  # no screen yet (start-up): nothing to cover
+            return False
+
+    def _refresh_notifications(self) -> None:
+        """A dialog or card on top: no toast on it, and those of the screens under it are taken
+        down too (a card leaves the lab in view, and a toast peeking out beside it read as one
+        over it); each waits with the time it had left. Back on a screen without one, what
+        waited is shown from now, for that time."""
+        if self._covered():
+            for notification in self._notifications:
+                if notification.identity not in self._held:
+                    self._held[notification.identity] = max(notification.time_left, 2.0)
+                    notification.timeout = float("inf")
+            for screen in self.screen_stack:
+                try:
+                    rack = screen.get_child_by_type(ToastRack)
+                except NoMatches:
+                    continue
+                self.call_later(rack.show, Notifications())
+            return
+        for notification in list(self._notifications):
+            timeout = self._held.pop(notification.identity, None)
+            if timeout is not None:
+                notification.timeout, notification.raised_at = timeout, time()
+        self._held = {k: v for k, v in self._held.items() if any(n.identity == k for n in self._notifications)}
+        super()._refresh_notifications()
+
+    def waiting_notifications(self) -> list[Notification]:
+        """The notifications held until the dialog or card on top closes."""
+        return [n for n in self._notifications if n.identity in self._held]
 
     def key_for(self, binding_id: str) -> str:
         """The key the active keymap gives an action, as shown to a person (hints in texts)."""

@@ -10,6 +10,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, SelectionList, Static
 
 from ael_tui.actions import bindings_for
+from ael_tui.tick_list import TickList
 
 
 class ConfirmScreen(ModalScreen[bool]):
@@ -165,7 +166,7 @@ class CompareSetupScreen(ModalScreen[list[str] | None]):
         with Vertical(classes="dialog small-dialog", id="compare-setup"):
             yield Label(f"Compare selectors on {self.scenario}, seed {self.seed}", classes="dialog-title",
                         markup=False)
-            yield SelectionList[str](*((s, s, s in self.chosen) for s in self.available), id="compare-selectors")
+            yield TickList[str](*((s, s, s in self.chosen) for s in self.available), id="compare-selectors")
             yield Static(f"Each runs the same stream from episode 0, in lockstep; proposals are approved "
                          f"automatically. Tick 2 to {self.limit}.{' ' + self.note if self.note else ''}",
                          classes="dialog-hint", markup=False)

@@ -177,7 +177,9 @@ def draw(chart: Chart | None, width: int, height: int) -> list[Strip]:
         return blank
     lw = max(len(chart.left.label(v)) for v in chart.left.ticks) + 1
     rw = max(len(chart.right.label(v)) for v in chart.right.ticks) + 1 if chart.right else 0
-    cols, rows = width - lw - rw, height - 3
+    title = chart.title if len(chart.title) <= width - 6 or not chart.short_title else chart.short_title
+    head = _head(title[:width], chart.legend, width, height - 5)
+    cols, rows = width - lw - rw, height - 2 - len(head)
     if cols < 8 or rows < 2:
         return blank
     x0, x1 = chart.x_range
@@ -234,14 +236,9 @@ def draw(chart: Chart | None, width: int, height: int) -> list[Strip]:
     for x, y, ch, colour in chart.marks:
         r = min(max(round((chart.left.high - y) / span * (rows - 1)), 0), rows - 1)
         paint(r, col_of(x), ch, Style(color=colour, bold=True))
-    for k, (name, colour) in enumerate(chart.legend[:rows]):
-        label = "━ " + name
-        start = max(0, cols - len(label) - 1)  # a space before the right axis
-        paint(k, start, label[: cols - start], Style(color=colour, bold=True))
 
     left_rows, right_rows = _tick_rows(chart.left, rows), _tick_rows(chart.right, rows) if chart.right else {}
-    title = chart.title if len(chart.title) <= width - 6 or not chart.short_title else chart.short_title
-    lines = [Strip([Segment(title[:width].center(width), BOLD)], width)]
+    lines = list(head)
     for r in range(rows):
         label = left_rows.get(r)
         segments = [Segment(f"{label:>{lw - 1}}┤" if label is not None else " " * (lw - 1) + "│", DIM)]
@@ -249,7 +246,7 @@ def draw(chart: Chart | None, width: int, height: int) -> list[Strip]:
         if chart.right:
             label = right_rows.get(r)
             segments.append(Segment("├" + label.ljust(rw - 1) if label is not None else "│" + " " * (rw - 1), DIM))
-        lines.append(Strip(segments, width).adjust_cell_length(width))
+        lines.append(Strip(segments).adjust_cell_length(width))
     ticks = _x_ticks(x0, x1, cols, chart.x_format)
     axis = ["─"] * cols
     under = [" "] * cols
@@ -258,9 +255,37 @@ def draw(chart: Chart | None, width: int, height: int) -> list[Strip]:
         at = max(0, min(c - len(text) // 2, cols - len(text)))
         under[at:at + len(text)] = text
     corner = "┘" if chart.right else ""
-    lines.append(Strip([Segment(" " * (lw - 1) + "└" + "".join(axis) + corner, DIM)], width).adjust_cell_length(width))
-    lines.append(Strip([Segment(" " * lw + "".join(under), DIM)], width).adjust_cell_length(width))
+    lines.append(Strip([Segment(" " * (lw - 1) + "└" + "".join(axis) + corner, DIM)]).adjust_cell_length(width))
+    lines.append(Strip([Segment(" " * lw + "".join(under), DIM)]).adjust_cell_length(width))
     return lines[:height]
+
+
+def _head(title: str, legend: list[tuple[str, str]], width: int, spare: int) -> list[Strip]:
+    """The title, and the legend beside it where it fits, else on rows of its own under it
+    (at most `spare` of them): never over the curves (issue 29)."""
+    entries = [[Segment("━ " + name, Style(color=colour, bold=True))] for name, colour in legend]
+    if not entries:
+        return [Strip([Segment(title.center(width), BOLD)], width)]
+    gap = Segment("  ")
+    sizes = [len(e[0].text) for e in entries]
+    if len(title) + 2 + sum(sizes) + 2 * (len(sizes) - 1) <= width - 1:
+        right: list[Segment] = []
+        for entry in entries:
+            right += ([gap] if right else []) + entry
+        used = len(title) + sum(len(seg.text) for seg in right)
+        return [Strip([Segment(title, BOLD), Segment(" " * (width - used - 1)), *right]).adjust_cell_length(width)]
+    lines = [Strip([Segment(title.center(width), BOLD)], width)]
+    line: list[Segment] = []
+    used = 0
+    for entry, size in zip(entries, sizes):
+        if line and used + 2 + size > width - 1:
+            lines.append(Strip([Segment(" "), *line]).adjust_cell_length(width))
+            line, used = [], 0
+        line += ([gap] if line else []) + entry
+        used += (2 if used else 0) + size
+    if line:
+        lines.append(Strip([Segment(" "), *line]).adjust_cell_length(width))
+    return lines[: 1 + max(spare, 0)]
 
 
 def _runs(text: np.ndarray, style: np.ndarray, palette: list[Style]) -> list[Segment]:

@@ -347,6 +347,17 @@ def list_saves(folder: Path) -> list[SaveInfo]:
     return [read_save_info(p) for p in files]
 
 
+def cut_at_word(text: str, width: int) -> str:
+    """`text` in at most `width` characters: whole, or cut after a word with "…" (a cut in
+    the middle of a word with nothing to say so read as the whole insight)."""
+    if len(text) <= width:
+        return text
+    head = text[: width - 1]
+    if " " in head and not text[width - 1].isspace():
+        head = head[: head.rfind(" ")]
+    return head.rstrip(" ,;:") + "…"
+
+
 def proposal_notes(session: Session) -> dict[int, list[str]]:
     """Reflection index -> one line per proposal it made: what, and what became of it."""
     by_proposal: dict[int, str] = {}
@@ -355,7 +366,7 @@ def proposal_notes(session: Session) -> dict[int, list[str]]:
     notes: dict[int, list[str]] = {}
     for p in session.queue.proposals:
         what = (f"policy {p.payload.get('name', '?')}" if p.kind == "arm"
-                else f"insight: {str(p.payload.get('insight', ''))[:60]}")
+                else f"insight: {cut_at_word(str(p.payload.get('insight', '')), 60)}")
         fate = by_proposal.get(p.id, "pending")
         notes.setdefault(p.reflection, []).append(f"proposal #{p.id}, {what}: {fate}")
     return notes

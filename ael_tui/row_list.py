@@ -36,11 +36,22 @@ def cut(text: str, width: int) -> str:
     return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
 
 
+def cut_keeping_tail(text: str, width: int, tail: str) -> str:
+    """`text` in `width`, cut in the middle so that `tail` (its end: a ✓/✗ mark, a cash
+    share) stays whole; an ordinary cut when even the tail does not fit."""
+    if len(text) <= width:
+        return text
+    if not tail or not text.endswith(tail) or len(tail) + 2 > width:
+        return cut(text, width)
+    head = text[: len(text) - len(tail)]
+    return head[: width - len(tail) - 1] + "…" + tail
+
+
 class RowList(SteadyScrollbars, ScrollView, can_focus=True):
     # (header, width or None for "what is left", right-aligned?)
     COLUMNS: Sequence[tuple[str, int | None, bool]] = ()
     FLEX_MIN = 12
-    FLEX_MAX = 60
+    FLEX_MAX = 10_000       # the flexible column takes all the slack (content columns use the width)
     GAP = 2                 # spaces after each column
     FOLLOW = "start"        # where new rows appear and the cursor follows them: start (top), end (bottom) or none
     ANNOUNCE = True         # post `Highlighted` when the cursor's row changes (a message that nobody
@@ -170,10 +181,14 @@ class RowList(SteadyScrollbars, ScrollView, can_focus=True):
         flex = max(self.FLEX_MIN, min(self.FLEX_MAX, self.size.width - fixed))
         return [w if w is not None else flex for _, w, _ in self.COLUMNS]
 
+    def cut_cell(self, column: int, text: str, width: int) -> str:
+        """A cell's text in its column's width (subclasses keep what must stay whole)."""
+        return cut(text, width)
+
     def _line(self, cells: list[tuple[str, Style]], widths: list[int], base: Style, width: int) -> Strip:
         segments = [Segment(" ", base)]
-        for (text, style), w, (_, _, right) in zip(cells, widths, self.COLUMNS):
-            text = cut(text, w)
+        for column, ((text, style), w, (_, _, right)) in enumerate(zip(cells, widths, self.COLUMNS)):
+            text = self.cut_cell(column, text, w)
             segments.append(Segment((text.rjust(w) if right else text.ljust(w)) + " " * self.GAP,
                                     base + style if style else base))
         return Strip(segments).crop_extend(0, width, base)

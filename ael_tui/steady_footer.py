@@ -1,4 +1,4 @@
-"""A footer that rebuilds its keys only when they change.
+"""A footer that rebuilds its keys only when they change, and shows what fits.
 
 Textual's `Footer` recomposes (unmounts and mounts every key, about 40 in the lab:
 50-100 ms on this machine) on every bindings signal: a focus change, a screen
@@ -6,27 +6,136 @@ resumed, each `refresh_bindings`. At start-up that is three rebuilds of the same
 keys right after the first frame, and a key pressed then (the first step) waits
 for them. `SteadyFooter` compares what it would show with what it shows and
 rebuilds only on a difference.
+
+Which keys show depends on the width (issue 29): help, save and quit always (quit
+though its binding is hidden), then the palette's key (where every other action is),
+then the screen's keys in their order, as many as fit; a key that does not fit is
+hidden whole, never cut. The palette's key is one of the row, not docked over its
+right end (that drew `^▏^p palettee` over a cut key).
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
+from itertools import groupby
+
 from textual.app import ComposeResult
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Footer
+from textual.widgets._footer import FooterKey, FooterLabel, KeyGroup
+
+ESSENTIAL = ("app.help", "lab.save", "app.quit")  # shown at every width, in this order, at the right
 
 
 class SteadyFooter(Footer):
+    DEFAULT_CSS = """
+    SteadyFooter FooterKey.-command-palette { dock: none; border-left: none; }
+    SteadyFooter FooterKey.-essential .footer-key--key { text-style: bold; }
+    """
+
     _shown: tuple | None = None  # what the keys composed last show
 
     def _what_it_shows(self) -> tuple:
         keys = tuple((binding.key, binding.description, binding.action, enabled, tooltip)
-                     for (_, binding, enabled, tooltip) in self.screen.active_bindings.values() if binding.show)
+                     for (_, binding, enabled, tooltip) in self.screen.active_bindings.values()
+                     if binding.show or binding.id in ESSENTIAL)
         return keys, self.show_command_palette, self.compact
 
     def compose(self) -> ComposeResult:
-        if self._bindings_ready:
-            self._shown = self._what_it_shows()
-        yield from super().compose()
+        if not self._bindings_ready:
+            return
+        self._shown = self._what_it_shows()
+        active = self.screen.active_bindings
+        essential: dict[str, tuple] = {}
+        by_action: defaultdict[str, list[tuple]] = defaultdict(list)
+        for (_, binding, enabled, tooltip) in active.values():
+            if binding.id in ESSENTIAL:
+                essential.setdefault(binding.id, (binding, enabled, tooltip))
+            elif binding.show:
+                by_action[binding.action].append((binding, enabled, tooltip))
+        for group, same in groupby(by_action.values(), lambda multi: multi[0][0].group):
+            same = list(same)
+            if group is not None and len(same) > 1:
+                with KeyGroup(classes="-compact" if group.compact else ""):
+                    for multi in same:
+                        binding, enabled, tooltip = multi[0]
+                        yield FooterKey(binding.key, self.app.get_key_display(binding), "", binding.action,
+                                        disabled=not enabled, tooltip=tooltip or binding.description,
+                                        classes="-grouped").data_bind(compact=Footer.compact)
+                yield FooterLabel(group.description)
+            else:
+                for multi in same:
+                    binding, enabled, tooltip = multi[0]
+                    yield FooterKey(binding.key, self.app.get_key_display(binding), binding.description,
+                                    binding.action, disabled=not enabled,
+                                    tooltip=tooltip).data_bind(compact=Footer.compact)
+        for bid in ESSENTIAL:
+            if bid in essential:
+                binding, enabled, tooltip = essential[bid]
+                yield FooterKey(binding.key, self.app.get_key_display(binding), binding.description,
+                                binding.action, disabled=not enabled, tooltip=tooltip or binding.description,
+                                classes="-essential").data_bind(compact=Footer.compact)
+        if self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE:
+            found = active.get(self.app.COMMAND_PALETTE_BINDING)
+            if found is not None:
+                _, binding, enabled, tooltip = found
+                yield FooterKey(binding.key, self.app.get_key_display(binding), binding.description,
+                                binding.action, classes="-command-palette", disabled=not enabled,
+                                tooltip=binding.tooltip or binding.description).data_bind(compact=Footer.compact)
+
+    async def recompose(self) -> None:
+        """The keys again, then which of them fit (once they are mounted: measured before,
+        every key showed and help, save and quit fell off the right end)."""
+        await super().recompose()
+        self.fit()
+        self.call_after_refresh(self.fit)
+
+    def on_resize(self) -> None:
+        self.fit()
+
+    def _units(self) -> list[list[Widget]]:
+        """The footer's items as they are shown or hidden together (a key group and its label)."""
+        units: list[list[Widget]] = []
+        for child in self.children:
+            if isinstance(child, FooterLabel) and units and isinstance(units[-1][0], KeyGroup):
+                units[-1].append(child)
+            else:
+                units.append([child])
+        return units
+
+    def _width_of(self, widget: Widget) -> int:
+        if isinstance(widget, KeyGroup):
+            inner = sum(self._width_of(child) for child in widget.children)
+        else:
+            inner = widget.get_content_width(self.size, self.app.size)
+        return inner + widget.styles.gutter.width + widget.styles.margin.width
+
+    def fit(self) -> None:
+        """Show the units that fit the width, by priority: help, save and quit, the palette's
+        key, then the screen's keys in order (the first that does not fit ends them)."""
+        width = self.size.width or self.app.size.width
+        if not width:
+            return
+        units = self._units()
+        first = [u for u in units if u[0].has_class("-essential")]
+        palette = [u for u in units if u[0].has_class("-command-palette")]
+        rest = [u for u in units if u not in first and u not in palette]
+        used, show = 0, set()
+        for unit in first + palette:
+            need = sum(self._width_of(w) for w in unit)
+            if used + need <= width or unit in first:
+                used += need
+                show.add(id(unit[0]))
+        for unit in rest:
+            need = sum(self._width_of(w) for w in unit)
+            if used + need > width:
+                break
+            used += need
+            show.add(id(unit[0]))
+        for unit in units:
+            for widget in unit:
+                widget.display = id(unit[0]) in show
 
     def bindings_changed(self, screen: Screen) -> None:
         if self._shown is not None and self.is_attached and screen is self.screen \

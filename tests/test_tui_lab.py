@@ -143,8 +143,9 @@ async def test_an_invalid_edit_is_refused_with_the_reason_then_a_valid_one_is_us
         assert "policy field 'k'" in status
         await pilot.press("ctrl+s")
         await pilot.pause()
-        assert app.screen is editor  # refused
-        assert any("policy field 'k'" in m for m in notifications(app))
+        assert app.screen is editor  # refused, and said in the dialog (no notification over it)
+        status = str(editor.query_one("#editor-status").render())
+        assert "edit refused" in status and "policy field 'k'" in status
 
         good = dict(s.queue.pending[0].payload, description="edited by hand")
         editor.query_one(TextArea).load_text(json.dumps(good))
@@ -420,9 +421,11 @@ async def test_e_stops_at_every_reflection_even_a_silent_one():
 
 
 async def test_notifications_never_stack_over_a_proposal():
-    """Issue 13 item 4: six stacked notices covered the proposal dialog and the status line."""
+    """Issue 13 item 4: six stacked notices covered the proposal dialog and the status line.
+    Issue 29: none is drawn over a dialog; one raised while it is open waits for it to close."""
+    from textual.widgets._toast import Toast
     app = make_app(support())
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
         for i in range(6):
             app.notify(f"notice {i}")
         await pilot.pause()
@@ -430,7 +433,10 @@ async def test_notifications_never_stack_over_a_proposal():
         await pilot.press("r")
         await settle(pilot, 3)
         assert isinstance(app.screen, ApprovalScreen)
-        assert notifications(app) == []
+        app.notify("raised over the dialog")
+        await pilot.pause()
+        assert not list(app.screen.query(Toast))
+        assert "raised over the dialog" in [n.message for n in app.waiting_notifications()]
 
 
 async def test_what_is_approved_is_in_view_and_pagedown_scrolls_at_once():

@@ -16,7 +16,7 @@ from typing import Any, Callable
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Static
 
@@ -24,6 +24,8 @@ from engine.approvals import Proposal
 from engine.reflection import Reflection
 
 from ael_tui.actions import SaysWhy, bindings_for
+from ael_tui.button_rows import ButtonRows
+from ael_tui.tick_list import TickList
 from ael_tui.lab.reflection_panel import evidence_text
 from ael_tui.dialogs import PromptScreen
 from ael_tui.decisions.editor import EditProposalScreen
@@ -109,13 +111,12 @@ class BatchScreen(ModalScreen[BatchDecision | None]):
         self.pending = list(pending)
 
     def compose(self) -> ComposeResult:
-        from textual.widgets import SelectionList
         with Vertical(classes="dialog small-dialog", id="batch") as box:
             box.border_title = f"{len(self.pending)} proposals pending"
-            yield SelectionList[int](*((proposal_line(p), p.id, True) for p in self.pending), id="batch-list")
+            yield TickList[int](*((proposal_line(p), p.id, True) for p in self.pending), id="batch-list")
             yield Static("space ticks or unticks; an arm is admitted only if it is valid, in the order listed.",
                          classes="dialog-hint")
-            with Horizontal(classes="dialog-buttons"):
+            with ButtonRows(classes="dialog-buttons"):
                 key = self.app.key_for
                 yield Button(f"Approve ticked ({key('batch.approve')})", id="approve", variant="success",
                              compact=True)
@@ -193,7 +194,7 @@ class ApprovalScreen(SaysWhy, ModalScreen[Decision | None]):
                     yield Static(episodes_table(self.ctx.episodes), id="approval-episodes")
                 if p.rationale and (r is None or p.rationale.strip() != r.diagnosis.strip()):
                     yield Static(Text.assemble(("Rationale\n", "bold"), p.rationale), id="approval-rationale")
-            with Horizontal(classes="dialog-buttons"):
+            with ButtonRows(classes="dialog-buttons"):
                 key = self.app.key_for
                 yield Button(f"Approve ({key('approval.approve')})", id="approve", variant="success", compact=True)
                 yield Button(f"Edit ({key('approval.edit')})", id="edit", variant="primary", compact=True)

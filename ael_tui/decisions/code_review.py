@@ -13,13 +13,14 @@ from dataclasses import dataclass
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Static
 
 from engine.policies import PolicySpec
 
 from ael_tui.actions import bindings_for
+from ael_tui.button_rows import ButtonRows
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,7 @@ class CodeReviewScreen(ModalScreen[str | None]):
                     yield Static(Text(spec.description))
                 yield Static(Syntax(spec.code or "", "python", line_numbers=True, word_wrap=True),
                              id="code-review-source")
-            with Horizontal(classes="dialog-buttons"):
+            with ButtonRows(classes="dialog-buttons"):
                 yield Button("Admit (y)", id="admit", variant="success", compact=True)
                 yield Button("Reject (n)", id="reject", variant="error", compact=True)
                 yield Button("Later (esc)", id="later", compact=True)

@@ -18,6 +18,7 @@ from engine.approvals import Proposal
 from engine.errors import AELError
 
 from ael_tui.actions import bindings_for
+from ael_tui.button_rows import ButtonRows
 
 
 def pretty(obj: Any) -> str:
@@ -69,7 +70,7 @@ class EditProposalScreen(ModalScreen[tuple[dict[str, Any], str] | None]):
                     yield Static("", id="editor-normalised", markup=False)
                     yield Label("Diff against the proposal", classes="section-label")
                     yield Static("", id="editor-diff")
-            with Horizontal(classes="dialog-buttons"):
+            with ButtonRows(classes="dialog-buttons"):
                 key = self.app.key_for
                 yield Button(f"Accept edit ({key('editor.accept')})", id="accept", variant="success", compact=True)
                 yield Button(f"Reset ({key('editor.reset')})", id="reset", compact=True)
@@ -118,7 +119,10 @@ class EditProposalScreen(ModalScreen[tuple[dict[str, Any], str] | None]):
 
     def action_accept(self) -> None:
         if self.normalised is None:
-            self.notify(f"Edit refused: {self.problem}", severity="error", title="Invalid edit")
+            # the status line above says why (a notification waits until a dialog closes: AelLab)
+            self.query_one("#editor-status", Static).update(
+                Text.assemble(("✗ edit refused: ", "bold red"), (self.problem or "", "red")))
+            self.app.bell()
             return
         reason = self.query_one("#editor-reason", Input).value.strip()
         self.dismiss((self.normalised, reason))

@@ -58,7 +58,9 @@ class LoadScreen(ModalScreen[Path | None]):
             return
         path = self.query_one(SaveTable).selected_path
         if path is None:
-            self.notify("Choose a save or type a path.", severity="warning")
+            # said in the dialog: a notification waits until a dialog closes (AelLab)
+            self.query_one("#load-empty", Static).update("Choose a save or type a path.")
+            self.app.bell()
             return
         self.dismiss(path)
 

@@ -8,7 +8,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Input, Label, Select, Static
+from textual.widgets import Button, Input, Label, Select, Static
 
 from engine.errors import AELError
 from engine.variant_set import check_variants, split_variants
@@ -19,9 +19,18 @@ from ael_tui.files.opening import (APPROVAL_MODES, NewSession, scenario_availabi
 from ael_tui.readouts import SaveInfo, list_saves
 from ael_tui.files.save_list import SaveTable
 from ael_tui.files.scenario_fields import option_fields, option_values, show_for
+from ael_tui.steady_footer import SteadyFooter
+
+
+TITLE = " AEL Lab · a Thompson-sampling bandit over memory policies, with reflection you steer"
+SHORT_TITLE = " AEL Lab · a bandit over memory policies, with reflection you steer"
+COMPACT_BELOW = (120, 40)  # columns, rows: below either, one-line fields (no borders)
 
 
 class StartScreen(Screen):
+    """Below COMPACT_BELOW the screen is `-compact`: fields are one line each, so the form,
+    the Start button under it and the saves' list fit 80×24 without scrolling."""
+
     BINDINGS = bindings_for("start")
 
     def __init__(self, defaults: NewSession | None = None) -> None:
@@ -30,8 +39,7 @@ class StartScreen(Screen):
 
     def compose(self) -> ComposeResult:
         d = self.defaults
-        yield Static(" AEL Lab · a Thompson-sampling bandit over memory policies, with reflection you steer",
-                     id="start-title")
+        yield Static(TITLE, id="start-title")
         with Horizontal(id="start-body"):
             with VerticalScroll(id="new-session") as form:
                 form.border_title = "New session"
@@ -45,7 +53,7 @@ class StartScreen(Screen):
                                  id="selector")
                     yield Label("Variants")
                     yield Input(",".join(d.variants or []), id="variants",
-                                placeholder="none; e.g. planners,per-tool (see F1)")
+                                placeholder="none (e.g. planners,per-tool)")
                     yield Label("Approval")
                     yield Select([("manual: I decide each one", "manual"), ("auto: approve everything", "auto")],
                                  value=d.approval, allow_blank=False, id="approval")
@@ -58,10 +66,11 @@ class StartScreen(Screen):
                     yield from option_fields(all_specs())
                     yield Label("Autosave every")
                     yield Input("0", type="integer", id="autosave", placeholder="episodes; 0 = off")
+                # the button right under the form: in view without scrolling, the notes after it
+                yield Button(f"Start ({self.app.key_for('start.new')})", id="start", variant="primary", compact=True)
                 yield Static("", id="scenario-note", classes="field-hint", markup=False)
                 yield Static("Agent and reflector: offline, or a model whose API key is set in the environment. "
                              "Autosave: every N episodes to saves/autosave-…json (0 = off).", classes="field-hint")
-                yield Button(f"Start ({self.app.key_for('start.new')})", id="start", variant="primary", compact=True)
             with Vertical(id="saved-sessions") as saved:
                 saved.border_title = "Saved sessions"
                 yield Static("", id="saves-folder", classes="field-hint", markup=False)
@@ -70,7 +79,7 @@ class StartScreen(Screen):
                 yield Label("…or open a file")
                 yield Input(placeholder="path/to/session.json", id="open-path")
                 yield Button(f"Open ({self.app.key_for('start.open')})", id="open", variant="default", compact=True)
-        yield Footer()
+        yield SteadyFooter()
 
     def on_mount(self) -> None:
         for widget in self.query("Input"):
@@ -80,6 +89,16 @@ class StartScreen(Screen):
         self.query_one("#scenario", Select).focus()
         self.check_scenarios()
         self.rescan()
+
+    def on_resize(self, event) -> None:
+        width, height = event.size
+        compact = width < COMPACT_BELOW[0] or height < COMPACT_BELOW[1]
+        self.set_class(compact, "-compact")
+        for field in self.query("#new-form Select, #new-form Input, #open-path"):
+            field.compact = compact
+        title = TITLE if width >= len(TITLE) + 1 else SHORT_TITLE
+        self.query_one("#start-title", Static).update(title)
+        self.query_one(SaveTable).narrow = width < 100
 
     # ------------------------------------------------------------- workers
     @work(thread=True, exclusive=True, group="start-scenarios")

@@ -8,7 +8,7 @@ from rich.style import Style
 from textual.binding import Binding
 from textual.message import Message
 
-from ael_tui.row_list import PLAIN, RowList
+from ael_tui.row_list import PLAIN, RowList, cut_keeping_tail
 
 GREEN, RED, BOLD = Style(color="green"), Style(color="red"), Style(bold=True)
 FALLBACK = Style(color="yellow", bold=True)  # an LLM call answered offline
@@ -31,22 +31,39 @@ class EpisodeLog(RowList):
 
     COLUMNS = (("ep", 4, True), ("phase", 5, False), ("policy", 14, False), ("action", None, False),
                ("outcome", None, False), ("reward", 6, True))
-    FLEX_MAX = 40
     GAP = 1
     FOLLOW = "end"
     ANNOUNCE = False  # Enter opens the row under the cursor; nothing follows the cursor itself
 
     POLICY_MAX = 20
     _policy_width = 6
+    _action_len = 6    # the longest action and outcome shown: what each column would need
+    _outcome_len = 7
 
     def _widths(self) -> list[int]:
-        """The policy column as wide as the longest policy name shown (up to POLICY_MAX);
-        two flexible columns (action, outcome) share what is left."""
+        """The policy column as wide as the longest policy name shown (up to POLICY_MAX); the
+        action and outcome columns take all that is left: each its longest text if both fit
+        (the rest to the action), else shared in proportion to those lengths."""
         widths = [w for _, w, _ in self.COLUMNS]
         widths[2] = self._policy_width
         fixed = 1 + sum(w for w in widths if w is not None) + self.GAP * len(widths)
-        flex = max(self.FLEX_MIN, min(self.FLEX_MAX, (self.size.width - fixed) // 2))
-        return [w if w is not None else flex for w in widths]
+        left = max(2 * self.FLEX_MIN, self.size.width - fixed)
+        need_a, need_o = self._action_len, self._outcome_len
+        if need_a + need_o <= left:
+            outcome = need_o
+        else:
+            outcome = max(self.FLEX_MIN, min(need_o, left * need_o // (need_a + need_o)))
+        widths[3], widths[4] = max(self.FLEX_MIN, left - outcome), outcome
+        return widths
+
+    def cut_cell(self, column: int, text: str, width: int) -> str:
+        """What says right or wrong stays whole: the outcome's ✓/✗ (with the gold route before
+        it cut in the middle, not the mark), and a portfolio action's cash share."""
+        if column == 4 and text[-1:] in ("✓", "✗"):
+            return cut_keeping_tail(text, width, text[text.rfind(" "):] if " " in text else text[-1:])
+        if column == 3 and "; " in text:
+            return cut_keeping_tail(text, width, text[text.rfind("; "):])
+        return super().cut_cell(column, text, width)
 
     def row_key(self, row: dict[str, Any]) -> str:
         return str(row["episode"])
@@ -66,7 +83,10 @@ class EpisodeLog(RowList):
             return
         new = history[len(self.rows):] if len(history) > len(self.rows) else history
         if len(history) < len(self.rows):
-            self._policy_width = 6
+            self._policy_width, self._action_len, self._outcome_len = 6, 6, 7
         longest = max((len(str(r.get("policy", ""))) for r in new), default=0)
         self._policy_width = min(self.POLICY_MAX, max(self._policy_width, longest))
+        self._action_len = max([self._action_len] + [len(str(r.get("action", ""))) + 12 * ((r.get("info") or {})
+                               .get("agent") == "fallback") for r in new])
+        self._outcome_len = max([self._outcome_len] + [len(str(r.get("result", ""))) for r in new])
         self.set_rows(list(history))

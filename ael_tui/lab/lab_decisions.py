@@ -63,8 +63,7 @@ class LabDecisions:
             ctx = ProposalContext(p, reflection, window_stats(s, p), len(pending), evidence_episodes(s, p.evidence),
                                   note=note, pending=list(pending),
                                   retrieval_arms=s.scenario.spec.retrieval_arms)
-        self._run_note = ""
-        self.app.clear_notifications()  # nothing covers what is being decided
+        self._run_note = ""  # no notification covers the dialog: AelLab holds them while it is open
         self.app.push_screen(ApprovalScreen(ctx, partial(self._validate, p)), partial(self._decided, p.id))
 
     def _validate(self, proposal, edited: dict[str, Any]) -> dict[str, Any]:

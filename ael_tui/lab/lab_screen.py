@@ -25,7 +25,7 @@ from textual.containers import Horizontal, ScrollableContainer, Vertical, Vertic
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Footer, Tab, Tabs
+from textual.widgets import Tab, Tabs
 
 from ael_tui.actions import bindings_for
 from ael_tui.lab.episode_log import EpisodeLog
@@ -175,8 +175,6 @@ class LabScreen(LabRuns, LabDecisions, LabTour, LabFiles, RunControls, Screen):
         compact = width < COMPACT_BELOW[0] or height < COMPACT_BELOW[1]
         if compact != self.has_class("-compact"):
             self.set_class(compact, "-compact")
-            # the palette hint docks over the keys' right end, which a narrow footer reaches
-            self.query_one(Footer).show_command_palette = not compact
             self.refresh_bindings()
         self.show_page(self.page)
         self.call_after_refresh(self.redraw, True)

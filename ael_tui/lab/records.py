@@ -15,6 +15,7 @@ from engine.approvals import AuditEntry, StandingRule
 from engine.reflection import Reflection
 
 from ael_tui.actions import bindings_for
+from ael_tui.row_list import cut
 from ael_tui.lab.reflection_panel import reflection_text
 
 
@@ -28,6 +29,13 @@ def _short(obj: dict[str, Any] | None, width: int = 60) -> str:
     else:
         text = json.dumps(obj, ensure_ascii=False)
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def clock(iso: str) -> str:
+    """'2026-01-02T03:04:05+00:00' -> '03:04:05' (UTC, to the second): the audit log's column."""
+    if "T" not in iso:
+        return iso or "—"
+    return iso.split("T", 1)[1][:8]
 
 
 class AuditScreen(ModalScreen[None]):
@@ -55,9 +63,9 @@ class AuditScreen(ModalScreen[None]):
         if not self.audit:
             return
         table = self.query_one(DataTable)
-        cols = ["#", "episode", "proposal", "kind", "decision", "by", "reason", "accepted"]
-        if self.show_times:
-            cols.append("at (UTC)")
+        # the time early and short (the day is in the detail below): last, it was cut to the date
+        cols = ["#", "episode", *(["at (UTC)"] if self.show_times else []),
+                "proposal", "kind", "decision", "by", "reason", "accepted"]
         for c in cols:
             table.add_column(c, key=c)
         for a in self.audit:
@@ -65,10 +73,9 @@ class AuditScreen(ModalScreen[None]):
             who = a.who + (" ⚠ LLM fallback" if a.source == "fallback" else "")
             # code-arm decisions (admit, suspend) have no proposal; code carries its hash
             reason = " · ".join(x for x in (a.reason, a.code_sha256 and f"sha256 {a.code_sha256[:16]}…") if x)
-            row = [str(a.seq), str(a.episode), f"#{a.proposal_id}" if a.proposal_id else "—", a.kind,
-                   Text(a.decision, style=style), who, reason or "—", _short(a.accepted)]
-            if self.show_times:
-                row.append(a.at.replace("T", " ").removesuffix("+00:00"))
+            row = [str(a.seq), str(a.episode), *([clock(a.at)] if self.show_times else []),
+                   f"#{a.proposal_id}" if a.proposal_id else "—", a.kind,
+                   Text(a.decision, style=style), who, cut(reason, 40) if reason else "—", _short(a.accepted)]
             table.add_row(*row)
         table.focus()
         self._detail(0)
@@ -143,7 +150,7 @@ class RulesScreen(ModalScreen[str | None]):
             if self.rules:
                 yield DataTable(id="rules-table", cursor_type="row", zebra_stripes=True)
                 yield Static(f"{self.app.key_for('rules.revoke')} revokes the highlighted rule; later proposals "
-                             "of its kind then wait for a person.", classes="dialog-hint")
+                             "of its kind then wait for a person.", classes="dialog-hint", id="rules-hint")
             else:
                 yield Static(f"No standing rule. In a decision, {self.app.key_for('approval.always')} approves "
                              "the proposal and every later one of its kind.", classes="dialog-text")
@@ -171,7 +178,9 @@ class RulesScreen(ModalScreen[str | None]):
         table = self.query_one(DataTable)
         rule = self.rules[table.cursor_row]
         if not rule.active:
-            self.notify("That rule was already revoked.", severity="warning")
+            # said in the dialog: a notification waits until a dialog closes (AelLab)
+            self.query_one("#rules-hint", Static).update(Text("That rule was already revoked.", style="bold yellow"))
+            self.app.bell()
             return
         self.dismiss(rule.kind)
 
@@ -191,15 +200,20 @@ class ResultsScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         from rich.table import Table
         r = self.results
-        table = Table(box=None, padding=(0, 2), header_style="bold")
-        table.add_column("selector")
-        for c in r.columns:
-            table.add_column(c, justify="right")
+        # narrower gaps on a small screen, so every column stays whole (the names never wrap)
+        wide = self.app.size.width >= 120
+        table = Table(box=None, padding=(0, 2 if wide else 1), pad_edge=wide, header_style="bold")
+        table.add_column("selector", no_wrap=True)
+        for i, c in enumerate(r.columns):  # a header may wrap between its words, a value never
+            longest = max([len(w) for w in c.split()] + [len(str(cells[i])) for _, cells, _ in r.rows])
+            table.add_column(c, justify="right", min_width=longest)
         styles = {"run": "bold green", "paper": "dim italic", "base": ""}
         for label, cells, kind in r.rows:
             table.add_row(label, *cells, style=styles.get(kind, ""))
         with Vertical(classes="dialog big-dialog", id="results") as box:
             box.border_title = f"Results: {r.title}"
+            if self.app.size.width < 100:
+                box.styles.width = "100%"  # below 100 columns every column whole needs the whole width
             with VerticalScroll(id="results-body"):
                 yield Static(table, id="results-table")
                 yield Static(Text("\n".join(r.notes), style="dim"), id="results-notes")

@@ -30,7 +30,6 @@ class MemoryTable(RowList):
 
     COLUMNS = (("", 1, False), ("id", 5, False), ("content", None, False), ("qual", 4, True), ("age", 4, True),
                ("retr", 4, True), ("useful", 6, True))
-    FLEX_MAX = 48
     GAP = 1
     FOLLOW = "start"
     COMPONENT_CLASSES = RowList.COMPONENT_CLASSES | {"memory-table--hit"}
