@@ -74,7 +74,7 @@ class LabSettings:
     autosave_every: int = 0          # episodes; 0 = off
     saves_dir: Path = field(default_factory=default_saves_dir)
     exports_dir: Path = Path("exports")  # CSV, JSON and SVG exports: never mixed into the saves lists
-    served: Any = None               # a serve.mode.ServedMode when a browser visitor drives this lab
+    served: Any = None               # a serve.quota.VisitorFiles when a browser visitor drives this lab
 
     def place(self, path: Path, what: str = "file") -> Path:
         """Where a path a person typed may be used: itself, or for a served lab

@@ -33,6 +33,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from engine.errors import AELError
+from engine.network import downloads_allowed
 
 SUBSETS = ("20news-bydate-train", "20news-bydate-test")
 MAX_FILE_BYTES = 256 * 1024  # the real corpus's largest post is about 160 KB
@@ -131,10 +132,10 @@ def _group_dirs(folder: Path) -> list[Path]:
         return sorted((Path(e.path) for e in it if e.is_dir(follow_symlinks=False)), key=lambda p: p.name)
 
 
-def read_folder(path: str) -> Corpus:
-    """The articles of a `20news-bydate` copy at `path`; AELError (one line) for a bad folder."""
+def read_folder(path: str, flag: str = "--data") -> Corpus:
+    """The articles of a `20news-bydate` copy at `path`; AELError (one line, naming `flag`) for a bad folder."""
     root = Path(path).expanduser()
-    where = f"--data {path}"
+    where = f"{flag} {path}"
     if not root.is_dir():
         raise AELError(f"{where}: no such folder (expected one holding 20news-bydate-train/<group>/<files>)")
     subsets = [root / s for s in SUBSETS if (root / s).is_dir() and not (root / s).is_symlink()]
@@ -175,16 +176,22 @@ def fetch() -> Corpus:
     from sklearn.datasets import fetch_20newsgroups
 
     home = data_home()
+    download = downloads_allowed()  # a served lab's visitor: what is in the data home, never the network
     groups: list[str] = []
     raws: list[str] = []
     try:
         with warnings.catch_warnings():  # its retry warnings would break the one-line error
             warnings.simplefilter("ignore")
             for subset in ("train", "test"):
-                bunch = fetch_20newsgroups(data_home=home, subset=subset, remove=(), shuffle=False)
+                bunch = fetch_20newsgroups(data_home=home, subset=subset, remove=(), shuffle=False,
+                                           download_if_missing=download)
                 groups += [bunch.target_names[i] for i in bunch.target]
                 raws += list(bunch.data)
     except Exception as err:  # noqa: BLE001 - any failure to download or read is the same advice
+        if not download:
+            raise AELError(f"news: the 20 Newsgroups data is not in scikit-learn's data home ({home}), and this "
+                           "lab may not download it (a served lab); the teacher can give a local copy: "
+                           "ael-lab serve --news-data DIR") from None
         reason = " ".join(str(err).split())[:160] or type(err).__name__
         raise AELError(f"news: the 20 Newsgroups data is not in scikit-learn's data home ({home}) and could not "
                        f"be downloaded ({reason}); run once with network access, or pass --data DIR holding "

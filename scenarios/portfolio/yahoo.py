@@ -27,6 +27,7 @@ from typing import Any, Sequence
 import pandas as pd
 
 from engine.errors import AELError
+from engine.network import downloads_allowed
 
 from .data import DFULL_SECTORS, SLOTS, TZ, Market, load_folder
 
@@ -70,6 +71,9 @@ def load_yahoo(tickers: Sequence[str], start: str | None = None, end: str | None
     prices = folder / "prices_1h"
     missing = [t for t in tickers if not (prices / f"{t}.csv").is_file()]
     if missing:
+        if not downloads_allowed():
+            raise AELError(f"Yahoo Finance: {', '.join(missing)} not in the cache ({folder}), and this lab may "
+                           "not download (a served lab); use --data synthetic or a data folder")
         check_hourly_window(s, e, today or dt.date.today())
         frames = download_hourly(missing, s, e)
         _write_cache(folder, frames)
