@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from .approvals import DECISIONS, KINDS, STANDING
 from .methods import METHODS, parse_method
 from .errors import AELError
+from .limits import CONTEXT_MAX, COUNT_MAX, POSITIVE_MAX, POSTERIOR_MAX, RETRIES_MAX, SEED_MAX
 from .llm.settings import PROVIDERS
 from .memory import TIERS
 from .policies import PolicySpec
@@ -31,10 +32,11 @@ MAX_ITEMS = 200_000          # episodes, memory entries, proposals: far above an
 MAX_TEXT = 1_000_000         # characters in one text field
 PHASES = ("warmup", "train", "val", "test")
 
-Count = Annotated[int, Field(ge=0, le=2**53)]
-Episodes = Annotated[int, Field(ge=1, le=2**53)]
+Count = Annotated[int, Field(ge=0, le=COUNT_MAX)]
+Episodes = Annotated[int, Field(ge=1, le=COUNT_MAX)]
 Unit = Annotated[float, Field(ge=0.0, le=1.0)]
-Positive = Annotated[float, Field(gt=0.0, le=1e12)]
+Positive = Annotated[float, Field(gt=0.0, le=POSITIVE_MAX)]
+Posterior = Annotated[float, Field(gt=0.0, le=POSTERIOR_MAX)]  # a prior (Positive) plus counts
 Finite = Annotated[float, Field(ge=-1e15, le=1e15)]
 Text = Annotated[str, Field(max_length=MAX_TEXT)]
 Name = Annotated[str, Field(min_length=1, max_length=200)]
@@ -65,11 +67,11 @@ class LLMSection(Strict):
     error_policy: Literal["raise", "fallback"] = "raise"
     temperature: Annotated[float, Field(ge=0.0, le=2.0)] = 0.3
     timeout_s: Positive = 30.0
-    max_retries: Annotated[int, Field(ge=0, le=10)] = 3
+    max_retries: Annotated[int, Field(ge=0, le=RETRIES_MAX)] = 3
     base_url: Text | None = None
     record: Text | None = None
     replay: Text | None = None
-    context_tokens: Annotated[int, Field(ge=1, le=100_000_000)] | None = None  # --llm-context
+    context_tokens: Annotated[int, Field(ge=1, le=CONTEXT_MAX)] | None = None  # --llm-context
 
 
 class ScenarioOptions(Open):
@@ -78,7 +80,7 @@ class ScenarioOptions(Open):
 
 class Config(Strict):
     scenario: Name
-    seed: Annotated[int, Field(ge=0, le=2**63 - 1)] = 42
+    seed: Annotated[int, Field(ge=0, le=SEED_MAX)] = 42
     selector: Name = "ts+reflection"
     approval: Literal["auto", "reject", "manual"] = "auto"
     episodes: Episodes | None = None
@@ -131,8 +133,8 @@ class RNG(Strict):
 
 class Arm(Strict):
     name: Name
-    alpha: Positive
-    beta: Positive
+    alpha: Posterior
+    beta: Posterior
     pulls: Count = 0
     reward_sum: Annotated[float, Field(ge=0.0, le=1e12)] = 0.0
     added_at: Count = 0
