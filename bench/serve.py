@@ -84,7 +84,8 @@ async def measure(url: str, server_pid: int) -> tuple[list[float], list[float], 
 def run() -> list[dict]:
     with tempfile.TemporaryDirectory() as tmp:
         server = subprocess.Popen([sys.executable, "-m", "ael_tui.cli", "serve", "--port", "0", "--sessions",
-                                   str(Path(tmp) / "class"), "--scenario", "support", "--seed", "42"],
+                                   str(Path(tmp) / "class"), "--scenario", "support", "--seed", "42",
+                                   "--max-per-address", "40"],  # every visitor here is 127.0.0.1
                                   cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                   start_new_session=True)
         try:

@@ -251,3 +251,23 @@ def test_one_address_holds_at_most_its_share_of_the_labs():
     assert cap.acquire("10.0.0.8")  # the next student still gets one
     cap.release("10.0.0.7")
     assert cap.acquire("10.0.0.7") and cap.active == 5
+
+
+def test_the_teachers_copy_may_be_the_archive_itself(tmp_path, capsys):
+    """`--news-data 20news-bydate.tar.gz` (or `--data`): read in place, the same articles in the
+    same order as the folder it unpacks to, nothing written."""
+    import tarfile
+
+    folder = write_corpus(tmp_path / "unpacked")
+    archive = tmp_path / "20news-bydate.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        for subset in sorted(folder.iterdir()):
+            tar.add(subset, arcname=subset.name)
+    from_folder, from_archive = news_corpus.read_folder(str(folder)), news_corpus.read_archive(str(archive))
+    assert (from_archive.groups, from_archive.subjects, from_archive.texts) == (
+        from_folder.groups, from_folder.subjects, from_folder.texts)
+    assert news_corpus.load(str(archive)).texts == from_folder.texts
+    (tmp_path / "bad.tar.gz").write_bytes(b"not gzip at all")
+    assert main(["serve", "--sessions", str(tmp_path / "c"), "--news-data", str(tmp_path / "bad.tar.gz")]) == 2
+    err = capsys.readouterr().err
+    assert "--news-data" in err and "not a readable 20news-bydate archive" in err and err.count("\n") == 1

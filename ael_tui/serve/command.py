@@ -49,10 +49,10 @@ def quota(flag: str):
 def news_data(text: str) -> str:
     """The teacher's copy of the 20 Newsgroups articles, read once now (a bad folder is one
     line here, not an error on every visitor's screen); its absolute path."""
-    from scenarios.news.corpus import read_folder
+    from scenarios.news.corpus import read_local
 
     path = Path(text).expanduser().resolve()
-    read_folder(str(path), flag="--news-data")
+    read_local(str(path), flag="--news-data")
     return str(path)
 
 
@@ -74,9 +74,9 @@ def add_parser(sub) -> None:
     p.add_argument("--folder-quota-mib", type=quota("--folder-quota-mib"), default=DEFAULT_FOLDER_QUOTA_MIB,
                    help=f"MiB the whole sessions folder may hold; past it no visitor writes "
                         f"(default {DEFAULT_FOLDER_QUOTA_MIB:g})")
-    p.add_argument("--news-data", metavar="DIR",
-                   help="a local copy of the 20 Newsgroups articles (20news-bydate-train/<group>/<files>): "
-                        "without it the news world is not offered (a served lab downloads nothing)")
+    p.add_argument("--news-data", metavar="PATH",
+                   help="a local copy of the 20 Newsgroups articles: 20news-bydate.tar.gz or the folder it unpacks "
+                        "to; without it the news world is not offered (a served lab downloads nothing)")
     p.add_argument("--idle-minutes", type=idle_minutes, default=DEFAULT_IDLE_MINUTES,
                    help=f"end a lab after this long without a key or click (default {DEFAULT_IDLE_MINUTES:g})")
     p.add_argument("--allow-llm", action="store_true",

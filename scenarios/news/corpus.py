@@ -7,8 +7,9 @@ one fixed order):
   (`SCIKIT_LEARN_DATA`, default ~/scikit_learn_data) and reads it from there
   afterwards;
 - a folder in the standard `20news-bydate` layout
-  (`20news-bydate-train/<group>/<numbered files>`, and `-test`), read here
-  without any network.
+  (`20news-bydate-train/<group>/<numbered files>`, and `-test`), or the
+  archive itself (`20news-bydate.tar.gz`, read in place), read here without
+  any network.
 
 Both read the raw posts and strip them here with the rules of scikit-learn's
 `remove=('headers', 'footers', 'quotes')` (header, then footer, then quotes,
@@ -18,9 +19,11 @@ order is scikit-learn's with `shuffle=False`: train then test, groups and file
 names sorted as text, so a local copy of the real data gives the same stream
 as the fetched one.
 
-A folder is untrusted input: symlinks and non-files are skipped, each file is
-read up to `MAX_FILE_BYTES`, at most `MAX_FILES` files and `MAX_GROUPS` groups,
-and bytes are decoded as latin-1 (as scikit-learn does), which never fails.
+A folder or an archive is untrusted input: symlinks and non-files are skipped,
+each file is read up to `MAX_FILE_BYTES`, at most `MAX_FILES` files and
+`MAX_GROUPS` groups (and an archive's members at most `MAX_ARCHIVE_BYTES` in
+all), nothing is unpacked to disk, and bytes are decoded as latin-1 (as
+scikit-learn does), which never fails.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ SUBSETS = ("20news-bydate-train", "20news-bydate-test")
 MAX_FILE_BYTES = 256 * 1024  # the real corpus's largest post is about 160 KB
 MAX_FILES = 40_000           # the real corpus has 18,846
 MAX_GROUPS = 100
+MAX_ARCHIVE_BYTES = 512 * 1024 * 1024  # the real archive unpacks to about 50 MB
 ARCHIVE = "http://qwone.com/~jason/20Newsgroups/20news-bydate.tar.gz"
 
 # The real by-date corpus: its 20 groups and 18,846 articles (11,314 train, 7,532 test).
@@ -137,7 +141,8 @@ def read_folder(path: str, flag: str = "--data") -> Corpus:
     root = Path(path).expanduser()
     where = f"{flag} {path}"
     if not root.is_dir():
-        raise AELError(f"{where}: no such folder (expected one holding 20news-bydate-train/<group>/<files>)")
+        raise AELError(f"{where}: no such folder (expected one holding 20news-bydate-train/<group>/<files>, "
+                       "or the 20news-bydate.tar.gz archive)")
     subsets = [root / s for s in SUBSETS if (root / s).is_dir() and not (root / s).is_symlink()]
     if not subsets:
         raise AELError(f"{where}: no 20news-bydate-train or 20news-bydate-test folder inside "
@@ -161,6 +166,55 @@ def read_folder(path: str, flag: str = "--data") -> Corpus:
     if not raws:
         raise AELError(f"{where}: no articles in 20news-bydate-train/<group>/ or 20news-bydate-test/<group>/")
     return _corpus(f"folder {root}", groups, raws)
+
+
+# ----------------------------------------------------------- the archive
+def is_archive(path: str) -> bool:
+    return Path(path).expanduser().is_file() and path.endswith((".tar.gz", ".tgz", ".tar"))
+
+
+def read_archive(path: str, flag: str = "--data") -> Corpus:
+    """The articles of `20news-bydate.tar.gz` at `path`, read in place in the folder
+    reader's order; AELError (one line, naming `flag`) for a bad archive."""
+    import tarfile
+    import zlib
+
+    where = f"{flag} {path}"
+    found: dict[tuple[int, str], list[tuple[str, str]]] = {}
+    count = total = 0
+    try:
+        with tarfile.open(Path(path).expanduser(), "r:*") as archive:
+            for member in archive:
+                parts = member.name.strip("/").split("/")
+                if not member.isreg() or len(parts) != 3 or parts[0] not in SUBSETS:
+                    continue
+                total += member.size
+                count += 1
+                if total > MAX_ARCHIVE_BYTES or count > MAX_FILES:
+                    raise AELError(f"{where}: more than {MAX_ARCHIVE_BYTES >> 20} MiB or {MAX_FILES} files "
+                                   "(the real corpus unpacks to about 50 MB, 18,846 files)")
+                raw = archive.extractfile(member).read(MAX_FILE_BYTES).decode("latin-1")
+                found.setdefault((SUBSETS.index(parts[0]), parts[1]), []).append((parts[2], raw))
+    except (OSError, tarfile.TarError, EOFError, zlib.error) as err:
+        why = (str(err).splitlines() or [type(err).__name__])[0][:160]  # tarfile lists every method it tried
+        raise AELError(f"{where}: not a readable 20news-bydate archive ({why})") from None
+    for subset in range(len(SUBSETS)):
+        if len({g for s, g in found if s == subset}) > MAX_GROUPS:
+            raise AELError(f"{where}: {SUBSETS[subset]} has more than {MAX_GROUPS} groups")
+    if not found:
+        raise AELError(f"{where}: no articles in 20news-bydate-train/<group>/ or 20news-bydate-test/<group>/")
+    groups: list[str] = []
+    raws: list[str] = []
+    for (_subset, group), files in sorted(found.items()):
+        for _name, raw in sorted(files):
+            groups.append(group)
+            raws.append(raw)
+    return _corpus(f"archive {Path(path).expanduser()}", groups, raws)
+
+
+def read_local(path: str, flag: str = "--data") -> Corpus:
+    """A local copy: the archive or an unpacked folder."""
+    return read_archive(path, flag) if is_archive(path) else read_folder(path, flag)
 
 
 # ------------------------------------------------------------ scikit-learn
@@ -202,4 +256,4 @@ def fetch() -> Corpus:
 @lru_cache(maxsize=4)
 def load(data: str) -> Corpus:
     """The corpus for the scenario's `data` option (cached: every seed of a command shares it)."""
-    return fetch() if data == "sklearn" else read_folder(data)
+    return fetch() if data == "sklearn" else read_local(data)

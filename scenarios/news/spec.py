@@ -18,7 +18,7 @@ SPEC = ScenarioSpec(
                "oracle"),
     options=(
         OptionSpec("data", str, "sklearn", "20 Newsgroups: sklearn (scikit-learn's data home, downloaded once) "
-                   "or a folder holding 20news-bydate-train/<group>/<files>",
+                   "or a folder holding 20news-bydate-train/<group>/<files> (or the 20news-bydate.tar.gz archive)",
                    choices=(Choice("sklearn", "scikit-learn's data home (downloads once)"),),
                    other="a folder in the 20news-bydate layout", expose=True, label="Articles",
                    other_label="20news-bydate folder", example="path/to/20news-bydate"),
