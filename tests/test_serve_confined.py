@@ -271,3 +271,18 @@ def test_the_teachers_copy_may_be_the_archive_itself(tmp_path, capsys):
     assert main(["serve", "--sessions", str(tmp_path / "c"), "--news-data", str(tmp_path / "bad.tar.gz")]) == 2
     err = capsys.readouterr().err
     assert "--news-data" in err and "not a readable 20news-bydate archive" in err and err.count("\n") == 1
+
+
+async def test_autosaves_count_in_the_quota_and_stop_at_it(folder):
+    app = served(folder, synthetic(approval="auto"), quota_mib=0.001)
+    app.settings.autosave_every = 1
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("space")
+        await settle(pilot)
+        autosaves = list(folder.glob("autosave-*.json"))
+        assert len(autosaves) == 1 and app.files.used() == autosaves[0].stat().st_size
+        before = autosaves[0].read_bytes()
+        await pilot.press("space")
+        await settle(pilot, rounds=4)
+        assert any("autosave failed" in m and "each visitor may write" in m for m in notifications(app))
+        assert autosaves[0].read_bytes() == before
