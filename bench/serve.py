@@ -50,7 +50,7 @@ async def visit(ws_url: str, http: aiohttp.ClientSession, hold: asyncio.Event | 
     started = time.perf_counter()
     async with http.ws_connect(ws_url) as ws:
         await ws.send_json(["resize", {"width": 160, "height": 48}])
-        raw = await until(ws, STATUS)
+        await until(ws, STATUS)
         took = time.perf_counter() - started
         if drawn is not None:
             drawn.append(took)

@@ -6,7 +6,6 @@ visitor writes, and a limit on the labs one address may hold."""
 from __future__ import annotations
 
 import json
-import os
 import socket
 from pathlib import Path
 
