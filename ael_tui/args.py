@@ -3,7 +3,9 @@
 Each is an argparse `type=`: it turns the text into a value or raises
 `AELError` naming the flag and what it expects, before anything runs. Seed
 lists are counted before they are built, so `1..1000000000000` is refused in
-microseconds instead of exhausting memory.
+microseconds instead of exhausting memory. The bounds are the save's
+(engine/limits.py, which the save schema reads too): a run that starts can
+always be saved and resumed.
 """
 
 from __future__ import annotations
@@ -12,13 +14,14 @@ import math
 from typing import Callable
 
 from engine.errors import AELError
+from engine.limits import CONTEXT_MAX, COUNT_MAX, POSITIVE_MAX, RETRIES_MAX, SEED_MAX
 
 MAX_SEEDS = 100_000
 
 
 def parse_seeds(text: str) -> list[int]:
     """'42,123' or '1..200' (inclusive) or a mix: '1..3,42'; at most MAX_SEEDS seeds,
-    each a non-negative integer, none listed twice."""
+    each an integer in 0..SEED_MAX, none listed twice."""
     spans: list[tuple[int, int]] = []
     total = 0
     for part in text.split(","):
@@ -35,6 +38,8 @@ def parse_seeds(text: str) -> list[int]:
             raise AELError(f"--seeds: {shown} is not a seed; give integers like 42,123 or a range 1..200") from None
         if lo < 0:
             raise AELError("--seeds: seeds must be non-negative integers")
+        if hi > SEED_MAX:
+            raise AELError(f"--seeds: {hi} is too large; a seed is at most {SEED_MAX} (2**63 - 1)")
         total += hi - lo + 1
         if total > MAX_SEEDS:
             raise AELError(f"--seeds: more than {MAX_SEEDS:,} seeds; run at most {MAX_SEEDS:,} at a time")
@@ -62,12 +67,24 @@ def _whole(flag: str, text: str, expected: str) -> int:
         raise AELError(f"{flag}: {text!r} is not a whole number; expected {expected}") from None
 
 
-def integer(flag: str, low: int, what: str) -> Callable[[str], int]:
-    """A whole number >= low (`what` says what it counts, for the message)."""
+def integer(flag: str, low: int, what: str, high: int | None = None) -> Callable[[str], int]:
+    """A whole number >= low (and <= high, if given; `what` says what it counts, for the message)."""
     def parse(text: str) -> int:
         value = _whole(flag, text, what)
         if value < low:
             raise AELError(f"{flag}: {value} is too small; expected {what}")
+        if high is not None and value > high:
+            raise AELError(f"{flag}: {value} is too large; expected {what}, at most {high}")
+        return value
+    return parse
+
+
+def positive(flag: str, what: str) -> Callable[[str], float]:
+    """A finite number in (0, POSITIVE_MAX] (`what`: its unit, for the message)."""
+    def parse(text: str) -> float:
+        value = _number(flag, text, f"a positive number of {what}")
+        if not 0 < value <= POSITIVE_MAX:
+            raise AELError(f"{flag}: {value:g} is outside (0, {POSITIVE_MAX:g}]; expected a positive number of {what}")
         return value
     return parse
 
@@ -89,6 +106,8 @@ def prior(text: str) -> tuple[float, float]:
     a, b = (_number("--prior", p.strip(), expected) for p in parts)
     if a <= 0 or b <= 0:
         raise AELError(f"--prior: {text!r} should be {expected}")
+    if max(a, b) > POSITIVE_MAX:
+        raise AELError(f"--prior: {max(a, b):g} is too large; alpha and beta are at most {POSITIVE_MAX:g}")
     return a, b
 
 
@@ -101,10 +120,20 @@ def fraction_pair(text: str) -> tuple[float, float]:
     return a, b
 
 
-episodes = integer("--episodes", 1, "a positive number of episodes")
-until = integer("--until", 0, "an episode number (0 or more)")
-warmup = integer("--warmup", 0, "0 or more episodes")
-reflect_every = integer("--reflect-every", 1, "a positive number of episodes")
-reflect_window = integer("--reflect-window", 1, "a positive number of episodes")
+episodes = integer("--episodes", 1, "a positive number of episodes", COUNT_MAX)
+until = integer("--until", 0, "an episode number (0 or more)", COUNT_MAX)
+warmup = integer("--warmup", 0, "0 or more episodes", COUNT_MAX)
+reflect_every = integer("--reflect-every", 1, "a positive number of episodes", COUNT_MAX)
+reflect_window = integer("--reflect-window", 1, "a positive number of episodes", COUNT_MAX)
 reflect_threshold = unit_float("--reflect-threshold")
-seed = integer("--seed", 0, "a non-negative integer")
+seed = integer("--seed", 0, "a non-negative integer", SEED_MAX)
+llm_timeout = positive("--llm-timeout", "seconds")
+llm_retries = integer("--llm-retries", 0, "0 or more retries", RETRIES_MAX)
+llm_context = integer("--llm-context", 256, "the model's context window in tokens (256 or more)", CONTEXT_MAX)
+
+
+def check_seed(value: int, what: str = "seed") -> int:
+    """A seed typed somewhere other than a flag (the start screen): the same bounds."""
+    if not 0 <= value <= SEED_MAX:
+        raise AELError(f"{what}: {value} is outside 0..{SEED_MAX}; give a non-negative integer below 2**63")
+    return value

@@ -58,8 +58,75 @@ def load_keymap(path: Path | None = None) -> tuple[dict[str, str], list[str]]:
         if not isinstance(keys, str) or not keys.strip() or len(keys) > MAX_KEY_TEXT:
             problems.append(f"{path}: {binding_id!r} needs a key such as \"n\" or \"ctrl+n\" (ignored)")
             continue
-        keymap[binding_id] = ",".join(k.strip() for k in keys.split(",") if k.strip())
+        keys = ",".join(k.strip() for k in keys.split(",") if k.strip())
+        unknown = [k for k in keys.split(",") if not is_key_name(k)]
+        if unknown:
+            problems.append(f"{path}: {binding_id!r}: {unknown[0]!r} is not a key name (such as \"n\", \"f5\", "
+                            "\"ctrl+n\", \"escape\", \"question_mark\"; ignored)")
+            continue
+        keymap[binding_id] = keys
+    problems += _drop_clashes(keymap, path)
     return keymap, problems
+
+
+MODIFIERS = frozenset(("ctrl", "shift", "alt", "meta", "super", "hyper"))
+
+
+def _named_keys() -> frozenset[str]:
+    from textual.keys import KEY_ALIASES, Keys, _character_to_key
+
+    names = {k.value.split("+")[-1] for k in Keys if not k.value.startswith("<")}
+    names |= {_character_to_key(chr(i)) for i in range(33, 127)}
+    names |= {a.split("+")[-1] for aliases in KEY_ALIASES.values() for a in aliases} | set(KEY_ALIASES)
+    return frozenset(names)
+
+
+def is_key_name(key: str) -> bool:
+    """A key Textual can bind: a character, or modifiers+a named key ("ctrl+n", "f5", "question_mark")."""
+    *mods, base = key.split("+") if key != "+" else ["+"]
+    if any(m not in MODIFIERS for m in mods) or len(set(mods)) != len(mods):
+        return False
+    if len(base) == 1:
+        return base.isprintable() and (not mods or base.isalnum())
+    return base in _named_keys()
+
+
+def _normal(key: str) -> str:
+    from textual.keys import _character_to_key
+
+    return _character_to_key(key) if len(key) == 1 else key  # as Textual reads a keymap: "?" is question_mark
+
+
+def _keys_of(action, keymap: dict[str, str]) -> set[str]:
+    return {_normal(k) for k in keymap.get(action.id, action.key).split(",")}
+
+
+def _drop_clashes(keymap: dict[str, str], path: Path) -> list[str]:
+    """Entries that would put two actions on one key where both answer (one scope, or the
+    app's and any other), unless the defaults already share it (escape pauses, else closes):
+    each such entry is dropped, with one line naming both actions."""
+    from ael_tui.actions import ACTIONS
+
+    problems: list[str] = []
+    while True:
+        clash = None
+        for binding_id in keymap:
+            mine = BY_ID[binding_id]
+            for other in ACTIONS:
+                if other.id == binding_id or not (other.scope == mine.scope or "app" in (other.scope, mine.scope)):
+                    continue
+                shared = (_keys_of(mine, keymap) & _keys_of(other, keymap)) - (_keys_of(mine, {}) & _keys_of(other, {}))
+                if shared:
+                    clash = (binding_id, other.id, sorted(shared)[0])
+                    break
+            if clash:
+                break
+        if clash is None:
+            return problems
+        binding_id, other_id, key = clash
+        problems.append(f"{path}: {binding_id!r} and {other_id!r} would both be on {key!r}; one key runs one "
+                        f"action ({binding_id!r} ignored)")
+        del keymap[binding_id]
 
 
 def default_saves_dir() -> Path:
@@ -74,7 +141,7 @@ class LabSettings:
     autosave_every: int = 0          # episodes; 0 = off
     saves_dir: Path = field(default_factory=default_saves_dir)
     exports_dir: Path = Path("exports")  # CSV, JSON and SVG exports: never mixed into the saves lists
-    served: Any = None               # a serve.mode.ServedMode when a browser visitor drives this lab
+    served: Any = None               # a serve.quota.VisitorFiles when a browser visitor drives this lab
 
     def place(self, path: Path, what: str = "file") -> Path:
         """Where a path a person typed may be used: itself, or for a served lab

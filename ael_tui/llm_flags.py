@@ -10,6 +10,8 @@ import argparse
 
 from engine.errors import AELError
 
+from . import args as types
+
 
 def add_llm_flags(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("LLM backends (offline unless asked; keys come from the environment)")
@@ -22,10 +24,13 @@ def add_llm_flags(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--error-policy", default="raise", help="after retries: raise (stop, session intact) or fallback "
                                                            "(answer offline, marked)")
     g.add_argument("--llm-url", help="base URL of the provider (a proxy, a gateway or a local server)")
-    g.add_argument("--llm-timeout", type=float, default=30.0, help="seconds per LLM request (default 30)")
-    g.add_argument("--llm-retries", type=int, default=3, help="retries on 429, 5xx and timeouts (default 3)")
-    g.add_argument("--llm-context", type=int, help="the model's context window in tokens (default: what the server "
-                                                   "reports, else the provider's, else 2048)")
+    g.add_argument("--llm-timeout", type=types.llm_timeout, default=30.0,
+                   help="seconds per LLM request (default 30)")
+    g.add_argument("--llm-retries", type=types.llm_retries, default=3,
+                   help="retries on 429, 5xx and timeouts (default 3)")
+    g.add_argument("--llm-context", type=types.llm_context,
+                   help="the model's context window in tokens (default: what the server reports, else the "
+                        "provider's, else 2048)")
     g.add_argument("--record", help="write every LLM request and response to this cassette")
     g.add_argument("--replay", help="answer LLM requests from this cassette, with no network")
 

@@ -47,7 +47,10 @@ def replay_command(args: argparse.Namespace) -> int:
     # command whose parser lists `replay` (tests/test_cli_imports.py)
     from engine.persistence import read_document
 
-    selectors = split_methods(args.selector)
+    try:
+        selectors = split_methods(args.selector)
+    except AELError as err:
+        raise AELError(f"--selector: {err}") from None
     if not selectors:
         raise AELError("--selector: give at least one selector")
     check_selectors(selectors)

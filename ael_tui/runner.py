@@ -29,7 +29,10 @@ def _selectors(text: str, spec: ScenarioSpec) -> list[str]:
     from engine.method_base import unknown_method
     from engine.methods import UnknownMethod, parse_method, split_methods
 
-    names = split_methods(text)
+    try:
+        names = split_methods(text)
+    except AELError as err:
+        raise AELError(f"--selector: {err}") from None
     if not names:
         raise AELError("--selector: give at least one selector")
     for name in names:
@@ -108,6 +111,9 @@ def run_command(args: argparse.Namespace) -> int:
         sessions = [session]
         seeds = [session.config.seed]
     else:
+        if args.trust_code:  # it admits a save's code policies: a new session has none to admit
+            raise AELError("--trust-code: only with --resume (it admits the Python-code policies a save holds); "
+                           "for a new run, --allow-code-auto lets --approve auto admit new ones")
         seeds = args.seeds or [42]  # a list: checked and capped by the parser (args.parse_seeds)
         selectors = _selectors(args.selector or "ts+reflection", spec)
         _check_outputs(args, len(seeds) * len(selectors), selectors)

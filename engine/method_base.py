@@ -129,13 +129,18 @@ _TEXT = re.compile(r"^(?P<name>[a-z0-9_-]+)(?::(?P<arg>[^()+]*))?(?:\((?P<opts>[
 
 def split_methods(text: str) -> list[str]:
     """'ts,egreedy(epsilon=0.2,x=1)' -> ['ts', 'egreedy(epsilon=0.2,x=1)']: commas inside
-    an option list do not separate methods."""
+    an option list do not separate methods. AELError naming the method for a parenthesis
+    left open or closed without one (which would otherwise swallow the rest, or all)."""
     out, depth, start = [], 0, 0
     for i, ch in enumerate(text + ","):
         depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth < 0:
+            raise AELError(f"')' without '(' in {text[start:].split(',')[0].strip()!r}")
         if ch == "," and depth == 0:
             out.append(text[start:i].strip())
             start = i + 1
+    if depth > 0:
+        raise AELError(f"unclosed parenthesis in {text[start:].strip()!r}")
     return [s for s in out if s]
 
 

@@ -15,14 +15,17 @@ from typing import Annotated, Any, Iterable
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from .limits import COUNT_MAX, POSITIVE_MAX, POSTERIOR_MAX
+
 MAX_ITEMS = 200_000          # episodes, memory entries, proposals: far above any real stream
 MAX_TEXT = 1_000_000         # characters in one text field
 MAX_PRIOR_ITEMS = 10_000     # records in a method's own memory
 
-Count = Annotated[int, Field(ge=0, le=2**53)]
-Episodes = Annotated[int, Field(ge=1, le=2**53)]
+Count = Annotated[int, Field(ge=0, le=COUNT_MAX)]
+Episodes = Annotated[int, Field(ge=1, le=COUNT_MAX)]
 Unit = Annotated[float, Field(ge=0.0, le=1.0)]
-Positive = Annotated[float, Field(gt=0.0, le=1e12)]
+Positive = Annotated[float, Field(gt=0.0, le=POSITIVE_MAX)]
+Posterior = Annotated[float, Field(gt=0.0, le=POSTERIOR_MAX)]  # a prior (Positive) plus counts
 Finite = Annotated[float, Field(ge=-1e15, le=1e15)]
 Text = Annotated[str, Field(max_length=MAX_TEXT)]
 Name = Annotated[str, Field(min_length=1, max_length=200)]

@@ -30,11 +30,13 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 from .approvals import DECISIONS, KINDS, STANDING
 from .methods import METHODS, parse_method
 from .errors import AELError
+from .limits import CONTEXT_MAX, RETRIES_MAX, SEED_MAX
 from .llm.settings import PROVIDERS
 from .memory import TIERS
 from .policies import PolicySpec
 from .schema_types import (  # noqa: F401  (re-exported: the scenarios' saved_metadata modules import them here)
-    MAX_ITEMS, MAX_TEXT, Count, Episodes, Finite, Items, Name, Open, Positive, SavedState, Strict, Text, Unit,
+    MAX_ITEMS, MAX_TEXT, Count, Episodes, Finite, Items, Name, Open, Positive, Posterior, SavedState, Strict, Text,
+    Unit,
     check_state,
 )
 from .variant_set import check_variants, parse_variant
@@ -58,11 +60,11 @@ class LLMSection(Strict):
     error_policy: Literal["raise", "fallback"] = "raise"
     temperature: Annotated[float, Field(ge=0.0, le=2.0)] = 0.3
     timeout_s: Positive = 30.0
-    max_retries: Annotated[int, Field(ge=0, le=10)] = 3
+    max_retries: Annotated[int, Field(ge=0, le=RETRIES_MAX)] = 3
     base_url: Text | None = None
     record: Text | None = None
     replay: Text | None = None
-    context_tokens: Annotated[int, Field(ge=1, le=100_000_000)] | None = None  # --llm-context
+    context_tokens: Annotated[int, Field(ge=1, le=CONTEXT_MAX)] | None = None  # --llm-context
 
 
 class ScenarioOptions(Open):
@@ -71,7 +73,7 @@ class ScenarioOptions(Open):
 
 class Config(Strict):
     scenario: Name
-    seed: Annotated[int, Field(ge=0, le=2**63 - 1)] = 42
+    seed: Annotated[int, Field(ge=0, le=SEED_MAX)] = 42
     selector: Name = "ts+reflection"
     approval: Literal["auto", "reject", "manual"] = "auto"
     episodes: Episodes | None = None
@@ -124,8 +126,8 @@ class RNG(Strict):
 
 class Arm(Strict):
     name: Name
-    alpha: Positive
-    beta: Positive
+    alpha: Posterior
+    beta: Posterior
     pulls: Count = 0
     reward_sum: Annotated[float, Field(ge=0.0, le=1e12)] = 0.0
     added_at: Count = 0

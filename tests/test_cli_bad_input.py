@@ -180,3 +180,74 @@ def test_an_engine_notice_is_one_line_on_stderr(capsys):
         warnings.showwarning = saved
     err = capsys.readouterr().err
     assert err == "ael-lab: note: the code sandbox's filesystem wall is unavailable on this kernel: ENOSYS\n"
+
+
+# ------------------------------------------------------------------ the save's bounds (issue 27, finding 8)
+SEED_MAX = 2**63 - 1
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["run", "synthetic", "--seeds", str(2**64)], f"--seeds: {2**64} is too large; a seed is at most {SEED_MAX}"),
+    (["run", "synthetic", "--seeds", f"{SEED_MAX}..{SEED_MAX + 1}"], "--seeds: 9223372036854775808 is too large"),
+    (["run", "synthetic", "--prior", "1e308,1e308"], "--prior: 1e+308 is too large; alpha and beta are at most 1e+12"),
+    (["run", "synthetic", "--prior", "1,2e12"], "--prior: 2e+12 is too large"),
+    (["run", "synthetic", "--episodes", str(2**53 + 1)], "--episodes: 9007199254740993 is too large"),
+    (["run", "synthetic", "--warmup", str(2**53 + 1)], "--warmup: 9007199254740993 is too large"),
+    (["run", "synthetic", "--reflect-every", str(2**60)], "--reflect-every: 1152921504606846976 is too large"),
+    (["run", "synthetic", "--llm-timeout", "nan"], "--llm-timeout: 'nan' is not a finite number"),
+    (["run", "synthetic", "--llm-timeout", "1e13"], "--llm-timeout: 1e+13 is outside (0, 1e+12]"),
+    (["run", "synthetic", "--llm-retries", "11"], "--llm-retries: 11 is too large"),
+    (["run", "synthetic", "--llm-context", str(10**9)], "--llm-context: 1000000000 is too large"),
+    (["lab", "support", "--seed", str(2**63)], "--seed: 9223372036854775808 is too large"),
+    (["lab", "support", "--reflect-threshold", "2"], "--reflect-threshold: 2 is outside 0..1"),
+    (["lab", "support", "--reflect-every", "0"], "--reflect-every: 0 is too small"),
+    (["export-stream", "support", "--seed", str(2**64)], "--seed: 18446744073709551616 is too large"),
+    (["serve", "--seed", str(2**64)], "--seed: 18446744073709551616 is too large"),
+])
+def test_a_value_the_save_cannot_hold_is_refused_where_it_is_parsed(capsys, argv, words):
+    refused(capsys, argv, words)
+
+
+def test_the_largest_values_the_flags_accept_save_and_resume(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "synthetic", "--quiet", "--seeds", str(SEED_MAX), "--prior", "1e12,1e12",
+                 "--until", "5", "--save", "s.json"]) == 0
+    assert main(["run", "synthetic", "--quiet", "--resume", "s.json", "--until", "8", "--save", "s.json"]) == 0
+    assert read_document(tmp_path / "s.json")["session"]["t"] == 8
+
+
+def test_the_start_screen_refuses_a_seed_the_save_cannot_hold():
+    from ael_tui.files.opening import NewSession, build_session
+
+    with pytest.raises(AELError, match=f"seed: {2**64} is outside 0..{SEED_MAX}"):
+        build_session(NewSession("synthetic", 2**64))
+    with pytest.raises(AELError, match="seed: -1 is outside"):
+        build_session(NewSession("synthetic", -1))
+
+
+def test_the_flags_read_the_schemas_bounds():
+    """One place: the schema's limits are the command line's (engine/limits.py)."""
+    from engine import limits
+    from engine.session_schema import Config, LLMSection
+
+    def le(model, name):
+        return next(m.le for m in model.model_fields[name].metadata if hasattr(m, "le"))
+
+    assert le(Config, "seed") == limits.SEED_MAX
+    assert le(LLMSection, "max_retries") == limits.RETRIES_MAX
+    assert le(LLMSection, "timeout_s") == limits.POSITIVE_MAX
+
+
+# ------------------------------------------------------------------ the small items (issue 27, finding 9)
+def test_trust_code_without_resume_is_one_line_and_exit_2(capsys):
+    refused(capsys, ["run", "synthetic", "--quiet", "--episodes", "3", "--trust-code"],
+            "--trust-code: only with --resume")
+
+
+@pytest.mark.parametrize("selector, words", [
+    ("ts(prior=2", "--selector: unclosed parenthesis in 'ts(prior=2'"),
+    ("ucb1,ts(prior=2,egreedy", "--selector: unclosed parenthesis in 'ts(prior=2,egreedy'"),
+    ("ts)", "--selector: ')' without '(' in 'ts)'"),
+])
+def test_an_unbalanced_selector_says_so(capsys, selector, words):
+    refused(capsys, ["run", "synthetic", "--quiet", "--episodes", "3", "--selector", selector], words)

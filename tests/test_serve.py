@@ -208,3 +208,43 @@ def _in_group(proc: Path, pgid: int) -> bool:
         return int(fields[2]) == pgid
     except (OSError, IndexError, ValueError):
         return False
+
+
+def test_a_visitors_lab_writes_only_in_the_sessions_folder_and_one_address_has_a_limit(serve, tmp_path):
+    """Issue 27: the teacher's home, temporary folder and caches stay as they were while a
+    visitor runs, saves and computes the support table; a second lab from the same address
+    beyond --max-per-address gets a page saying so."""
+    teacher = tmp_path / "teacher"
+    (teacher / "tmp").mkdir(parents=True)
+    env = {"HOME": str(teacher), "TMPDIR": str(teacher / "tmp"), "XDG_CACHE_HOME": str(teacher / ".cache"),
+           "XDG_CONFIG_HOME": str(teacher / ".config"), "AEL_LAB_CACHE_DIR": str(teacher / "cache"),
+           "SCIKIT_LEARN_DATA": str(teacher / "sk")}
+    served = serve("--scenario", "support", "--seed", "42", "--max-per-address", "1", env=env)
+    folder = tmp_path / "class"
+
+    async def visit() -> None:
+        async with aiohttp.ClientSession() as http:
+            async with http.ws_connect(served.ws_url) as ws:
+                await screen_text(ws, r"episode 0/1200")
+                await ws.send_json(["stdin", " "])
+                await screen_text(ws, r"episode 1/1200")
+                async with http.get(served.url) as page:
+                    assert page.status == 429 and "Too many labs from this address" in await page.text()
+                second = await http.ws_connect(served.ws_url)
+                message = await second.receive(timeout=10)
+                assert b"already open from this address" in message.data
+                await second.close()
+                await ws.send_json(["stdin", "\x13"])  # ctrl+s: the save prompt, its default name
+                await screen_text(ws, r"Save the session as")
+                await ws.send_json(["stdin", "\r"])
+                for _ in range(600):  # the save, and the support table the lab builds in the background
+                    if list(folder.glob("support-s42-e1*.json")) and (list(folder.rglob("*.npy"))
+                                                                      or list(teacher.rglob("*.npy"))):
+                        break
+                    await asyncio.sleep(0.2)
+
+    asyncio.run(visit())
+    assert list(folder.glob("support-s42-e1*.json"))
+    stop_group(served.process)
+    assert list((folder / ".ael-lab" / "cache" / "support").glob("*.npy"))  # the table, computed in the folder
+    assert [p for p in teacher.rglob("*") if p.is_file()] == [] and list((teacher / "tmp").iterdir()) == []

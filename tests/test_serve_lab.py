@@ -164,7 +164,8 @@ def test_the_app_environment_holds_no_credential_unless_allowed():
            "LC_ALL": "C.UTF-8", "COLUMNS": "80"}
     mode = ServedMode(root="/class")
     safe = app_environment(env, mode)
-    assert set(safe) == {"PATH", "HOME", "TEXTUAL_DRIVER", "LC_ALL", "COLUMNS", ENV}
+    assert set(safe) - set(mode.private_env("k")) == {"PATH", "TEXTUAL_DRIVER", "LC_ALL", "COLUMNS", ENV}
+    assert not any("KEY" in k and k != "AEL_LAB_KEYS" or "SECRET" in k for k in safe)
     assert ServedMode.from_env(safe) == mode
     assert app_environment(env, ServedMode(root="/class", allow_llm=True))["ANTHROPIC_API_KEY"] == "sk-ant-secret"
 

@@ -92,8 +92,9 @@ class NewSession:
 
 def build_session(spec: NewSession) -> Session:
     """A new session; AELError for anything a person can fix (unknown selector, bad data...)."""
-    if spec.seed < 0:
-        raise AELError("seed: must be a non-negative integer")
+    from ael_tui.args import check_seed
+
+    check_seed(spec.seed)  # the save's bounds (engine/limits.py): what starts here can be saved and resumed
     config = spec.config()
     from engine.methods import parse_method
 

@@ -104,20 +104,23 @@ class StartScreen(Screen):
     @work(thread=True, exclusive=True, group="start-scenarios")
     def check_scenarios(self) -> None:
         availability = scenario_availability()
-        self.app.call_from_thread(self._show_scenarios, availability)
+        served = getattr(self.app.settings.served, "mode", None)  # a served lab offers less (ael_tui/serve)
+        refused = {n: served.unavailable(n) for n in availability} if served is not None else {}
+        self.app.call_from_thread(self._show_scenarios, availability, {n: w for n, w in refused.items() if w})
 
-    def _show_scenarios(self, availability: dict[str, str]) -> None:
+    def _show_scenarios(self, availability: dict[str, str], refused: dict[str, str] | None = None) -> None:
         if not self.is_mounted:
             return
-        usable = [n for n, why in availability.items() if not why]
+        refused = refused or {}
+        usable = [n for n, why in availability.items() if not why and n not in refused]
         select = self.query_one("#scenario", Select)
         current = select.value
         select.set_options([(n, n) for n in usable])
         if current in usable:
             select.value = current
         missing = [n for n, why in availability.items() if why]
-        note = f"not available in this build: {', '.join(missing)}" if missing else ""
-        self.query_one("#scenario-note", Static).update(note)
+        notes = ([f"not available in this build: {', '.join(missing)}"] if missing else []) + list(refused.values())
+        self.query_one("#scenario-note", Static).update("; ".join(notes))
 
     @work(thread=True, exclusive=True, group="start-saves")
     def rescan(self) -> None:

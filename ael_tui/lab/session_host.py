@@ -177,6 +177,7 @@ class SessionHost(RunLoop):
         if n and self.session.t % n == 0:
             path = self.autosave_path()
             try:
+                path = self.settings.place(path, "autosave")  # a served lab: inside its folder, within its quota
                 path.parent.mkdir(parents=True, exist_ok=True)
                 save_session(self.session, path)
                 self.saved_version, self.saved_at = self.version, path

@@ -1,7 +1,8 @@
 """`ael-lab serve`: the lab in a browser, one app process per visitor (textual-serve).
 
-mode.py    what a served lab may do (its folder, its backends), read by the app
+mode.py    what a served lab may do (its folder, its backends, its data), read by the app
+quota.py   what one visitor's lab wrote into the folder, and the quota on it
 lab.py     the app process a visitor gets (`python -m ael_tui.serve.lab`)
-server.py  the web server: session cap, idle limit, the app's environment
+server.py  the web server: session cap (in all, per address), idle limit, the app's environment
 command.py the `ael-lab serve` command
 """

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import argparse
 import errno
+import os
 from pathlib import Path
 
 from engine.errors import AELError
 
 from .. import args as types
-from .mode import ServedMode
+from .mode import DEFAULT_FOLDER_QUOTA_MIB, DEFAULT_QUOTA_MIB, ServedMode
 
 DEFAULT_MAX_SESSIONS = 40
+DEFAULT_PER_ADDRESS = 4      # one student's tabs; a class behind one proxy or NAT needs more
+MAX_QUOTA_MIB = 1024 * 1024  # 1 TiB: beyond any disk a class shares
 DEFAULT_IDLE_MINUTES = 30.0   # a lesson's pause for discussion, not a forgotten tab all afternoon
 MAX_IDLE_MINUTES = 24 * 60
 
@@ -31,6 +34,26 @@ def port(text: str) -> int:
 
 
 max_sessions = types.integer("--max-sessions", 1, "at least 1 session")
+max_per_address = types.integer("--max-per-address", 1, "at least 1 session")
+
+
+def quota(flag: str):
+    def parse(text: str) -> float:
+        value = types._number(flag, text, f"MiB between 0 and {MAX_QUOTA_MIB}")
+        if not 0 < value <= MAX_QUOTA_MIB:
+            raise AELError(f"{flag}: {value:g} is outside (0, {MAX_QUOTA_MIB}]; give MiB, e.g. 50")
+        return value
+    return parse
+
+
+def news_data(text: str) -> str:
+    """The teacher's copy of the 20 Newsgroups articles, read once now (a bad folder is one
+    line here, not an error on every visitor's screen); its absolute path."""
+    from scenarios.news.corpus import read_local
+
+    path = Path(text).expanduser().resolve()
+    read_local(str(path), flag="--news-data")
+    return str(path)
 
 
 def add_parser(sub) -> None:
@@ -42,6 +65,18 @@ def add_parser(sub) -> None:
                    help="the only folder visitors can save to and load from (default class-sessions/, created)")
     p.add_argument("--max-sessions", type=max_sessions, default=DEFAULT_MAX_SESSIONS,
                    help=f"visitors at once; more get a 'full' page (default {DEFAULT_MAX_SESSIONS})")
+    p.add_argument("--max-per-address", type=max_per_address, default=DEFAULT_PER_ADDRESS,
+                   help=f"labs open at once from one address (default {DEFAULT_PER_ADDRESS}; behind a proxy every "
+                        "visitor has the proxy's address: raise it)")
+    p.add_argument("--quota-mib", type=quota("--quota-mib"), default=DEFAULT_QUOTA_MIB,
+                   help=f"MiB of saves, exports and screenshots each visitor's lab may write (default "
+                        f"{DEFAULT_QUOTA_MIB:g})")
+    p.add_argument("--folder-quota-mib", type=quota("--folder-quota-mib"), default=DEFAULT_FOLDER_QUOTA_MIB,
+                   help=f"MiB the whole sessions folder may hold; past it no visitor writes "
+                        f"(default {DEFAULT_FOLDER_QUOTA_MIB:g})")
+    p.add_argument("--news-data", metavar="PATH",
+                   help="a local copy of the 20 Newsgroups articles: 20news-bydate.tar.gz or the folder it unpacks "
+                        "to; without it the news world is not offered (a served lab downloads nothing)")
     p.add_argument("--idle-minutes", type=idle_minutes, default=DEFAULT_IDLE_MINUTES,
                    help=f"end a lab after this long without a key or click (default {DEFAULT_IDLE_MINUTES:g})")
     p.add_argument("--allow-llm", action="store_true",
@@ -66,18 +101,34 @@ def serve_command(args: argparse.Namespace) -> int:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise AELError(f"--sessions: cannot create {folder}: {err.strerror or err}") from None
+    news = news_data(args.news_data) if args.news_data is not None else None
     mode = ServedMode(root=str(folder.resolve()), allow_llm=args.allow_llm, scenario=args.scenario,
-                      seed=args.seed, selector=args.selector, tour=args.tour)
+                      seed=args.seed, selector=args.selector, tour=args.tour, news_data=news,
+                      quota_mib=args.quota_mib, folder_quota_mib=args.folder_quota_mib)
+    try:
+        mode.prepare()
+    except OSError as err:
+        raise AELError(f"--sessions: cannot create {mode.private}: {err.strerror or err}") from None
     if mode.scenario is not None:  # a wrong scenario or selector is the teacher's to hear now, not each visitor's
         from .lab import first_session
 
-        first_session(mode)
+        # this check builds the session too: its cache goes where the visitors' goes, not to the teacher's home
+        old = os.environ.get("AEL_LAB_CACHE_DIR")
+        os.environ["AEL_LAB_CACHE_DIR"] = mode.private_env()["AEL_LAB_CACHE_DIR"]
+        try:
+            first_session(mode)
+        finally:
+            if old is None:
+                del os.environ["AEL_LAB_CACHE_DIR"]
+            else:
+                os.environ["AEL_LAB_CACHE_DIR"] = old
     try:
         from .server import LabServer
     except ImportError as err:
         raise AELError(f"serving needs textual-serve ({err}); pip install textual-serve") from None
     server = LabServer(mode, host=args.host, port=args.port, what=describe(mode),
-                       max_sessions=args.max_sessions, idle_seconds=args.idle_minutes * 60)
+                       max_sessions=args.max_sessions, idle_seconds=args.idle_minutes * 60,
+                       max_per_address=args.max_per_address)
     try:
         sock = server.bind()
     except OSError as err:

@@ -3,9 +3,10 @@
 It reads its `ServedMode` from the environment (`AEL_LAB_SERVED`), works in
 the sessions folder, and refuses, with a notification, what a served lab must
 not do: a file outside the folder, a session that would call a model with the
-teacher's keys, market data from outside. In class mode it opens on the
-teacher's scenario and seed, at the tour's first card. When the server ends it (tab
-closed, idle), unsaved progress is autosaved to the folder.
+teacher's keys, data from outside (or downloaded), a write over the visitor's
+quota (quota.py). In class mode it opens on the teacher's scenario and seed, at
+the tour's first card. When the server ends it (tab closed, idle), unsaved
+progress is autosaved to the folder.
 """
 
 from __future__ import annotations
@@ -15,13 +16,19 @@ import os
 import sys
 from pathlib import Path
 
+from dataclasses import replace
+
+from textual import work
+
 from engine.errors import AELError
+from engine.persistence import load_session
 from engine.session import Session
 
 from ..app import AelLab
 from ..config import LabSettings
 from ..files.opening import NewSession, build_session
 from .mode import ServedMode
+from .quota import VisitorFiles
 
 
 class ServedLab(AelLab):
@@ -32,7 +39,8 @@ class ServedLab(AelLab):
         folder = mode.folder
         saves = Path(".") if Path.cwd().resolve() == folder else folder  # short names when working there
         settings = kwargs.pop("settings", None) or LabSettings()
-        settings.saves_dir, settings.exports_dir, settings.served = saves, saves / "exports", mode
+        self.files = VisitorFiles(mode)
+        settings.saves_dir, settings.exports_dir, settings.served = saves, saves / "exports", self.files
         super().__init__(session, settings=settings, **kwargs)
         self.served = mode
 
@@ -69,11 +77,36 @@ class ServedLab(AelLab):
 
     def start_new_session(self, spec: NewSession) -> None:
         try:
-            self.served.check_new(spec.agent, spec.reflector, spec.llm, (spec.options or {}).get("data"))
+            self.served.check_new(spec.agent, spec.reflector, spec.llm, None)
+            spec = replace(spec, options=self.served.scenario_options(spec.scenario, spec.options))
         except AELError as err:
             self.notify(str(err), severity="error", title="Cannot start")
             return
         super().start_new_session(spec)
+
+    @work(thread=True, exclusive=True, group="session-io", exit_on_error=False)
+    def _load(self, path: Path) -> None:
+        """As the lab's, with the served checks before the save's scenario is built (a news
+        save would otherwise read, or fetch, its articles first)."""
+        try:
+            session = load_session(path, self.served.make_scenario)
+        except AELError as err:
+            self.call_from_thread(self.notify, str(err), severity="error", title="Not loaded", timeout=10)
+            return
+        self.call_from_thread(self._loaded, session, path)
+
+    def _save_svg(self, path: Path) -> None:
+        """As the lab's, within the visitor's quota, and counted in it."""
+        try:
+            self.files.check("screenshot")
+        except AELError as err:
+            self.notify(str(err), severity="error", title="Screenshot")
+            return
+        folder = path.parent
+        before = set(folder.glob("*.svg")) if folder.is_dir() else set()
+        super()._save_svg(path)
+        if folder.is_dir():
+            self.files.record(*(set(folder.glob("*.svg")) - before))
 
     def _loaded(self, session: Session, path: Path) -> None:
         try:
@@ -88,7 +121,8 @@ def first_session(mode: ServedMode) -> Session | None:
     """The teacher's scenario and seed, or None for the start screen."""
     if mode.scenario is None:
         return None
-    return build_session(NewSession(mode.scenario, mode.seed, mode.selector))
+    return build_session(NewSession(mode.scenario, mode.seed, mode.selector,
+                                    options=mode.scenario_options(mode.scenario, None)))
 
 
 def main() -> int:

@@ -2,10 +2,13 @@
 
 textual-serve starts one app process per websocket. On top of it:
   - at most `max_sessions` at once: the page says the lab is full, a websocket
-    beyond the cap is closed before any process starts;
+    beyond the cap is closed before any process starts; and at most
+    `max_per_address` from one address (one student cannot take the class's places);
   - a session with no key or mouse input for `idle_seconds` is ended;
   - each app gets an environment without the teacher's credentials unless
-    `--allow-llm` (a whitelist, so a key under a name we never heard of stays out);
+    `--allow-llm` (a whitelist, so a key under a name we never heard of stays out),
+    whose home, temporary files and caches are in the sessions folder and which
+    may not download (ServedMode.private_env);
   - frames from the browser are checked (JSON shape, terminal sizes clamped),
     since a visitor can send anything;
   - the page's URLs follow the address the visitor used, so `--host 0.0.0.0`
@@ -48,30 +51,51 @@ _HOST = re.compile(r"^[A-Za-z0-9.\-]{1,253}(:\d{1,5})?$|^\[[0-9A-Fa-f:.]{2,45}\]
 
 
 class SessionCap:
-    """How many sessions run; the event loop is single-threaded, so no lock."""
+    """How many sessions run, in all and per address; the event loop is single-threaded, so no lock."""
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, per_address: int | None = None) -> None:
         self.limit, self.active = limit, 0
+        self.per_address = per_address or limit
+        self.by_address: dict[str, int] = {}
 
     @property
     def full(self) -> bool:
         return self.active >= self.limit
 
-    def acquire(self) -> bool:
-        if self.full:
+    def full_for(self, address: str) -> bool:
+        return self.by_address.get(address, 0) >= self.per_address
+
+    def acquire(self, address: str = "") -> bool:
+        if self.full or self.full_for(address):
             return False
         self.active += 1
+        self.by_address[address] = self.by_address.get(address, 0) + 1
         return True
 
-    def release(self) -> None:
+    def release(self, address: str = "") -> None:
         self.active = max(0, self.active - 1)
+        left = self.by_address.get(address, 0) - 1
+        if left > 0:
+            self.by_address[address] = left
+        else:
+            self.by_address.pop(address, None)
 
 
 def app_environment(env: dict[str, str], mode: ServedMode) -> dict[str, str]:
-    """The environment of one visitor's app process, built from textual-serve's."""
+    """The environment of one visitor's app process, built from textual-serve's: no
+    credential unless `--allow-llm`, and a home, temporary folder and caches inside the
+    sessions folder, with downloads off (ServedMode.private_env)."""
+    from ..config import KEYS_ENV, keys_path
+
+    keys_file = env.get(KEYS_ENV) or str(keys_path())  # found before HOME moves
     if not mode.allow_llm:
         env = {k: v for k, v in env.items() if k in SAFE_ENV or k.startswith(SAFE_PREFIXES)}
-    return {**env, ENV: mode.to_env()}
+    return {**env, **mode.private_env(keys_file), ENV: mode.to_env()}
+
+
+def address(request: web.Request) -> str:
+    """The visitor's address, for the per-address limit (behind a proxy: the proxy's)."""
+    return request.remote or "?"
 
 
 def clamp(value: Any, bounds: tuple[int, int], default: int) -> int:
@@ -108,12 +132,13 @@ class LabAppService(AppService):
 
 class LabServer(Server):
     def __init__(self, mode: ServedMode, *, host: str, port: int, what: str, max_sessions: int = 40,
-                 idle_seconds: float = 1800.0, out: Callable[[str], None] | None = None) -> None:
+                 idle_seconds: float = 1800.0, out: Callable[[str], None] | None = None,
+                 max_per_address: int | None = None) -> None:
         # exec: the shell textual-serve starts becomes the app, so stopping it stops the app
         command = "exec " + shlex.join([sys.executable, "-m", "ael_tui.serve.lab"])
         super().__init__(command, host=host, port=port, title=f"AEL Lab · {what}", templates_path=TEMPLATES)
         self.mode, self.what = mode, what
-        self.cap = SessionCap(max_sessions)
+        self.cap = SessionCap(max_sessions, max_per_address)
         self.idle_seconds = idle_seconds
         self.services: set[LabAppService] = set()
         self.out = out or (lambda line: print(line, flush=True))
@@ -148,7 +173,8 @@ class LabServer(Server):
         self.initialize_logging()
         mode = self.mode
         self.out(f"AEL Lab: serving {self.what} at http://{self.host}:{self.port}/ "
-                 f"(sessions folder {mode.folder}; up to {self.cap.limit} visitors; idle sessions end after "
+                 f"(sessions folder {mode.folder}; up to {self.cap.limit} visitors, {self.cap.per_address} per "
+                 f"address; {mode.quota_mib:g} MiB of files each; idle sessions end after "
                  f"{self.idle_seconds / 60:g} min; {'LLM backends allowed' if mode.allow_llm else 'offline only'})")
         self.out("Ctrl+C stops the server and every visitor's lab.")
         web.run_app(self._make_app(), sock=sock, print=None, handle_signals=True)
@@ -164,6 +190,9 @@ class LabServer(Server):
     async def handle_index(self, request: web.Request) -> web.Response:
         if self.cap.full:
             return aiohttp_jinja2.render_template("full.html", request, {"limit": self.cap.limit}, status=503)
+        if self.cap.full_for(address(request)):
+            return aiohttp_jinja2.render_template("too-many.html", request, {"limit": self.cap.per_address},
+                                                  status=429)
         http, ws = self._base(request)
         context = {
             "title": self.title,
@@ -177,9 +206,15 @@ class LabServer(Server):
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
         websocket = web.WebSocketResponse(heartbeat=15, max_msg_size=MAX_FRAME)
         await websocket.prepare(request)
-        if not self.cap.acquire():
-            await websocket.send_bytes(b"\r\n  AEL Lab is full: every session is in use. "
-                                       b"Try again in a few minutes.\r\n")
+        where = address(request)
+        if not self.cap.acquire(where):
+            if self.cap.full:
+                await websocket.send_bytes(b"\r\n  AEL Lab is full: every session is in use. "
+                                           b"Try again in a few minutes.\r\n")
+            else:
+                await websocket.send_bytes(f"\r\n  AEL Lab: {self.cap.per_address} labs are already open from "
+                                           f"this address, the most one address may have. Close one, then "
+                                           f"reload.\r\n".encode())
             await websocket.close(code=1013, message=b"full")  # 1013: try again later
             return websocket
         service: LabAppService | None = None
@@ -204,7 +239,7 @@ class LabServer(Server):
             if service is not None:
                 await service.stop_within(STOP_GRACE)
                 self.services.discard(service)
-            self.cap.release()
+            self.cap.release(where)
             if not websocket.closed:
                 await websocket.close()
         return websocket

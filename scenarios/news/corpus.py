@@ -7,8 +7,9 @@ one fixed order):
   (`SCIKIT_LEARN_DATA`, default ~/scikit_learn_data) and reads it from there
   afterwards;
 - a folder in the standard `20news-bydate` layout
-  (`20news-bydate-train/<group>/<numbered files>`, and `-test`), read here
-  without any network.
+  (`20news-bydate-train/<group>/<numbered files>`, and `-test`), or the
+  archive itself (`20news-bydate.tar.gz`, read in place), read here without
+  any network.
 
 Both read the raw posts and strip them here with the rules of scikit-learn's
 `remove=('headers', 'footers', 'quotes')` (header, then footer, then quotes,
@@ -41,6 +42,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from engine.errors import AELError
+from engine.network import downloads_allowed
 
 SUBSETS = ("20news-bydate-train", "20news-bydate-test")
 MAX_FILE_BYTES = 256 * 1024  # the real corpus's largest post is about 160 KB
@@ -142,10 +144,10 @@ def _group_dirs(folder: Path) -> list[Path]:
         return sorted((Path(e.path) for e in it if e.is_dir(follow_symlinks=False)), key=lambda p: p.name)
 
 
-def read_folder(path: str) -> Corpus:
-    """The articles of a `20news-bydate` copy at `path`; AELError (one line) for a bad folder."""
+def read_folder(path: str, flag: str = "--data") -> Corpus:
+    """The articles of a `20news-bydate` copy at `path`; AELError (one line, naming `flag`) for a bad folder."""
     root = Path(path).expanduser()
-    where = f"--data {path}"
+    where = f"{flag} {path}"
     if not root.is_dir():
         raise AELError(f"{where}: no such folder or archive (expected 20news-bydate.tar.gz or a folder holding "
                        "20news-bydate-train/<group>/<files>)")
@@ -181,10 +183,10 @@ def is_archive(path: str) -> bool:
     return p.is_file() and (path.endswith((".tar.gz", ".tgz", ".tar")) or tarfile.is_tarfile(p))
 
 
-def read_archive(path: str) -> Corpus:
+def read_archive(path: str, flag: str = "--data") -> Corpus:
     """The articles of a `20news-bydate.tar.gz` at `path`, read in memory (nothing written
-    to disk); AELError (one line) for a bad or hostile archive."""
-    where = f"--data {path}"
+    to disk); AELError (one line, naming `flag`) for a bad or hostile archive."""
+    where = f"{flag} {path}"
     files: dict[tuple[str, str, str], str] = {}
     total = members = 0
     groups_seen: set[tuple[str, str]] = set()
@@ -251,33 +253,104 @@ def check_pickle_cache(home: str) -> None:
                        "its copy of the 20 Newsgroups data); remove it, or pass --data DIR")
 
 
-def fetch() -> Corpus:
-    """Train then test through `fetch_20newsgroups` (downloads once into the data home);
-    AELError saying how to get the data when it is neither there nor downloadable."""
-    from sklearn.datasets import fetch_20newsgroups
+# What scikit-learn's cache may hold: its Bunch of lists of text and numpy arrays of
+# numbers and names. Anything else named in the pickle is refused before it is built,
+# so a file planted in the data home cannot run code in this process.
+_CACHE_CLASSES = {
+    ("sklearn.utils._bunch", "Bunch"), ("sklearn.utils", "Bunch"),
+    ("numpy.core.multiarray", "_reconstruct"), ("numpy._core.multiarray", "_reconstruct"),
+    ("numpy", "ndarray"), ("numpy", "dtype"),
+}
+MAX_CACHE_BYTES = 256 * 2**20  # compressed; the real cache is about 15 MB
+MAX_CACHE_INFLATED = 1024 * 2**20
 
+
+def read_pickle_cache(path: str) -> dict:
+    """scikit-learn's `20news-bydate_py3.pkz`, read without trusting it: a regular file only,
+    size-capped, inflated with a cap, unpickled with only the classes above allowed, and its
+    shape checked; AELError (one line, naming the file) otherwise."""
+    import io
+    import pickle
+
+    from engine.cache_files import read_regular
+
+    class _Only(pickle.Unpickler):
+        def find_class(self, module: str, name: str):
+            if (module, name) not in _CACHE_CLASSES:
+                raise pickle.UnpicklingError(f"it names {module}.{name}")
+            return super().find_class(module, name)
+
+    try:
+        raw = read_regular(path, MAX_CACHE_BYTES)
+        if raw is None:
+            raise ValueError(f"not a regular file of at most {MAX_CACHE_BYTES >> 20} MiB")
+        inflater = zlib.decompressobj()
+        data = inflater.decompress(raw, MAX_CACHE_INFLATED)
+        if inflater.unconsumed_tail:
+            raise ValueError(f"it inflates past {MAX_CACHE_INFLATED >> 20} MiB")
+        cache = _Only(io.BytesIO(data)).load()
+        for subset in ("train", "test"):
+            bunch = cache[subset]
+            names, target, texts = list(bunch["target_names"]), bunch["target"], bunch["data"]
+            if not (all(isinstance(n, str) for n in names) and all(isinstance(t, str) for t in texts)
+                    and len(target) == len(texts) and all(0 <= int(i) < len(names) for i in target)):
+                raise ValueError("its articles, groups and labels do not fit together")
+    except Exception as err:  # noqa: BLE001 - whatever is wrong with it, the advice is the same
+        reason = " ".join(str(err).split())[:160] or type(err).__name__
+        raise AELError(f"news: {path} is not scikit-learn's 20 Newsgroups cache as it writes it ({reason}); "
+                       "delete it to download again, or pass --data with the archive or a folder") from None
+    return cache
+
+
+def fetch() -> Corpus:
+    """Train then test from scikit-learn's data home: its cache read here without trusting it
+    (`read_pickle_cache`), or, when there is none, `fetch_20newsgroups` downloading it once;
+    AELError saying how to get the data when it is neither there nor downloadable."""
     home = data_home()
+    download = downloads_allowed()  # a served lab's visitor: what is in the data home, never the network
+    check_pickle_cache(home)
+    cached = os.path.join(home, PICKLE_CACHE)
+    if os.path.lexists(cached):
+        cache = read_pickle_cache(cached)
+    else:
+        cache = _download(home, download)
     groups: list[str] = []
     raws: list[str] = []
-    check_pickle_cache(home)
+    for subset in ("train", "test"):
+        bunch = cache[subset]
+        groups += [bunch["target_names"][int(i)] for i in bunch["target"]]
+        raws += list(bunch["data"])
+    return _corpus(f"scikit-learn ({home})", groups, raws)
+
+
+def _download(home: str, download: bool) -> dict:
+    """The by-date archive through `fetch_20newsgroups`, which writes its cache as it goes
+    (read back by `read_pickle_cache` from then on)."""
+    from sklearn.datasets import fetch_20newsgroups
+
     try:
         with warnings.catch_warnings():  # its retry warnings would break the one-line error
             warnings.simplefilter("ignore")
-            for subset in ("train", "test"):
-                bunch = fetch_20newsgroups(data_home=home, subset=subset, remove=(), shuffle=False)
-                groups += [bunch.target_names[i] for i in bunch.target]
-                raws += list(bunch.data)
+            return {subset: fetch_20newsgroups(data_home=home, subset=subset, remove=(), shuffle=False,
+                                               download_if_missing=download)
+                    for subset in ("train", "test")}
     except Exception as err:  # noqa: BLE001 - any failure to download or read is the same advice
+        if not download:
+            raise AELError(f"news: the 20 Newsgroups data is not in scikit-learn's data home ({home}), and this "
+                           "lab may not download it (a served lab); the teacher can give a local copy: "
+                           "ael-lab serve --news-data DIR") from None
         reason = " ".join(str(err).split())[:160] or type(err).__name__
         raise AELError(f"news: the 20 Newsgroups data is not in scikit-learn's data home ({home}) and could not "
                        f"be downloaded ({reason}); run once with network access, or pass --data DIR holding "
                        f"20news-bydate-train/<group>/<files> (unpacked from {ARCHIVE})") from None
-    return _corpus(f"scikit-learn ({home})", groups, raws)
+
+
+def read_local(path: str, flag: str = "--data") -> Corpus:
+    """A local copy: the archive or an unpacked folder."""
+    return read_archive(path, flag) if is_archive(path) else read_folder(path, flag)
 
 
 @lru_cache(maxsize=4)
 def load(data: str) -> Corpus:
     """The corpus for the scenario's `data` option (cached: every seed of a command shares it)."""
-    if data == "sklearn":
-        return fetch()
-    return read_archive(data) if is_archive(data) else read_folder(data)
+    return fetch() if data == "sklearn" else read_local(data)

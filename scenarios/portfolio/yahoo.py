@@ -34,6 +34,7 @@ import pandas as pd
 
 from engine.cache_files import digest, read_regular, write_atomic
 from engine.errors import AELError
+from engine.network import downloads_allowed
 
 from .data import DFULL_SECTORS, MAX_CSV_BYTES, SLOTS, TZ, Market, load_folder
 
@@ -78,6 +79,9 @@ def load_yahoo(tickers: Sequence[str], start: str | None = None, end: str | None
     sums = _checksums(folder)
     missing = [t for t in tickers if not _intact(folder, f"prices_1h/{t}.csv", sums)]
     if missing:
+        if not downloads_allowed():
+            raise AELError(f"Yahoo Finance: {', '.join(missing)} not in the cache ({folder}), and this lab may "
+                           "not download (a served lab); use --data synthetic or a data folder")
         try:
             check_hourly_window(s, e, today or dt.date.today())
             frames = download_hourly(missing, s, e)
