@@ -36,6 +36,7 @@ from .proposers import queue_outboxes
 from .reflection import Reflection, ReflectionContext, Reflector
 from .rng import make_rng, restore_rng, rng_state
 from .secrets import clip
+from .timetravel import Timeline
 from .variant_set import Variants
 from .scenario import AgentContext, Scenario
 from .scenario_spec import ENGINE_DEFAULTS, TRAILING_WINDOW
@@ -116,6 +117,8 @@ class Session(Decisions):
         self.last_hits: list[str] = []
         self._patterns_at = -1
         self._patterns: list = []
+        self.timeline = Timeline()  # checkpoints kept as the run goes: rewind and branch (engine/timetravel.py)
+        self.timeline.capture(self)  # episode 0, so a loaded save can go back to its start
 
     # ------------------------------------------------------------ phases
     def _phase_ends(self, defaults: dict[str, Any]) -> dict[str, int]:
@@ -197,14 +200,28 @@ class Session(Decisions):
         reason = self.blocked_reason
         if reason:
             raise AELError(f"cannot step: {reason}")
+        self.timeline.before_step(self)
         if not (self.llm.config.uses_llm and self.llm.config.error_policy == "raise"):
-            return self._step()
-        before = self._checkpoint()
-        try:
-            return self._step()
-        except AELError:
-            self._rollback(before)
-            raise
+            out = self._step()
+        else:
+            before = self._checkpoint()
+            try:
+                out = self._step()
+            except AELError:
+                self._rollback(before)
+                raise
+        self.timeline.after_step(self)
+        return out
+
+    def rewind_to(self, n: int) -> None:
+        """The session as it stood at the start of episode n, from the nearest checkpoint and
+        an exact replay (engine/timetravel.py); stepping on gives the same run again."""
+        self.timeline.rewind(self, n)
+
+    def branch(self, n: int, decide: dict[int, str], who: str = "human") -> str | None:
+        """Rewind to episode n with proposal K (a key of `decide`) decided the other way
+        ("approve" or "reject"); returns why the branch stopped before n, or None."""
+        return self.timeline.branch(self, n, decide, who=who)
 
     def _checkpoint(self) -> dict[str, Any]:
         """What one episode can change, copied: not the history or the reflections (a step
