@@ -33,6 +33,7 @@ answer differently); a session answering from a cassette is.
 from __future__ import annotations
 
 import pickle
+import time
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -43,6 +44,9 @@ if TYPE_CHECKING:
     from .session import Session
 
 CHECKPOINT_EVERY = 25
+# also a checkpoint once the steps since the last one took this long (a portfolio bar costs ~15 ms,
+# a support ticket under 1 ms), so a rewind replays at most about this much work
+CHECKPOINT_BUDGET_S = 0.1
 HUMAN_DECISIONS = ("approve", "edit", "reject")
 
 
@@ -82,11 +86,15 @@ class Checkpoint:
 @dataclass
 class Timeline:
     every: int = CHECKPOINT_EVERY
+    budget_s: float = CHECKPOINT_BUDGET_S
     checkpoints: dict[int, Checkpoint] = field(default_factory=dict)
     tape: Tape | None = None
     diverged_at: int | None = None  # the episode where a replay first differed from the tape
     _post_signature: tuple | None = None
     _flip: dict[int, str] = field(default_factory=dict)  # proposals a branch decides the other way
+    _spent: float = 0.0           # step time since the last checkpoint
+    _last: int = 0                # episode of the last checkpoint taken
+    _started: float = 0.0
 
     # ---------------------------------------------------------------- hooks
     @staticmethod
@@ -94,7 +102,7 @@ class Timeline:
         """What a person can change between steps, cheaply: a change here forces a checkpoint."""
         q = s.queue
         return (len(q.audit), len(q.rules), sum(r.revoked_episode is not None for r in q.rules), q.mode,
-                tuple(sorted(q.standing.items())), tuple(s.pool), id(s.insight),
+                tuple(sorted(q.standing.items())), tuple(s.pool), repr(s.insight),
                 tuple(len(t) for t in s.memory.tiers.values()), tuple(sorted(s.code_arms.quarantined)),
                 tuple(sorted(s.code_arms.suspended)), q.allow_code_auto)
 
@@ -105,6 +113,7 @@ class Timeline:
         d.pop("usage", None)
         self.checkpoints[s.t] = Checkpoint(s.t, pickle.dumps(d, protocol=pickle.HIGHEST_PROTOCOL),
                                            len(s.history), self.signature(s))
+        self._spent, self._last = 0.0, s.t
 
     def before_step(self, s: "Session") -> None:
         t = s.t
@@ -116,10 +125,15 @@ class Timeline:
         if cp is not None and cp.signature != sig:  # the original was in another state here
             self._diverge(t - 1)
             cp = None
-        if cp is None and (t % self.every == 0 or changed):
+        if cp is None and (t % self.every == 0 or changed or t - self._last >= self.every
+                           or self._spent >= self.budget_s):
             self.capture(s)
+        elif cp is not None:
+            self._spent, self._last = 0.0, t
+        self._started = time.perf_counter()
 
     def after_step(self, s: "Session") -> None:
+        self._spent += time.perf_counter() - self._started
         self._post_signature = self.signature(s)
         tape = self.tape
         if tape is None:
@@ -161,6 +175,7 @@ class Timeline:
         d["history"] = history[: cp.history_len]
         s.load_state(d, keep_usage=True)
         self._post_signature = self.signature(s)
+        self._spent, self._last = 0.0, cp.t
 
     def rewind(self, s: "Session", n: int) -> None:
         """The session as it stood at the start of episode n (the decisions made there included)."""

@@ -44,7 +44,7 @@ def check_rewinds(s: Session, points: list[int]) -> dict:
     full = comparable(s)
     for n in points:
         s.rewind_to(n)
-        assert s.t == n
+        assert s.t == n and s.timeline.reach(s) == len(full["history"])  # the run ahead is kept
         assert s.history == full["history"][:n]
         s.run()
         assert comparable(s) == full, f"rewind to {n} then on to the end is not the run"
@@ -73,7 +73,9 @@ def test_support_rewind_and_unchanged_branch_replay_exactly(support_run):
     s, full = support_run
     for n in (0, 300, 919, 920, 1199):
         s.rewind_to(n)
-        assert s.history == full["history"][:n]
+        assert s.history == full["history"][:n] and s.timeline.reach(s) == 1200
+        s.rewind_to(min(n + 260, 1200))  # forward again, along the run that was
+        assert s.history == full["history"][:min(n + 260, 1200)]
         s.run()
         assert comparable(s) == full
     b = reload(s)
