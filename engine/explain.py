@@ -60,6 +60,7 @@ def explain(session: "Session", n: int) -> dict[str, Any]:
         raise AELError(f"episode {n} is out of range: this run has episodes 0..{reach - 1}" if reach else
                        "this run has no episode yet")
     back_to = session.t
+    session.timeline.capture(session)  # where the session is now: going back there is a restore, no replay
     session.rewind_to(n)
     if session.blocked_reason is not None:
         raise AELError(f"episode {n} cannot be replayed: {session.blocked_reason}")

@@ -2,7 +2,8 @@
 
 A run is deterministic from its seed, so the past need not be stored episode by
 episode: the `Timeline` keeps a saved state (the session's own `to_dict`, pickled,
-without the history, which only grows) every `every` episodes and whenever a person
+without the history, which only grows) at the start, then once the steps since the
+last one took long enough (see CHECKPOINT_BUDGET_S), and whenever a person
 changed something between two steps (a decision, a standing rule, a reviewed code
 arm, an edit of memory's size or of the pool), and `rewind_to(n)` restores the
 nearest one at or before n and replays forward to n. Decisions that a rule made
@@ -43,10 +44,12 @@ if TYPE_CHECKING:
     from .approvals import AuditEntry
     from .session import Session
 
-CHECKPOINT_EVERY = 25
-# also a checkpoint once the steps since the last one took this long (a portfolio bar costs ~15 ms,
-# a support ticket under 1 ms), so a rewind replays at most about this much work
-CHECKPOINT_BUDGET_S = 0.1
+# A checkpoint once the steps since the last one took CHECKPOINT_BUDGET_S, or CHECKPOINT_RATIO times
+# what taking one costs, whichever is longer: a rewind replays at most about that much work, and
+# keeping checkpoints costs a run at most about 1/CHECKPOINT_RATIO of its time (a support ticket
+# steps in under 1 ms and a checkpoint of its session takes ~5 ms; a portfolio bar ~15 ms)
+CHECKPOINT_BUDGET_S = 0.05
+CHECKPOINT_RATIO = 10
 HUMAN_DECISIONS = ("approve", "edit", "reject")
 
 
@@ -85,16 +88,17 @@ class Checkpoint:
 
 @dataclass
 class Timeline:
-    every: int = CHECKPOINT_EVERY
     budget_s: float = CHECKPOINT_BUDGET_S
+    ratio: float = CHECKPOINT_RATIO
     checkpoints: dict[int, Checkpoint] = field(default_factory=dict)
     tape: Tape | None = None
     diverged_at: int | None = None  # the episode where a replay first differed from the tape
     _post_signature: tuple | None = None
     _flip: dict[int, str] = field(default_factory=dict)  # proposals a branch decides the other way
     _spent: float = 0.0           # step time since the last checkpoint
-    _last: int = 0                # episode of the last checkpoint taken
     _started: float = 0.0
+    _cost: float = 0.0            # what the last checkpoint took
+    capture_s: float = 0.0        # what all checkpoints took (bench/rewind.py)
 
     # ---------------------------------------------------------------- hooks
     @staticmethod
@@ -108,12 +112,14 @@ class Timeline:
 
     def capture(self, s: "Session") -> None:
         """Keep the session's state now (before episode s.t) as a checkpoint."""
+        started = time.perf_counter()
         d = s.to_dict()
         d.pop("history")
         d.pop("usage", None)
         self.checkpoints[s.t] = Checkpoint(s.t, pickle.dumps(d, protocol=pickle.HIGHEST_PROTOCOL),
                                            len(s.history), self.signature(s))
-        self._spent, self._last = 0.0, s.t
+        self._spent, self._cost = 0.0, time.perf_counter() - started
+        self.capture_s += self._cost
 
     def before_step(self, s: "Session") -> None:
         t = s.t
@@ -125,11 +131,10 @@ class Timeline:
         if cp is not None and cp.signature != sig:  # the original was in another state here
             self._diverge(t - 1)
             cp = None
-        if cp is None and (t % self.every == 0 or changed or t - self._last >= self.every
-                           or self._spent >= self.budget_s):
+        if cp is None and (changed or self._spent >= max(self.budget_s, self.ratio * self._cost)):
             self.capture(s)
         elif cp is not None:
-            self._spent, self._last = 0.0, t
+            self._spent = 0.0
         self._started = time.perf_counter()
 
     def after_step(self, s: "Session") -> None:
@@ -175,7 +180,7 @@ class Timeline:
         d["history"] = history[: cp.history_len]
         s.load_state(d, keep_usage=True)
         self._post_signature = self.signature(s)
-        self._spent, self._last = 0.0, cp.t
+        self._spent = 0.0
 
     def rewind(self, s: "Session", n: int) -> None:
         """The session as it stood at the start of episode n (the decisions made there included)."""
