@@ -40,7 +40,8 @@ def _terms(session: "Session", spec, entry, query: dict[str, Any], score: float)
                if k in query and k in entry.metadata and entry.metadata[k] == query[k]}
     delta = max(memory.episode - entry.episode, 0)
     terms = {"match": sum(matched.values()), "matched": matched, "quality": 0.5 + 0.5 * entry.quality,
-             "recency": 0.3 + 0.7 * math.exp(-0.01 * delta), "age": delta, "tier_boost": TIER_BOOST.get(entry.tier, 1.0)}
+             "recency": 0.3 + 0.7 * math.exp(-0.01 * delta), "age": delta,
+             "tier_boost": TIER_BOOST.get(entry.tier, 1.0)}
     terms["product"] = terms["match"] * terms["quality"] * terms["recency"] * terms["tier_boost"]
     return {"order": order, "score": score, **terms}
 
@@ -166,7 +167,8 @@ def render(report: dict[str, Any]) -> str:
         for h in r["hits"]:
             t = h["terms"]
             why = (f" = match {t['match']:.2f} × quality {t['quality']:.2f} × recency {t['recency']:.2f}"
-                   f" (age {t['age']}) × boost {t['tier_boost']:.1f}" if t["order"] == "relevance" else f" ({t['order']})")
+                   f" (age {t['age']}) × boost {t['tier_boost']:.1f}" if t["order"] == "relevance"
+                   else f" ({t['order']})")
             add(f"  {h['id']} [{h['tier']}, ep {h['episode']}] score {h['score']:.3f}{why}")
             add(f"      {h['content'][:140]}")
         for name, o in r.get("other_policies", {}).items():

@@ -50,6 +50,7 @@ if TYPE_CHECKING:
 # steps in under 1 ms and a checkpoint of its session takes ~5 ms; a portfolio bar ~15 ms)
 CHECKPOINT_BUDGET_S = 0.05
 CHECKPOINT_RATIO = 10
+MAX_CHECKPOINTS = 200  # beyond: every other older one is dropped and the spacing doubles (bounded memory)
 HUMAN_DECISIONS = ("approve", "edit", "reject")
 
 
@@ -72,10 +73,20 @@ class Tape:
     history: list[dict[str, Any]]
     audit: list["AuditEntry"]
     rules: list[dict[str, Any]]
+    _by_episode: dict[int, list["AuditEntry"]] | None = None
 
     @classmethod
     def of(cls, s: "Session") -> "Tape":
         return cls(s.t, list(s.history), list(s.queue.audit), [asdict(r) for r in s.queue.rules])
+
+    def decided_after(self, e: int) -> list["AuditEntry"]:
+        """The decisions a person made between episode e and the next (in the order made)."""
+        if self._by_episode is None:
+            self._by_episode = {}
+            for a in self.audit:
+                if not _who_is_rule(a.who):
+                    self._by_episode.setdefault(a.episode, []).append(a)
+        return self._by_episode.get(e, [])
 
 
 @dataclass
@@ -118,6 +129,8 @@ class Timeline:
         d.pop("usage", None)
         self.checkpoints[s.t] = Checkpoint(s.t, pickle.dumps(d, protocol=pickle.HIGHEST_PROTOCOL),
                                            len(s.history), self.signature(s))
+        if len(self.checkpoints) > MAX_CHECKPOINTS:
+            self._thin(s.t)
         self._spent, self._cost = 0.0, time.perf_counter() - started
         self.capture_s += self._cost
 
@@ -158,6 +171,14 @@ class Timeline:
         """The run departs from the tape after episode t: what came later is another run."""
         self.tape = None
         self.drop_after(t)
+
+    def _thin(self, now: int) -> None:
+        """Drop every other checkpoint (never the start or the newest) and space them twice as far."""
+        keys = sorted(self.checkpoints)
+        for k in keys[1:-1:2]:
+            if k != now:
+                del self.checkpoints[k]
+        self.budget_s *= 2
 
     def drop_after(self, t: int) -> None:
         """Forget every checkpoint taken after episode t."""
@@ -215,9 +236,7 @@ class Timeline:
         """The decisions a person made between episode s.t - 1 and s.t in the tape, made again."""
         e = s.t - 1
         q = s.queue
-        for entry in tape.audit:
-            if entry.episode != e or _who_is_rule(entry.who):
-                continue
+        for entry in tape.decided_after(e):
             if entry.proposal_id == 0:  # a code arm admitted or rejected after a load
                 if entry.decision in ("admit", "reject") and entry.proposed.get("name") in s.code_arms.quarantined:
                     s.review_code_arm(entry.proposed["name"], entry.decision, who=entry.who, reason=entry.reason)

@@ -98,6 +98,18 @@ def test_portfolio_offline_replays_exactly():
     check_rewinds(s, [0, 33, 61, 89])
 
 
+def test_checkpoints_stay_bounded_and_rewinds_stay_exact(monkeypatch):
+    from engine import timetravel
+
+    monkeypatch.setattr(timetravel, "MAX_CHECKPOINTS", 6)
+    s = new("synthetic")
+    s.timeline.budget_s = s.timeline.ratio = 0  # a checkpoint before every step, until thinned
+    full = check_rewinds(s, [3, 77, 150, 201])
+    assert 2 < len(s.timeline.checkpoints) <= 6 + 1 and 0 in s.timeline.checkpoints
+    assert s.timeline.budget_s == 0  # doubled from 0: still every step, so thinning is what bounds it
+    assert full["t"] == 208
+
+
 # ------------------------------------------------------- a decision flipped
 def test_support_branch_with_the_first_proposal_rejected(support_run):
     s, full = support_run
