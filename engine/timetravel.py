@@ -101,6 +101,8 @@ class Checkpoint:
 class Timeline:
     budget_s: float = CHECKPOINT_BUDGET_S
     ratio: float = CHECKPOINT_RATIO
+    keep: bool = True             # False: only the start is kept (a batch run never goes back; a rewind
+                                  # then replays from episode 0, as exactly)
     checkpoints: dict[int, Checkpoint] = field(default_factory=dict)
     tape: Tape | None = None
     diverged_at: int | None = None  # the episode where a replay first differed from the tape
@@ -144,7 +146,7 @@ class Timeline:
         if cp is not None and cp.signature != sig:  # the original was in another state here
             self._diverge(t - 1)
             cp = None
-        if cp is None and (changed or self._spent >= max(self.budget_s, self.ratio * self._cost)):
+        if cp is None and self.keep and (changed or self._spent >= max(self.budget_s, self.ratio * self._cost)):
             self.capture(s)
         elif cp is not None:
             self._spent = 0.0

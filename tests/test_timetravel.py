@@ -110,6 +110,13 @@ def test_checkpoints_stay_bounded_and_rewinds_stay_exact(monkeypatch):
     assert full["t"] == 208
 
 
+def test_a_session_keeping_no_checkpoints_still_rewinds_exactly():
+    s = new("synthetic")
+    s.timeline.keep = False
+    full = check_rewinds(s, [5, 180])
+    assert full["t"] == 208
+
+
 # ------------------------------------------------------- a decision flipped
 def test_support_branch_with_the_first_proposal_rejected(support_run):
     s, full = support_run
