@@ -223,6 +223,10 @@ class Session(Decisions):
         ("approve" or "reject"); returns why the branch stopped before n, or None."""
         return self.timeline.branch(self, n, decide, who=who)
 
+    def reopen(self, pid: int) -> None:
+        """Undo the decision on proposal `pid`: back to where it waited, pending again."""
+        self.timeline.reopen(self, pid)
+
     def _checkpoint(self) -> dict[str, Any]:
         """What one episode can change, copied: not the history or the reflections (a step
         only appends to them, so their lengths are enough), nor the LLM ledger (calls made

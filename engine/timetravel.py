@@ -107,7 +107,8 @@ class Timeline:
     tape: Tape | None = None
     diverged_at: int | None = None  # the episode where a replay first differed from the tape
     _post_signature: tuple | None = None
-    _flip: dict[int, str] = field(default_factory=dict)  # proposals a branch decides the other way
+    _flip: dict[int, str | None] = field(default_factory=dict)  # proposals a branch decides the other way
+    _who: str = "human"           # who the branch's decisions are recorded as made by
     _spent: float = 0.0           # step time since the last checkpoint
     _started: float = 0.0
     _cost: float = 0.0            # what the last checkpoint took
@@ -279,23 +280,15 @@ class Timeline:
         if not decide:
             self.rewind(s, n)
             return None
-        if self.tape is None or s.t > self.tape.t:
-            self.tape = Tape.of(s)
-        tape = self.tape
+        tape = self._tape_of(s)
         found: dict[int, AuditEntry] = {}
         for pid, decision in decide.items():
             if decision not in ("approve", "reject"):
                 raise AELError(f"proposal #{pid}: decide approve or reject, not {decision!r}")
-            entries = [a for a in tape.audit if a.proposal_id == pid and pid > 0]
-            if not entries:
-                raise AELError(f"no proposal #{pid} in this run's audit log")
-            entry = entries[-1]
-            if entry.decision not in HUMAN_DECISIONS:
-                raise AELError(f"proposal #{pid} was not decided but {entry.decision}ped by the {entry.who} "
-                               f"({entry.reason or 'no reason given'}): it cannot be decided another way")
+            entry = self._decided(tape, pid)
             if entry.episode >= n:
                 raise AELError(f"proposal #{pid} was decided after episode {entry.episode}, not before "
-                               f"episode {n}: branch --at {entry.episode + 1} or later")
+                               f"episode {n}: branch at episode {entry.episode + 1} or later")
             was = "reject" if entry.decision == "reject" else "approve"
             if was == decision:
                 raise AELError(f"proposal #{pid} was already {entry.decision}d (after episode {entry.episode}): "
@@ -306,14 +299,43 @@ class Timeline:
         if later:
             raise AELError(f"proposal #{later[0]} was decided after the first decision changed here "
                            f"(episode {first}): branch once, then branch again from the branch")
+        return self._take(s, tape, first, n, dict(decide), who)
+
+    def reopen(self, s: "Session", pid: int) -> None:
+        """Undo the decision on proposal `pid`: the session goes back to the moment it waited for
+        one (the start of the episode after the one it came at), the proposal pending again."""
+        self._check_replayable(s)
+        tape = self._tape_of(s)
+        entry = self._decided(tape, pid)
+        self._take(s, tape, entry.episode, entry.episode + 1, {pid: None}, "human")
+
+    def _tape_of(self, s: "Session") -> Tape:
+        if self.tape is None or s.t > self.tape.t:
+            self.tape = Tape.of(s)
+        return self.tape
+
+    @staticmethod
+    def _decided(tape: Tape, pid: int) -> "AuditEntry":
+        entries = [a for a in tape.audit if a.proposal_id == pid and pid > 0]
+        if not entries:
+            raise AELError(f"no proposal #{pid} in this run's audit log")
+        entry = entries[-1]
+        if entry.decision not in HUMAN_DECISIONS:
+            raise AELError(f"proposal #{pid} was not decided but {entry.decision}ped by the {entry.who} "
+                           f"({entry.reason or 'no reason given'}): it cannot be decided another way")
+        return entry
+
+    def _take(self, s: "Session", tape: Tape, first: int, n: int, flips: dict[int, str | None],
+              who: str) -> str | None:
+        """Replay to the end of episode `first`, decide the proposals in `flips` there (None:
+        leave it pending), then on to n."""
         self.diverged_at = None
         start = max(k for k in self.checkpoints if k <= first)
         self._restore(s, self.checkpoints[start], tape.history)
         self._replay(s, first, tape)  # up to the start of the episode after which the decision came
-        self._flip = {pid: decision for pid, decision in decide.items()}
+        self._flip = flips
         self._who = who
         original = s.queue.automatic_decision
-        flips = self._flip
 
         def automatic(p):  # the changed proposals wait for the branch's decision, after the step
             return None if p.id in flips else original(p)
@@ -327,10 +349,11 @@ class Timeline:
                 del s.queue.automatic_decision
         self.tape = None  # the branch is the run now: what came after its change is another run
         self.drop_after(first)
-        stopped = self._replay(s, n, tape, known_ids=known)
-        self._flip = {}
-        self.diverged_at = None
-        return stopped
+        try:
+            return self._replay(s, n, tape, known_ids=known)
+        finally:
+            self._flip = {}
+            self.diverged_at = None
 
     def _decide_flips(self, s: "Session") -> None:
         for pid, decision in list(self._flip.items()):
@@ -338,8 +361,10 @@ class Timeline:
                 p = s.queue.get(pid)
             except AELError:
                 continue
-            if p.status == "pending":
+            if p.status == "pending" and decision is None:  # reopened: a person decides it again
+                del self._flip[pid]
+            elif p.status == "pending":
                 now, was = ("approved", "rejected") if decision == "approve" else ("rejected", "approved")
-                s.decide(pid, decision, who=getattr(self, "_who", "human"),
+                s.decide(pid, decision, who=self._who,
                          reason=f"branch: {now} here, where the run it came from {was} it")
                 del self._flip[pid]

@@ -142,6 +142,21 @@ def test_support_branch_with_the_first_proposal_rejected(support_run):
     assert b.history == full["history"]
 
 
+def test_reopen_undoes_a_decision_and_the_same_decision_gives_the_same_run(support_run):
+    s, full = support_run
+    b = reload(s)
+    second = full["queue"]["audit"][1]
+    b.reopen(second["proposal_id"])
+    assert b.t == second["episode"] + 1
+    assert [p.id for p in b.queue.pending] == [second["proposal_id"]] and "waiting" in b.blocked_reason
+    assert b.history == full["history"][:b.t]
+    b.decide(second["proposal_id"], "approve", reason="the same again")
+    b.run()
+    assert b.history == full["history"]
+    with pytest.raises(AELError, match="no proposal #42"):
+        b.reopen(42)
+
+
 def test_manual_decisions_are_replayed_at_their_boundary():
     s = new("synthetic", approval="manual")
     decisions = []
