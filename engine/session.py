@@ -200,32 +200,14 @@ class Session(Decisions):
         reason = self.blocked_reason
         if reason:
             raise AELError(f"cannot step: {reason}")
-        self.timeline.before_step(self)
         if not (self.llm.config.uses_llm and self.llm.config.error_policy == "raise"):
-            out = self._step()
-        else:
-            before = self._checkpoint()
-            try:
-                out = self._step()
-            except AELError:
-                self._rollback(before)
-                raise
-        self.timeline.after_step(self)
-        return out
-
-    def rewind_to(self, n: int) -> None:
-        """The session as it stood at the start of episode n, from the nearest checkpoint and
-        an exact replay (engine/timetravel.py); stepping on gives the same run again."""
-        self.timeline.rewind(self, n)
-
-    def branch(self, n: int, decide: dict[int, str], who: str = "human") -> str | None:
-        """Rewind to episode n with proposal K (a key of `decide`) decided the other way
-        ("approve" or "reject"); returns why the branch stopped before n, or None."""
-        return self.timeline.branch(self, n, decide, who=who)
-
-    def reopen(self, pid: int) -> None:
-        """Undo the decision on proposal `pid`: back to where it waited, pending again."""
-        self.timeline.reopen(self, pid)
+            return self._step()
+        before = self._checkpoint()
+        try:
+            return self._step()
+        except AELError:
+            self._rollback(before)
+            raise
 
     def _checkpoint(self) -> dict[str, Any]:
         """What one episode can change, copied: not the history or the reflections (a step
@@ -259,6 +241,7 @@ class Session(Decisions):
         self.variants.load_state_dict(cp["variants"])
 
     def _step(self) -> list[ev.Event]:
+        self.timeline.before_step(self)  # a checkpoint when one is due (engine/timetravel.py)
         out: list[ev.Event] = []
         t = self.t
         phase = self.phase_of(t)
@@ -338,6 +321,7 @@ class Session(Decisions):
             self._emit(out, ev.RunFinished(t))
         else:
             self._enter_phase(out)
+        self.timeline.after_step(self)
         return out
 
     def _enter_phase(self, out: list[ev.Event]) -> None:
@@ -360,6 +344,21 @@ class Session(Decisions):
         if spec.name not in self.selector.names():
             self.selector.add_arm(spec.name, episode=self.selector.t)
         return spec.name
+
+    # ------------------------------------------------------ time travel
+    def rewind_to(self, n: int) -> None:
+        """The session as it stood at the start of episode n, from the nearest checkpoint and
+        an exact replay (engine/timetravel.py); stepping on gives the same run again."""
+        self.timeline.rewind(self, n)
+
+    def branch(self, n: int, decide: dict[int, str], who: str = "human") -> str | None:
+        """Rewind to episode n with proposal K (a key of `decide`) decided the other way
+        ("approve" or "reject"); returns why the branch stopped before n, or None."""
+        return self.timeline.branch(self, n, decide, who=who)
+
+    def reopen(self, pid: int) -> None:
+        """Undo the decision on proposal `pid`: back to where it waited, pending again."""
+        self.timeline.reopen(self, pid)
 
     # --------------------------------------------------------- slow loop
     def _distill(self, t: int) -> list:
