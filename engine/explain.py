@@ -60,8 +60,11 @@ def explain(session: "Session", n: int) -> dict[str, Any]:
     if not 0 <= n < reach:
         raise AELError(f"episode {n} is out of range: this run has episodes 0..{reach - 1}" if reach else
                        "this run has no episode yet")
-    back_to = session.t
-    session.timeline.capture(session)  # where the session is now: going back there is a restore, no replay
+    with session.timeline.preserved(session):  # explaining changes nothing: the session is put back
+        return _explain(session, n)
+
+
+def _explain(session: "Session", n: int) -> dict[str, Any]:
     session.rewind_to(n)
     if session.blocked_reason is not None:
         raise AELError(f"episode {n} cannot be replayed: {session.blocked_reason}")
@@ -133,7 +136,6 @@ def explain(session: "Session", n: int) -> dict[str, Any]:
                     "correct": record["correct"], **({"info": record["info"]} if "info" in record else {})},
         "record": record,
     }
-    session.rewind_to(back_to)
     return report
 
 

@@ -35,8 +35,9 @@ from __future__ import annotations
 
 import pickle
 import time
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterator
 
 from .errors import AELError
 
@@ -112,6 +113,7 @@ class Timeline:
     _spent: float = 0.0           # step time since the last checkpoint
     _started: float = 0.0
     _cost: float = 0.0            # what the last checkpoint took
+    _atomic: bool = False         # inside `atomic`: an inner one takes no second snapshot
     capture_s: float = 0.0        # what all checkpoints took (bench/rewind.py)
 
     # ---------------------------------------------------------------- hooks
@@ -147,7 +149,9 @@ class Timeline:
         if cp is not None and cp.signature != sig:  # the original was in another state here
             self._diverge(t - 1)
             cp = None
-        if cp is None and self.keep and (changed or self._spent >= max(self.budget_s, self.ratio * self._cost)):
+        if t == 0:  # the start as it really is (an interface may have set things after building the session)
+            self.capture(s)
+        elif cp is None and self.keep and (changed or self._spent >= max(self.budget_s, self.ratio * self._cost)):
             self.capture(s)
         elif cp is not None:
             self._spent = 0.0
@@ -206,8 +210,58 @@ class Timeline:
         self._post_signature = self.signature(s)
         self._spent = 0.0
 
+    def snapshot(self, s: "Session") -> tuple:
+        """The session and this timeline now, for `put_back`."""
+        d = s.to_dict()
+        history = d.pop("history")
+        d.pop("usage", None)
+        return (pickle.dumps(d, protocol=pickle.HIGHEST_PROTOCOL), history, self.tape, dict(self.checkpoints),
+                self.budget_s, self._post_signature, self._spent)
+
+    def put_back(self, s: "Session", snap: tuple) -> None:
+        blob, history, self.tape, self.checkpoints, self.budget_s, self._post_signature, self._spent = snap
+        d = pickle.loads(blob)
+        d["history"] = history
+        s.load_state(d, keep_usage=True)
+        self._flip, self.diverged_at = {}, None
+
+    @contextmanager
+    def atomic(self, s: "Session") -> Iterator[None]:
+        """Everything in the block, or nothing: on an error the session and this timeline are put
+        back as they were (a rewind that cannot replay leaves no half-replayed session)."""
+        if self._atomic:
+            yield
+            return
+        snap = self.snapshot(s)
+        self._atomic = True
+        try:
+            yield
+        except BaseException:
+            self.put_back(s, snap)
+            raise
+        finally:
+            self._atomic = False
+
+    @contextmanager
+    def preserved(self, s: "Session") -> Iterator[None]:
+        """Whatever the block does (a rewind, a step), the session and this timeline are put back
+        as they were after it (explain re-runs an episode this way)."""
+        if self._atomic:
+            raise AELError("a time-travel block is already running on this session")
+        snap = self.snapshot(s)
+        self._atomic = True  # the rewinds inside need no snapshot of their own
+        try:
+            yield
+        finally:
+            self._atomic = False
+            self.put_back(s, snap)
+
     def rewind(self, s: "Session", n: int) -> None:
         """The session as it stood at the start of episode n (the decisions made there included)."""
+        with self.atomic(s):
+            self._rewind(s, n)
+
+    def _rewind(self, s: "Session", n: int) -> None:
         self._check_replayable(s)
         reach = self.reach(s)
         if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= reach:
@@ -273,12 +327,16 @@ class Timeline:
     def branch(self, s: "Session", n: int, decide: dict[int, str], who: str = "human") -> str | None:
         """Rewind to n with the decisions on the proposals in `decide` taken the other way.
         Returns why the branch stopped short of n (a proposal nobody decided), else None."""
+        with self.atomic(s):
+            return self._branch(s, n, decide, who)
+
+    def _branch(self, s: "Session", n: int, decide: dict[int, str], who: str) -> str | None:
         self._check_replayable(s)
         reach = self.reach(s)
         if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= reach:
             raise AELError(f"episode {n} is out of range: this run can go to 0..{reach}")
         if not decide:
-            self.rewind(s, n)
+            self._rewind(s, n)
             return None
         tape = self._tape_of(s)
         found: dict[int, AuditEntry] = {}
@@ -304,6 +362,10 @@ class Timeline:
     def reopen(self, s: "Session", pid: int) -> None:
         """Undo the decision on proposal `pid`: the session goes back to the moment it waited for
         one (the start of the episode after the one it came at), the proposal pending again."""
+        with self.atomic(s):
+            self._reopen(s, pid)
+
+    def _reopen(self, s: "Session", pid: int) -> None:
         self._check_replayable(s)
         tape = self._tape_of(s)
         entry = self._decided(tape, pid)

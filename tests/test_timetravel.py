@@ -110,6 +110,23 @@ def test_checkpoints_stay_bounded_and_rewinds_stay_exact(monkeypatch):
     assert full["t"] == 208
 
 
+def test_the_start_is_kept_as_it_was_stepped_from():
+    s = new("synthetic", approval="auto")
+    s.queue.mode = "reject"  # set after the session was built, before its first step (as an interface may)
+    s.run()
+    full = comparable(s)
+    assert full["queue"]["audit"] and {a["decision"] for a in full["queue"]["audit"]} == {"reject"}
+    for n in (0, 60):
+        s.rewind_to(n)
+        s.run()
+        assert comparable(s) == full
+    # a save rebuilds its start from its config, which says auto: the replay differs, and says so
+    loaded = reload(s)
+    with pytest.raises(AELError, match="replay differs from the run at episode"):
+        loaded.rewind_to(100)
+    assert comparable(loaded) == full  # and the session is as it was, not half replayed
+
+
 def test_a_session_keeping_no_checkpoints_still_rewinds_exactly():
     s = new("synthetic")
     s.timeline.keep = False
