@@ -96,6 +96,7 @@ class Checkpoint:
     blob: bytes                    # pickle of Session.to_dict() without "history" and "usage"
     history_len: int
     signature: tuple
+    forced: bool = False           # the start, or a change made between steps: never thinned out
 
 
 @dataclass
@@ -126,14 +127,15 @@ class Timeline:
                 tuple(len(t) for t in s.memory.tiers.values()), tuple(sorted(s.code_arms.quarantined)),
                 tuple(sorted(s.code_arms.suspended)), q.allow_code_auto)
 
-    def capture(self, s: "Session") -> None:
-        """Keep the session's state now (before episode s.t) as a checkpoint."""
+    def capture(self, s: "Session", forced: bool = False) -> None:
+        """Keep the session's state now (before episode s.t) as a checkpoint; a forced one (the
+        start, a change a person made between steps) is never thinned out."""
         started = time.perf_counter()
         d = s.to_dict()
         d.pop("history")
         d.pop("usage", None)
         self.checkpoints[s.t] = Checkpoint(s.t, pickle.dumps(d, protocol=pickle.HIGHEST_PROTOCOL),
-                                           len(s.history), self.signature(s))
+                                           len(s.history), self.signature(s), forced)
         if len(self.checkpoints) > MAX_CHECKPOINTS:
             self._thin(s.t)
         self._spent, self._cost = 0.0, time.perf_counter() - started
@@ -143,16 +145,19 @@ class Timeline:
         t = s.t
         sig = self.signature(s)
         changed = self._post_signature is not None and sig != self._post_signature
-        if self.tape is not None and changed and not self._audit_follows_tape(s):
-            self._diverge(t - 1)
         cp = self.checkpoints.get(t)
-        if cp is not None and cp.signature != sig:  # the original was in another state here
+        if cp is not None and cp.signature != sig:  # the run that was was in another state here
+            self._diverge(t - 1)
+            cp = None
+        elif self.tape is not None and changed and (cp is None or not self._audit_follows_tape(s)):
+            # a change between steps where the run that was had none (each of its changes has a
+            # checkpoint), or other decisions than it made: from here on it is another run
             self._diverge(t - 1)
             cp = None
         if t == 0:  # the start as it really is (an interface may have set things after building the session)
-            self.capture(s)
-        elif cp is None and self.keep and (changed or self._spent >= max(self.budget_s, self.ratio * self._cost)):
-            self.capture(s)
+            self.capture(s, forced=True)
+        elif cp is None and (changed or self.keep and self._spent >= max(self.budget_s, self.ratio * self._cost)):
+            self.capture(s, forced=changed)
         elif cp is not None:
             self._spent = 0.0
         self._started = time.perf_counter()
@@ -181,8 +186,8 @@ class Timeline:
 
     def _thin(self, now: int) -> None:
         """Drop every other checkpoint (never the start or the newest) and space them twice as far."""
-        keys = sorted(self.checkpoints)
-        for k in keys[1:-1:2]:
+        keys = [k for k in sorted(self.checkpoints) if not self.checkpoints[k].forced]
+        for k in keys[:-1:2]:
             if k != now:
                 del self.checkpoints[k]
         self.budget_s *= 2
@@ -293,6 +298,7 @@ class Timeline:
         """The decisions a person made between episode s.t - 1 and s.t in the tape, made again."""
         e = s.t - 1
         q = s.queue
+        before = self._post_signature  # decisions do not move it: it is the state the step left
         for entry in tape.decided_after(e):
             if entry.proposal_id == 0:  # a code arm admitted or rejected after a load
                 if entry.decision in ("admit", "reject") and entry.proposed.get("name") in s.code_arms.quarantined:
@@ -322,6 +328,10 @@ class Timeline:
                 if q.rules[i].active:
                     q.set_standing(r["kind"], None, who=r["revoked_by"], episode=e)
                 q.rules[i].revoked_at = r["revoked_at"]
+        now = self.signature(s)
+        if before is not None and now != before and s.t not in self.checkpoints:
+            self.capture(s, forced=True)  # as the run that was had one here: the replay made its changes
+        self._post_signature = now
 
     # ---------------------------------------------------------------- branch
     def branch(self, s: "Session", n: int, decide: dict[int, str], who: str = "human") -> str | None:

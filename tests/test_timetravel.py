@@ -191,9 +191,22 @@ def test_manual_decisions_are_replayed_at_their_boundary():
     loaded = reload(s)
     loaded.rewind_to(loaded.n_episodes)
     assert comparable(loaded) == full
+    first = min(a.episode for a in s.queue.audit)
+    loaded.rewind_to(first)
+    assert loaded.timeline.reach(loaded) == loaded.n_episodes  # the person's decisions kept the run ahead
+    loaded.run()  # stepping on: at the first decision the session waits, as it did
+    assert loaded.t == first + 1 and "waiting for a decision" in loaded.blocked_reason
+    loaded.rewind_to(loaded.n_episodes)
+    assert comparable(loaded) == full
     pid, what = decisions[0]
+    other = "reject" if what == "approve" else "approve"
+    s.rewind_to(first)
+    s.run()
+    s.decide(pid, other, reason="the other way, by hand")  # another decision than the run's: another run
+    s.step()
+    assert s.timeline.reach(s) == s.t and max(s.timeline.checkpoints) <= s.t
     e = next(a for a in s.queue.audit if a.proposal_id == pid).episode
-    stopped = loaded.branch(s.n_episodes, {pid: "reject" if what == "approve" else "approve"})
+    stopped = loaded.branch(s.n_episodes, {pid: other})
     assert loaded.history[:e + 1] == full["history"][:e + 1]
     assert stopped is None or "waiting for a decision" in stopped
 
