@@ -13,12 +13,15 @@ The replay is exact, so what it reports is what happened:
   × tier boost); for the first retrievals, what every other policy in the pool would have
   retrieved for the same query at the same moment, the differences marked;
 - the insight and the procedural rules given to the agent;
-- the decision (the action) and the outcome, as the episode log recorded it.
+- the decision (the action) and the outcome, as the episode log recorded it;
+- with a model (a session answering from a cassette): every call of the episode, its
+  prompt (secrets scrubbed), the reply, tokens, cost, latency, attempts, repair and fallback.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from .errors import AELError
@@ -44,6 +47,30 @@ def _terms(session: "Session", spec, entry, query: dict[str, Any], score: float)
              "tier_boost": TIER_BOOST.get(entry.tier, 1.0)}
     terms["product"] = terms["match"] * terms["quality"] * terms["recency"] * terms["tier_boost"]
     return {"order": order, "score": score, **terms}
+
+
+class _Watched:
+    """A provider that hands every request and reply to `seen` (the explanation's model calls)."""
+
+    def __init__(self, inner, seen: list) -> None:
+        self._inner, self._seen = inner, seen
+
+    def __getattr__(self, name: str):
+        return getattr(self._inner, name)
+
+    def send(self, request):
+        from .secrets import scrub
+
+        entry = {"purpose": getattr(request, "purpose", ""), "model": request.model,
+                 "prompt": [{k: scrub(str(v)) for k, v in m.items()} for m in request.messages]}
+        self._seen.append(entry)
+        try:
+            reply = self._inner.send(request)
+        except Exception as err:
+            entry["error"] = scrub(str(err))
+            raise
+        entry["reply"] = scrub(reply.text)
+        return reply
 
 
 def _hit(session, spec, h, query) -> dict[str, Any]:
@@ -112,11 +139,20 @@ def _explain(session: "Session", n: int) -> dict[str, Any]:
 
     memory.retrieve = retrieve  # type: ignore[method-assign]
     scenario.act = act  # type: ignore[method-assign]
+    calls: list[dict[str, Any]] = []
+    clients = [c for c in {id(c): c for c in (session.llm.agent, session.llm.reflector) if c is not None}.values()
+               if hasattr(c, "provider")]
+    for c in clients:
+        c.provider = _Watched(c.provider, calls)
+    spent = len(session.usage.records)
     try:
         session.step()
     finally:
         del memory.retrieve
         del scenario.act
+        for c in clients:
+            c.provider = c.provider._inner
+    usage = [asdict(r) for r in session.usage.records[spent:]]
     record = session.history[-1]
     query, ctx = seen["query"], seen["ctx"]
     draws = getattr(session.selector, "last_draws", None) if record["phase"] != "warmup" else None
@@ -135,6 +171,7 @@ def _explain(session: "Session", n: int) -> dict[str, Any]:
         "outcome": {"result": record["result"], "reward": record["reward"], "score": record["score"],
                     "correct": record["correct"], **({"info": record["info"]} if "info" in record else {})},
         "record": record,
+        "model_calls": [{**call, **({"usage": usage[i]} if i < len(usage) else {})} for i, call in enumerate(calls)],
     }
     return report
 
@@ -191,6 +228,15 @@ def render(report: dict[str, Any]) -> str:
     for r in report["rules"]:
         add(f"  {r['id']}: {r['content']}")
     add("")
+    for i, c in enumerate(report.get("model_calls", [])):
+        u = c.get("usage", {})
+        add(f"Model call {i + 1}: {c['model']} {c.get('purpose', '')} · {u.get('input_tokens', '?')} in, "
+            f"{u.get('output_tokens', '?')} out tokens · ${u.get('cost_usd', 0):.4f} · {u.get('latency_s', 0):.2f} s · "
+            f"{u.get('attempts', '?')} attempt(s)" + (" · repaired" if u.get("repaired") else "")
+            + (" · fell back offline" if u.get("fallback") else ""))
+        for m in c["prompt"]:
+            add(f"  {m.get('role', '?')}: {m.get('content', '')[:400]}")
+        add(f"  reply: {c.get('reply', c.get('error', ''))[:400]}")
     add(f"Decision: {report['decision']}")
     o = report["outcome"]
     add(f"Outcome: {o['result']} (reward {o['reward']:.3f}" + (f", correct {o['correct']}" if o["correct"]

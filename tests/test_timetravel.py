@@ -296,3 +296,31 @@ def test_cli_branch_then_resume_continues_the_branch(tmp_path, capsys, support_r
     assert not (tmp_path / "x.json").exists()
     assert main(["explain", str(save), "--episode", "918", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["episode"] == 918
+
+
+def test_explain_shows_a_models_calls_from_a_cassette(tmp_path, monkeypatch):
+    from tests.fake_llm_server import FakeLLMServer
+
+    key = "sk-ant-test-secret-0123456789"
+    for name in ("ANTHROPIC_AUTH_TOKEN", "GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENAI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    cassette = tmp_path / "calls.json"
+    with FakeLLMServer("echo") as server:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", key)
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+        live = new("support", episodes=30, llm={"agent": "anthropic", "record": str(cassette)})
+        live.run()
+        with pytest.raises(AELError, match="played by a model"):
+            live.rewind_to(10)  # a live model would be asked again
+        live.llm.close()
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    replayed = new("support", episodes=30, llm={"agent": "anthropic", "replay": str(cassette)})
+    replayed.run()
+    assert replayed.history == live.history
+    report = explain(replayed, 20)
+    ticket = scenarios.scenario_class("support").export_stream(42)[20]
+    calls = report["model_calls"]
+    assert calls and any(ticket["text"] in m["content"] for m in calls[0]["prompt"])
+    assert calls[0]["reply"] and calls[0]["usage"]["input_tokens"] > 0
+    assert key not in json.dumps(report) and "Model call 1" in render(report)
+    assert replayed.history == live.history  # explaining changed nothing
