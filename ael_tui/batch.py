@@ -36,6 +36,7 @@ def run_task(task: RunTask) -> dict[str, Any]:
         scenario = make_scenario(config.scenario, config.seed, config.scenario_options)
         return scenario.baseline_run(config.selector.split(":", 1)[1])
     session = Session(config, _scenario(config))
+    session.timeline.keep = False  # a batch run never goes back: no checkpoints (engine/timetravel.py)
     session.run(until=task.until)
     return run_result(session)
 

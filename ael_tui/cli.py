@@ -9,6 +9,8 @@
     ael-lab export-stream SCENARIO   write a scenario's stream as JSONL
     ael-lab serve [--port 8000]      the lab in web browsers, one per visitor (a class)
     ael-lab replay SAVE [SAVE ...]   the paper's bandit replay on saved runs
+    ael-lab branch SAVE --at N       a saved run taken back to episode N, a decision changed there
+    ael-lab explain SAVE --episode N why episode N of a saved run went as it did
 
 Every error a user can cause is one line on stderr and exit code 2; no file
 is written unless the run succeeded (saves and JSON are atomic).
@@ -109,11 +111,13 @@ def build_parser() -> argparse.ArgumentParser:
     from .replay_command import add_parser as add_replay
     from .reproduce.reproduce_command import add_parser as add_reproduce
     from .sweep.flags import add_parser as add_sweep
+    from .timetravel_command import add_parsers as add_timetravel
 
     add_serve(sub)
     add_sweep(sub, scenario_names, method_help())
     add_reproduce(sub)
     add_replay(sub)
+    add_timetravel(sub)
     return p
 
 
@@ -146,6 +150,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from ael_tui.reproduce.reproduce_command import reproduce_command
 
             code = reproduce_command(args)
+        elif args.command in ("branch", "explain"):
+            from ael_tui import timetravel_command
+
+            code = getattr(timetravel_command, f"{args.command}_command")(args)
         elif args.command == "export-stream":
             code = export_stream(args)
         elif args.command == "serve":

@@ -259,6 +259,7 @@ def _execute_here(items: list, args: argparse.Namespace) -> list[dict[str, Any]]
 
 
 def _run_one(s: Session, args: argparse.Namespace) -> None:
+    s.timeline.keep = False  # a headless run never goes back: no checkpoints (engine/timetravel.py)
     try:
         s.run(until=args.until)
     except AELError as err:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 SUITES = ["bench.engine", "bench.retrieval", "bench.codepolicy", "bench.support", "bench.news", "bench.batch",
           "bench.sweep", "bench.portfolio", "bench.prior", "bench.variants", "bench.tui", "bench.llm", "bench.serve",
-          "bench.local"]
+          "bench.local", "bench.rewind"]
 
 
 def main(argv: list[str]) -> int:

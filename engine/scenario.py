@@ -141,6 +141,10 @@ class Scenario(Protocol):
     def side_info(self, start: int, end: int) -> dict[str, Any]:
         """Information about episodes [start, end) the agent never sees (for reflection)."""
 
+    def input_seen(self, query: Query) -> dict[str, Any]:
+        """The episode's input as the agent saw it, for a person (`ael-lab explain`, the
+        inspector): named fields of plain JSON values, nothing from `query.truth`."""
+
     def state_dict(self) -> dict[str, Any]: ...
 
     def load_state_dict(self, state: dict[str, Any]) -> None: ...
@@ -204,6 +208,10 @@ class ScenarioBase:
 
     def side_info(self, start, end):
         return {}
+
+    def input_seen(self, query):
+        """Generic: the query's text and the metadata retrieval matches on (never its truth)."""
+        return {"text": query.text, **{k: v for k, v in query.metadata.items() if not k.startswith("_")}}
 
     def state_dict(self):
         return {}

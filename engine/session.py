@@ -36,6 +36,7 @@ from .proposers import queue_outboxes
 from .reflection import Reflection, ReflectionContext, Reflector
 from .rng import make_rng, restore_rng, rng_state
 from .secrets import clip
+from .timetravel import Timeline
 from .variant_set import Variants
 from .scenario import AgentContext, Scenario
 from .scenario_spec import ENGINE_DEFAULTS, TRAILING_WINDOW
@@ -186,6 +187,8 @@ class Session(Decisions):
         self.last_hits: list[str] = []
         self._patterns_at = -1
         self._patterns: list = []
+        self.timeline = Timeline()  # checkpoints kept as the run goes: rewind and branch (engine/timetravel.py)
+        self.timeline.capture(self)  # episode 0, so a loaded save can go back to its start
 
     # ------------------------------------------------------------ phases
     def _phase_ends(self, defaults: dict[str, Any]) -> dict[str, int]:
@@ -296,6 +299,7 @@ class Session(Decisions):
         self._patterns_at = -1
 
     def _step(self) -> list[ev.Event]:
+        self.timeline.before_step(self)  # a checkpoint when one is due (engine/timetravel.py)
         out: list[ev.Event] = []
         t = self.t
         phase = self.phase_of(t)
@@ -375,6 +379,7 @@ class Session(Decisions):
             self._emit(out, ev.RunFinished(t))
         else:
             self._enter_phase(out)
+        self.timeline.after_step(self)
         return out
 
     def _enter_phase(self, out: list[ev.Event]) -> None:
@@ -397,6 +402,21 @@ class Session(Decisions):
         if spec.name not in self.selector.names():
             self.selector.add_arm(spec.name, episode=self.selector.t)
         return spec.name
+
+    # ------------------------------------------------------ time travel
+    def rewind_to(self, n: int) -> None:
+        """The session as it stood at the start of episode n, from the nearest checkpoint and
+        an exact replay (engine/timetravel.py); stepping on gives the same run again."""
+        self.timeline.rewind(self, n)
+
+    def branch(self, n: int, decide: dict[int, str], who: str = "human") -> str | None:
+        """Rewind to episode n with proposal K (a key of `decide`) decided the other way
+        ("approve" or "reject"); returns why the branch stopped before n, or None."""
+        return self.timeline.branch(self, n, decide, who=who)
+
+    def reopen(self, pid: int) -> None:
+        """Undo the decision on proposal `pid`: back to where it waited, pending again."""
+        self.timeline.reopen(self, pid)
 
     # --------------------------------------------------------- slow loop
     def _distill(self, t: int) -> list:

@@ -49,6 +49,7 @@ def _run(task: RunTask) -> dict[str, Any]:
         scenario = make_scenario(config.scenario, config.seed, config.scenario_options)
         return {"result": finite(scenario.baseline_run(config.selector.split(":", 1)[1])), "rewards": []}
     session = Session(config, shared_scenario(config))
+    session.timeline.keep = False  # a sweep run never goes back: no checkpoints (engine/timetravel.py)
     try:
         session.run(until=task.until)
         rewards = [tuple(h.get(f) for f in REWARD_FIELDS) for h in session.history]

@@ -67,6 +67,10 @@ class NewsScenario(ScenarioBase):
                      metadata={"regime_label": regime_label(self.labels, t), "subject": self.subject(t)},
                      truth={"regime": regime_of(t), "label": self.labels[t], "doc": doc})
 
+    def input_seen(self, query: Query) -> dict[str, Any]:
+        """The article as the agent read it: subject and body (headers, quotes and signature stripped)."""
+        return {"subject": query.metadata["subject"], "body": query.text}
+
     def regime(self, t: int) -> int:
         return regime_of(t)
 

@@ -98,6 +98,18 @@ class PortfolioScenario(ScenarioBase):
         return Query(t, f"bar {t} ({self.world.when[t]}): allocate over {len(self.world.tickers)} tickers and "
                         f"cash; regime {regime}", {"task_type": records.TASK_TYPE, "regime": regime}, truth)
 
+    def input_seen(self, query: Query) -> dict[str, Any]:
+        """The bar as the agent read it: each ticker's prices and each tool's call (+1 buy, -1 sell,
+        0 none; unavailable tools left out)."""
+        t, w = query.episode, self.world
+        m = w.market
+        prices = {tk: {"open": float(m.open[t, j]), "high": float(m.high[t, j]), "low": float(m.low[t, j]),
+                       "close": float(m.close[t, j])} for j, tk in enumerate(w.tickers)}
+        calls = {tk: {tool: int(w.calls[t, j, i]) for i, tool in enumerate(w.tools) if w.available[t, j, i]}
+                 for j, tk in enumerate(w.tickers)}
+        return {"bar": t, "when": w.when[t], "regime_seen": query.metadata["regime"], "prices": prices,
+                "tool_calls": calls}
+
     def regime(self, t: int) -> int | None:
         regimes = self.world.market.regimes
         return None if regimes is None else int(regimes[t])

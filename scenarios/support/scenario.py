@@ -119,6 +119,10 @@ class SupportScenario(ScenarioBase):
                    "has_route_signal": tk["has_route_signal"]},
         )
 
+    def input_seen(self, query: Query) -> dict[str, Any]:
+        """The ticket as the agent read it: its text and endpoint (as `export-stream` gives them)."""
+        return {"text": query.text, "endpoint": query.metadata["endpoint"]}
+
     def regime(self, t: int) -> int:
         return regime_of(t)
 

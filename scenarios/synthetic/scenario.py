@@ -49,6 +49,10 @@ class SyntheticScenario(ScenarioBase):
     def query(self, t: int) -> Query:
         return Query(t, f"pull {t}", {}, {"regime": regime_of(t)})
 
+    def input_seen(self, query: Query) -> dict[str, Any]:
+        """A pull has no features: the agent sees only which machines it may pull."""
+        return {"pull": query.episode, "context": "none: every arm is a Bernoulli machine with no features"}
+
     def regime(self, t: int) -> int:
         return regime_of(t)
 

@@ -1,0 +1,244 @@
+"""Why episode N went as it did: the episode re-run with instruments, nothing stored per episode.
+
+`explain(session, n)` rewinds the session to the start of episode n (engine/timetravel.py),
+steps episode n once more while watching it, and rewinds back to where the session was.
+The replay is exact, so what it reports is what happened:
+
+- the input as the agent saw it (`Scenario.input_seen`: a ticket's text and endpoint, an
+  article's subject and body, a bar's prices and tool calls, a synthetic pull);
+- the policy played, the phase, and the selector's draws (Thompson sampling's posterior
+  draw per arm, with each arm's Beta(α, β) before the episode);
+- every retrieval made in the episode: the entries, their scores, and for the composite
+  relevance score its terms (Σ match bonuses × (0.5 + 0.5·quality) × (0.3 + 0.7·e^(−0.01Δ))
+  × tier boost); for the first retrievals, what every other policy in the pool would have
+  retrieved for the same query at the same moment, the differences marked;
+- the insight and the procedural rules given to the agent;
+- the decision (the action) and the outcome, as the episode log recorded it;
+- with a model (a session answering from a cassette): every call of the episode, its
+  prompt (secrets scrubbed), the reply, tokens, cost, latency, attempts, repair and fallback.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict
+from typing import TYPE_CHECKING, Any
+
+from .errors import AELError
+from .memory import TIER_BOOST
+
+if TYPE_CHECKING:
+    from .session import Session
+
+SHOWN = 12  # entries shown per other policy in the text form
+COMPARED_RETRIEVALS = 12  # retrievals per episode compared across policies (a portfolio bar makes 11)
+
+
+def _terms(session: "Session", spec, entry, query: dict[str, Any], score: float) -> dict[str, Any]:
+    order = spec.order if not spec.code else "code"
+    if order != "relevance":
+        return {"order": order, "score": score}
+    memory = session.memory
+    matched = {k: b for k, b in memory.match_bonuses.items()
+               if k in query and k in entry.metadata and entry.metadata[k] == query[k]}
+    delta = max(memory.episode - entry.episode, 0)
+    terms = {"match": sum(matched.values()), "matched": matched, "quality": 0.5 + 0.5 * entry.quality,
+             "recency": 0.3 + 0.7 * math.exp(-0.01 * delta), "age": delta,
+             "tier_boost": TIER_BOOST.get(entry.tier, 1.0)}
+    terms["product"] = terms["match"] * terms["quality"] * terms["recency"] * terms["tier_boost"]
+    return {"order": order, "score": score, **terms}
+
+
+class _Watched:
+    """A provider that hands every request and reply to `seen` (the explanation's model calls)."""
+
+    def __init__(self, inner, seen: list) -> None:
+        self._inner, self._seen = inner, seen
+
+    def __getattr__(self, name: str):
+        return getattr(self._inner, name)
+
+    def send(self, request):
+        from .secrets import scrub
+
+        entry = {"purpose": getattr(request, "purpose", ""), "model": request.model,
+                 "prompt": [{k: scrub(str(v)) for k, v in m.items()} for m in request.messages]}
+        self._seen.append(entry)
+        try:
+            reply = self._inner.send(request)
+        except Exception as err:
+            entry["error"] = scrub(str(err))
+            raise
+        entry["reply"] = scrub(reply.text)
+        return reply
+
+
+def _hit(session, spec, h, query) -> dict[str, Any]:
+    e = h.entry
+    return {"id": e.id, "tier": e.tier, "episode": e.episode, "score": h.score, "content": e.content,
+            "metadata": {k: v for k, v in e.metadata.items()}, "terms": _terms(session, spec, e, query, h.score)}
+
+
+def explain(session: "Session", n: int) -> dict[str, Any]:
+    """The explanation of episode n (a finished episode of this run), as plain JSON values."""
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise AELError(f"episode {n!r} is not an episode number")
+    reach = session.timeline.reach(session)
+    if not 0 <= n < reach:
+        raise AELError(f"episode {n} is out of range: this run has episodes 0..{reach - 1}" if reach else
+                       "this run has no episode yet")
+    with session.timeline.preserved(session):  # explaining changes nothing: the session is put back
+        return _explain(session, n)
+
+
+def _explain(session: "Session", n: int) -> dict[str, Any]:
+    session.rewind_to(n)
+    if session.blocked_reason is not None:
+        raise AELError(f"episode {n} cannot be replayed: {session.blocked_reason}")
+    posteriors = [{"arm": a.name, "alpha": a.alpha, "beta": a.beta, "mean": a.mean, "pulls": a.pulls}
+                  for a in session.selector.arms]
+    memory, scenario, pool = session.memory, session.scenario, session.pool
+    retrievals: list[dict[str, Any]] = []
+    seen: dict[str, Any] = {}
+    real_retrieve, real_act = memory.retrieve, scenario.act
+
+    def retrieve(spec, query, similarity=None, count=True):
+        if count and len(retrievals) < COMPARED_RETRIEVALS * 4:
+            record: dict[str, Any] = {"policy": spec.name, "query": {k: v for k, v in query.items()
+                                                                     if not k.startswith("_")}}
+            if len(retrievals) < COMPARED_RETRIEVALS:  # before the real read, which counts its hits
+                others = {}
+                for name, other in pool.items():
+                    if name == spec.name:
+                        continue
+                    hits = real_retrieve(other, query, similarity, count=False)
+                    others[name] = hits
+                record["others"] = others
+            hits = real_retrieve(spec, query, similarity, count)
+            record["hits"] = [_hit(session, spec, h, query) for h in hits]
+            chosen_ids = {h["id"] for h in record["hits"]}
+            if "others" in record:
+                compared = {}
+                for name, ohits in record.pop("others").items():
+                    ids = [h.entry.id for h in ohits]
+                    compared[name] = {
+                        "hits": [{"id": h.entry.id, "tier": h.entry.tier, "episode": h.entry.episode,
+                                  "score": h.score, "content": h.entry.content,
+                                  "shared": h.entry.id in chosen_ids} for h in ohits],
+                        "only_here": [i for i in ids if i not in chosen_ids],
+                        "missing": [i for i in chosen_ids if i not in set(ids)],
+                        "same": set(ids) == chosen_ids}
+                record["other_policies"] = compared
+            retrievals.append(record)
+            return hits
+        return real_retrieve(spec, query, similarity, count)
+
+    def act(query, ctx):
+        seen["query"], seen["ctx"] = query, ctx
+        return real_act(query, ctx)
+
+    memory.retrieve = retrieve  # type: ignore[method-assign]
+    scenario.act = act  # type: ignore[method-assign]
+    calls: list[dict[str, Any]] = []
+    clients = [c for c in {id(c): c for c in (session.llm.agent, session.llm.reflector) if c is not None}.values()
+               if hasattr(c, "provider")]
+    for c in clients:
+        c.provider = _Watched(c.provider, calls)
+    spent = len(session.usage.records)
+    try:
+        session.step()
+    finally:
+        del memory.retrieve
+        del scenario.act
+        for c in clients:
+            c.provider = c.provider._inner
+    usage = [asdict(r) for r in session.usage.records[spent:]]
+    record = session.history[-1]
+    query, ctx = seen["query"], seen["ctx"]
+    draws = getattr(session.selector, "last_draws", None) if record["phase"] != "warmup" else None
+    report = {
+        "scenario": session.config.scenario, "seed": session.config.seed, "selector": session.config.selector,
+        "episode": n, "phase": record["phase"], "regime": record["regime"],
+        "input": scenario.input_seen(query),
+        "policy": {"played": record["policy"], "retrieved_with": ctx.hits_from or record["policy"],
+                   "why": ("warm-up: the first arm is played with no draw" if record["phase"] == "warmup" else
+                           "the highest posterior draw" if draws else f"the {session.selector.kind} selector's choice"),
+                   "draws": dict(draws) if draws else None, "posteriors": posteriors},
+        "retrievals": retrievals,
+        "insight": ctx.insight,
+        "rules": [{"id": r.id, "content": r.content} for r in ctx.rules],
+        "decision": record["action"],
+        "outcome": {"result": record["result"], "reward": record["reward"], "score": record["score"],
+                    "correct": record["correct"], **({"info": record["info"]} if "info" in record else {})},
+        "record": record,
+        "model_calls": [{**call, **({"usage": usage[i]} if i < len(usage) else {})} for i, call in enumerate(calls)],
+    }
+    return report
+
+
+def render(report: dict[str, Any]) -> str:
+    """The explanation as text for a terminal."""
+    out: list[str] = []
+    add = out.append
+    add(f"Episode {report['episode']} · {report['phase']} · regime {report['regime']} · "
+        f"{report['scenario']} seed {report['seed']} · {report['selector']}")
+    add("")
+    add("Input, as the agent saw it")
+    for k, v in report["input"].items():
+        if isinstance(v, dict):
+            add(f"  {k}:")
+            for kk, vv in v.items():
+                add(f"    {kk}: {vv}")
+        else:
+            add(f"  {k}: {v}")
+    pol = report["policy"]
+    add("")
+    add(f"Policy played: {pol['played']}" + (f" (retrieved with its fallback {pol['retrieved_with']})"
+                                             if pol["retrieved_with"] != pol["played"] else "") + f" — {pol['why']}")
+    for p in pol["posteriors"]:
+        draw = pol["draws"].get(p["arm"]) if pol["draws"] else None
+        add(f"  {p['arm']:<22} Beta({p['alpha']:.2f}, {p['beta']:.2f}) mean {p['mean']:.3f}"
+            + (f"  draw {draw:.3f}" if draw is not None else "") + ("  ◀" if p["arm"] == pol["played"] else ""))
+    for i, r in enumerate(report["retrievals"]):
+        add("")
+        q = ", ".join(f"{k}={v}" for k, v in r["query"].items())
+        add(f"Retrieval {i + 1} by {r['policy']} for {q or 'the episode'}: {len(r['hits'])} entries")
+        for h in r["hits"]:
+            t = h["terms"]
+            why = (f" = match {t['match']:.2f} × quality {t['quality']:.2f} × recency {t['recency']:.2f}"
+                   f" (age {t['age']}) × boost {t['tier_boost']:.1f}" if t["order"] == "relevance"
+                   else f" ({t['order']})")
+            add(f"  {h['id']} [{h['tier']}, ep {h['episode']}] score {h['score']:.3f}{why}")
+            add(f"      {h['content'][:140]}")
+        for name, o in r.get("other_policies", {}).items():
+            if o["same"]:
+                add(f"  {name}: the same entries")
+                continue
+            add(f"  {name}: {len(o['hits'])} entries; + {len(o['only_here'])} not retrieved here, "
+                f"− {len(o['missing'])} retrieved here but not by it")
+            for h in o["hits"][:SHOWN]:
+                add(f"    {'=' if h['shared'] else '+'} {h['id']} [{h['tier']}, ep {h['episode']}] {h['score']:.3f}")
+            if len(o["hits"]) > SHOWN:
+                add(f"    … {len(o['hits']) - SHOWN} more (--json has them all)")
+    add("")
+    ins = report["insight"]
+    add(f"Insight applied: {ins['insight']} (confidence {ins.get('confidence', 0):.2f})" if ins else
+        "Insight applied: none")
+    add(f"Rules applied: {len(report['rules'])}")
+    for r in report["rules"]:
+        add(f"  {r['id']}: {r['content']}")
+    add("")
+    for i, c in enumerate(report.get("model_calls", [])):
+        u = c.get("usage", {})
+        add(f"Model call {i + 1}: {c['model']} {c.get('purpose', '')} · {u.get('input_tokens', '?')} in, "
+            f"{u.get('output_tokens', '?')} out tokens · ${u.get('cost_usd', 0):.4f} · {u.get('latency_s', 0):.2f} s · "
+            f"{u.get('attempts', '?')} attempt(s)" + (" · repaired" if u.get("repaired") else "")
+            + (" · fell back offline" if u.get("fallback") else ""))
+        for m in c["prompt"]:
+            add(f"  {m.get('role', '?')}: {m.get('content', '')[:400]}")
+        add(f"  reply: {c.get('reply', c.get('error', ''))[:400]}")
+    add(f"Decision: {report['decision']}")
+    o = report["outcome"]
+    add(f"Outcome: {o['result']} (reward {o['reward']:.3f}" + (f", correct {o['correct']}" if o["correct"]
+                                                              is not None else "") + ")")
+    return "\n".join(out) + "\n"
