@@ -20,6 +20,7 @@ REGISTRY: dict[str, str] = {
     "support": "scenarios.support.spec",
     "portfolio": "scenarios.portfolio.spec",
     "news": "scenarios.news.spec",
+    "stream": "scenarios.stream.spec",
 }
 
 
