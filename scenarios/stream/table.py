@@ -79,8 +79,8 @@ def _read_bytes(path: str) -> bytes:
         raise AELError(f"--data {path}: not a regular file")
     size = p.stat().st_size
     if size > MAX_BYTES:
-        raise AELError(f"--data {path}: {size / 2**20:.0f} MB is more than the {MAX_BYTES // 2**20} MB a stream "
-                       "may have; take a sample of the rows")
+        raise AELError(f"--data {path}: {size:,} bytes is more than the {MAX_BYTES:,} bytes "
+                       f"({MAX_BYTES / 2**20:g} MB) a stream may have; take a sample of the rows")
     try:
         with open(p, "rb") as f:
             return f.read(MAX_BYTES + 1)
