@@ -53,3 +53,10 @@ SPEC = ScenarioSpec(
             "current arm fixes, if the evidence clears the bar (at least 5, and a quarter, of the failures). "
             "It knows no column in advance: leave the telling column out of --meta and nothing is proposed."),
 )
+
+
+def preview(path: str) -> str:
+    """The start screen's preview of a data file: rows, columns and their types (reads the file)."""
+    from .table import preview as read_preview
+
+    return read_preview(path)

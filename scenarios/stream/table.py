@@ -272,3 +272,35 @@ def stat_key(path: str) -> tuple[int, int] | None:
     except OSError:
         return None
     return st.st_size, st.st_mtime_ns
+
+
+PREVIEW_ROWS = 5
+
+
+def _kind(values: list[str | None]) -> str:
+    present = [v for v in values if v is not None]
+    if not present:
+        return "empty"
+    if _numbers(present) is not None:
+        return "number"
+    return "text" if max(len(v) for v in present) > 40 else "category"
+
+
+def preview(path: str, rows: int = PREVIEW_ROWS) -> str:
+    """What a person needs to pick the columns: the file's rows and columns, each column's
+    type (number, category or text), its distinct values and its first rows' values.
+    AELError (one line) for a file the stream world cannot read."""
+    frame = read_frame(path)
+    frame.columns = [str(c) for c in frame.columns]
+    if not len(frame.columns):
+        raise AELError(f"--data {path}: no columns")
+    lines = [f"{len(frame):,} rows · {len(frame.columns)} columns · first {min(rows, len(frame))} rows:"]
+    width = min(24, max(len(c) for c in frame.columns))
+    for col in frame.columns[:40]:
+        values = [_cell(v) for v in frame[col].tolist()]
+        distinct = len({v for v in values if v is not None})
+        first = " | ".join((v or "∅")[:24] for v in values[:rows])
+        lines.append(f"{col[:width]:<{width}}  {_kind(values):<8} {distinct:>7,} distinct  {first}")
+    if len(frame.columns) > 40:
+        lines.append(f"… and {len(frame.columns) - 40} more columns")
+    return "\n".join(lines)
