@@ -5,13 +5,17 @@
 |---|---|
 | none | no row: the prior label |
 | recent_window | the last 20 rows |
-| compressed | the 10 rows most similar to the query |
+| compressed | the 10 rows most similar to the query among the last 1,000 |
 | full_detailed | the last 200 rows |
-| class_balanced | the 3 most similar rows of each label seen so far |
+| class_balanced | the 3 most similar rows of each label among the last 1,000 |
 | same_COLUMN (candidate) | the 10 most similar among the last 20 rows with the query's value of COLUMN |
 
 Every row is stored in episodic memory with its true label and its --meta columns once
-its episode is over, so what a policy retrieves at t depends only on earlier rows. The
+its episode is over, so what a policy retrieves at t depends only on earlier rows. Memory
+keeps every row (up to `spec.MEMORY_CAP`), and each policy reads a bounded window of the
+newest rows: that, not eviction, keeps the time per episode flat on a long stream. (The
+engine's eviction keeps entries that proved useful over new ones, so a capped memory on a
+drifting stream would freeze on its first regime.) The
 vote: the k = 5 retrieved rows nearest to the query (cosine, ties to the newer) each vote
 for their label with their cosine; ties go to the label of the nearest voter. Without
 evidence (nothing retrieved, or every cosine 0) it answers the prior: the label seen most
@@ -37,12 +41,12 @@ CANDIDATE_WINDOW = 20
 NONE = PolicySpec("none", (), 0, format="none", description="No row: the prior label.")
 RECENT_WINDOW = PolicySpec("recent_window", EPISODIC, 20, order="recency",
                            description="The last 20 rows; the 5 most similar vote.")
-COMPRESSED = PolicySpec("compressed", EPISODIC, 10, order="similarity",
-                        description="The 10 rows most similar to the query.")
+COMPRESSED = PolicySpec("compressed", EPISODIC, 10, order="similarity", window=1000,
+                        description="The 10 rows most similar to the query among the last 1,000.")
 FULL_DETAILED = PolicySpec("full_detailed", EPISODIC, 200, order="recency",
                            description="The last 200 rows; the 5 most similar vote.")
-CLASS_BALANCED = PolicySpec("class_balanced", EPISODIC, 3, order="similarity", per_group="label",
-                            description="The 3 most similar rows of each label seen so far.")
+CLASS_BALANCED = PolicySpec("class_balanced", EPISODIC, 3, order="similarity", per_group="label", window=1000,
+                            description="The 3 most similar rows of each label among the last 1,000.")
 
 INITIAL_POOL: tuple[PolicySpec, ...] = (NONE, RECENT_WINDOW, COMPRESSED, FULL_DETAILED, CLASS_BALANCED)
 

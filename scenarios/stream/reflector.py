@@ -108,12 +108,10 @@ class StreamReflector(ReflectorBase):
         start = t - self.cadence + 1
         failures = sorted(r["episode"] for r in ctx.history if start <= r["episode"] <= t and not _correct(r))
         open_ = self._open_candidates(ctx)
-        pool_ok = [ctx.scenario.counterfactual(p, failures) for p in ctx.pool] if open_ else []
+        replayed = _replay(ctx.scenario, [*ctx.pool, *open_], failures) if open_ else []
+        pool_ok, cand_ok = replayed[:len(ctx.pool)], replayed[len(ctx.pool):]
         unfixed = [i for i in range(len(failures)) if not any(ok[i] for ok in pool_ok)]
-        counts: dict[str, list[int]] = {}
-        for cand in open_:
-            ok = ctx.scenario.counterfactual(cand, failures)
-            counts[cand.name] = [failures[i] for i in unfixed if ok[i]]
+        counts = {cand.name: [failures[i] for i in unfixed if ok[i]] for cand, ok in zip(open_, cand_ok)}
         n_f = len(failures)
         column = {c.name: c.filters[0].key for c in open_}
         best = max(open_, key=lambda c: len(counts[c.name]), default=None)  # first column among equals
@@ -173,6 +171,14 @@ class StreamReflector(ReflectorBase):
             if key in state:
                 setattr(self, key, state[key])
         self.__post_init__()
+
+
+def _replay(scenario, specs: list, episodes: list[int]) -> list:
+    """Each policy's counterfactual on `episodes`: in one replay where the world offers it."""
+    many = getattr(scenario, "counterfactuals", None)
+    if many is not None:
+        return many(specs, episodes)
+    return [scenario.counterfactual(p, episodes) for p in specs]
 
 
 def _chance(ctx: ReflectionContext, window: int) -> float:

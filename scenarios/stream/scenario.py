@@ -20,11 +20,30 @@ from engine.policies import PolicySpec
 from engine.scenario import AgentContext, Outcome, Query, ScenarioBase
 
 from . import table as tables
-from .policies import INITIAL_POOL, candidates, predict, prior
+from .policies import INITIAL_POOL, candidates, predict
 from .reflector import StreamReflector
-from .spec import MEMORY_CAP, SPEC
+from .spec import MEMORY_CAP, REPLAY_ROWS, SPEC
 
 SNIPPET = 160  # characters of the text in a memory entry
+SIMS_KEPT = 64  # rows whose similarities to every row are kept (the replay of a slow window asks ~25)
+
+
+def _priors(labels: tuple[str, ...]) -> list[str]:
+    """The vote's answer without evidence before each row t (and after the last): the label
+    seen most often among rows < t, ties to the first by name; before any row, the first
+    label by name. One pass (`policies.prior` recounted every row: O(t) per episode)."""
+    counts: dict[str, int] = {}
+    best, leaders = 0, {min(labels)}
+    out = []
+    for label in labels:
+        out.append(min(leaders))
+        c = counts[label] = counts.get(label, 0) + 1
+        if c > best:
+            best, leaders = c, {label}
+        elif c == best:
+            leaders.add(label)
+    out.append(min(leaders))
+    return out
 
 
 class StreamScenario(ScenarioBase):
@@ -49,9 +68,11 @@ class StreamScenario(ScenarioBase):
         self.initial_pool: list[PolicySpec] = list(INITIAL_POOL)
         self.candidates: list[PolicySpec] = candidates(self.meta_columns)
         self.regime_names = list(self.table.regime_names)
-        self.defaults = SPEC.session_defaults(phases={"train": self.n_episodes, "val": 0, "test": 0})
-        self._default = min(set(self.labels))
+        self.defaults = SPEC.session_defaults(phases={"train": self.n_episodes, "val": 0, "test": 0},
+                                              memory_cap=min(self.n_episodes, MEMORY_CAP))
+        self._priors = _priors(self.labels)
         self._x = self.table.x
+        self._sims: dict[int, np.ndarray] = {}  # row t -> its cosine to every row (a few kept)
 
     @property
     def pinned_options(self) -> dict[str, Any]:
@@ -67,12 +88,25 @@ class StreamScenario(ScenarioBase):
     def regime(self, t: int) -> int | None:
         return None if self.table.regimes is None else self.table.regimes[t]
 
+    def row_sims(self, t: int) -> np.ndarray:
+        """TF-IDF cosine of row t to every row (rows are L2-normalised): one sparse
+        matrix-vector product, kept for the last few rows asked (an episode asks several times)."""
+        found = self._sims.get(t)
+        if found is None:
+            x = self._x
+            lo, hi = x.indptr[t], x.indptr[t + 1]
+            v = np.zeros(x.shape[1])
+            v[x.indices[lo:hi]] = x.data[lo:hi]
+            found = x @ v
+            found.setflags(write=False)
+            if len(self._sims) >= SIMS_KEPT:
+                self._sims.pop(next(iter(self._sims)))
+            self._sims[t] = found
+        return found
+
     def sims(self, t: int, episodes) -> np.ndarray:
-        """TF-IDF cosine of row t to the rows at `episodes` (rows are L2-normalised)."""
-        episodes = np.asarray(episodes, dtype=np.int64)
-        if len(episodes) == 0:
-            return np.zeros(0)
-        return np.asarray((self._x[episodes] @ self._x[t].T).toarray()).ravel()
+        """TF-IDF cosine of row t to the rows at `episodes`."""
+        return self.row_sims(t)[np.asarray(episodes, dtype=np.int64)]
 
     def similarity(self, query: dict[str, Any], tier: str, episodes: np.ndarray) -> np.ndarray:
         if tier != "episodic":
@@ -81,7 +115,7 @@ class StreamScenario(ScenarioBase):
 
     # ------------------------------------------------------------------- act
     def _predict(self, hits, t: int) -> tuple[str, list[int]]:
-        return predict(hits, self.sims(t, [h.entry.episode for h in hits]), prior(self.labels, t, self._default))
+        return predict(hits, self.sims(t, [h.entry.episode for h in hits]), self._priors[t])
 
     def act(self, query: Query, ctx: AgentContext) -> Outcome:
         t = query.episode
@@ -116,22 +150,31 @@ class StreamScenario(ScenarioBase):
 
     def counterfactual(self, spec: PolicySpec, episodes: list[int]) -> np.ndarray:
         """Whether `spec` would have labelled each of `episodes` right on a memory holding the
-        `MEMORY_CAP` rows before it (replayed here; the session's memory is untouched)."""
-        out = np.zeros(len(episodes), dtype=bool)
-        if not len(episodes):
+        `REPLAY_ROWS` rows before it (replayed here; the session's memory is untouched): every
+        window a built-in policy reads, though a same-value candidate over a rare value may reach
+        further back in the session's memory than the replay does."""
+        return self.counterfactuals([spec], episodes)[0]
+
+    def counterfactuals(self, specs: list[PolicySpec], episodes: list[int]) -> list[np.ndarray]:
+        """`counterfactual` of several policies on one replay (what is in memory at an
+        episode does not depend on the policy that reads it)."""
+        out = [np.zeros(len(episodes), dtype=bool) for _ in specs]
+        if not len(episodes) or not specs:
             return out
         order = sorted(range(len(episodes)), key=lambda i: episodes[i])
-        memory = MemoryStore(cap_per_tier=MEMORY_CAP)
-        written = max(0, episodes[order[0]] - MEMORY_CAP)
+        memory = MemoryStore(cap_per_tier=REPLAY_ROWS)
+        written = max(0, episodes[order[0]] - REPLAY_ROWS)
         for i in order:
             u = episodes[i]
+            written = max(written, u - REPLAY_ROWS)  # rows older than that would be gone anyway
             while written < u:
                 memory.episode = written
                 content, meta, quality = self._entry(written)
                 memory.write("episodic", content, meta, quality)
                 written += 1
             memory.episode = u
-            out[i] = self._correct_now(spec, memory, u)
+            for ok, spec in zip(out, specs):
+                ok[i] = self._correct_now(spec, memory, u)
         return out
 
     def check_policy(self, spec: PolicySpec) -> None:

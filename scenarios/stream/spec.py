@@ -7,7 +7,8 @@ from engine.scenario_spec import ScenarioSpec, reflection_options
 
 from .policies import INITIAL_POOL
 
-MEMORY_CAP = 500  # episodic entries kept: what every policy and the reflector's replay read
+MEMORY_CAP = 50_000  # episodic rows kept (every row of a stream up to this; policies read bounded windows)
+REPLAY_ROWS = 1_000  # rows before an episode that the reflector's replay holds: every policy's widest window
 
 SPEC = ScenarioSpec(
     name="stream",
@@ -41,7 +42,7 @@ SPEC = ScenarioSpec(
     # every 25 rows, over the trailing 50, below half right: replay one candidate per --meta column
     reflector=reflection_options(trigger="diagnose", triggers=("diagnose",), cadence=25, window=50,
                                  threshold=0.5, threshold_help="reflect when the trailing accuracy is below this"),
-    session={"warmup": 0, "slow_window": 25, "memory_cap": MEMORY_CAP},
+    session={"warmup": 0, "slow_window": 25},  # memory_cap: the stream's rows, up to MEMORY_CAP (scenario.py)
     shareable=True,  # no run state: sessions on one seed share the table and its TF-IDF
     counterfactual=True,
     exports_stream=True,  # `ael-lab export-stream stream --seed N`: the demo stream (demo.py)
