@@ -90,20 +90,20 @@ def prior(labels: Sequence[str], t: int, default: str) -> str:
     return min(g for g, n in counts.items() if n == best)
 
 
-def predict(hits: list[Hit], sims: np.ndarray, fallback: str) -> tuple[str, list[int]]:
-    """(label, the voters' episodes best first); `sims[i]` is the query's cosine to hit i's row."""
-    rows = [(i, h.entry) for i, h in enumerate(hits) if h.entry.tier == "episodic" and "label" in h.entry.metadata]
-    if not rows:
+def predict(hits: list[Hit], row: np.ndarray, fallback: str) -> tuple[str, list[int]]:
+    """(label, the voters' episodes best first); `row[j]` is the query's cosine to row j."""
+    entries = [h.entry for h in hits if h.entry.tier == "episodic" and "label" in h.entry.metadata]
+    if not entries:
         return fallback, []
-    episodes = np.array([e.episode for _, e in rows], dtype=np.int64)
-    s = np.asarray([sims[i] for i, _ in rows], dtype=float)
+    episodes = np.fromiter((e.episode for e in entries), dtype=np.int64, count=len(entries))
+    s = row[episodes]
     top = np.lexsort((-episodes, -s))[:K_NEIGHBOURS]  # last key primary: cosine, then newest
     if s[top[0]] <= 0.0:
         return fallback, []
     weight: dict[str, float] = {}
     for i in top:
-        label = rows[i][1].metadata["label"]
+        label = entries[i].metadata["label"]
         weight[label] = weight.get(label, 0.0) + float(s[i])
     best = max(weight.values())
-    winner = next(rows[i][1].metadata["label"] for i in top if weight[rows[i][1].metadata["label"]] >= best - 1e-12)
+    winner = next(entries[i].metadata["label"] for i in top if weight[entries[i].metadata["label"]] >= best - 1e-12)
     return winner, [int(episodes[i]) for i in top]

@@ -115,7 +115,7 @@ class StreamScenario(ScenarioBase):
 
     # ------------------------------------------------------------------- act
     def _predict(self, hits, t: int) -> tuple[str, list[int]]:
-        return predict(hits, self.sims(t, [h.entry.episode for h in hits]), self._priors[t])
+        return predict(hits, self.row_sims(t), self._priors[t])
 
     def act(self, query: Query, ctx: AgentContext) -> Outcome:
         t = query.episode
