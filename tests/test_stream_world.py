@@ -251,3 +251,28 @@ def test_a_meta_column_named_like_the_label_key_is_refused(tmp_path):
     with pytest.raises(AELError, match="cannot be metadata"):
         scenarios.make_scenario("stream", 1, {"data": str(tmp_path / "d.csv"), "text": "body", "label": "cls",
                                               "meta": ["label"]})
+
+
+def test_the_readme_table_of_your_own_data_is_what_the_command_prints(tmp_path):
+    """The README's 'Your own data' rows for ts, ts+reflection and oracle, rerun as written."""
+    import re
+
+    from scenarios.stream.demo import make_demo_stream
+
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Your own data", 1)[1].split("\n## ", 1)[0]
+    assert "ael-lab export-stream stream --seed 1 > demo.jsonl" in section
+    (tmp_path / "demo.jsonl").write_text("".join(json.dumps(r) + "\n" for r in make_demo_stream(1)))
+    out = tmp_path / "out.json"
+    assert main(["run", "stream", "--data", str(tmp_path / "demo.jsonl"), "--text", "text", "--label", "label",
+                 "--meta", "source,region,channel", "--regime", "phase", "--selector", "ts,ts+reflection,oracle",
+                 "--seeds", "1,2,3,4,5", "--quiet", "--json", str(out)]) == 0
+    runs = json.loads(out.read_text())["runs"]
+    for selector in ("ts", "ts+reflection", "oracle"):
+        row = re.search(rf"^\| {re.escape(selector)} \| (.+?) \|$", section, re.M)
+        assert row, selector
+        cells = [c.strip() for c in row[1].split("|")]
+        mine = [r for r in runs if r["selector"] == selector]
+        means = [sum(r["regimes"][g] for r in mine) / len(mine) for g in ("R0", "R1", "R2", "R3")]
+        assert [f"{m:.3f}" for m in means] == cells[:4], selector
+        assert cells[4].startswith(f"{sum(r['overall'] for r in mine) / len(mine):.3f}±")
