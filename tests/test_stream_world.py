@@ -118,6 +118,10 @@ def test_a_resume_on_a_changed_file_is_one_line(demos, tmp_path, capsys):
     assert main(["run", "stream", "--resume", str(save), "--quiet"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "changed since this session was saved" in err
+    path.write_text(rows[0].replace("label", "category") + "\n" + "\n".join(rows[1:]) + "\n")  # a column renamed
+    assert main(["run", "stream", "--resume", str(save), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "changed since this session was saved" in err
 
 
 # ------------------------------------------------------------- the CLI

@@ -9,6 +9,7 @@ a resume on a changed file is one line.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -26,6 +27,13 @@ from .spec import MEMORY_CAP, REPLAY_ROWS, SPEC
 
 SNIPPET = 160  # characters of the text in a memory entry
 SIMS_KEPT = 64  # rows whose similarities to every row are kept (the replay of a slow window asks ~25)
+
+
+def _sha256_or_none(path: str) -> str | None:
+    try:
+        return tables.file_sha256(str(Path(path).expanduser()))
+    except OSError:
+        return None  # missing or unreadable: `tables.load` says which, in one line
 
 
 def _priors(labels: tuple[str, ...]) -> list[str]:
@@ -58,10 +66,15 @@ class StreamScenario(ScenarioBase):
             raise AELError("stream: --data FILE is required (a labelled CSV, JSONL or Parquet file)")
         self.seed = int(seed)
         self.options = o
+        if o["data_sha256"]:  # a saved session: its file first, before a changed file fails in another way
+            now = _sha256_or_none(o["data"])
+            if now is not None and now != o["data_sha256"]:
+                raise AELError(f"--data {o['data']}: the file changed since this session was saved (its SHA-256 "
+                               f"was {o['data_sha256'][:12]}…, now {now[:12]}…); put the saved file back")
         self.table = tables.load(o["data"], o["text"], o["label"], tuple(o["meta"]), o["regime"], o["order"])
-        if o["data_sha256"] and o["data_sha256"] != self.table.sha256:
-            raise AELError(f"--data {o['data']}: the file changed since this session was saved (its SHA-256 was "
-                           f"{o['data_sha256'][:12]}…, now {self.table.sha256[:12]}…); put the saved file back")
+        if o["data_sha256"] and o["data_sha256"] != self.table.sha256:  # changed while it was read
+            raise AELError(f"--data {o['data']}: the file changed since this session was saved; put the saved "
+                           "file back")
         self.meta_columns: tuple[str, ...] = tuple(o["meta"])
         self.labels = self.table.labels
         self.n_episodes = len(self.table)
