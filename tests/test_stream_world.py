@@ -280,3 +280,18 @@ def test_the_readme_table_of_your_own_data_is_what_the_command_prints(tmp_path):
         means = [sum(r["regimes"][g] for r in mine) / len(mine) for g in ("R0", "R1", "R2", "R3")]
         assert [f"{m:.3f}" for m in means] == cells[:4], selector
         assert cells[4].startswith(f"{sum(r['overall'] for r in mine) / len(mine):.3f}±")
+
+
+def test_the_vote_reads_true_cosines_and_the_running_prior(demos):
+    from collections import Counter
+
+    import numpy as np
+    from sklearn.metrics.pairwise import cosine_similarity
+
+    w = scenarios.make_scenario("stream", 1, options(demos[1]))
+    for t in (0, 37, 451, 699):
+        assert np.allclose(w.row_sims(t), cosine_similarity(w.table.x[t], w.table.x).ravel())
+    for t in (0, 1, 10, 300, 700):
+        counts = Counter(w.labels[:t])
+        naive = min(counts, key=lambda g: (-counts[g], g)) if counts else min(w.labels)
+        assert w._priors[t] == naive

@@ -25,7 +25,6 @@ often so far (ties to the first by name).
 from __future__ import annotations
 
 import re
-from collections import Counter
 from typing import Sequence
 
 import numpy as np
@@ -79,15 +78,6 @@ def candidates(columns: Sequence[str]) -> list[PolicySpec]:
         taken.add(name)
         out.append(candidate(col, name))
     return out
-
-
-def prior(labels: Sequence[str], t: int, default: str) -> str:
-    """The label seen most often among the first t rows (ties: the first by name); `default` before any."""
-    counts = Counter(labels[:t])
-    if not counts:
-        return default
-    best = max(counts.values())
-    return min(g for g, n in counts.items() if n == best)
 
 
 def predict(hits: list[Hit], row: np.ndarray, fallback: str) -> tuple[str, list[int]]:

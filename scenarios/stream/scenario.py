@@ -39,7 +39,7 @@ def _sha256_or_none(path: str) -> str | None:
 def _priors(labels: tuple[str, ...]) -> list[str]:
     """The vote's answer without evidence before each row t (and after the last): the label
     seen most often among rows < t, ties to the first by name; before any row, the first
-    label by name. One pass (`policies.prior` recounted every row: O(t) per episode)."""
+    label by name. One pass over the rows, not a recount at every episode."""
     counts: dict[str, int] = {}
     best, leaders = 0, {min(labels)}
     out = []
