@@ -143,6 +143,10 @@ class AelLab(App):
             self.set_keymap(keymap)
         for problem in problems:
             self.notify(problem, severity="warning", title="Keymap", timeout=10)
+        from engine.plugins import NOTICES  # plugins left out at start-up: one line each, the lab works on
+
+        for notice in NOTICES:
+            self.notify(notice, severity="warning", title="Plugin", timeout=10)
         if self.initial_session is not None:
             self.push_screen(LabScreen(SessionHost(self.initial_session, self.settings, self.initial_path)))
         else:

@@ -133,7 +133,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     remove_temp_files_on_signals()
     warnings.showwarning = _notice_line
     try:
-        args = build_parser().parse_args(argv)
+        parser = build_parser()  # reads every registry, plugins included
+        from engine.plugins import NOTICES
+
+        for notice in NOTICES:  # a plugin left out: one line at start-up, never a crash
+            print(f"ael-lab: warning: {notice}", file=sys.stderr)
+        args = parser.parse_args(argv)
         if args.command == "run":
             from ael_tui.runner import run_command
 

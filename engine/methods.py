@@ -84,3 +84,23 @@ class OracleMethod(Method):
 
 # ------------------------------------------------------------------ the prior methods
 from . import prior as _prior  # noqa: E402,F401,I001  (registers reflexion, expel, meta-reflexion...)
+
+
+# ------------------------------------------------------------------ methods from other packages
+def _admit_plugin(ep) -> None:
+    """One `ael_lab.methods` entry point: NAME = "module:Class", a Method subclass named NAME."""
+    from .errors import AELError
+
+    if ep.name in METHODS:
+        raise AELError(f"the method name {ep.name!r} is taken")
+    cls = ep.load()
+    if not (isinstance(cls, type) and issubclass(cls, Method)):
+        raise AELError(f"{ep.value} is not an engine.methods.Method subclass")
+    if getattr(cls, "name", None) != ep.name:
+        raise AELError(f"{ep.value} is named {getattr(cls, 'name', None)!r}, not {ep.name!r}")
+    register_method(cls)
+
+
+from . import plugins as _plugins  # noqa: E402,I001
+
+_plugins.load(_plugins.METHODS, _admit_plugin)

@@ -57,6 +57,9 @@ class ScenarioSpec:
                      or "phases" (the metrics of each train/val/test phase).
     score_name:      what the mean reward is called in tables ("accuracy" where reward = right).
     compare_with:    the selectors the lab's results view runs beside a session, on its stream.
+    sample_data:     "module:function" for a world that cannot run without data given to it:
+                     function(folder) writes a small sample there and returns the options that
+                     read it (the conformance checks and the suite use it).
     retrieval_arms:  an arm retrieves from memory under its policy's fields; False where an arm
                      is something else (the synthetic world's Bernoulli machines), so an editor
                      says that a policy's retrieval fields change nothing there.
@@ -91,6 +94,7 @@ class ScenarioSpec:
     columns: tuple[str, ...] = ("sharpe",)
     lesson: str = ""
     prior_methods: tuple[str, ...] = ()
+    sample_data: str = ""
 
     def __post_init__(self) -> None:
         unknown = set(self.session) - {*ENGINE_DEFAULTS, "phases"}

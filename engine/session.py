@@ -150,6 +150,9 @@ class Session(Decisions):
     def __init__(self, config: SessionConfig, scenario: Scenario, cassette=None):
         self.config = config
         self.scenario = scenario
+        pins = getattr(scenario, "pinned_options", None)  # what a save must carry to rebuild the world (a file's hash)
+        if pins:
+            config.scenario_options = {**config.scenario_options, **pins}
         defaults = {**ENGINE_DEFAULTS, **scenario.defaults}
         self.n_episodes = min(config.episodes or scenario.n_episodes, scenario.n_episodes)
         self.warmup = defaults["warmup"] if config.warmup is None else config.warmup

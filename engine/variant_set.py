@@ -11,11 +11,27 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from . import plugins as _plugins
 from . import variants_builtin  # noqa: F401  registers the built-in variants
 from .errors import AELError
 from .methods import split_methods
 from .options import parse_settings
-from .variants import VARIANTS, Variant
+from .variants import VARIANTS, Variant, register_variant
+
+
+def _admit_plugin(ep) -> None:
+    """One `ael_lab.variants` entry point: NAME = "module:Class", a Variant subclass named NAME."""
+    if ep.name in VARIANTS:
+        raise AELError(f"the variant name {ep.name!r} is taken")
+    cls = ep.load()
+    if not (isinstance(cls, type) and issubclass(cls, Variant)):
+        raise AELError(f"{ep.value} is not an engine.variants.Variant subclass")
+    if getattr(cls, "name", None) != ep.name:
+        raise AELError(f"{ep.value} is named {getattr(cls, 'name', None)!r}, not {ep.name!r}")
+    register_variant(cls)
+
+
+_plugins.load(_plugins.VARIANTS, _admit_plugin)  # variants from other packages, once
 
 
 def variant_names() -> list[str]:

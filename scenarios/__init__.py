@@ -4,7 +4,9 @@ A line names the module holding the scenario's `SPEC` (an
 `engine.scenario_spec.ScenarioSpec`): light, so the CLI's flags, `--help` and
 the start screen are built without loading any scenario's data libraries. The
 scenario class itself (`SPEC.factory`) is imported only when one is built.
-How to add a scenario: `scenarios/README.md`.
+How to add a scenario: `scenarios/README.md`. Another package adds one with an
+entry point in the group `ael_lab.scenarios` (engine/plugins.py), read the first time
+the registry is asked.
 """
 
 from __future__ import annotations
@@ -20,7 +22,28 @@ REGISTRY: dict[str, str] = {
     "support": "scenarios.support.spec",
     "portfolio": "scenarios.portfolio.spec",
     "news": "scenarios.news.spec",
+    "stream": "scenarios.stream.spec",
 }
+
+
+def _admit_plugin(ep) -> None:
+    """One `ael_lab.scenarios` entry point: NAME = "module" (or "module:SPEC") holding a ScenarioSpec."""
+    if ep.name in REGISTRY:
+        raise AELError(f"the scenario name {ep.name!r} is taken")
+    module = ep.value.partition(":")[0].strip()
+    spec = getattr(importlib.import_module(module), "SPEC", None)
+    if not isinstance(spec, ScenarioSpec):
+        raise AELError(f"{module} has no SPEC (an engine.scenario_spec.ScenarioSpec)")
+    if spec.name != ep.name:
+        raise AELError(f"{module} describes {spec.name!r}, not {ep.name!r}")
+    REGISTRY[ep.name] = module
+
+
+def _plugins() -> None:
+    """Worlds from other packages (entry points in `ael_lab.scenarios`), read once, lazily."""
+    from engine import plugins
+
+    plugins.load(plugins.SCENARIOS, _admit_plugin)
 
 
 def register(name: str, spec_module: str) -> None:
@@ -33,11 +56,13 @@ def unregister(name: str) -> None:
 
 
 def scenario_names() -> list[str]:
+    _plugins()
     return list(REGISTRY)
 
 
 def spec_of(name: str) -> ScenarioSpec:
     """The scenario's typed description; AELError for a name that is not registered."""
+    _plugins()
     if name not in REGISTRY:
         raise AELError(f"unknown scenario {name!r} (expected one of {', '.join(REGISTRY)})")
     spec = importlib.import_module(REGISTRY[name]).SPEC
@@ -47,7 +72,8 @@ def spec_of(name: str) -> ScenarioSpec:
 
 
 def all_specs() -> list[ScenarioSpec]:
-    return [spec_of(name) for name in REGISTRY]
+    _plugins()
+    return [spec_of(name) for name in list(REGISTRY)]
 
 
 def scenario_class(name: str):

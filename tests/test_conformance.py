@@ -4,6 +4,8 @@ these tests by being registered."""
 
 from __future__ import annotations
 
+import importlib
+
 import pytest
 
 import scenarios
@@ -22,9 +24,21 @@ def news_data(tmp_path_factory) -> str:
     return str(write_corpus(tmp_path_factory.mktemp("news")))
 
 
+def sample_options(name: str, request) -> dict | None:
+    """What a world that needs data given to it runs on: its own sample (`sample_data` on its
+    spec), or, for news, whose sample generator belongs to the tests, the tests' corpus."""
+    if name == "news":
+        return {"data": request.getfixturevalue("news_data")}
+    maker = scenarios.spec_of(name).sample_data
+    if not maker:
+        return None
+    module, _, function = maker.partition(":")
+    return getattr(importlib.import_module(module), function)(request.getfixturevalue("tmp_path"))
+
+
 @pytest.mark.parametrize("name", scenarios.scenario_names())
 def test_every_registered_scenario_conforms(name, request):
-    check_scenario(name, options={"data": request.getfixturevalue("news_data")} if name == "news" else None)
+    check_scenario(name, options=sample_options(name, request))
 
 
 @pytest.mark.parametrize("name", list(METHODS))

@@ -43,8 +43,26 @@ def option_fields(specs: list[ScenarioSpec]) -> Iterator[Widget]:
                     yield Label(option.other_label or option.other, classes=other)
                     yield Input(placeholder=option.example, id=_id(spec, option, "other"), classes=other)
             else:
-                yield Input("" if option.default is None else str(option.default), placeholder=option.example,
-                            id=_id(spec, option), classes=tag)
+                yield Input(_text(option.default), placeholder=option.example, id=_id(spec, option), classes=tag)
+
+
+def _text(default: Any) -> str:
+    """A default as the field shows it: a list as a,b,c (empty for none)."""
+    if default is None:
+        return ""
+    return ",".join(default) if isinstance(default, list) else str(default)
+
+
+def data_preview_of(scenario: str):
+    """The scenario's `preview(path) -> str` of a data file, when its spec module has one
+    (the stream world's shows the rows, the columns and their types); None otherwise."""
+    import importlib
+
+    from scenarios import REGISTRY
+
+    module = REGISTRY.get(scenario)
+    hook = getattr(importlib.import_module(module), "preview", None) if module else None
+    return hook if callable(hook) else None
 
 
 def show_for(root: Widget, scenario: str) -> None:
@@ -68,7 +86,7 @@ def option_values(root: Widget, spec: ScenarioSpec) -> dict[str, Any]:
             text = root.query_one(f"#{_id(spec, option, 'other')}", Input).value.strip()
             if not text:
                 raise AELError(f"{option.title.lower()}: type {option.other}")
-        if text == "" or text == str(option.default):
+        if text == "" or text == _text(option.default):
             continue  # the default: left out, as the command line leaves it out
         try:
             values[option.name] = option.parse(text)

@@ -18,7 +18,7 @@ from ael_tui.actions import bindings_for
 from ael_tui.files.opening import (APPROVAL_MODES, NewSession, scenario_availability, selectors_of, usable_backends)
 from ael_tui.readouts import SaveInfo, list_saves
 from ael_tui.files.save_list import SaveTable
-from ael_tui.files.scenario_fields import option_fields, option_values, show_for
+from ael_tui.files.scenario_fields import data_preview_of, option_fields, option_values, show_for
 from ael_tui.steady_footer import SteadyFooter
 
 
@@ -69,6 +69,9 @@ class StartScreen(Screen):
                 # the button right under the form: in view without scrolling, the notes after it
                 yield Button(f"Start ({self.app.key_for('start.new')})", id="start", variant="primary", compact=True)
                 yield Static("", id="scenario-note", classes="field-hint", markup=False)
+                preview = Static("", id="data-preview", classes="field-hint", markup=False)
+                preview.display = False  # shown only with a file's preview
+                yield preview
                 yield Static("Agent and reflector: offline, or a model whose API key is set in the environment. "
                              "Autosave: every N episodes to saves/autosave-…json (0 = off).", classes="field-hint")
             with Vertical(id="saved-sessions") as saved:
@@ -133,6 +136,40 @@ class StartScreen(Screen):
         self.query_one(SaveTable).show(infos)
         self.query_one("#saves-empty", Static).update("" if infos else "No saves yet.")
 
+    # ------------------------------------------------------- data preview
+    def on_input_changed(self, event: Input.Changed) -> None:
+        """A scenario that reads a file the person names (the stream world) previews it:
+        its rows, its columns and their types, so the columns can be picked."""
+        scenario = str(self.query_one("#scenario", Select).value)
+        if event.input.id == f"opt-{scenario}-data" and data_preview_of(scenario) is not None:
+            self.preview_data(scenario, event.value.strip())
+
+    @work(thread=True, exclusive=True, group="start-preview")
+    def preview_data(self, scenario: str, path: str) -> None:
+        hook = data_preview_of(scenario)
+        if not path or hook is None:
+            text = ""
+        elif not Path(path).expanduser().is_file():
+            text = f"{path}: no such file (yet)"
+        else:
+            try:
+                text = hook(path)
+            except AELError as err:
+                text = str(err)
+        self.app.call_from_thread(self._show_preview, scenario, path, text)
+
+    def _show_preview(self, scenario: str, path: str, text: str) -> None:
+        if not self.is_mounted:
+            return
+        field = self.query(f"#opt-{scenario}-data")
+        if field and str(field.first().value).strip() == path:  # only the latest path's preview
+            self._set_preview(text)
+
+    def _set_preview(self, text: str) -> None:
+        widget = self.query_one("#data-preview", Static)
+        widget.update(text)
+        widget.display = bool(text)
+
     # ---------------------------------------------------------------- form
     def on_select_changed(self, event: Select.Changed) -> None:
         if event.select.id == "scenario" and isinstance(event.value, str):
@@ -142,7 +179,13 @@ class StartScreen(Screen):
                 "ts+reflection" if "ts+reflection" in options else options[0])
             selector.set_options([(s, s) for s in options])
             selector.value = keep
-        show_for(self, str(self.query_one("#scenario", Select).value))
+        scenario = str(self.query_one("#scenario", Select).value)
+        show_for(self, scenario)
+        if event.select.id == "scenario":
+            self._set_preview("")
+            field = self.query(f"#opt-{scenario}-data")
+            if field and data_preview_of(scenario) is not None:
+                self.preview_data(scenario, str(field.first().value).strip())
 
     def form(self) -> NewSession:
         """The form as a NewSession; AELError naming the field that is wrong."""

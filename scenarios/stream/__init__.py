@@ -1,0 +1,14 @@
+"""The `stream` world: AEL on any labelled table a researcher brings.
+
+`ael-lab run stream --data FILE --text COLUMN --label COLUMN [--meta A,B] [--regime COLUMN]
+[--order COLUMN]`: each row of a CSV, JSONL or Parquet file is one episode; the agent
+predicts its label by a 5-NN vote over TF-IDF cosine of the text (as the news world), the
+five memory-retrieval policies are the arms, and every `--meta` column rides along in the
+memory entries so the reflector (`reflector`) can look for the field that tells the label.
+
+Modules: `spec` (what the world declares; light), `table` (reading and validating the
+file, its content hash, TF-IDF), `policies` (the five arms, one candidate per --meta
+column, the k-NN vote), `reflector`, `demo` (a generated stream whose last regime only
+one metadata column can solve), `scenario`. Nothing here imports pandas or scikit-learn
+until a scenario is built.
+"""

@@ -1,0 +1,99 @@
+"""The five retrieval policies of the stream world, the reflector's candidates (one per
+--meta column), and the k-NN vote that turns retrieved rows into a label.
+
+| policy | what the vote sees |
+|---|---|
+| none | no row: the prior label |
+| recent_window | the last 20 rows |
+| compressed | the 10 rows most similar to the query among the last 1,000 |
+| full_detailed | the last 200 rows |
+| class_balanced | the 3 most similar rows of each label among the last 1,000 |
+| same_COLUMN (candidate) | the 10 most similar among the last 20 rows with the query's value of COLUMN |
+
+Every row is stored in episodic memory with its true label and its --meta columns once
+its episode is over, so what a policy retrieves at t depends only on earlier rows. Memory
+keeps every row (up to `spec.MEMORY_CAP`), and each policy reads a bounded window of the
+newest rows: that, not eviction, keeps the time per episode flat on a long stream. (The
+engine's eviction keeps entries that proved useful over new ones, so a capped memory on a
+drifting stream would freeze on its first regime.) The
+vote: the k = 5 retrieved rows nearest to the query (cosine, ties to the newer) each vote
+for their label with their cosine; ties go to the label of the nearest voter. Without
+evidence (nothing retrieved, or every cosine 0) it answers the prior: the label seen most
+often so far (ties to the first by name).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+import numpy as np
+
+from engine.memory import Hit
+from engine.policies import Filter, PolicySpec
+
+K_NEIGHBOURS = 5
+EPISODIC = ("episodic",)
+CANDIDATE_K = 10
+CANDIDATE_WINDOW = 20
+
+NONE = PolicySpec("none", (), 0, format="none", description="No row: the prior label.")
+RECENT_WINDOW = PolicySpec("recent_window", EPISODIC, 20, order="recency",
+                           description="The last 20 rows; the 5 most similar vote.")
+COMPRESSED = PolicySpec("compressed", EPISODIC, 10, order="similarity", window=1000,
+                        description="The 10 rows most similar to the query among the last 1,000.")
+FULL_DETAILED = PolicySpec("full_detailed", EPISODIC, 200, order="recency",
+                           description="The last 200 rows; the 5 most similar vote.")
+CLASS_BALANCED = PolicySpec("class_balanced", EPISODIC, 3, order="similarity", per_group="label", window=1000,
+                            description="The 3 most similar rows of each label among the last 1,000.")
+
+INITIAL_POOL: tuple[PolicySpec, ...] = (NONE, RECENT_WINDOW, COMPRESSED, FULL_DETAILED, CLASS_BALANCED)
+
+
+def policy_name(column: str, taken: set[str] = frozenset()) -> str:
+    """`same_<column>` as a policy identifier (letters, digits, _ and - only), unique among `taken`."""
+    slug = re.sub(r"[^0-9A-Za-z_-]+", "_", column).strip("_-") or "column"
+    name, i = f"same_{slug}", 2
+    while name in taken:
+        name, i = f"same_{slug}_{i}", i + 1
+    return name
+
+
+def candidate(column: str, name: str | None = None) -> PolicySpec:
+    """Retrieve among past rows with the query's value of `column`: the 10 most similar of
+    the last 20 such rows."""
+    return PolicySpec(
+        name or policy_name(column), EPISODIC, CANDIDATE_K, order="similarity", filters=(Filter(column),),
+        window=CANDIDATE_WINDOW,
+        description=f"The {CANDIDATE_K} most similar among the last {CANDIDATE_WINDOW} rows with the query's "
+                    f"{column!r}; the 5 most similar vote.")
+
+
+def candidates(columns: Sequence[str]) -> list[PolicySpec]:
+    """One candidate per --meta column, in the columns' order, with distinct names."""
+    out: list[PolicySpec] = []
+    taken = {p.name for p in INITIAL_POOL}
+    for col in columns:
+        name = policy_name(col, taken)
+        taken.add(name)
+        out.append(candidate(col, name))
+    return out
+
+
+def predict(hits: list[Hit], row: np.ndarray, fallback: str) -> tuple[str, list[int]]:
+    """(label, the voters' episodes best first); `row[j]` is the query's cosine to row j."""
+    entries = [h.entry for h in hits if h.entry.tier == "episodic" and "label" in h.entry.metadata]
+    if not entries:
+        return fallback, []
+    episodes = np.fromiter((e.episode for e in entries), dtype=np.int64, count=len(entries))
+    s = row[episodes]
+    top = np.lexsort((-episodes, -s))[:K_NEIGHBOURS]  # last key primary: cosine, then newest
+    if s[top[0]] <= 0.0:
+        return fallback, []
+    weight: dict[str, float] = {}
+    for i in top:
+        label = entries[i].metadata["label"]
+        weight[label] = weight.get(label, 0.0) + float(s[i])
+    best = max(weight.values())
+    winner = next(entries[i].metadata["label"] for i in top if weight[entries[i].metadata["label"]] >= best - 1e-12)
+    return winner, [int(episodes[i]) for i in top]

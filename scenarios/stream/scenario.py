@@ -1,0 +1,222 @@
+"""The stream world: predict each row's label of a researcher's file by k-NN over TF-IDF.
+
+Everything the world holds is a pure function of its options and the file (no run state,
+nothing to save beyond the options): the rows in order, their TF-IDF vectors, the
+candidates (one per --meta column). The file's SHA-256 is pinned into the session's
+options (`pinned_options`, `data_sha256`), so a save names the content it was made on and
+a resume on a changed file is one line.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from engine.deferred import Deferred
+from engine.errors import AELError
+from engine.memory import MemoryStore
+from engine.options import resolve
+from engine.policies import PolicySpec
+from engine.scenario import AgentContext, Outcome, Query, ScenarioBase
+
+from . import table as tables
+from .policies import INITIAL_POOL, candidates, predict
+from .reflector import StreamReflector
+from .spec import MEMORY_CAP, REPLAY_ROWS, SPEC
+
+SNIPPET = 160  # characters of the text in a memory entry
+SIMS_KEPT = 64  # rows whose similarities to every row are kept (the replay of a slow window asks ~25)
+
+
+def _sha256_or_none(path: str) -> str | None:
+    try:
+        return tables.file_sha256(str(Path(path).expanduser()))
+    except OSError:
+        return None  # missing or unreadable: `tables.load` says which, in one line
+
+
+def _priors(labels: tuple[str, ...]) -> list[str]:
+    """The vote's answer without evidence before each row t (and after the last): the label
+    seen most often among rows < t, ties to the first by name; before any row, the first
+    label by name. One pass over the rows, not a recount at every episode."""
+    counts: dict[str, int] = {}
+    best, leaders = 0, {min(labels)}
+    out = []
+    for label in labels:
+        out.append(min(leaders))
+        c = counts[label] = counts.get(label, 0) + 1
+        if c > best:
+            best, leaders = c, {label}
+        elif c == best:
+            leaders.add(label)
+    out.append(min(leaders))
+    return out
+
+
+class StreamScenario(ScenarioBase):
+    """One row per episode of a labelled file; the bandit picks how the vote reads memory."""
+    state_model = Deferred("scenarios.stream.saved_state", "RunState")  # what state_dict saves
+
+    spec = SPEC
+    name = SPEC.name
+
+    def __init__(self, seed: int, **options: Any):
+        o = resolve(SPEC.options, options, "stream scenario")
+        if not o["data"]:
+            raise AELError("stream: --data FILE is required (a labelled CSV, JSONL or Parquet file)")
+        self.seed = int(seed)
+        self.options = o
+        if o["data_sha256"]:  # a saved session: its file first, before a changed file fails in another way
+            now = _sha256_or_none(o["data"])
+            if now is not None and now != o["data_sha256"]:
+                raise AELError(f"--data {o['data']}: the file changed since this session was saved (its SHA-256 "
+                               f"was {o['data_sha256'][:12]}…, now {now[:12]}…); put the saved file back")
+        self.table = tables.load(o["data"], o["text"], o["label"], tuple(o["meta"]), o["regime"], o["order"])
+        if o["data_sha256"] and o["data_sha256"] != self.table.sha256:  # changed while it was read
+            raise AELError(f"--data {o['data']}: the file changed since this session was saved; put the saved "
+                           "file back")
+        self.meta_columns: tuple[str, ...] = tuple(o["meta"])
+        self.labels = self.table.labels
+        self.n_episodes = len(self.table)
+        self.initial_pool: list[PolicySpec] = list(INITIAL_POOL)
+        self.candidates: list[PolicySpec] = candidates(self.meta_columns)
+        self.regime_names = list(self.table.regime_names)
+        self.defaults = SPEC.session_defaults(phases={"train": self.n_episodes, "val": 0, "test": 0},
+                                              memory_cap=min(self.n_episodes, MEMORY_CAP))
+        self._priors = _priors(self.labels)
+        self._x = self.table.x
+        self._sims: dict[int, np.ndarray] = {}  # row t -> its cosine to every row (a few kept)
+
+    @property
+    def pinned_options(self) -> dict[str, Any]:
+        """What the session's saved options must carry besides what was given: the file's hash."""
+        return {"data_sha256": self.table.sha256}
+
+    # ---------------------------------------------------------------- stream
+    def query(self, t: int) -> Query:
+        meta = {m: self.table.meta[m][t] for m in self.meta_columns}
+        return Query(episode=t, text=self.table.texts[t], metadata=meta,
+                     truth={"label": self.labels[t], "regime": self.regime(t)})
+
+    def regime(self, t: int) -> int | None:
+        return None if self.table.regimes is None else self.table.regimes[t]
+
+    def row_sims(self, t: int) -> np.ndarray:
+        """TF-IDF cosine of row t to every row (rows are L2-normalised): one sparse
+        matrix-vector product, kept for the last few rows asked (an episode asks several times)."""
+        found = self._sims.get(t)
+        if found is None:
+            x = self._x
+            lo, hi = x.indptr[t], x.indptr[t + 1]
+            v = np.zeros(x.shape[1])
+            v[x.indices[lo:hi]] = x.data[lo:hi]
+            found = x @ v
+            found.setflags(write=False)
+            if len(self._sims) >= SIMS_KEPT:
+                self._sims.pop(next(iter(self._sims)))
+            self._sims[t] = found
+        return found
+
+    def sims(self, t: int, episodes) -> np.ndarray:
+        """TF-IDF cosine of row t to the rows at `episodes`."""
+        return self.row_sims(t)[np.asarray(episodes, dtype=np.int64)]
+
+    def similarity(self, query: dict[str, Any], tier: str, episodes: np.ndarray) -> np.ndarray:
+        if tier != "episodic":
+            return np.zeros(len(episodes))
+        return self.sims(int(query["_episode"]), episodes)
+
+    # ------------------------------------------------------------------- act
+    def _predict(self, hits, t: int) -> tuple[str, list[int]]:
+        return predict(hits, self.row_sims(t), self._priors[t])
+
+    def act(self, query: Query, ctx: AgentContext) -> Outcome:
+        t = query.episode
+        label, voters = self._predict(ctx.hits, t)
+        gold = query.truth["label"]
+        ok = label == gold
+        text = " ".join(query.text.split())
+        return Outcome(score=1.0 if ok else -1.0, reward=1.0 if ok else 0.0, correct=ok,
+                       action=f"«{text[:60]}» → {label}", result=f"true {gold} {'✓' if ok else '✗'}",
+                       info={"predicted": label, "label": gold, "voters": voters})
+
+    def _entry(self, t: int) -> tuple[str, dict[str, Any], float]:
+        text = " ".join(self.table.texts[t].split())[:SNIPPET]
+        meta = {m: self.table.meta[m][t] for m in self.meta_columns}
+        return f"[{self.labels[t]}] {text}", {**meta, "label": self.labels[t]}, 1.0
+
+    def episodic_entry(self, query: Query, outcome: Outcome, policy: str) -> tuple[str, dict[str, Any], float]:
+        return self._entry(query.episode)
+
+    # ------------------------------------------------------------ hindsight
+    def _correct_now(self, spec: PolicySpec, memory: MemoryStore, t: int) -> bool:
+        hits = memory.retrieve(spec, {**self.query(t).metadata, "_episode": t}, self.similarity, count=False)
+        return self._predict(hits, t)[0] == self.labels[t]
+
+    def oracle_arm(self, t: int, pool: list[PolicySpec], memory: MemoryStore) -> PolicySpec:
+        """The first of the pool, then the candidates, right at t on the session's memory; else the first arm."""
+        names = {p.name for p in pool}
+        for spec in [*pool, *(c for c in self.candidates if c.name not in names)]:
+            if self._correct_now(spec, memory, t):
+                return spec
+        return pool[0]
+
+    def counterfactual(self, spec: PolicySpec, episodes: list[int]) -> np.ndarray:
+        """Whether `spec` would have labelled each of `episodes` right on a memory holding the
+        `REPLAY_ROWS` rows before it (replayed here; the session's memory is untouched): every
+        window a built-in policy reads, though a same-value candidate over a rare value may reach
+        further back in the session's memory than the replay does."""
+        return self.counterfactuals([spec], episodes)[0]
+
+    def counterfactuals(self, specs: list[PolicySpec], episodes: list[int]) -> list[np.ndarray]:
+        """`counterfactual` of several policies on one replay (what is in memory at an
+        episode does not depend on the policy that reads it)."""
+        out = [np.zeros(len(episodes), dtype=bool) for _ in specs]
+        if not len(episodes) or not specs:
+            return out
+        order = sorted(range(len(episodes)), key=lambda i: episodes[i])
+        memory = MemoryStore(cap_per_tier=REPLAY_ROWS)
+        written = max(0, episodes[order[0]] - REPLAY_ROWS)
+        for i in order:
+            u = episodes[i]
+            written = max(written, u - REPLAY_ROWS)  # rows older than that would be gone anyway
+            while written < u:
+                memory.episode = written
+                content, meta, quality = self._entry(written)
+                memory.write("episodic", content, meta, quality)
+                written += 1
+            memory.episode = u
+            for ok, spec in zip(out, specs):
+                ok[i] = self._correct_now(spec, memory, u)
+        return out
+
+    def check_policy(self, spec: PolicySpec) -> None:
+        if spec.order == "relevance" and not spec.code and not spec.retrieves_nothing:
+            raise AELError(f"policy {spec.name!r}: the stream world orders rows by similarity or recency "
+                           "(relevance needs match keys it does not have)")
+
+    # ----------------------------------------------------------- reflection
+    def make_reflector(self, options: dict[str, Any]) -> StreamReflector:
+        return StreamReflector.from_options(options)
+
+    # ---------------------------------------------------------- persistence
+    def state_dict(self) -> dict[str, Any]:
+        return {"seed": self.seed, "n_episodes": self.n_episodes}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        if state.get("n_episodes", self.n_episodes) != self.n_episodes:
+            raise AELError(f"stream: the save was made on {state['n_episodes']} rows; {self.table.path} now has "
+                           f"{self.n_episodes}")
+
+    def summary(self, history: list[dict[str, Any]]) -> dict[str, Any]:
+        return {"data": self.table.path, "rows": self.n_episodes, "sha256": self.table.sha256,
+                "meta": list(self.meta_columns)}
+
+    @staticmethod
+    def export_stream(seed: int) -> list[dict[str, Any]]:
+        """The demo stream of `seed` (scenarios/stream/demo.py), to write as a file to run."""
+        from .demo import make_demo_stream
+
+        return make_demo_stream(seed)
