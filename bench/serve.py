@@ -1,19 +1,21 @@
-"""`ael-lab serve` as a class meets it: how long a visitor waits for the lab, and what
-each visitor costs the teacher's machine.
+"""`ael-lab serve` as a class meets it: forty students opening the page together.
 
-A real server (`--scenario support --seed 42`) on 127.0.0.1; visitors are websocket
-clients speaking the page's protocol; "the lab is there" is the status line's
-`episode 0/1200` in the terminal's bytes. Memory is the VmRSS of each visitor's app
-process, read from /proc (Linux) while the visitors are connected: once every lab is
-drawn, and again once each is in use (`g` runs the phase; read when every lab has
-passed episode RUNNING, its support table built), with the peak (VmHWM) each
-process reached by then.
+A real server (`--scenario support --seed 42`, the fork server on) on 127.0.0.1;
+visitors are websocket clients speaking the page's protocol (aiohttp). Measured:
+the fork server's preparation (server start to "labs ready"), then forty
+visitors connecting at once: each one's first frame (first terminal bytes) and its
+lab drawn (the status line's `episode 0/1200`), and the memory each visitor adds,
+as proportional set size (/proc/PID/smaps_rollup: a page shared by n processes
+counts 1/n in each), so pages the labs share with the fork server count once.
+
+    python -m bench serve          # or: python -m bench.serve [VISITORS]
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import platform
 import re
 import select
 import signal
@@ -28,97 +30,107 @@ import aiohttp
 
 ANSI = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[@-Z\\-_])")
 STATUS = re.compile(r"episode 0/1200")
-EPISODE = re.compile(r"episode (\d+)/1200")
-RUNNING = 900  # where `g` has taken the class-mode lab (support seed 42 stops for a decision at 920)
-CROWD = 10
+VISITORS = 40
+TIMEOUT = 120.0
 
 
-async def until(ws, pattern: re.Pattern, raw: str = "") -> str:
-    while not pattern.search(ANSI.sub("", raw)):
-        message = await ws.receive(timeout=120)
-        if message.type != aiohttp.WSMsgType.BINARY:
-            raise RuntimeError("the session closed before the lab was drawn")
-        raw += message.data.decode("utf-8", "replace")
-    return raw
-
-
-async def visit(ws_url: str, http: aiohttp.ClientSession, hold: asyncio.Event | None = None,
-                drawn: list[float] | None = None, step: asyncio.Event | None = None,
-                stepped: list[bool] | None = None) -> float:
-    """Seconds from opening the websocket to the status line on screen (then, in the
-    crowd, the phase run past episode RUNNING once `step` is set)."""
+async def visit(ws_url: str, http: aiohttp.ClientSession, hold: asyncio.Event,
+                drawn: list[float]) -> tuple[float, float]:
+    """(first frame, lab drawn) in seconds from opening the websocket; held open until `hold`."""
     started = time.perf_counter()
+    first = None
     async with http.ws_connect(ws_url) as ws:
         await ws.send_json(["resize", {"width": 160, "height": 48}])
-        await until(ws, STATUS)
+        raw = ""
+        while not STATUS.search(ANSI.sub("", raw)):
+            message = await ws.receive(timeout=TIMEOUT)
+            if message.type != aiohttp.WSMsgType.BINARY:
+                raise RuntimeError("the session closed before the lab was drawn")
+            if first is None:
+                first = time.perf_counter() - started
+            raw += message.data.decode("utf-8", "replace")
         took = time.perf_counter() - started
-        if drawn is not None:
-            drawn.append(took)
-        if step is not None and stepped is not None:
-            await step.wait()
-            await ws.send_json(["stdin", "g"])  # run the phase: the lab in use
-            while int(EPISODE.findall(ANSI.sub("", await until(ws, EPISODE)))[-1]) < RUNNING:
-                pass
-            stepped.append(True)
-        if hold is not None:
-            await hold.wait()
-        return took
+        drawn.append(took)
+        await hold.wait()
+        return first or took, took
 
 
-def app_rss_mib(server_pid: int, field: str = "VmRSS") -> list[float]:
-    out = []
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit() or proc.name == str(server_pid):
-            continue
+def children(pid: int) -> list[int]:
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+def pss_mib(pid: int) -> float:
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1]) / 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0.0
+
+
+def zygote_of(server_pid: int) -> int | None:
+    for pid in children(server_pid):
         try:
-            if int((proc / "stat").read_text().rsplit(")", 1)[1].split()[2]) != server_pid:
-                continue
-            rss = next(line for line in (proc / "status").read_text().splitlines() if line.startswith(field))
-            out.append(int(rss.split()[1]) / 1024)
-        except (OSError, ValueError, IndexError, StopIteration):
+            if b"ael_tui.serve.zygote" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                return pid
+        except OSError:
             continue
-    return out
+    return None
 
 
-async def measure(url: str, server_pid: int) -> tuple[list[float], list[float], dict[str, list[float]]]:
+async def measure(url: str, server_pid: int, visitors: int) -> dict:
     ws_url = url.replace("http://", "ws://") + "ws?width=160&height=48"
-    async with aiohttp.ClientSession() as http:
-        alone = [await visit(ws_url, http) for _ in range(3)]
-        await asyncio.sleep(12)  # the three are gone (a closed lab has up to 10 s to stop): only the crowd is read
-        hold, step, drawn, stepped = asyncio.Event(), asyncio.Event(), [], []
-        tasks = [asyncio.create_task(visit(ws_url, http, hold, drawn, step, stepped)) for _ in range(CROWD)]
-
-        async def wait_for(done: list) -> None:
-            while len(done) < CROWD:
-                failed = [t for t in tasks if t.done() and t.exception()]
-                if failed:
-                    raise failed[0].exception()
-                await asyncio.sleep(0.2)
-
-        await wait_for(drawn)
-        await asyncio.sleep(0.5)  # every visitor's lab drawn; they are all still connected
-        memory = {"drawn": app_rss_mib(server_pid)}
-        step.set()
-        await wait_for(stepped)
-        memory["stepped"] = app_rss_mib(server_pid)
-        memory["peak"] = app_rss_mib(server_pid, "VmHWM")
+    zygote = zygote_of(server_pid)
+    before = pss_mib(zygote) if zygote else 0.0
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as http:
+        hold, drawn = asyncio.Event(), []
+        started = time.perf_counter()
+        tasks = [asyncio.create_task(visit(ws_url, http, hold, drawn)) for _ in range(visitors)]
+        while len(drawn) < visitors:
+            failed = [t for t in tasks if t.done() and t.exception()]
+            if failed:
+                raise failed[0].exception()
+            await asyncio.sleep(0.05)
+        joined = time.perf_counter() - started
+        labs = children(zygote) if zygote else []
+        lab_pss = [pss_mib(p) for p in labs]
+        total = (pss_mib(zygote) if zygote else 0.0) + sum(lab_pss)
         hold.set()
-        crowd = await asyncio.gather(*tasks)
-    return alone, crowd, memory
+        times = await asyncio.gather(*tasks)
+    return {"first": [t[0] for t in times], "drawn": [t[1] for t in times], "joined": joined,
+            "lab_pss": lab_pss, "zygote_pss": before, "total_pss": total, "labs": len(labs)}
 
 
-def run() -> list[dict]:
+def run(visitors: int = VISITORS) -> list[dict]:
+    load = os.getloadavg()
     with tempfile.TemporaryDirectory() as tmp:
+        t0 = time.perf_counter()
         server = subprocess.Popen([sys.executable, "-m", "ael_tui.cli", "serve", "--port", "0", "--sessions",
                                    str(Path(tmp) / "class"), "--scenario", "support", "--seed", "42",
-                                   "--max-per-address", "40"],  # every visitor here is 127.0.0.1
+                                   "--max-sessions", str(visitors), "--max-per-address", str(visitors)],
                                   cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                   start_new_session=True)
         try:
-            ready, _, _ = select.select([server.stdout], [], [], 60)
-            line = server.stdout.readline() if ready else ""
-            url = re.search(r"http://127\.0\.0\.1:\d+/", line)[0]
-            alone, crowd, memory = asyncio.run(measure(url, server.pid))
+            url, ready_at, prepared_at = None, None, float("nan")
+            deadline = time.monotonic() + 10 * TIMEOUT  # forty labs warmed one after another
+            while ready_at is None and time.monotonic() < deadline:
+                ready, _, _ = select.select([server.stdout], [], [], max(0.0, deadline - time.monotonic()))
+                line = server.stdout.readline() if ready else ""
+                if not line:
+                    break
+                if url is None and (m := re.search(r"http://127\.0\.0\.1:\d+/", line)):
+                    url = m[0]
+                if "labs ready" in line:
+                    prepared_at = time.perf_counter() - t0
+                if "warm and waiting" in line:
+                    ready_at = time.perf_counter() - t0
+            if url is None or ready_at is None:
+                raise RuntimeError("the server did not announce itself and its labs")
+            m = asyncio.run(measure(url, server.pid, visitors))
         finally:
             os.killpg(server.pid, signal.SIGTERM)
             try:
@@ -126,16 +138,31 @@ def run() -> list[dict]:
             except subprocess.TimeoutExpired:
                 os.killpg(server.pid, signal.SIGKILL)
                 server.wait()
+    per_visitor = (m["total_pss"] - m["zygote_pss"]) / max(1, m["labs"])
+    print(f"bench serve: {platform.machine()}, {os.cpu_count()} cores, {platform.python_version()}, "
+          f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} before the run; {visitors} visitors, "
+          f"{m['labs']} labs forked", flush=True)
     return [
-        {"name": "serve: one visitor, websocket to the status line (median of 3)",
-         "value": statistics.median(alone), "unit": "s", "target": 3.0},
-        {"name": f"serve: {CROWD} visitors at once, the last one's wait", "value": max(crowd), "unit": "s",
+        {"name": "serve: server start to the fork server prepared", "value": prepared_at, "unit": "s",
          "target": None},
-        *({"name": f"serve: memory of one visitor's lab, {when} (median {field} of {len(values)})",
-           "value": statistics.median(values) if values else float("nan"), "unit": "MiB", "target": None}
-          for when, field, values in (("drawn", "VmRSS", memory["drawn"]),
-                                      (f"run to episode {RUNNING}", "VmRSS", memory["stepped"]),
-                                      ("peak by then", "VmHWM", memory["peak"]))),
-        {"name": f"serve: memory of one visitor's lab, the highest peak (max VmHWM of {len(memory['peak'])})",
-         "value": max(memory["peak"], default=float("nan")), "unit": "MiB", "target": None},
+        {"name": f"serve: server start to {visitors} labs warm (before the class)", "value": ready_at,
+         "unit": "s", "target": None},
+        {"name": f"serve: {visitors} at once, slowest first frame", "value": max(m["first"]), "unit": "s",
+         "target": 5.0},
+        {"name": f"serve: {visitors} at once, median lab drawn", "value": statistics.median(m["drawn"]),
+         "unit": "s", "target": None},
+        {"name": f"serve: {visitors} at once, all labs drawn (join time)", "value": m["joined"], "unit": "s",
+         "target": 5.0},
+        {"name": f"serve: memory added per visitor (PSS, {m['labs']} labs)", "value": per_visitor, "unit": "MiB",
+         "target": 50.0},
+        {"name": "serve: memory of the fork server before visitors (PSS)", "value": m["zygote_pss"],
+         "unit": "MiB", "target": None},
     ]
+
+
+if __name__ == "__main__":
+    for row in run(int(sys.argv[1]) if len(sys.argv) > 1 else VISITORS):
+        target = row["target"]
+        ok = "   " if target is None else ("ok " if row["value"] <= target else "MISS")
+        print(f"{ok} {row['name']:<62} {row['value']:>10.3f} {row['unit']}"
+              + ("" if target is None else f" (target < {target} {row['unit']})"), flush=True)

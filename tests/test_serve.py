@@ -73,7 +73,7 @@ def serve(tmp_path, request):
 
     def start(*flags: str, env: dict[str, str] | None = None) -> Served:
         cmd = [sys.executable, "-m", "ael_tui.cli", "serve", "--port", "0", "--sessions",
-               str(tmp_path / "class"), *flags]
+               str(tmp_path / "class"), "--warm-labs", "2", *flags]  # not forty warm labs per test
         process = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                    env={**os.environ, **(env or {})}, start_new_session=True, text=True)
         started.append(process)

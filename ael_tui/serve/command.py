@@ -84,6 +84,12 @@ def add_parser(sub) -> None:
     p.add_argument("--scenario", help="open every visitor's lab on this scenario (default: the start screen)")
     p.add_argument("--seed", type=types.seed, default=42, help="with --scenario: its seed (default 42)")
     p.add_argument("--selector", default="ts+reflection", help="with --scenario: its selector (default ts+reflection)")
+    p.add_argument("--teacher-key", metavar="KEY",
+                   help="the key of the teacher's page /teacher?key=KEY (default: a new one, printed at start)")
+    p.add_argument("--no-fork", action="store_true",
+                   help="start each visitor's lab as a new Python process instead of forking a prepared one")
+    p.add_argument("--warm-labs", type=types.integer("--warm-labs", 0, "0 or more"), default=None,
+                   help="labs started before anyone asks, ready for the next visitors (default: --max-sessions)")
     p.add_argument("--tour", action="store_true", help="with --scenario: open at the guided tour's first card")
 
 
@@ -128,7 +134,8 @@ def serve_command(args: argparse.Namespace) -> int:
         raise AELError(f"serving needs textual-serve ({err}); pip install textual-serve") from None
     server = LabServer(mode, host=args.host, port=args.port, what=describe(mode),
                        max_sessions=args.max_sessions, idle_seconds=args.idle_minutes * 60,
-                       max_per_address=args.max_per_address)
+                       max_per_address=args.max_per_address, teacher_key=args.teacher_key,
+                       fork=not args.no_fork, warm=args.warm_labs)
     try:
         sock = server.bind()
     except OSError as err:

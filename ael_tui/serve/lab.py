@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import inspect
 import os
+import socket
 import sys
 from pathlib import Path
 
@@ -27,6 +28,7 @@ from engine.session import Session
 from ..app import AelLab
 from ..config import LabSettings
 from ..files.opening import NewSession, build_session
+from .classroom import ClassLink
 from .mode import ServedMode
 from .quota import VisitorFiles
 
@@ -35,7 +37,8 @@ class ServedLab(AelLab):
     # relative to the lab's module, not this one (the lab lists one stylesheet per feature folder)
     CSS_PATH = [Path(inspect.getfile(AelLab)).parent / p for p in AelLab.CSS_PATH]
 
-    def __init__(self, mode: ServedMode, session: Session | None = None, **kwargs) -> None:
+    def __init__(self, mode: ServedMode, session: Session | None = None, *,
+                 control: socket.socket | None = None, visitor: str = "", **kwargs) -> None:
         folder = mode.folder
         saves = Path(".") if Path.cwd().resolve() == folder else folder  # short names when working there
         settings = kwargs.pop("settings", None) or LabSettings()
@@ -43,9 +46,12 @@ class ServedLab(AelLab):
         settings.saves_dir, settings.exports_dir, settings.served = saves, saves / "exports", self.files
         super().__init__(session, settings=settings, **kwargs)
         self.served = mode
+        self.class_link = ClassLink(self, control, visitor) if control is not None else None
 
     def on_mount(self) -> None:
         super().on_mount()
+        if self.class_link is not None:
+            self.class_link.start()
         if self.served.tour and self.initial_session is not None:
             self.call_after_refresh(self._open_tour)
 
@@ -94,6 +100,15 @@ class ServedLab(AelLab):
             self.call_from_thread(self.notify, str(err), severity="error", title="Not loaded", timeout=10)
             return
         self.call_from_thread(self._loaded, session, path)
+
+    def action_save_svg(self) -> None:
+        """As the lab's, refused at once (no prompt) when the visitor's quota is used up."""
+        try:
+            self.files.check("screenshot")
+        except AELError as err:
+            self.notify(str(err), severity="error", title="Screenshot")
+            return
+        super().action_save_svg()
 
     def _save_svg(self, path: Path) -> None:
         """As the lab's, within the visitor's quota, and counted in it."""

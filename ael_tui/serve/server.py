@@ -18,9 +18,14 @@ textual-serve starts one app process per websocket. On top of it:
 from __future__ import annotations
 
 import asyncio
+import hmac
+import html
+import itertools
 import json
+import os
 import logging
 import re
+import secrets
 import shlex
 import socket
 import sys
@@ -33,6 +38,7 @@ from aiohttp import WSMsgType, web
 from textual_serve.app_service import AppService
 from textual_serve.server import Server
 
+from .classroom import LabLink, Zygote
 from .mode import ENV, ServedMode
 
 log = logging.getLogger("ael-lab.serve")
@@ -106,10 +112,47 @@ def clamp(value: Any, bounds: tuple[int, int], default: int) -> int:
     return min(max(n, bounds[0]), bounds[1])
 
 
+QUIET = 3.0            # seconds without a visitor arriving before the pool starts new warm labs
+WARM_SIZE = (160, 48)  # the terminal size warm labs start at (a visitor's other size is one resize)
+ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+              "MALLOC_ARENA_MAX": "2"}  # forty labs, two cores: one BLAS thread, few malloc arenas
+
+
+def lab_environment(mode: ServedMode, width: int = 80, height: int = 24) -> dict[str, str]:
+    """What textual-serve gives an app process, made a visitor's (app_environment): the
+    fork server starts with it, since Textual reads its driver variables on import."""
+    from importlib.metadata import version
+
+    env = {**os.environ, "TEXTUAL_DRIVER": "textual.drivers.web_driver:WebDriver", "TEXTUAL_FPS": "60",
+           "TEXTUAL_COLOR_SYSTEM": "truecolor", "TERM_PROGRAM": "textual",
+           "TERM_PROGRAM_VERSION": version("textual-serve"), "COLUMNS": str(width), "ROWS": str(height)}
+    return {**app_environment(env, mode), **ONE_THREAD}
+
+
 class LabAppService(AppService):
-    def __init__(self, command: str, mode: ServedMode, **kwargs: Any) -> None:
+    def __init__(self, command: str, mode: ServedMode, server: "LabServer | None" = None, **kwargs: Any) -> None:
         super().__init__(command, **kwargs)
-        self.mode = mode
+        self.mode, self.server = mode, server
+        self.link: LabLink | None = None
+
+    async def _open_app_process(self, width: int = 80, height: int = 24):
+        """A warm lab from the pool, else one forked now by the fork server (no new
+        interpreter), else (--no-fork) textual-serve's subprocess."""
+        server = self.server
+        if server is None or server.zygote is None:
+            return await super()._open_app_process(width, height)
+        process = server.take_warm()
+        if process is None:
+            link = LabLink(server.new_visitor())
+            env = {**self._build_environment(width, height), **ONE_THREAD}
+            process = await server.zygote.spawn(env, link)
+            link.size = (width, height)
+        self.link = process.link
+        self._process = process
+        self._stdin = process.stdin
+        if process.link.size != (width, height):
+            await self.set_terminal_size(width, height)
+        return process
 
     def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
         return app_environment(super()._build_environment(width, height), self.mode)
@@ -133,7 +176,8 @@ class LabAppService(AppService):
 class LabServer(Server):
     def __init__(self, mode: ServedMode, *, host: str, port: int, what: str, max_sessions: int = 40,
                  idle_seconds: float = 1800.0, out: Callable[[str], None] | None = None,
-                 max_per_address: int | None = None) -> None:
+                 max_per_address: int | None = None, teacher_key: str | None = None,
+                 fork: bool = True, warm: int | None = None) -> None:
         # exec: the shell textual-serve starts becomes the app, so stopping it stops the app
         command = "exec " + shlex.join([sys.executable, "-m", "ael_tui.serve.lab"])
         super().__init__(command, host=host, port=port, title=f"AEL Lab · {what}", templates_path=TEMPLATES)
@@ -142,17 +186,93 @@ class LabServer(Server):
         self.idle_seconds = idle_seconds
         self.services: set[LabAppService] = set()
         self.out = out or (lambda line: print(line, flush=True))
+        self.teacher_key = teacher_key or secrets.token_urlsafe(16)
+        self.fork = fork
+        self.zygote: Zygote | None = None
+        self.links: dict[str, LabLink] = {}
+        self._visitors = itertools.count(1)
+        self.warm_target = max_sessions if warm is None else warm  # labs started before anyone asks
+        self.warm: list = []
+        self._taken = asyncio.Event()
+
+    def new_visitor(self) -> str:
+        return f"v{next(self._visitors)}"
+
+    def take_warm(self):
+        """A warm lab still alive, or None."""
+        while self.warm:
+            process = self.warm.pop(0)
+            self._taken.set()
+            if not process.link.closed.is_set():
+                return process
+        return None
+
+    async def _keep_warm(self, started: float) -> None:
+        """Start labs one after another (each mounted before the next: the machine stays
+        usable) until `warm_target` wait unclaimed; again whenever one is taken."""
+        assert self.zygote is not None
+        if not await asyncio.get_running_loop().run_in_executor(None, self.zygote.wait_ready):
+            self.out("AEL Lab: the fork server failed to start; see the lines above")
+            return
+        self.out(f"AEL Lab: labs ready ({time.monotonic() - started:.1f} s to prepare the fork server)")
+        if self.warm_target <= 0:
+            return
+        env = lab_environment(self.mode, *WARM_SIZE)
+        announced = False
+        while self.zygote is not None:
+            self.warm = [p for p in self.warm if not p.link.closed.is_set()]
+            if len(self.warm) >= self.warm_target or len(self.warm) + self.cap.active >= self.cap.limit:
+                if not announced:
+                    self.out(f"AEL Lab: {len(self.warm)} labs warm and waiting for visitors "
+                             f"({time.monotonic() - started:.1f} s after start)")
+                    announced = True
+                self._taken.clear()
+                await self._taken.wait()
+                while True:  # new labs wait for a quiet moment: the visitors' labs are drawing now
+                    self._taken.clear()
+                    try:
+                        await asyncio.wait_for(self._taken.wait(), QUIET)
+                    except asyncio.TimeoutError:
+                        break
+                continue
+            link = LabLink(self.new_visitor())
+            link.size = WARM_SIZE
+            try:
+                process = await self.zygote.spawn(env, link)
+            except OSError as err:
+                log.error("the fork server cannot start a lab: %s", err)
+                return
+            self.warm.append(process)
+            try:
+                await asyncio.wait_for(link.reported.wait(), 120.0)
+            except asyncio.TimeoutError:
+                pass
 
     def initialize_logging(self) -> None:
         # plain lines: textual-serve's handler prints tracebacks with local variables
         logging.basicConfig(level="INFO", format="ael-lab serve: %(message)s")
 
+    async def _make_app(self) -> web.Application:
+        app = await super()._make_app()
+        app.add_routes([web.get("/teacher", self.handle_teacher), web.post("/teacher", self.handle_teacher_command),
+                        web.get("/teacher/labs", self.handle_teacher_labs)])
+        return app
+
     async def on_startup(self, app: web.Application) -> None:
-        pass  # the announcement is made once the port is bound (serve)
+        """The fork server starts importing now; visitors who come before it is ready wait in its queue."""
+        if self.fork and self.zygote is None:
+            self.zygote = Zygote(lab_environment(self.mode))
+            self._warming = asyncio.create_task(self._keep_warm(time.monotonic()))
 
     async def on_shutdown(self, app: web.Application) -> None:
         """Stopping the server stops every visitor's app: none outlives it."""
         await asyncio.gather(*(s.stop_within(2.0) for s in list(self.services)), return_exceptions=True)
+        for process in self.warm:
+            process.kill()
+        if self.zygote is not None:
+            zygote, self.zygote = self.zygote, None
+            self._taken.set()
+            await asyncio.get_running_loop().run_in_executor(None, zygote.stop)
 
     def bind(self) -> socket.socket:
         """The listening socket, bound now so a busy port is reported before anything starts."""
@@ -176,6 +296,7 @@ class LabServer(Server):
                  f"(sessions folder {mode.folder}; up to {self.cap.limit} visitors, {self.cap.per_address} per "
                  f"address; {mode.quota_mib:g} MiB of files each; idle sessions end after "
                  f"{self.idle_seconds / 60:g} min; {'LLM backends allowed' if mode.allow_llm else 'offline only'})")
+        self.out(f"The teacher's page: http://{self.host}:{self.port}/teacher?key={self.teacher_key}")
         self.out("Ctrl+C stops the server and every visitor's lab.")
         web.run_app(self._make_app(), sock=sock, print=None, handle_signals=True)
 
@@ -219,14 +340,19 @@ class LabServer(Server):
             return websocket
         service: LabAppService | None = None
         idle: asyncio.Task | None = None
+        link: LabLink | None = None
         try:
-            service = LabAppService(self.command, self.mode, write_bytes=websocket.send_bytes,
+            service = LabAppService(self.command, self.mode, self, write_bytes=websocket.send_bytes,
                                     write_str=websocket.send_str, close=websocket.close,
                                     download_manager=self.download_manager)
             self.services.add(service)
             await service.start(clamp(request.query.get("width"), WIDTH, 80),
                                 clamp(request.query.get("height"), HEIGHT, 24))
-            last_input = [time.monotonic()]
+            link = service.link or LabLink(self.new_visitor())  # --no-fork: no link, nothing to steer
+            link.attach_visitor(where)
+            link.service = service
+            self.links[link.visitor] = link
+            last_input = link.input_times
             idle = asyncio.create_task(self._end_when_idle(websocket, last_input, service))
             await self._relay(websocket, service, last_input)
         except asyncio.CancelledError:
@@ -234,6 +360,8 @@ class LabServer(Server):
         except Exception as err:  # one visitor's broken session must not stop the others
             log.error("a session ended on an error: %s", type(err).__name__)
         finally:
+            if link is not None:
+                self.links.pop(link.visitor, None)
             if idle is not None:
                 idle.cancel()
             if service is not None:
@@ -286,3 +414,54 @@ class LabServer(Server):
                 await service.blur()
             elif kind == "focus":
                 await service.focus()
+
+    # -------------------------------------------------------------- teacher
+    def _teacher(self, request: web.Request, key: str | None) -> None:
+        """Only the teacher's key opens the teacher's page (compared in constant time)."""
+        given = (key or "").encode("utf-8", "replace")
+        if not hmac.compare_digest(given, self.teacher_key.encode()):
+            raise web.HTTPForbidden(text="AEL Lab: the teacher's page needs the key printed when the server started.")
+
+    async def handle_teacher_labs(self, request: web.Request) -> web.Response:
+        self._teacher(request, request.query.get("key"))
+        return web.json_response([link.row() for link in self.links.values()])
+
+    async def handle_teacher(self, request: web.Request) -> web.Response:
+        self._teacher(request, request.query.get("key"))
+        key = html.escape(self.teacher_key)
+        rows = "".join(
+            f"<tr><td>{html.escape(r['visitor'])}</td><td>{html.escape(str(r.get('scenario') or '-'))}</td>"
+            f"<td>{r.get('episode') if r.get('episode') is not None else '-'}</td>"
+            f"<td>{r.get('card') or '-'}</td><td>{r['idle']:.0f} s</td>"
+            f"<td><form method=post><input type=hidden name=key value='{key}'>"
+            f"<input type=hidden name=visitor value='{html.escape(r['visitor'])}'>"
+            f"<button name=cmd value=end>End</button></form></td></tr>"
+            for r in (link.row() for link in self.links.values()))
+        page = f"""<!doctype html><html><head><meta charset=utf-8><meta http-equiv=refresh content=3>
+<title>{html.escape(self.title)} · teacher</title></head><body style="font-family:sans-serif">
+<h1>{html.escape(self.title)} · the class</h1>
+<form method=post><input type=hidden name=key value='{key}'>
+Everyone to <select name=cmd><option value=card>tour card</option><option value=episode>episode</option></select>
+<input name=n type=number min=1 value=1 style="width:5em"> <button>Go</button></form>
+<form method=post><input type=hidden name=key value='{key}'><button name=cmd value=pause>Pause every lab</button></form>
+<table border=1 cellpadding=4><tr><th>visitor</th><th>scenario</th><th>episode</th><th>tour card</th>
+<th>idle</th><th></th></tr>{rows}</table><p>{len(self.links)} connected.</p></body></html>"""
+        return web.Response(text=page, content_type="text/html")
+
+    async def handle_teacher_command(self, request: web.Request) -> web.Response:
+        form = await request.post()
+        key = form.get("key")
+        self._teacher(request, key if isinstance(key, str) else None)
+        cmd, n, visitor = form.get("cmd"), form.get("n"), form.get("visitor")
+        if cmd == "end" and isinstance(visitor, str) and visitor in self.links:
+            service = self.links[visitor].service
+            if service is not None:
+                asyncio.create_task(service.stop_within(STOP_GRACE))
+        elif cmd == "pause":
+            await asyncio.gather(*(link.send({"cmd": "pause"}) for link in list(self.links.values())))
+        elif cmd in ("card", "episode"):
+            number = clamp(n, (1, 100_000), 1)
+            await asyncio.gather(*(link.send({"cmd": cmd, "n": number}) for link in list(self.links.values())))
+        else:
+            raise web.HTTPBadRequest(text="AEL Lab: unknown command")
+        raise web.HTTPSeeOther(f"/teacher?key={self.teacher_key}")

@@ -1,0 +1,166 @@
+"""The served classroom: forty visitors at once, and the teacher's page.
+
+Real servers on 127.0.0.1 (`ael-lab serve --port 0`), visitors as websocket clients
+speaking the page's protocol. No sleeps: frames and statuses are awaited with a
+bounded timeout.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import select
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import aiohttp
+import pytest
+
+ANSI = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[@-Z\\-_])")
+BOUND = 300.0  # seconds: a bound on a loaded machine, not a timing target (bench/serve.py has those)
+
+
+class Server:
+    def __init__(self, tmp: Path, *flags: str) -> None:
+        cmd = [sys.executable, "-m", "ael_tui.cli", "serve", "--port", "0", "--sessions", str(tmp / "class"), *flags]
+        self.process = subprocess.Popen(cmd, cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                        start_new_session=True)
+        self.lines: list[str] = []
+
+    def wait_for(self, words: str) -> str:
+        deadline = time.monotonic() + BOUND
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([self.process.stdout], [], [], deadline - time.monotonic())
+            line = self.process.stdout.readline() if ready else ""
+            if not line:
+                break
+            self.lines.append(line)
+            if words in line:
+                return line
+        raise AssertionError(f"the server never said {words!r}: {''.join(self.lines)[-2000:]}")
+
+    @property
+    def url(self) -> str:
+        return re.search(r"http://127\.0\.0\.1:\d+/", "".join(self.lines))[0]
+
+    @property
+    def key(self) -> str:
+        return re.search(r"/teacher\?key=(\S+)", "".join(self.lines))[1]
+
+    def stop(self) -> None:
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            try:
+                os.killpg(self.process.pid, sig)
+            except ProcessLookupError:
+                break
+            try:
+                self.process.wait(timeout=15)
+                break
+            except subprocess.TimeoutExpired:
+                continue
+        self.process.stdout.close()
+
+
+@pytest.fixture
+def server(tmp_path):
+    started: list[Server] = []
+
+    def start(*flags: str) -> Server:
+        s = Server(tmp_path, *flags)
+        started.append(s)
+        s.wait_for("AEL Lab: serving")
+        return s
+
+    yield start
+    for s in started:
+        s.stop()
+
+
+class Visitor:
+    def __init__(self, ws: aiohttp.ClientWebSocketResponse) -> None:
+        self.ws, self.raw = ws, ""
+
+    async def until(self, pattern: str, timeout: float = BOUND) -> str:
+        """The screen's text so far once `pattern` is in what arrived since `mark`."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            message = await self.ws.receive(timeout=deadline - time.monotonic())
+            if message.type != aiohttp.WSMsgType.BINARY:
+                raise AssertionError(f"the session closed before {pattern!r} showed")
+            self.raw += message.data.decode("utf-8", "replace")
+            text = ANSI.sub("", self.raw)
+            if re.search(pattern, text):
+                self.raw = ""  # the next wait looks at what comes after
+                return text
+        raise AssertionError(f"not on the visitor's screen: {pattern!r}")
+
+
+def test_forty_visitors_at_once_each_get_a_lab_drawn(server):
+    s = server("--scenario", "support", "--seed", "42", "--max-per-address", "40", "--warm-labs", "0")
+    s.wait_for("labs ready")
+    url = s.url.replace("http://", "ws://") + "ws?width=80&height=24"
+
+    async def visit(http: aiohttp.ClientSession, opened: asyncio.Event, drawn: list[int]) -> None:
+        async with http.ws_connect(url) as ws:
+            await Visitor(ws).until(r"seed 42")
+            drawn.append(1)
+            if len(drawn) == 40:
+                opened.set()
+            await asyncio.wait_for(opened.wait(), BOUND)  # every lab open at once, then all close
+
+    async def main() -> int:
+        async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as http:
+            opened, drawn = asyncio.Event(), []
+            await asyncio.gather(*(visit(http, opened, drawn) for _ in range(40)))
+            return len(drawn)
+
+    assert asyncio.run(main()) == 40
+
+
+def test_the_teacher_sends_the_class_to_card_3(server):
+    s = server("--scenario", "support", "--seed", "42", "--tour", "--max-per-address", "4", "--warm-labs", "2",
+               "--teacher-key", "sesame")
+    s.wait_for("warm and waiting")
+    ws_url = s.url.replace("http://", "ws://") + "ws?width=160&height=48"
+
+    async def main() -> None:
+        async with aiohttp.ClientSession() as http:
+            async with http.get(s.url) as page:  # while a lab starts, the page says so and moves
+                assert "Starting your lab" in await page.text()
+            async with http.get(s.url + "teacher?key=wrong") as page:
+                assert page.status == 403
+            async with http.get(s.url + "teacher/labs") as page:
+                assert page.status == 403
+            async with http.ws_connect(ws_url) as one, http.ws_connect(ws_url) as two:
+                a, b = Visitor(one), Visitor(two)
+                await a.until(r"Tour 1/")
+                await b.until(r"Tour 1/")
+                await two.send_json(["stdin", "t"])  # the second student goes on to card 2
+                await b.until(r"Tour 2/")
+                async with http.get(s.url + "teacher?key=sesame") as page:
+                    assert page.status == 200
+                    html = await page.text()
+                    assert html.count("<td>v") == 2 and "support" in html
+                async with http.post(s.url + "teacher", data={"key": "sesame", "cmd": "card", "n": "3"},
+                                     allow_redirects=False) as sent:
+                    assert sent.status == 303
+                await a.until(r"Tour 3/")
+                await b.until(r"Tour 3/")
+                await a.until(r"moved the class to tour card 3")
+                deadline = time.monotonic() + BOUND
+                while time.monotonic() < deadline:  # the status reports catch up within a second or two
+                    async with http.get(s.url + "teacher/labs?key=sesame") as page:
+                        rows = await page.json()
+                    if [r["card"] for r in rows] == [3, 3]:
+                        break
+                    try:  # wait for a frame, or the time of the next report, not a fixed sleep
+                        await asyncio.wait_for(one.receive(), 1.5)
+                    except asyncio.TimeoutError:
+                        pass
+                assert [r["card"] for r in rows] == [3, 3]
+
+    asyncio.run(main())
