@@ -5,7 +5,6 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-LOCAL  := $(VENV)/.local-installed
 CLUSTER := $(VENV)/.cluster-installed
 # compile jobs for llama-cpp-python: 2 leaves a shared machine usable
 LOCAL_JOBS ?= 2
@@ -20,22 +19,13 @@ $(STAMP): pyproject.toml constraints.txt
 	@touch $(STAMP)
 
 # The local model (`--agent local`, `--reflector local`): llama-cpp-python is
-# compiled from source, which needs a C and a C++ compiler and cmake. The
-# build log goes to $(VENV)/local-build.log and is shown only if it fails.
-local: $(LOCAL)
-
-$(LOCAL): $(STAMP)
-	@for tool in cc c++ cmake; do command -v $$tool >/dev/null || { \
-	  echo "make local: $$tool not found; llama-cpp-python compiles from source and needs gcc, g++ and cmake" \
-	       "(Debian/Ubuntu: apt-get install build-essential cmake; macOS: xcode-select --install, brew install cmake)"; \
-	  exit 2; }; done
-	@echo "make local: installing llama-cpp-python (compiled here, about 10 minutes the first time) and SmolLM2-135M"
-	@CMAKE_BUILD_PARALLEL_LEVEL=$(LOCAL_JOBS) $(PY) -m pip install --quiet -c constraints.txt -e '.[test,local]' \
-	    >$(VENV)/local-build.log 2>&1 || { tail -n 40 $(VENV)/local-build.log; \
-	    echo "make local: the install failed; the whole log is in $(VENV)/local-build.log"; exit 1; }
-	@$(PY) -c 'from engine.llm.local_model import why_unusable; import sys; w = why_unusable(); sys.exit("make local: " + w if w else 0)'
-	@touch $(LOCAL)
-	@echo "make local: done; try .venv/bin/ael-lab run support --episodes 60 --agent local --reflector local"
+# compiled from source for a fixed instruction-set baseline (never this CPU's
+# own: the library must run on the machine's siblings too), bypassing pip's
+# wheel cache, then the model answers one token in a child process. Always
+# runs the module: it rebuilds a library built another way and is quick when
+# nothing changed. The build log goes to $(VENV)/local-build.log.
+local: $(STAMP)
+	@CMAKE_BUILD_PARALLEL_LEVEL=$(LOCAL_JOBS) $(PY) -m engine.llm.local_build --jobs $(LOCAL_JOBS) --log $(VENV)/local-build.log
 
 # Dask for `ael-lab sweep --scheduler ADDRESS` and its tests (a local two-worker cluster)
 cluster: $(CLUSTER)

@@ -192,14 +192,14 @@ def test_reproduce_runs_a_tampered_run_again_instead_of_reading_it(tmp_path, cap
     table = dataclasses.replace(synthetic, rows=synthetic.rows[:1], seeds=(42, 123))
     args = argparse.Namespace(out=str(tmp_path / "runs"), workers=1, llm_concurrency=None, quiet=True,
                               agent="offline", reflector="offline", dfull=None)
-    first, _, ran = run_tables([table], args)
-    assert ran == 2
+    first, _, ran, failed = run_tables([table], args)
+    assert ran == 2 and failed == []
     (values,) = [o.values for o in first["synthetic"]]
     edit(tmp_path / "runs", "UPDATE runs SET overall = 0.999, result = json_set(result, '$.overall', 0.999) "
                             "WHERE seed = 42")
-    again, _, ran = run_tables([table], args)
+    again, _, ran, failed = run_tables([table], args)
     capsys.readouterr()
-    assert ran == 1
+    assert ran == 1 and failed == []
     assert [o.values for o in again["synthetic"]] == [values]
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ...errors import AELError
+from .. import local_model
 from ..local_model import INSTALL_HINT, model_path
 from ..request import LLMRequest, ProviderError, Reply
 from ..settings import LLMSettings
@@ -85,6 +86,10 @@ def _load(path: Path, n_ctx: int, threads: int) -> tuple[Any, threading.Lock]:
     key = (str(path), n_ctx, threads)
     with _models_lock:
         if key not in _models:
+            # a library built for another CPU would kill this process: a child tries it first
+            why = local_model.probe(path)
+            if why:
+                raise ProviderError(f"local: {why}", retryable=False)
             # set before llama.cpp starts its threads: spinning waiters starve other processes
             os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
             try:
