@@ -9,7 +9,7 @@ CLUSTER := $(VENV)/.cluster-installed
 # compile jobs for llama-cpp-python: 2 leaves a shared machine usable
 LOCAL_JOBS ?= 2
 
-.PHONY: lab test bench clean local cluster
+.PHONY: lab test quick bench clean local cluster
 
 $(STAMP): pyproject.toml constraints.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "AEL Lab needs Python 3.11 or newer (found " + sys.version.split()[0] + ")")'
@@ -37,8 +37,11 @@ $(CLUSTER): $(STAMP)
 lab: $(STAMP)
 	$(VENV)/bin/ael-lab
 
+# every core (TEST_JOBS=1 for one process); a module's tests share a worker, so
+# a module-scoped fixture (the local model's run, a served lab) is built once
+TEST_JOBS ?= 2
 test: $(STAMP)
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_JOBS) --dist loadfile
 
 bench: $(STAMP)
 	$(PY) -m bench

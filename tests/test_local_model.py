@@ -1,5 +1,5 @@
 """The real local model (SmolLM2-135M through llama-cpp-python) through the whole
-loop: a 60-episode support run with the local agent and reflector, its output
+loop: a 30-episode support run with the local agent and reflector, its output
 parsed, validated, approved and injected; then the cassette it recorded replays
 identically in a process that cannot load the model.
 
@@ -24,7 +24,10 @@ import pytest
 from engine.llm.local_model import why_unusable
 
 pytestmark = pytest.mark.slow
-EPISODES = 60
+# the loop, not a score: three reflections' worth keeps the suite in its budget
+# (an agent call is about 5 s on one thread; `python -m bench local` times them)
+EPISODES = 30
+REFLECT_EVERY = "10"
 ROOT = Path(__file__).resolve().parents[1]
 RUN = "import sys; from ael_tui.cli import main; raise SystemExit(main(sys.argv[1:]))"
 # the replay's process cannot import the model or its runtime
@@ -49,7 +52,7 @@ def ael_lab(code: str, *args: str) -> subprocess.CompletedProcess:
 def recorded(tmp_path_factory) -> Path:
     require_local_model()
     d = tmp_path_factory.mktemp("local")
-    done = ael_lab(RUN, "run", "support", "--seeds", "42", "--episodes", str(EPISODES), "--reflect-every", "20",
+    done = ael_lab(RUN, "run", "support", "--seeds", "42", "--episodes", str(EPISODES), "--reflect-every", REFLECT_EVERY,
                    "--agent", "local", "--reflector", "local", "--error-policy", "raise", "--approve", "auto",
                    "--quiet", "--save", str(d / "s.json"), "--json", str(d / "out.json"),
                    "--record", str(d / "tape.json"))
@@ -87,7 +90,7 @@ def test_a_support_run_with_the_local_agent_and_reflector_goes_through_the_loop(
 
 def test_its_cassette_replays_identically_without_the_model(recorded):
     done = ael_lab(NO_MODEL, "run", "support", "--seeds", "42", "--episodes", str(EPISODES), "--reflect-every",
-                   "20", "--agent", "local", "--reflector", "local", "--error-policy", "raise", "--approve", "auto",
+                   REFLECT_EVERY, "--agent", "local", "--reflector", "local", "--error-policy", "raise", "--approve", "auto",
                    "--quiet", "--json", str(recorded / "replayed.json"), "--replay", str(recorded / "tape.json"))
     assert done.returncode == 0, done.stderr
     assert (recorded / "replayed.json").read_text() == (recorded / "out.json").read_text()
