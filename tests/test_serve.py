@@ -248,3 +248,13 @@ def test_a_visitors_lab_writes_only_in_the_sessions_folder_and_one_address_has_a
     stop_group(served.process)
     assert list((folder / ".ael-lab" / "cache" / "support").glob("*.npy"))  # the table, computed in the folder
     assert [p for p in teacher.rglob("*") if p.is_file()] == [] and list((teacher / "tmp").iterdir()) == []
+
+
+@pytest.mark.parametrize("value", ["99", "5", "big"])
+def test_a_bad_font_size_is_one_line_and_exit_2(value, tmp_path):
+    done = subprocess.run([sys.executable, "-m", "ael_tui.cli", "serve", "--font-size", value, "--sessions",
+                           str(tmp_path / "class")], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.strip().startswith("ael-lab: --font-size:") and len(done.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in done.stderr
+

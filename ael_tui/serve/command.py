@@ -33,6 +33,16 @@ def port(text: str) -> int:
     return value
 
 
+FONT_SIZES = (6, 48)  # pixels: the page's bounds for `?fontsize=` too
+
+
+def font_size(text: str) -> int:
+    value = types._whole("--font-size", text, f"pixels {FONT_SIZES[0]}..{FONT_SIZES[1]}")
+    if not FONT_SIZES[0] <= value <= FONT_SIZES[1]:
+        raise AELError(f"--font-size: {value} is outside {FONT_SIZES[0]}..{FONT_SIZES[1]}; give pixels, e.g. 20")
+    return value
+
+
 max_sessions = types.integer("--max-sessions", 1, "at least 1 session")
 max_per_address = types.integer("--max-per-address", 1, "at least 1 session")
 
@@ -90,6 +100,10 @@ def add_parser(sub) -> None:
                    help="start each visitor's lab as a new Python process instead of forking a prepared one")
     p.add_argument("--warm-labs", type=types.integer("--warm-labs", 0, "0 or more"), default=None,
                    help="labs started before anyone asks, ready for the next visitors (default: --max-sessions)")
+    p.add_argument("--font-size", type=font_size, default=16, metavar="N",
+                   help="the terminal's font size in pixels in every visitor's page (default 16; 6..48; larger for "
+                        "the back of the room or a projector: fewer cells fit, the lab goes to tab mode below "
+                        "120x42; a visitor's ?fontsize=N overrides it)")
     p.add_argument("--tour", action="store_true", help="with --scenario: open at the guided tour's first card")
 
 
@@ -135,7 +149,8 @@ def serve_command(args: argparse.Namespace) -> int:
     server = LabServer(mode, host=args.host, port=args.port, what=describe(mode),
                        max_sessions=args.max_sessions, idle_seconds=args.idle_minutes * 60,
                        max_per_address=args.max_per_address, teacher_key=args.teacher_key,
-                       fork=not args.no_fork, warm=args.warm_labs)
+                       fork=not args.no_fork, warm=args.warm_labs,
+                       font_size=args.font_size)
     try:
         sock = server.bind()
     except OSError as err:

@@ -177,7 +177,7 @@ class LabServer(Server):
     def __init__(self, mode: ServedMode, *, host: str, port: int, what: str, max_sessions: int = 40,
                  idle_seconds: float = 1800.0, out: Callable[[str], None] | None = None,
                  max_per_address: int | None = None, teacher_key: str | None = None,
-                 fork: bool = True, warm: int | None = None) -> None:
+                 fork: bool = True, warm: int | None = None, font_size: int = 16) -> None:
         # exec: the shell textual-serve starts becomes the app, so stopping it stops the app
         command = "exec " + shlex.join([sys.executable, "-m", "ael_tui.serve.lab"])
         super().__init__(command, host=host, port=port, title=f"AEL Lab · {what}", templates_path=TEMPLATES)
@@ -188,6 +188,7 @@ class LabServer(Server):
         self.out = out or (lambda line: print(line, flush=True))
         self.teacher_key = teacher_key or secrets.token_urlsafe(16)
         self.fork = fork
+        self.font_size = font_size  # the page's default; a visitor's ?fontsize= overrides it
         self.zygote: Zygote | None = None
         self.links: dict[str, LabLink] = {}
         self._visitors = itertools.count(1)
@@ -317,7 +318,7 @@ class LabServer(Server):
         http, ws = self._base(request)
         context = {
             "title": self.title,
-            "font_size": clamp(request.query.get("fontsize"), (6, 48), 16),
+            "font_size": clamp(request.query.get("fontsize"), (6, 48), self.font_size),
             "static_url": f"{http}/static/",
             "app_websocket_url": f"{ws}/ws",
         }

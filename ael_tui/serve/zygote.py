@@ -118,8 +118,10 @@ def child(sock: socket.socket, fds: list[int], request: dict, prepared) -> int:
     if isinstance(env, dict):
         os.environ.clear()
         os.environ.update({str(k): str(v) for k, v in env.items()})
+    from ..lab.lab_screen import keep_shared_heap_frozen
     from .lab import ServedLab
 
+    keep_shared_heap_frozen()
     mode, session = prepared
     os.chdir(mode.folder)
     app = ServedLab(mode, session, control=socket.socket(fileno=control),
