@@ -17,8 +17,10 @@ class TallySession(Session):
     PARTS = (*Session.PARTS, Part("tally", lambda s: list(s.tally), lambda s, v: setattr(s, "tally", list(v))))
 
     def __init__(self, *args, **kw):
-        super().__init__(*args, **kw)
+        # Before the engine's __init__: the session takes its first timeline
+        # checkpoint there, and a checkpoint reads every part.
         self.tally: list[int] = []
+        super().__init__(*args, **kw)
 
     def _step(self):
         out = super()._step()

@@ -65,7 +65,7 @@ class LocalProvider:
             self._llama.reset()
             out = self._llama.create_chat_completion(
                 messages=[dict(m) for m in request.messages],
-                response_format={"type": "json_object", "schema": request.schema},
+                response_format={"type": "json_object", "schema": grammar_schema(request.schema)},
                 temperature=request.temperature, max_tokens=request.max_tokens,
                 seed=int(request.hash()[:8], 16),
             )
@@ -79,6 +79,39 @@ class LocalProvider:
         return Reply(str(choice["message"].get("content") or ""), int(usage.get("prompt_tokens") or 0),
                      int(usage.get("completion_tokens") or 0), request.model,
                      truncated=choice.get("finish_reason") == "length")
+
+
+# a bounded number becomes this many steps between its bounds in the grammar
+NUMBER_STEPS = 20
+# an integer range up to this wide becomes a list of its values
+INTEGER_SPAN = 256
+
+
+def grammar_schema(schema: Any) -> Any:
+    """The schema the model decodes under: the reply's schema with every bounded
+    number narrowed to values inside its bounds. llama.cpp's schema-to-grammar
+    converter ignores `minimum`/`maximum`, so a small model would otherwise write
+    `"confidence": 3.33` for a field bounded to [0, 1] and have its reply refused;
+    here it can only write one of 21 values from 0 to 1. The client still
+    validates the reply against the original schema."""
+    if isinstance(schema, list):
+        return [grammar_schema(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: grammar_schema(v) for k, v in schema.items()}
+    lo, hi, kind = schema.get("minimum"), schema.get("maximum"), schema.get("type")
+    if "enum" in schema or lo is None or hi is None or hi < lo:
+        return out
+    if kind == "integer" and hi - lo <= INTEGER_SPAN:
+        values: list[Any] = list(range(int(lo), int(hi) + 1))
+    elif kind == "number":
+        values = sorted({round(lo + (hi - lo) * i / NUMBER_STEPS, 6) for i in range(NUMBER_STEPS + 1)})
+    else:
+        return out
+    for bound in ("minimum", "maximum", "type"):
+        out.pop(bound)
+    out["enum"] = values
+    return out
 
 
 def _load(path: Path, n_ctx: int, threads: int) -> tuple[Any, threading.Lock]:
