@@ -241,14 +241,24 @@ class ClassLink:
             self.goal = None
             if lab is not None:
                 lab.host.pause()
-            self.app.notify("Your teacher paused the class.", title="Teacher")
+            self._tell("Your teacher paused the class.")
         elif kind in ("card", "episode") and isinstance(n, int) and 0 < n <= 100_000:
             if lab is None:
                 return
             self.goal = (kind, n)
             word = "tour card" if kind == "card" else "episode"
-            self.app.notify(f"Your teacher is taking the class to {word} {n}…", title="Teacher")
+            self._tell(f"Your teacher is taking the class to {word} {n}…")
             self.advance()
+
+    def _tell(self, text: str) -> None:
+        """A notification, or on the tour card when one is open: a notification raised over a
+        card waits until it closes (AelLab), and the teacher's word must be seen now."""
+        from ..tour.tour_card import TourCardScreen
+
+        if isinstance(self.app.screen, TourCardScreen):
+            self.app.screen.note(f"Teacher: {text}")
+        else:
+            self.app.notify(text, title="Teacher")
 
     def advance(self) -> None:
         """One move toward the teacher's goal; called often, does nothing while a run goes."""
@@ -265,7 +275,7 @@ class ClassLink:
             s = host.session
             if s.t >= n or s.done:
                 self.goal = None
-                self.app.notify(f"Your teacher moved the class to episode {s.t}.", title="Teacher")
+                self._tell(f"Your teacher moved the class to episode {s.t}.")
             elif self.app.screen is lab:
                 lab._start("step")
             return
@@ -273,7 +283,7 @@ class ClassLink:
         card_open = isinstance(self.app.screen, TourCardScreen)
         if shown >= n and (card_open or shown > n):
             self.goal = None
-            self.app.notify(f"Your teacher moved the class to tour card {shown}.", title="Teacher")
+            self._tell(f"Your teacher moved the class to tour card {shown}.")
             return
         if host.tour is not None and host.tour.finished and not card_open:
             self.goal = None

@@ -9,6 +9,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.css.query import NoMatches
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
@@ -40,6 +41,14 @@ class TourCardScreen(ModalScreen[str]):
             else:
                 nxt = f"{key('tour.next')}: " + ("run to the next moment" if self.remaining else "end of the tour")
             box.border_subtitle = nxt + f" · {key('tour.close')}: close"
+
+    def note(self, text: str) -> None:
+        """A line at the top of the card, for what would otherwise be a notification held
+        until the card closes (the teacher moving the class here, say)."""
+        try:
+            self.query_one("#tour-note", Static).update(text)
+        except NoMatches:
+            self.query_one("#tour-card").mount(Static(text, id="tour-note", markup=False), before=0)
 
     def action_next(self) -> None:
         self.dismiss("next")
