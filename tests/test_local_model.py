@@ -1,5 +1,5 @@
 """The real local model (SmolLM2-135M through llama-cpp-python) through the whole
-loop: a 12-episode support run with the local agent and reflector, its output
+loop: a 9-episode support run with the local agent and reflector, its output
 parsed, validated, approved and injected; then the cassette it recorded replays
 identically in a process that cannot load the model.
 
@@ -26,8 +26,8 @@ from engine.llm.local_model import why_unusable
 pytestmark = pytest.mark.slow
 # the loop, not a score: two reflections' worth keeps the suite in its budget
 # (an agent call is about 5 s on one thread; `python -m bench local` times them)
-EPISODES = 12
-REFLECT_EVERY = "5"
+EPISODES = 9
+REFLECT_EVERY = "4"
 ROOT = Path(__file__).resolve().parents[1]
 RUN = "import sys; from ael_tui.cli import main; raise SystemExit(main(sys.argv[1:]))"
 # the replay's process cannot import the model or its runtime

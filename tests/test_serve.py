@@ -163,23 +163,23 @@ def test_the_session_beyond_the_cap_gets_the_full_page(serve):
 
 
 def test_an_idle_session_is_ended_and_typing_keeps_one_open(serve):
-    served = serve("--idle-minutes", "0.1")  # 6 seconds
+    served = serve("--idle-minutes", "0.03")  # 1.8 seconds
 
     async def visit(typing: bool) -> float:
         async with aiohttp.ClientSession() as http:
             async with http.ws_connect(served.ws_url) as ws:
                 started = time.monotonic()
                 await ws.send_json(["resize", {"width": 120, "height": 40}])
-                while not ws.closed and time.monotonic() - started < (10 if typing else 20):
+                while not ws.closed and time.monotonic() - started < (5 if typing else 20):
                     if typing:
                         await ws.send_json(["stdin", "\x1b[B"])  # a key: the visitor is there
                     try:
-                        await ws.receive(timeout=1.0)
+                        await ws.receive(timeout=0.5)
                     except asyncio.TimeoutError:
                         pass
                 return time.monotonic() - started if ws.closed else float("inf")
 
-    assert 5.0 <= asyncio.run(visit(typing=False)) < 20
+    assert 1.8 <= asyncio.run(visit(typing=False)) < 20
     assert asyncio.run(visit(typing=True)) == float("inf")
 
 

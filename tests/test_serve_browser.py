@@ -7,21 +7,15 @@ AEL_REQUIRE_BROWSER=1 (CI), where it fails."""
 from __future__ import annotations
 
 import asyncio
-import json
 import os
-import shutil
-import signal
-import subprocess
-import tempfile
 import time
-from pathlib import Path
 
-import aiohttp
 import pytest
 
+from ael_tui.serve.browser_screenshot import devtools, find_browser
 from tests.test_serve_class import Server
 
-BROWSER = shutil.which("chromium") or shutil.which("chromium-browser")
+BROWSER = find_browser()
 if BROWSER is None:
     if os.environ.get("AEL_REQUIRE_BROWSER") == "1":
         raise RuntimeError("AEL_REQUIRE_BROWSER=1 but chromium is not installed (apt-get install chromium)")
@@ -39,42 +33,13 @@ SCREEN = """(() => { const t = window.__term && window.__term.terminal; if (!t) 
 BOUND = 60.0
 
 
-async def cdp_session(url: str, profile: str, run):
-    proc = subprocess.Popen([BROWSER, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                             "--remote-debugging-port=0", f"--user-data-dir={profile}", "--window-size=1400,900",
-                             "about:blank"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
-    try:
-        port_file = Path(profile) / "DevToolsActivePort"
-        deadline = time.monotonic() + BOUND
-        while not port_file.exists():
-            assert time.monotonic() < deadline, "chromium never opened its DevTools port"
-            await asyncio.sleep(0.1)
-        port = port_file.read_text().split()[0]
-        async with aiohttp.ClientSession() as http:
-            async with http.get(f"http://127.0.0.1:{port}/json/list") as r:
-                page = next(t for t in await r.json() if t["type"] == "page")
-            async with http.ws_connect(page["webSocketDebuggerUrl"], max_msg_size=0) as ws:
-                n = 0
-
-                async def call(method, **params):
-                    nonlocal n
-                    n += 1
-                    await ws.send_json({"id": n, "method": method, "params": params})
-                    while True:
-                        reply = json.loads((await ws.receive(timeout=BOUND)).data)
-                        if reply.get("id") == n:
-                            return reply.get("result", {})
-
-                await call("Emulation.setDeviceMetricsOverride", width=1400, height=900, deviceScaleFactor=1,
-                           mobile=False)
-                await call("Page.enable")
-                await call("Page.addScriptToEvaluateOnNewDocument", source=CATCH)
-                await call("Page.navigate", url=url)
-                return await run(call)
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=10)
+async def open_lab(url: str, run):
+    """The served page in headless Chromium at 1400x900, xterm.js's terminal caught."""
+    async with devtools(1400, 900, BOUND) as call:
+        await call("Page.enable")
+        await call("Page.addScriptToEvaluateOnNewDocument", source=CATCH)
+        await call("Page.navigate", url=url)
+        return await run(call)
 
 
 async def screen_until(call, words, timeout=BOUND) -> str:
@@ -106,8 +71,7 @@ def test_the_served_lab_shows_every_panel_at_1400x900_and_reacts_to_a_key(tmp_pa
             await call("Input.dispatchKeyEvent", type="keyUp", key=" ", code="Space", windowsVirtualKeyCode=32)
             return await screen_until(call, ["episode 1/1200"])
 
-        with tempfile.TemporaryDirectory() as profile:
-            text = asyncio.run(cdp_session(server.url, profile, run))
+        text = asyncio.run(open_lab(server.url, run))
         assert "episode 1/1200" in text
     finally:
         server.stop()

@@ -1,4 +1,5 @@
-"""The README's picture of the lab in a browser: headless Chromium over its DevTools protocol.
+"""Headless Chromium over its DevTools protocol (aiohttp, no driver): the README's
+picture of the lab in a browser, and the browser test's session.
 
     python -m ael_tui.serve.browser_screenshot http://127.0.0.1:8000/ docs/serve-browser.png
 
@@ -20,7 +21,9 @@ import shutil
 import subprocess
 import tempfile
 import time
+from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any, AsyncIterator, Awaitable, Callable
 
 import aiohttp
 
@@ -28,19 +31,30 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--dis
          "--disable-component-update", "--disable-sync", "--remote-debugging-port=0"]
 FIRST_BYTES = "document.body.classList.contains('-first-byte')"
 
+Call = Callable[..., Awaitable[dict[str, Any]]]
 
-async def capture(url: str, out: Path, width: int, height: int, settle: float, timeout: float) -> None:
-    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+
+def find_browser() -> str | None:
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@asynccontextmanager
+async def devtools(width: int, height: int, timeout: float = 60.0) -> AsyncIterator[Call]:
+    """A headless Chromium of one page at width x height, as `call(method, **params)`
+    that returns the DevTools reply's result. The browser and its helpers end with it."""
+    browser = find_browser()
     if browser is None:
-        raise SystemExit("no chromium on PATH (apt-get install chromium)")
+        raise RuntimeError("no chromium on PATH (apt-get install chromium)")
     with tempfile.TemporaryDirectory() as profile:
         process = subprocess.Popen([browser, *FLAGS, f"--user-data-dir={profile}", f"--window-size={width},{height}",
                                     "about:blank"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                    start_new_session=True)  # its own group: its helpers go with it
         try:
             port_file = Path(profile) / "DevToolsActivePort"
-            deadline = time.monotonic() + 30
-            while not port_file.exists() and time.monotonic() < deadline:
+            deadline = time.monotonic() + timeout
+            while not port_file.exists():  # chromium writes it once it listens
+                if time.monotonic() > deadline:
+                    raise RuntimeError("chromium never opened its DevTools port")
                 await asyncio.sleep(0.1)
             port = port_file.read_text().split()[0]
             async with aiohttp.ClientSession() as http:
@@ -49,25 +63,17 @@ async def capture(url: str, out: Path, width: int, height: int, settle: float, t
                 async with http.ws_connect(page["webSocketDebuggerUrl"], max_msg_size=0) as cdp:
                     ids = iter(range(1, 1_000_000))
 
-                    async def call(method: str, **params) -> dict:
+                    async def call(method: str, **params: Any) -> dict[str, Any]:
                         n = next(ids)
                         await cdp.send_json({"id": n, "method": method, "params": params})
-                        while True:
-                            reply = json.loads((await cdp.receive()).data)
+                        while True:  # events arrive between replies: skip to ours
+                            reply = json.loads((await cdp.receive(timeout=timeout)).data)
                             if reply.get("id") == n:
                                 return reply.get("result", {})
 
                     await call("Emulation.setDeviceMetricsOverride", width=width, height=height,
                                deviceScaleFactor=1, mobile=False)
-                    await call("Page.navigate", url=url)
-                    deadline = time.monotonic() + timeout
-                    while not (await call("Runtime.evaluate", expression=FIRST_BYTES))["result"].get("value"):
-                        if time.monotonic() > deadline:
-                            raise SystemExit("the page never received the lab's first bytes")
-                        await asyncio.sleep(0.5)
-                    await asyncio.sleep(settle)
-                    shot = await call("Page.captureScreenshot", format="png")
-            out.write_bytes(base64.b64decode(shot["data"]))
+                    yield call
         finally:
             os.killpg(process.pid, signal.SIGTERM)
             try:
@@ -75,6 +81,19 @@ async def capture(url: str, out: Path, width: int, height: int, settle: float, t
             except subprocess.TimeoutExpired:
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait()
+
+
+async def capture(url: str, out: Path, width: int, height: int, settle: float, timeout: float) -> None:
+    async with devtools(width, height, timeout) as call:
+        await call("Page.navigate", url=url)
+        deadline = time.monotonic() + timeout
+        while not (await call("Runtime.evaluate", expression=FIRST_BYTES))["result"].get("value"):
+            if time.monotonic() > deadline:
+                raise SystemExit("the page never received the lab's first bytes")
+            await asyncio.sleep(0.5)
+        await asyncio.sleep(settle)
+        shot = await call("Page.captureScreenshot", format="png")
+    out.write_bytes(base64.b64decode(shot["data"]))
 
 
 def main() -> None:
@@ -86,6 +105,8 @@ def main() -> None:
     p.add_argument("--timeout", type=float, default=60.0)
     args = p.parse_args()
     width, height = (int(x) for x in args.size.split("x"))
+    if find_browser() is None:
+        raise SystemExit("no chromium on PATH (apt-get install chromium)")
     asyncio.run(capture(args.url, args.out, width, height, args.settle, args.timeout))
     print(args.out)
 

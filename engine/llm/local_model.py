@@ -44,6 +44,9 @@ PROBE_CODE = (
     "m.close()\n"
 )
 _verdicts: dict[str, str] = {}
+# the runtime's files, listed once per process: a process loads the library once, and
+# the lab asks why_unusable often (the model file is still looked at every time)
+_library: dict[str, list[str]] = {}
 
 
 def runtime_installed() -> bool:
@@ -113,13 +116,18 @@ def probe_key(path: Path, python: str = sys.executable, code: str = PROBE_CODE) 
     parts = [platform.machine(), _cpu_identity(), os.path.realpath(python), code]
     spec = _find(RUNTIME_MODULE)
     for folder in (spec.submodule_search_locations or []) if spec else []:
-        for lib in sorted(Path(folder).rglob("*")):
-            if lib.suffix in (".so", ".dylib", ".dll", ".py") or ".so." in lib.name:
-                parts.append(_identity(lib))
+        parts.extend(_library_identity(folder))
     parts.append(_identity(path))
     for part in parts:
         h.update(part.encode(errors="replace") + b"\0")
     return h.hexdigest()[:32]
+
+
+def _library_identity(folder: str) -> list[str]:
+    if folder not in _library:
+        _library[folder] = [_identity(lib) for lib in sorted(Path(folder).rglob("*"))
+                            if lib.suffix in (".so", ".dylib", ".dll", ".py") or ".so." in lib.name]
+    return _library[folder]
 
 
 def _run_probe(path: Path, python: str, code: str, timeout_s: float) -> tuple[str, bool]:
