@@ -1,5 +1,5 @@
 """The real local model (SmolLM2-135M through llama-cpp-python) through the whole
-loop: a 9-episode support run with the local agent and reflector, its output
+loop: a 6-episode support run with the local agent and reflector, its output
 parsed, validated, approved and injected; then the cassette it recorded replays
 identically in a process that cannot load the model.
 
@@ -24,9 +24,9 @@ import pytest
 from engine.llm.local_model import why_unusable
 
 pytestmark = pytest.mark.slow
-# the loop, not a score: two reflections' worth keeps the suite in its budget
+# the loop, not a score: one reflection, then episodes that carry its insight, keeps the suite in its budget
 # (an agent call is about 5 s on one thread; `python -m bench local` times them)
-EPISODES = 9
+EPISODES = 6
 REFLECT_EVERY = "4"
 ROOT = Path(__file__).resolve().parents[1]
 RUN = "import sys; from ael_tui.cli import main; raise SystemExit(main(sys.argv[1:]))"
@@ -67,7 +67,7 @@ def test_a_support_run_with_the_local_agent_and_reflector_goes_through_the_loop(
     # every call answered by the model itself: parsed and validated, first try or after one repair
     assert llm["fallbacks"] == 0 and llm["output_tokens"] > 0
     assert purposes["agent.route"]["calls"] == EPISODES
-    assert purposes["reflect.diagnose"]["calls"] == len(session["reflections"]) >= 2
+    assert purposes["reflect.diagnose"]["calls"] == len(session["reflections"]) >= 1
     assert purposes["reflect.prescribe"]["calls"] == purposes["reflect.diagnose"]["calls"]
     assert 0 <= llm["first_try_ok_share"] <= llm["after_repair_ok_share"] == 1.0
     assert all(h["info"]["agent"] == "llm" for h in session["history"])
