@@ -43,6 +43,11 @@ TEST_JOBS ?= 2
 test: $(STAMP)
 	$(PY) -m pytest -n $(TEST_JOBS) --dist loadfile
 
+# the one-minute loop while you work: unit tests only (no lab, no server, no process,
+# no model), one case of each parametrized test; `make test` before you push
+quick: $(STAMP)
+	$(PY) -m pytest -n $(TEST_JOBS) --quick
+
 bench: $(STAMP)
 	$(PY) -m bench
 

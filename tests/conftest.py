@@ -35,3 +35,49 @@ def gemini(monkeypatch):
     with FakeLLMServer("echo") as server:
         monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", server.url)
         yield server
+
+
+# ------------------------------------------------------------------ make quick
+def pytest_addoption(parser):
+    parser.addoption("--quick", action="store_true",
+                     help="the one-minute loop: unit tests only, one case per parametrized test, "
+                          "no `heavy` ones (tests/test_kinds.py says what is left out)")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "heavy: seconds on its own; `make quick` leaves it out, `make test` runs it")
+
+
+def pytest_ignore_collect(collection_path, config):
+    """Under --quick a module of another kind is not imported at all (Textual, the server's
+    clients and the rest cost seconds to import in every worker)."""
+    if config.getoption("--quick") and collection_path.suffix == ".py" and collection_path.name.startswith("test_"):
+        from tests.test_kinds import kind_of
+
+        return kind_of(collection_path) != "unit" or None
+    return None
+
+
+def pytest_collection_modifyitems(config, items):
+    if not config.getoption("--quick"):
+        return
+    from pathlib import Path
+
+    from tests.test_kinds import kind_of
+
+    kinds: dict[Path, str] = {}
+    seen: set[tuple[str, str]] = set()
+    keep, drop = [], []
+    for item in items:
+        path = Path(str(item.fspath))
+        marks = {m.name for m in item.iter_markers()}
+        if path not in kinds:
+            kinds[path] = kind_of(path, marks)
+        family = (str(path), getattr(item, "originalname", item.name))
+        if kinds[path] != "unit" or "heavy" in marks or family in seen:
+            drop.append(item)
+        else:
+            seen.add(family)
+            keep.append(item)
+    items[:] = keep
+    config.hook.pytest_deselected(items=drop)

@@ -34,6 +34,7 @@ def test_the_combination_saves_and_resumes_exactly_on_a_short_stretch(tmp_path):
     _resumes_exactly(tmp_path, [], ["--episodes", "48"], 29)
 
 
+@pytest.mark.heavy
 @needs_dfull
 def test_the_combination_on_dfull_resumes_exactly_and_replay_reads_the_save(tmp_path, capsys):
     _resumes_exactly(tmp_path, ["--data", str(DFULL)], [], 101)

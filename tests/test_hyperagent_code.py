@@ -40,6 +40,7 @@ def answer(code: str) -> object:
     return ok({"code": code, "rationale": "a change"})
 
 
+@pytest.mark.heavy
 def test_the_models_code_waits_for_a_person_and_runs_only_in_the_worker(server):
     server.script(answer(GOOD), answer(OTHER))
     s = session()
@@ -119,6 +120,7 @@ def test_a_model_that_does_not_answer_falls_back_to_the_offline_move(monkeypatch
     assert [g.theta for g in gens] == [g.theta for g in offline.method.search.generations]
 
 
+@pytest.mark.heavy
 def test_a_save_resumes_exactly_and_its_approved_code_is_quarantined_again(server, tmp_path):
     server.script(answer(GOOD), answer(OTHER))
     whole = session()

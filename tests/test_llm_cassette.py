@@ -80,6 +80,7 @@ def same(result) -> tuple:
     return tuple(sorted(d.items(), key=lambda kv: kv[0]))
 
 
+@pytest.mark.heavy
 def test_a_replay_gives_the_recorded_results_without_network_or_key(server, tmp_path, request):
     path = tmp_path / "calls.json"
     recorded, _ = record_session(server, path)
@@ -91,6 +92,7 @@ def test_a_replay_gives_the_recorded_results_without_network_or_key(server, tmp_
     assert ledger.totals().cost_usd == pytest.approx(sum(r.cost_usd for r in recorded))
 
 
+@pytest.mark.heavy
 def test_the_cassette_holds_requests_and_replies_but_no_key(server, tmp_path):
     path = tmp_path / "calls.json"
     record_session(server, path)
@@ -105,6 +107,7 @@ def test_the_cassette_holds_requests_and_replies_but_no_key(server, tmp_path):
     assert [list(o) for o in entry["outcomes"]] == [["error"], ["reply"]]  # the 429, then the answer
 
 
+@pytest.mark.heavy
 def test_a_server_that_quotes_the_key_does_not_get_it_into_the_cassette(server, tmp_path):
     path = tmp_path / "calls.json"
     server.script(error(401, f"key {KEY} is not valid"))

@@ -135,6 +135,7 @@ def test_the_archive_is_read_in_memory_as_its_folder_is(data, tmp_path):
     assert list(tmp_path.iterdir()) == [packed]  # nothing extracted
 
 
+@pytest.mark.heavy
 def test_the_real_archive_or_the_generated_one_runs_the_papers_command(archive, tmp_path, capsys):
     """With ../shared's archive this is the paper's corpus: the paper's command prints the paper's
     rows beside ours, and ours are the README's real-corpus table. Without it the generated
@@ -215,6 +216,7 @@ def test_a_bad_folder_is_one_line(tmp_path, capsys, make, words):
     assert err.count("\n") == 1 and "Traceback" not in err and words in err, err
 
 
+@pytest.mark.heavy
 def test_without_data_or_network_one_line_says_what_to_do(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("SCIKIT_LEARN_DATA", str(tmp_path / "empty"))
     monkeypatch.setattr(sklearn.datasets, "fetch_20newsgroups", FETCH)  # the real one, on a closed network
@@ -250,6 +252,7 @@ def test_the_regime_label_reads_only_revealed_classes(data):
 
 
 # ------------------------------------------------------------------ the runs
+@pytest.mark.heavy
 def test_the_papers_command_prints_the_table_in_its_layout(data, tmp_path, capsys):
     out = tmp_path / "news.json"
     assert main(["run", "news", "--data", data, "--selector", "all", "--seeds", SEEDS, "--json", str(out)]) == 0

@@ -100,6 +100,7 @@ def test_warm_up_bars_play_none_and_write_nothing():
 
 
 # ----------------------------------------------------------------------------- persistence, determinism
+@pytest.mark.heavy
 def test_saving_mid_run_then_resuming_equals_the_uninterrupted_run():
     whole = new_session("portfolio", seed=7, selector="ts+reflection")
     whole.run()
@@ -122,12 +123,14 @@ def cli_json(tmp_path_factory):
     return out
 
 
+@pytest.mark.heavy
 def test_running_twice_gives_identical_json(cli_json, tmp_path):
     again = tmp_path / "again.json"
     assert run_cli("--seeds", "42,123", "--selector", "ts+reflection,baseline:eqw", "--json", str(again)) == 0
     assert again.read_bytes() == cli_json.read_bytes()
 
 
+@pytest.mark.heavy
 def test_every_run_carries_phase_metrics_and_the_summary_their_test_means_and_sds(cli_json):
     doc = json.loads(cli_json.read_text())
     keys = {"sharpe", "sortino", "calmar", "max_drawdown_pct", "total_return_pct", "win_rate", "tail_ratio",
@@ -152,6 +155,7 @@ def test_an_unknown_baseline_is_refused_before_anything_runs(capsys):
     assert "baseline:magic" in capsys.readouterr().err
 
 
+@pytest.mark.heavy
 @needs_dfull
 def test_the_baseline_selectors_reproduce_the_papers_dfull_test_sharpes(tmp_path):
     out = tmp_path / "b.json"

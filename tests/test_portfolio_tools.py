@@ -43,15 +43,18 @@ def assert_no_leak(market, **kw):
 
 
 # ----------------------------------------------------------------------------- no look-ahead
+@pytest.mark.heavy
 def test_every_tool_at_every_bar_ignores_the_rows_after_it(synth):
     assert_no_leak(synth)
 
 
+@pytest.mark.heavy
 @needs_dfull
 def test_no_leak_on_the_real_data_with_static_tools_switched_on():
     assert_no_leak(load_market(str(DFULL)), allow_lookahead=True)
 
 
+@pytest.mark.heavy
 def test_changing_the_next_row_changes_nothing_at_the_bar(synth, box):
     rng = np.random.default_rng(0)
     for i in range(synth.n_bars - 1):

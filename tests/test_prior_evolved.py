@@ -4,6 +4,8 @@ state resumes exactly from a save."""
 
 from __future__ import annotations
 
+import functools
+
 import json
 import re
 
@@ -134,13 +136,20 @@ def test_hyperagent_is_portfolio_only():
 
 
 # ------------------------------------------------- differs from the stateless agent
+@functools.lru_cache(maxsize=None)
+def _stateless(scenario: str, seed: int, episodes: int | None) -> list:
+    """The stateless agent's decisions, run once per world and seed for every method."""
+    return decisions(run(scenario, "fixed:none", seed, episodes))
+
+
+@pytest.mark.heavy
 @pytest.mark.parametrize("scenario,selector", [("portfolio", "evotool"), ("portfolio", "factorminer"),
                                                ("portfolio", "hyperagent"), ("support", "evotool"),
                                                ("support", "factorminer")])
 def test_decisions_differ_from_the_stateless_agent_on_every_seed(scenario, selector):
     episodes = SUPPORT_EPISODES if scenario == "support" else None
     for seed in SEEDS:
-        base = decisions(run(scenario, "fixed:none", seed, episodes))
+        base = _stateless(scenario, seed, episodes)
         mine = decisions(run(scenario, selector, seed, episodes))
         assert any(a != b for a, b in zip(base, mine)), f"{selector} seed {seed}"
 

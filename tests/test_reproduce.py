@@ -180,6 +180,7 @@ def status_column(text: str) -> dict[str, int]:
     return counts
 
 
+@pytest.mark.heavy
 def test_reproduce_writes_a_report_with_charts_for_the_synthetic_tables(tmp_path, capsys):
     report = tmp_path / "docs" / "report.md"
     code = main(["reproduce", "synthetic", "synthetic-hp", "--out", str(tmp_path / "runs"), "--report", str(report)])

@@ -8,6 +8,7 @@ import pytest
 from tests.conftest import new_session
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("scenario, until", [("portfolio", 31), ("synthetic", 12), ("support", 119)])
 def test_rolling_back_a_step_restores_the_session_exactly(scenario, until):
     s = new_session(scenario, seed=5, selector="ts+reflection", approval="auto")

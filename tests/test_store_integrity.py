@@ -141,6 +141,7 @@ class SmallDisk(sqlite3.Connection):
         return cursor
 
 
+@pytest.mark.heavy
 def test_a_full_disk_is_one_line_and_the_same_sweep_resumes_after(tmp_path, capsys, monkeypatch):
     folder = tmp_path / "s"
     grid = ["synthetic", "--seeds", "1..40", "--selector", "ts", "--workers", "1"]
@@ -203,6 +204,7 @@ def test_reproduce_runs_a_tampered_run_again_instead_of_reading_it(tmp_path, cap
     assert [o.values for o in again["synthetic"]] == [values]
 
 
+@pytest.mark.heavy
 def test_every_scenarios_runs_verify_as_written(tmp_path, capsys):
     """The digest a run is written with is the one its rows give back (no run of any
     scenario is taken for a changed one and run again for ever)."""

@@ -51,6 +51,7 @@ def proposals(s: Session) -> list[str]:
 
 
 # ------------------------------------------------------------ the Done-when
+@pytest.mark.heavy
 def test_reflection_finds_the_telling_column_on_every_seed_and_recovers_the_last_regime(demos):
     for seed in SEEDS:
         ts = run(demos[seed], seed, "ts")
@@ -70,6 +71,7 @@ def test_reflection_finds_the_telling_column_on_every_seed_and_recovers_the_last
         assert proposal.episode >= 450  # not before the last regime (it starts at row 450)
 
 
+@pytest.mark.heavy
 def test_without_the_telling_column_nothing_is_proposed(demos):
     for seed in SEEDS:
         ael = run(demos[seed], seed, "ts+reflection", meta=["region", "channel"])
@@ -257,6 +259,7 @@ def test_a_meta_column_named_like_the_label_key_is_refused(tmp_path):
                                               "meta": ["label"]})
 
 
+@pytest.mark.heavy
 def test_the_readme_table_of_your_own_data_is_what_the_command_prints(tmp_path):
     """The README's 'Your own data' rows for ts, ts+reflection and oracle, rerun as written."""
     import re

@@ -89,6 +89,7 @@ def test_an_offline_protocol_run_shows_no_paper_row_and_says_which_tickets_it_pl
     assert "nope" in err and "cliapi-llm" in err and len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.heavy
 def test_a_model_plays_every_ticket_of_the_protocol_at_the_papers_temperature(gemini, tmp_path):
     out = tmp_path / "run.json"
     assert main(["run", "support", "--protocol", "cliapi-llm", "--agent", "gemini", "--seeds", "42",
@@ -110,6 +111,7 @@ def test_reproduce_says_the_llm_table_needs_a_model_and_runs_nothing_offline(tmp
     assert ": 0 runs in" in text
 
 
+@pytest.mark.heavy
 def test_reproduce_with_a_model_compares_the_protocol_with_its_own_paper_rows(gemini, tmp_path, monkeypatch):
     import ael_tui.reproduce.reproduce_command as command
 

@@ -26,6 +26,7 @@ def export(capsys, folder, fmt: str = "json") -> str:
     return out
 
 
+@pytest.mark.heavy
 def test_a_sweep_gives_exactly_the_results_of_run_on_any_worker_count(tmp_path, capsys):
     assert main(["run", *GRID, "--quiet", "--workers", "1", "--json", str(tmp_path / "run.json")]) == 0
     expected = json.loads((tmp_path / "run.json").read_text())
@@ -35,6 +36,7 @@ def test_a_sweep_gives_exactly_the_results_of_run_on_any_worker_count(tmp_path, 
         assert json.loads(export(capsys, tmp_path / workers)) == expected
 
 
+@pytest.mark.heavy
 def test_a_second_sweep_runs_only_what_the_store_lacks(tmp_path, capsys):
     folder = str(tmp_path / "s")
     assert sweep(capsys, "synthetic", "--seeds", "1..3", "--selector", "ts", "--out", folder)[0] == 0

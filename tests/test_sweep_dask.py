@@ -47,6 +47,7 @@ def test_the_cluster_ran_the_runs_on_both_workers(cluster, tmp_path, capsys):
     assert len(workers) == 2
 
 
+@pytest.mark.heavy
 def test_a_scheduler_that_does_not_answer_is_one_line(tmp_path, capsys):
     pytest.importorskip("dask.distributed")
     code = main(["sweep", "synthetic", "--scheduler", "tcp://127.0.0.1:9", "--out", str(tmp_path)])

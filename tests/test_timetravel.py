@@ -69,6 +69,7 @@ def test_synthetic_rewinds_and_branches_replay_exactly():
     assert any(a["decision"] == "approve" for a in full["queue"]["audit"])
 
 
+@pytest.mark.heavy
 def test_support_rewind_and_unchanged_branch_replay_exactly(support_run):
     s, full = support_run
     for n in (0, 300, 919, 920, 1199):
@@ -93,11 +94,13 @@ def test_news_on_the_generated_corpus_replays_exactly(tmp_path):
     check_rewinds(s, [0, 40, n // 2 + 1, n - 1])
 
 
+@pytest.mark.heavy
 def test_portfolio_offline_replays_exactly():
     s = new("portfolio", episodes=90)
     check_rewinds(s, [0, 33, 61, 89])
 
 
+@pytest.mark.heavy
 def test_checkpoints_stay_bounded_and_rewinds_stay_exact(monkeypatch):
     from engine import timetravel
 
@@ -298,6 +301,7 @@ def test_cli_branch_then_resume_continues_the_branch(tmp_path, capsys, support_r
     assert json.loads(capsys.readouterr().out)["episode"] == 918
 
 
+@pytest.mark.heavy
 def test_explain_shows_a_models_calls_from_a_cassette(tmp_path, monkeypatch):
     from tests.fake_llm_server import FakeLLMServer
 

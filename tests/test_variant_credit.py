@@ -82,6 +82,7 @@ def test_each_mode_changes_what_the_agent_does(mode):
     assert any(a["action"] != b["action"] for a, b in zip(plain.history, credited.history))
 
 
+@pytest.mark.heavy
 def test_credit_saves_and_resumes_exactly(tmp_path):
     whole = new_session("portfolio", seed=42, selector="ts+reflection", variants=["credit=llm-fcc"])
     whole.run()

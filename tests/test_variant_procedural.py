@@ -9,6 +9,9 @@ from engine.variant_procedural import held_sectors, matches
 from scenarios import make_scenario
 from tests.conftest import new_session
 
+# module fixtures of whole runs: seconds before the first test (`make quick` leaves it out)
+pytestmark = pytest.mark.heavy
+
 
 def _rule(regime="bearish", sector=None, task="portfolio_allocation"):
     return MemoryEntry(id=1, tier="procedural", content="RULE", episode=0, quality=1.0,

@@ -11,6 +11,9 @@ from engine.variant_shuffled import derangement
 from scenarios import make_scenario
 from tests.conftest import new_session
 
+# module fixtures of whole runs: seconds before the first test (`make quick` leaves it out)
+pytestmark = pytest.mark.heavy
+
 
 def _run(variants=(), until=None, selector="ts+reflection"):
     s = new_session("portfolio", seed=42, selector=selector, variants=list(variants))

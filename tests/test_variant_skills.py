@@ -9,6 +9,9 @@ from engine.variants import AgentView
 from scenarios import make_scenario
 from tests.conftest import new_session
 
+# module fixtures of whole runs: seconds before the first test (`make quick` leaves it out)
+pytestmark = pytest.mark.heavy
+
 
 @pytest.fixture(scope="module")
 def pair():

@@ -211,6 +211,7 @@ def test_a_planner_that_keeps_failing_gets_a_library_counter_planner():
     assert s.to_dict()["variants"]["planners"]["arms"]["reversal"]["added_at"] == 20
 
 
+@pytest.mark.heavy
 def test_reflection_grows_the_planner_pool_in_a_real_run():
     s = portfolio(["planners"], selector="ts+reflection", episodes=208)
     s.run()
@@ -218,6 +219,7 @@ def test_reflection_grows_the_planner_pool_in_a_real_run():
     assert added and any(h["variant"]["planner"] in added for h in s.history)
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("variants", [["planners", "per-tool", "cold-start"], ["no-tools", "planners"]])
 def test_all_variants_save_and_resume_exactly(tmp_path, variants):
     whole = portfolio(variants, selector="ts+reflection", episodes=70)
@@ -253,6 +255,7 @@ def test_bad_variant_state_in_a_save_is_refused_in_one_line(tmp_path, name, path
     assert "\n" not in str(err.value) and f"variants.{name}" in str(err.value)
 
 
+@pytest.mark.heavy
 def test_cold_start_from_a_model_uses_its_ratings_and_falls_back_to_the_table(monkeypatch):
     from tests.fake_llm_server import FakeLLMServer, ok, server_error
 
