@@ -58,12 +58,24 @@ def pytest_ignore_collect(collection_path, config):
     return None
 
 
+# the order `make test` hands modules to its workers: the long ones first, so the run
+# does not end with one worker on a long module while the other has nothing left
+LONG_FIRST = {"model": 0, "lab": 1, "served": 2, "process": 3, "unit": 4}
+
+
 def pytest_collection_modifyitems(config, items):
-    if not config.getoption("--quick"):
-        return
     from pathlib import Path
 
     from tests.test_kinds import kind_of
+
+    if not config.getoption("--quick"):
+        rank: dict[Path, int] = {}
+        for item in items:
+            path = Path(str(item.fspath))
+            if path not in rank:
+                rank[path] = LONG_FIRST[kind_of(path, {m.name for m in item.iter_markers()})]
+        items.sort(key=lambda item: rank[Path(str(item.fspath))])  # stable: a module's order is kept
+        return
 
     kinds: dict[Path, str] = {}
     seen: set[tuple[str, str]] = set()
