@@ -14,7 +14,7 @@ import argparse
 from pathlib import Path
 from time import time
 
-from textual import work
+from textual import events, work
 from textual.app import App, Notify, ScreenStackError
 from textual.css.query import NoMatches
 from textual.notifications import Notification, Notifications
@@ -204,6 +204,15 @@ class AelLab(App):
         self.push_screen(ConfirmScreen(question, yes=doing, no="No"), answered)
 
     # ------------------------------------------------------- app-wide actions
+    def on_key(self, event: events.Key) -> None:
+        """Help over a dialog or a card too. Textual stops a modal screen's binding chain at
+        the screen, so the app's help key did nothing in a decision dialog; a key the dialog
+        did not take (an input keeps its "?") comes up here."""
+        keys = (self.keymap.get("app.help") or BY_ID["app.help"].key).split(",")
+        if event.key in keys and isinstance(self.screen, ModalScreen) and not isinstance(self.screen, HelpScreen):
+            event.stop()
+            self.action_help()
+
     def action_help(self) -> None:
         if not any(isinstance(s, HelpScreen) for s in self.screen_stack):
             self.push_screen(HelpScreen(self.keymap))

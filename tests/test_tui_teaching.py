@@ -44,6 +44,34 @@ async def test_f1_and_question_mark_open_help_on_every_panel():
             assert isinstance(app.screen, LabScreen)
 
 
+async def test_help_opens_over_a_decision_and_a_typed_question_mark_stays_text():
+    """Textual ends a dialog's binding chain at the dialog: F1 there did nothing."""
+    from ael_tui.decisions.editor import EditProposalScreen
+    from textual.widgets import TextArea
+
+    s = synthetic()
+    s.run(until=200)
+    assert s.queue.pending, "the synthetic run has a proposal waiting by episode 200"
+    app = make_app(s)
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.press("d")
+        await settle(pilot)
+        assert isinstance(app.screen, ApprovalScreen)
+        for key in ("f1", "question_mark"):
+            await pilot.press(key)
+            await pilot.pause()
+            assert isinstance(app.screen, HelpScreen), key
+            await pilot.press("escape")
+            await pilot.pause()
+            assert isinstance(app.screen, ApprovalScreen)  # back to the decision, still pending
+        await pilot.press("e")
+        await settle(pilot)
+        assert isinstance(app.screen, EditProposalScreen)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, EditProposalScreen) and "?" in app.screen.query_one(TextArea).text
+
+
 def test_every_panel_is_explained_in_two_or_three_sentences():
     for items in PANELS.values():
         for name, text in items:
