@@ -36,16 +36,17 @@ def planner_view(session: Session) -> PlannerView | None:
     v = session.variants.get("planners")
     if v is None or not v.arms:
         return None
-    from scenarios.portfolio.variant_view import CONTEXT_FEATURES, CONTEXT_SHORT  # planners runs there only
-
-    x = v.last_context if v.last_context is not None else np.zeros(len(CONTEXT_FEATURES))
+    # the scenario names its features (through the variants' contract): the lab knows no world
+    features = session.scenario.planner_features()
+    x = v.last_context if v.last_context is not None else np.zeros(len(features))
     rows = []
     for name, arm in v.arms.items():
         theta = arm.theta()
         rows.append(PlannerRow(name, arm.rule, arm.pulls, [float(t) for t in theta], float(theta @ x),
                                arm.width(x), v.last_scores.get(name), name == v.last, arm.added_at, arm.reason))
     alpha = v.settings["alpha"] / np.sqrt(1.0 + v.n / 10.0)
-    return PlannerView(CONTEXT_FEATURES, CONTEXT_SHORT, [float(c) for c in x], float(alpha), rows)
+    return PlannerView(tuple(name for name, _ in features), tuple(short for _, short in features),
+                       [float(c) for c in x], float(alpha), rows)
 
 
 @dataclass

@@ -115,7 +115,7 @@ class Planners(Variant):
 
     def ensure(self, session) -> None:
         if not self.arms:
-            d = session.scenario.planner_context_size()
+            d = len(session.scenario.planner_features())
             self.arms = {name: LinArm(d, name) for name in session.scenario.planner_names()}
 
     def seed_prior(self, session, ratings: dict[str, int]) -> None:

@@ -97,7 +97,9 @@ class ToolWorld(Protocol):
 
     def planner_ratings(self, tool_ratings: dict[str, int]) -> dict[str, int]: ...
 
-    def planner_context_size(self) -> int: ...
+    def planner_features(self) -> tuple[tuple[str, str], ...]:
+        """The planners' context features in order, each (name, short column header): the
+        context's size, and what the lab's planner table calls its columns."""
 
     def planner_context(self, t: int) -> list[float]:
         """The planners' LinUCB context at bar t, from what the agent knows before acting."""

@@ -113,3 +113,21 @@ def test_the_cycle_finder_sees_an_import_made_inside_a_function(tmp_path):
     typed.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .a import f\n")
     assert _imports("pkg.c", typed, modules) == set()  # annotations only: never imported at run time
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_the_lab_knows_no_world_by_name():
+    """The lab's screens and readouts reach a world through the registry and the contracts
+    (`scenarios.make_scenario`, a scenario's methods), never by importing its package: a
+    new world then needs no edit to the lab."""
+    import ast
+
+    root = Path(__file__).resolve().parents[1] / "ael_tui"
+    lab = [*root.glob("lab/*.py"), *root.glob("decisions/*.py"), *root.glob("memory/*.py"),
+           *root.glob("compare/*.py"), *root.glob("tour/*.py"), root / "variant_readouts.py", root / "app.py"]
+    named = []
+    for path in lab:
+        for node in ast.walk(ast.parse(path.read_text())):
+            modules = [node.module or ""] if isinstance(node, ast.ImportFrom) else \
+                [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            named += [f"{path.relative_to(root)}: {m}" for m in modules if m.startswith("scenarios.")]
+    assert named == []

@@ -240,8 +240,8 @@ class PortfolioScenario(ScenarioBase):
     def planner_ratings(self, tool_ratings: dict[str, int]) -> dict[str, int]:
         return variant_view.planner_ratings(tool_ratings)
 
-    def planner_context_size(self) -> int:
-        return len(variant_view.CONTEXT_FEATURES)
+    def planner_features(self) -> tuple[tuple[str, str], ...]:
+        return tuple(zip(variant_view.CONTEXT_FEATURES, variant_view.CONTEXT_SHORT, strict=True))
 
     def planner_context(self, t: int) -> list[float]:
         w = self.world
