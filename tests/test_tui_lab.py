@@ -612,6 +612,12 @@ async def test_enter_on_the_episode_log_shows_the_episode_in_full():
         record = app.screen.record
         text = str(app.screen.query_one("#episode-text").render())
         assert str(record["action"]) in text and str(record["result"]) in text
+        # and why: the engine's explanation of that episode, replayed, the session untouched
+        why = str(app.screen.query_one("#episode-why").render())
+        s = app.lab.host.session
+        assert f"Episode {record['episode']}" in why and "Input, as the agent saw it" in why
+        assert f"Policy played: {record['policy']}" in why and "Retrieval 1 by" in why
+        assert s.t == 40
 
 
 async def test_the_audit_log_shows_an_edit_with_its_diff_and_a_synthetic_arm_without_retrieval_fields():

@@ -36,6 +36,8 @@ from ael_tui.lab.lab_tour import LabTour
 from ael_tui.lab.lab_view import LabView, take_view, variant_panels
 from ael_tui.lab.posteriors import DensityPlot, PosteriorTable
 from ael_tui.lab.progress_chart import ProgressChart
+from engine.errors import AELError
+from engine.explain import explain, render
 from ael_tui.lab.records import EpisodeScreen
 from ael_tui.lab.reflection_panel import ReflectionPanel
 from ael_tui.lab.session_host import SessionHost
@@ -295,7 +297,22 @@ class LabScreen(LabRuns, LabDecisions, LabTour, LabFiles, RunControls, Screen):
             self.host.lock.release()
 
     def on_episode_log_open(self, event: EpisodeLog.Open) -> None:
-        self.app.push_screen(EpisodeScreen(event.record))
+        self.app.push_screen(EpisodeScreen(event.record, self._why(event.record)))
+
+    def _why(self, record: dict) -> str:
+        """The engine's explanation of the episode (a replay from the nearest checkpoint, the
+        session put back as it was), or one line saying why there is none."""
+        n = record.get("episode")
+        if not isinstance(n, int):
+            return ""
+        if self.host.running or not self.host.lock.acquire(blocking=False):
+            return f"A run is going: pause ({self.app.key_for('lab.pause')}) to see why this episode went as it did."
+        try:
+            return render(explain(self.host.session, n))
+        except AELError as err:
+            return f"No explanation: {err}"
+        finally:
+            self.host.lock.release()
 
     def on_memory_panel_need_rows(self, event: MemoryPanel.NeedRows) -> None:
         self._memory.now()

@@ -227,19 +227,23 @@ class ResultsScreen(ModalScreen[None]):
 
 
 class EpisodeScreen(ModalScreen[None]):
-    """One episode's record in full: what the log's columns cut."""
+    """One episode in full: why it went as it did (the engine's explain: the input as the
+    agent saw it, the draws, what was retrieved and with what score, what the other policies
+    would have retrieved, insight, rules, model calls), then its record as logged."""
 
     BINDINGS = bindings_for("view")
 
-    def __init__(self, record: dict[str, Any]) -> None:
+    def __init__(self, record: dict[str, Any], why: str = "") -> None:
         super().__init__(classes="dialog-screen")
-        self.record = record
+        self.record, self.why = record, why
 
     def compose(self) -> ComposeResult:
         r = self.record
         with Vertical(classes="dialog big-dialog", id="episode") as box:
             box.border_title = f"Episode {r.get('episode')} · {r.get('phase', '')} · policy {r.get('policy', '')}"
             with VerticalScroll(id="episode-body"):
+                if self.why:
+                    yield Static(Text.assemble(("Why\n", "bold"), self.why), id="episode-why")
                 yield Static(Text.assemble(("Action\n", "bold"), str(r.get("action", "")), "\n\n",
                                            ("Outcome\n", "bold"), str(r.get("result", "")), "\n\n",
                                            ("Record\n", "bold"),
