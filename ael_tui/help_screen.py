@@ -48,7 +48,9 @@ PANELS: dict[str, list[tuple[str, str]]] = {
          "episode; {lab.filter} filters, {lab.tier} switches tier, and the highlighted entry is shown in full below the table."),
         ("Episodes",
          "One line per episode: its phase, the policy played, what the agent did, the outcome (green right, red "
-         "wrong) and the reward. Move up to stop following the newest; Enter shows the highlighted one in full."),
+         "wrong) and the reward. Move up to stop following the newest; Enter shows the highlighted one in full "
+         "and why it went so (the input, the draws, what each policy would have retrieved); / filters it (✗, "
+         "policy=NAME, regime=N, phase=test, a word, #N to go to episode N)."),
         ("Small terminals",
          "Below 120 columns or 42 rows the lab shows one group of panels at a time (bandit, progress, memory, "
          "episodes): {lab.panels} or a click on the tabs switches. Every key still works from any group."),

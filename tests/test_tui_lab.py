@@ -620,6 +620,31 @@ async def test_enter_on_the_episode_log_shows_the_episode_in_full():
         assert s.t == 40
 
 
+async def test_slash_on_the_episode_log_filters_it_and_hash_n_goes_to_episode_n():
+    app = make_app(support(approval="auto"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("w")
+        await settle(pilot, 3)
+        log = app.screen.query_one(EpisodeLog)
+        log.focus()
+        for text, check in (("wrong policy=compressed", lambda rows: all(r["correct"] is False and
+                                                                          r["policy"] == "compressed" for r in rows)),
+                            ("#7", lambda rows: rows[0]["episode"] == 7 and log.highlighted == "7")):
+            await pilot.press("slash")
+            await pilot.pause()
+            app.screen.query_one(Input).value = text
+            await pilot.press("enter")
+            await settle(pilot)
+            assert log.rows and check(log.rows), text
+            assert f"filter: {text}" in str(log.border_subtitle)
+        await pilot.press("slash")
+        await pilot.pause()
+        app.screen.query_one(Input).value = "colour=red"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert any("colour=red" in n for n in notifications(app)) and log.rows[0]["episode"] == 7  # unchanged
+
+
 async def test_the_audit_log_shows_an_edit_with_its_diff_and_a_synthetic_arm_without_retrieval_fields():
     from ael_tui.lab.records import AuditScreen
     app = make_app(synthetic())

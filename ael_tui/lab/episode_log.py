@@ -8,6 +8,7 @@ from rich.style import Style
 from textual.binding import Binding
 from textual.message import Message
 
+from ael_tui.lab.episode_filter import EpisodeFilter
 from ael_tui.row_list import PLAIN, RowList, cut_keeping_tail
 
 GREEN, RED, BOLD = Style(color="green"), Style(color="red"), Style(bold=True)
@@ -18,7 +19,29 @@ class EpisodeLog(RowList):
     """Follows the newest episode unless the cursor was moved up; Enter opens the highlighted
     episode in full (long actions and outcomes are cut in the table)."""
 
-    BINDINGS = [*RowList.BINDINGS, Binding("enter", "open", "Episode in full", show=False)]
+    BINDINGS = [*RowList.BINDINGS, Binding("enter", "open", "Episode in full", show=False),
+                Binding("slash", "filter", "Filter episodes", show=False)]
+
+    class FilterAsked(Message):
+        """/ on the log: the screen asks for a filter (episode_filter.py says what it reads)."""
+
+    filter: EpisodeFilter = EpisodeFilter()
+    _history: list[dict[str, Any]] = []
+
+    def action_filter(self) -> None:
+        self.post_message(self.FilterAsked())
+
+    def set_filter(self, filt: EpisodeFilter) -> None:
+        """Show only the episodes `filt` keeps (all with an empty one), the cursor on the first."""
+        self.filter = filt
+        history, self._history = self._history, []
+        self.rows = []
+        self.show(history)
+        self.border_subtitle = f"filter: {filt.text.strip()} · {len(self.rows)} of {len(history)}" if filt else ""
+        if filt and filt.start is not None:  # #N: the cursor on episode N, at the top
+            self.cursor = 0
+            self.scroll_to(y=0, animate=False)
+            self.refresh()
 
     class Open(Message):
         def __init__(self, record: dict[str, Any]) -> None:
@@ -79,6 +102,9 @@ class EpisodeLog(RowList):
                 (f"{float(r.get('reward', 0.0)):.2f}", PLAIN)]
 
     def show(self, history: list[dict[str, Any]]) -> None:
+        self._history = history
+        if self.filter:
+            history = [r for r in history if self.filter.matches(r)]
         if len(history) == len(self.rows) and (not history or history[-1] is self.rows[-1]):
             return
         new = history[len(self.rows):] if len(history) > len(self.rows) else history

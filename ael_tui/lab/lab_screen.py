@@ -38,6 +38,8 @@ from ael_tui.lab.posteriors import DensityPlot, PosteriorTable
 from ael_tui.lab.progress_chart import ProgressChart
 from engine.errors import AELError
 from engine.explain import explain, render
+from ael_tui.lab.episode_filter import parse as parse_filter
+from ael_tui.dialogs import PromptScreen
 from ael_tui.lab.records import EpisodeScreen
 from ael_tui.lab.reflection_panel import ReflectionPanel
 from ael_tui.lab.session_host import SessionHost
@@ -295,6 +297,25 @@ class LabScreen(LabRuns, LabDecisions, LabTour, LabFiles, RunControls, Screen):
             panel.show_rows(memory_rows(self.host.session, panel.tier, panel.needle))
         finally:
             self.host.lock.release()
+
+    def on_episode_log_filter_asked(self, event: EpisodeLog.FilterAsked) -> None:
+        log = self.panel(EpisodeLog)
+        self.app.push_screen(
+            PromptScreen("Show the episodes where", value=log.filter.text, placeholder="e.g. ✗ policy=compressed regime=3",
+                         ok="Filter", input_id="episode-filter",
+                         hint="✗ or wrong, ✓ or right; policy=NAME, phase=train|val|test, regime=N; #N from "
+                              "episode N on; other words are looked for in the action and outcome. Empty shows all."),
+            self._episode_filter)
+
+    def _episode_filter(self, text: str | None) -> None:
+        if text is None:
+            return
+        try:
+            filt = parse_filter(text)
+        except AELError as err:
+            self.app.notify(str(err), severity="error", title="Not a filter")
+            return
+        self.panel(EpisodeLog).set_filter(filt)
 
     def on_episode_log_open(self, event: EpisodeLog.Open) -> None:
         self.app.push_screen(EpisodeScreen(event.record, self._why(event.record)))
