@@ -598,14 +598,20 @@ async def test_the_end_of_a_phase_shows_the_results_beside_the_baselines_for_eve
             assert "(this run)" in text and "max_drawdown_pct" not in text
 
 
+async def window_with_the_log_focused(app, pilot) -> EpisodeLog:
+    """One slow window run (40 episodes), then the episode log has the keys."""
+    await pilot.press("w")
+    await settle(pilot, 3)
+    log = app.screen.query_one(EpisodeLog)
+    log.focus()
+    return log
+
+
 async def test_enter_on_the_episode_log_shows_the_episode_in_full():
     from ael_tui.lab.records import EpisodeScreen
     app = make_app(support(approval="auto"))
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("w")
-        await settle(pilot, 3)
-        log = app.screen.query_one(EpisodeLog)
-        log.focus()
+        await window_with_the_log_focused(app, pilot)
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, EpisodeScreen)
@@ -623,10 +629,7 @@ async def test_enter_on_the_episode_log_shows_the_episode_in_full():
 async def test_slash_on_the_episode_log_filters_it_and_hash_n_goes_to_episode_n():
     app = make_app(support(approval="auto"))
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("w")
-        await settle(pilot, 3)
-        log = app.screen.query_one(EpisodeLog)
-        log.focus()
+        log = await window_with_the_log_focused(app, pilot)
         for text, check in (("wrong policy=compressed", lambda rows: all(r["correct"] is False and
                                                                           r["policy"] == "compressed" for r in rows)),
                             ("#7", lambda rows: rows[0]["episode"] == 7 and log.highlighted == "7")):
