@@ -25,7 +25,7 @@ import sys
 import warnings
 from typing import Sequence
 
-from engine.atomic import remove_temp_files_on_signals
+from engine.store.atomic import remove_temp_files_on_signals
 from engine.errors import AELError
 from engine.methods import method_help
 from scenarios import all_specs

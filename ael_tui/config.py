@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.documents import MAX_KEYS_BYTES, parse_json, read_capped
+from engine.store.documents import MAX_KEYS_BYTES, parse_json, read_capped
 from engine.errors import AELError
 
 from ael_tui.actions import BY_ID
@@ -41,7 +41,7 @@ def load_keymap(path: Path | None = None) -> tuple[dict[str, str], list[str]]:
     path = keys_path() if path is None else path
     if not path.exists():
         return {}, []
-    try:  # capped in size and depth before it is parsed or walked (engine.documents)
+    try:  # capped in size and depth before it is parsed or walked (engine.store.documents)
         raw = parse_json(read_capped(path, MAX_KEYS_BYTES, "keys file"), path, "keys file", depth=4)
     except AELError as err:
         return {}, [f"{err}; default keys used"]

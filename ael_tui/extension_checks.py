@@ -92,7 +92,7 @@ def check_variant(name: str, *, seed: int = 3) -> str:
     (`--variant`) and in the lab's help (F1, which the start screen's Variants field points
     to), and the lab's panels declared for it read its session without failing. The scenario
     it ran on."""
-    from engine.variant_set import variant_names
+    from engine.variants.session_variants import variant_names
     from ael_tui.lab.panels import panels_for
     from ael_tui.variant_flags import variants_help
 

@@ -123,8 +123,8 @@ VARIANT_PANELS = [
 
 
 def _variants() -> list[tuple[str, str]]:
-    """Every registered variant's own paragraph (engine/variants.py), after its panels."""
-    from engine.variant_set import variant_names
+    """Every registered variant's own paragraph (engine/variants/__init__.py), after its panels."""
+    from engine.variants.session_variants import variant_names
     from engine.variants import VARIANTS
 
     variant_names()  # registers the built-in ones

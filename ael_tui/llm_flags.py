@@ -37,7 +37,7 @@ def add_llm_flags(parser: argparse.ArgumentParser) -> None:
 
 def llm_config(args: argparse.Namespace) -> dict:
     """The session's LLM settings from the flags, validated (AELError names the flag)."""
-    from engine.llm_setup import LLMConfig
+    from engine.llm.setup import LLMConfig
 
     if args.llm_timeout <= 0:
         raise AELError("--llm-timeout: must be a positive number of seconds")

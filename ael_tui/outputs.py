@@ -18,7 +18,7 @@ import argparse
 import os
 from pathlib import Path
 
-from engine.atomic import check_target
+from engine.store.atomic import check_target
 from engine.errors import AELError
 
 OUTPUTS = (("json_path", "--json"), ("save", "--save"), ("record", "--record"))
@@ -59,7 +59,7 @@ def check_run_outputs(args: argparse.Namespace) -> None:
             continue
         # here, not at the top: persistence brings pydantic's save schema, which a run
         # writing no existing file does not need
-        from engine.persistence import is_session_file
+        from engine.store.persistence import is_session_file
 
         if flag == "--save" and not is_session_file(path):
             raise AELError(f"--save: {path} exists and is not an AEL Lab session; "

@@ -18,7 +18,7 @@ import numpy as np
 
 from engine.approvals import Proposal
 from engine.errors import AELError
-from engine.persistence import read_document
+from engine.store.persistence import read_document
 from engine.session import Session
 
 

@@ -45,7 +45,7 @@ def add_parser(sub) -> None:
 def replay_command(args: argparse.Namespace) -> int:
     # the save loader brings pydantic: only this command pays for it, not every
     # command whose parser lists `replay` (tests/test_cli_imports.py)
-    from engine.persistence import read_document
+    from engine.store.persistence import read_document
 
     try:
         selectors = split_methods(args.selector)

@@ -7,8 +7,8 @@ from contextlib import contextmanager
 from typing import Any
 
 from engine.errors import AELError
-from engine.atomic import write_json_atomic
-from engine.llm_setup import LLMConfig, fallback_line, shared_cassette
+from engine.store.atomic import write_json_atomic
+from engine.llm.setup import LLMConfig, fallback_line, shared_cassette
 from engine.results import finite, run_result, summarise
 from engine.session import Session, SessionConfig
 from engine.scenario_spec import ScenarioSpec
@@ -101,7 +101,7 @@ def run_command(args: argparse.Namespace) -> int:
         if given:
             flag = given[0]
             raise AELError(f"{flag}: a resumed session keeps the settings it was saved with; drop {flag}")
-        from engine.persistence import load_session  # pydantic's save schema: only for a file
+        from engine.store.persistence import load_session  # pydantic's save schema: only for a file
 
         session = load_session(args.resume, make_scenario, llm_url=args.llm_url, record=args.record)
         if session.config.scenario != args.scenario:
@@ -274,7 +274,7 @@ def _run_one(s: Session, args: argparse.Namespace) -> None:
 
 
 def _save(s: Session, path: str) -> None:
-    from engine.persistence import save_session  # only for --save: it brings pydantic's save schema
+    from engine.store.persistence import save_session  # only for --save: it brings pydantic's save schema
 
     save_session(s, path)
 

@@ -60,7 +60,7 @@ def add_parsers(sub) -> None:
 
 
 def _load(path: str, trust_code: bool):
-    from engine.persistence import load_session
+    from engine.store.persistence import load_session
     from scenarios import make_scenario
 
     from ael_tui.runner import admit_saved_code
@@ -71,7 +71,7 @@ def _load(path: str, trust_code: bool):
 
 
 def branch_command(args: argparse.Namespace) -> int:
-    from engine.persistence import save_session
+    from engine.store.persistence import save_session
 
     from ael_tui.outputs import check_run_outputs
 

@@ -1,6 +1,6 @@
 """`--variant NAME[,NAME...]` on `ael-lab run` and `ael-lab lab`, built from the variant registry.
 
-The flag's help lists every registered variant (engine/variants.py) with its
+The flag's help lists every registered variant (engine/variants/__init__.py) with its
 options and where it applies; the text is parsed and checked against the
 scenario actually run, so an unknown variant, one given twice, or one that has
 no meaning for the scenario is one line (exit code 2) before anything runs.
@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 
 from engine.errors import AELError
-from engine.variant_set import check_variants, split_variants, variant_help
+from engine.variants.session_variants import check_variants, split_variants, variant_help
 from engine.variants import VARIANTS
 
 

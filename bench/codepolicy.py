@@ -11,7 +11,7 @@ from __future__ import annotations
 import statistics
 import time
 
-from engine.codearms import CodeArms
+from engine.sandbox.codearms import CodeArms
 from engine.policies import PolicySpec
 
 from .engine import filled_store

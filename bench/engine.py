@@ -7,7 +7,7 @@ import statistics
 import tempfile
 import time
 
-from engine.persistence import load_session, save_session
+from engine.store.persistence import load_session, save_session
 from engine.session import Session, SessionConfig
 from scenarios import make_scenario
 

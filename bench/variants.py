@@ -1,6 +1,6 @@
 """What each registered variant costs per 208-bar portfolio run (TS + reflection, synthetic market).
 
-Every variant in the registry (engine/variants.py) that has a meaning on the
+Every variant in the registry (engine/variants/__init__.py) that has a meaning on the
 portfolio is run with its default options, so a new variant appears here
 without an edit. Times are CPU seconds of `Session.run` (the machine is shared:
 CPU time is steadier than wall time), the median of `REPEATS` runs taken in
@@ -14,7 +14,7 @@ import time
 
 from engine.errors import AELError
 from engine.session import Session, SessionConfig
-from engine.variant_set import variant_names
+from engine.variants.session_variants import variant_names
 from engine.variants import VARIANTS
 from scenarios.portfolio.scenario import PortfolioScenario
 

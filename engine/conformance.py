@@ -30,7 +30,7 @@ from .deferred import Deferred
 from .errors import AELError
 from .methods import METHODS, parse_method
 from .session import Session, SessionConfig
-from .variant_set import check_variants, parse_variant
+from .variants.session_variants import check_variants, parse_variant
 from .variants import VARIANTS
 
 SpecOf = Callable[[str], Any]
@@ -77,7 +77,7 @@ def check_resume(what: str, config: SessionConfig, make_scenario: MakeScenario, 
                  session_class: type[Session] = Session) -> Session:
     """Run `config` straight through; run it again, save mid-run, load, run on: the two must
     be equal. Returns the straight session (its state is what the models are checked on)."""
-    from .persistence import load_session, save_session  # pydantic's save schema: only here
+    from .store.persistence import load_session, save_session  # pydantic's save schema: only here
 
     def build() -> Session:
         return session_class(config, make_scenario(config.scenario, config.seed, dict(config.scenario_options)))
@@ -119,7 +119,7 @@ def _no_clock(value: Any) -> Any:
 
 def check_saved_state(what: str, session: Session) -> None:
     """What the session's extensions save fits the models their classes declare."""
-    from .schema_types import check_state  # pydantic: only here
+    from .store.schema_types import check_state  # pydantic: only here
 
     checks = [("method", type(session.method), session.method.state_dict()),
               *((f"variants.{v.name}", type(v), v.state_dict()) for v in session.variants.items),

@@ -120,7 +120,7 @@ class Decisions:
         """Run a code policy in a sandboxed worker on a sample of this memory, scaled
         up to the memory cap of the tiers it reads, each call within the live
         deadline, before it may become an arm; AELError says why it was refused."""
-        from .codepolicy import smoke_test
+        from .sandbox.codepolicy import smoke_test
 
         sample = [asdict(e) for name in spec.tiers for e in self.memory.tiers[name].entries[-40:]]
         query = self.scenario.query(min(self.t, self.n_episodes - 1)).metadata
@@ -132,7 +132,7 @@ class Decisions:
         """Every code arm in the pool waits for a person again (called on load), and a
         file cannot grant itself automatic admission of future code policies: that
         stays off unless `trust_saved_code` turns it back on."""
-        from .codepolicy import source_hash
+        from .sandbox.codepolicy import source_hash
 
         self.code_arms.quarantined = {name: source_hash(spec.code) for name, spec in self.pool.items()
                                       if spec.code and name not in self.code_arms.suspended}
@@ -179,7 +179,7 @@ class Decisions:
         due = arms.due_for_suspension()
         if not due:  # every step asks: no import (the code-policy filter) when no code arm failed
             return
-        from .codepolicy import source_hash
+        from .sandbox.codepolicy import source_hash
 
         for name in due:
             reason = arms.suspension_reason(name)  # failures in a row, or over its CPU budget
@@ -211,7 +211,7 @@ class Decisions:
         p.status = "edited" if decision == "edit" else "approved"
         entry = self.queue.record(p, decision, who, accepted, reason, t)
         if spec is not None and spec.code:
-            from .codepolicy import source_hash
+            from .sandbox.codepolicy import source_hash
 
             entry.code_sha256 = source_hash(spec.code)
         self._emit(out, ev.Decided(t, p.id, decision, who))

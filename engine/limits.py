@@ -1,4 +1,4 @@
-"""The numeric bounds a save holds (engine/session_schema.py), in one place.
+"""The numeric bounds a save holds (engine/store/session_schema.py), in one place.
 
 The save schema checks a loaded file against them; the command line and the
 start screen check what a person types against the same ones (ael_tui/args.py),

@@ -454,7 +454,7 @@ class MemoryStore:
         session attached (`code_runner`; none attached: nothing is retrieved); its
         order is the ranking, k (if set) caps it. A policy that fails retrieves
         nothing, so the session's fallback takes over."""
-        from .codepolicy import CodePolicyError
+        from .sandbox.codepolicy import CodePolicyError
 
         if self.code_runner is None:
             return []

@@ -13,7 +13,7 @@ A package declares, in its pyproject.toml,
 
 and, once installed, appears in `--help`, the start screen and the compare view with
 nothing edited here. Each group is read once, when its registry is first used
-(`scenarios`' functions, the import of engine/methods.py, of engine/variant_set.py). A
+(`scenarios`' functions, the import of engine/methods.py, of engine/variants/session_variants.py). A
 plugin that fails (raises on import, names the wrong thing, takes a built-in name) is left
 out with one line in `NOTICES`, which the command line prints on stderr at start-up and
 the lab shows as a notification: never a crash.

@@ -61,8 +61,8 @@ class PolicySpec:
     - `code`: optional Python source of `def retrieve(entries, query)` (the
       paper's RegimeFilteredRetrieval kind) that picks and orders the visible
       tiers' entries itself; `k` then caps what it returns. Checked by the
-      static filter of `engine.codepolicy` here, smoke-tested before it is
-      admitted, run only in the session's sandboxed worker (`engine.codearms`),
+      static filter of `engine.sandbox.codepolicy` here, smoke-tested before it is
+      admitted, run only in the session's sandboxed worker (`engine.sandbox.codearms`),
       and never admitted by a standing rule unless the user allowed that
       explicitly.
     """
@@ -174,7 +174,7 @@ class PolicySpec:
         if code is not None:
             if not isinstance(code, str) or not code.strip():
                 raise AELError("policy field 'code': must be Python source of def retrieve(entries, query)")
-            from .codepolicy import check_source
+            from .sandbox.codepolicy import check_source
 
             try:
                 check_source(code, name)

@@ -11,7 +11,7 @@ use before then. Code in a payload (`payload["code"]`) marks the proposal as
 code: the queue never approves it by a standing rule or the approval mode
 unless `--allow-code-auto`, and without a person (the CLI's batch modes) it is
 rejected. Approved code runs only in the session's sandboxed worker
-(`engine.codearms.run_function`), under its contract (engine/code_contracts.py).
+(`engine.sandbox.codearms.run_function`), under its contract (engine/sandbox/contracts.py).
 
 A payload names its owner (`"owner": "method"` or `"variant:NAME"`) so a
 decision reaches the part that asked, also after a save and a load.
@@ -70,7 +70,7 @@ def apply_owned(session, p: "Proposal", decision: str, edited: dict[str, Any] | 
     p.status = "approved" if approved else "rejected"
     entry = session.queue.record(p, decision, who, p.payload if approved else None, reason, t)
     if p.payload.get("code"):
-        from .codepolicy import source_hash
+        from .sandbox.codepolicy import source_hash
 
         entry.code_sha256 = source_hash(p.payload["code"])
     session._emit(out, ev.Decided(t, p.id, decision, who))

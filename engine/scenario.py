@@ -57,7 +57,7 @@ class AgentContext:
     hits_from: str = ""
     llm: Any = None  # an engine.llm.LLMClient when a model plays the agent; None offline
     prior: Any = None  # what a prior method shows the agent (engine.prior.Shown); None for AEL's methods
-    view: AgentView = field(default_factory=AgentView)  # what the session's variants shape (engine/variants.py)
+    view: AgentView = field(default_factory=AgentView)  # what the session's variants shape (engine/variants/__init__.py)
 
 
 @dataclass

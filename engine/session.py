@@ -24,11 +24,11 @@ from typing import Any, Callable
 from . import events as ev
 from .approvals import ApprovalQueue
 from .bandits import Selector
-from .codearms import CodeArms
+from .sandbox.codearms import CodeArms
 from .decisions import Decisions
 from .errors import AELError
 from .llm.ledger import UsageLedger
-from .llm_setup import LLMConfig, LLMRuntime, shared_cassette
+from .llm.setup import LLMConfig, LLMRuntime, shared_cassette
 from .memory import MemoryStore
 from .methods import parse_method
 from .policies import PolicySpec
@@ -37,7 +37,7 @@ from .reflection import Reflection, ReflectionContext, Reflector
 from .rng import make_rng, restore_rng, rng_state
 from .secrets import clip
 from .timetravel import Timeline
-from .variant_set import Variants
+from .variants.session_variants import Variants
 from .scenario import AgentContext, Scenario
 from .scenario_spec import ENGINE_DEFAULTS, TRAILING_WINDOW
 
@@ -60,7 +60,7 @@ class SessionConfig:
     scenario_options: dict[str, Any] = field(default_factory=dict)
     reflector_options: dict[str, Any] = field(default_factory=dict)
     llm: dict[str, Any] = field(default_factory=dict)  # an LLMConfig as a dict; {} = offline
-    variants: list[str] = field(default_factory=list)  # extensions and ablations (engine/variants.py)
+    variants: list[str] = field(default_factory=list)  # extensions and ablations (engine/variants/__init__.py)
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -176,7 +176,7 @@ class Session(Decisions):
         if self.reflection_on:
             self.reflector = self.method.make_reflector(scenario, config.reflector_options)
             if self.llm.reflector is not None and self.reflector is not None:
-                from .llm_reflector import LLMReflector  # only with a model: offline start-up stays light
+                from .llm.reflector import LLMReflector  # only with a model: offline start-up stays light
 
                 self.reflector = LLMReflector(self.reflector, self.llm.reflector,
                                               task=scenario.spec.task_brief)

@@ -9,7 +9,7 @@ from engine.bandits import ThompsonSampling
 from engine.deferred import Deferred
 from engine.method_base import Method
 from engine.options import OptionSpec
-from engine.schema_types import Count, SavedState
+from engine.store.schema_types import Count, SavedState
 
 
 class TallyState(SavedState):

@@ -9,7 +9,7 @@ from textual.widgets import Static
 
 from ael_tui.lab.panels import LabPanel
 from engine.deferred import Deferred
-from engine.schema_types import Count, SavedState
+from engine.store.schema_types import Count, SavedState
 from engine.variants import Variant
 
 

@@ -1,6 +1,6 @@
 """Atomic writes under hostile conditions: killed writers, signals, two writers at once.
 
-The child processes here import only `engine.atomic` (cheap to start) and
+The child processes here import only `engine.store.atomic` (cheap to start) and
 stop themselves at chosen points of a write, so where a write is interrupted
 is decided by a seeded generator, never by timing.
 """
@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from engine.atomic import lock_path, temp_file_pattern, write_text_atomic, writer_lock
+from engine.store.atomic import lock_path, temp_file_pattern, write_text_atomic, writer_lock
 from engine.errors import AELError
-from engine.persistence import read_document, save_session
+from engine.store.persistence import read_document, save_session
 from tests.conftest import new_session
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # A child that writes NEW to TARGET and is SIGKILLed at stage STAGE (after AT bytes when mid-write).
 KILLED_WRITER = textwrap.dedent("""
     import os, signal, sys
-    import engine.atomic as atomic
+    import engine.store.atomic as atomic
 
     target, new_path, stage, at = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
     text = open(new_path, encoding="utf-8").read()
@@ -112,7 +112,7 @@ def test_a_stale_temp_file_is_swept_by_the_next_save_of_its_target_only(tmp_path
 # A child that writes TARGET and blocks inside the write (in fsync) until signalled.
 BLOCKED_WRITER = textwrap.dedent("""
     import os, sys, time
-    import engine.atomic as atomic
+    import engine.store.atomic as atomic
 
     if sys.argv[2] == "handler":
         atomic.remove_temp_files_on_signals()
@@ -145,7 +145,7 @@ def test_a_signal_during_a_save_removes_its_temp_file(tmp_path, sig, handler):
 
 HOLDER = textwrap.dedent("""
     import sys
-    from engine.atomic import writer_lock
+    from engine.store.atomic import writer_lock
 
     with writer_lock(sys.argv[1]):
         print("locked", flush=True)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from ael_tui.config import LabSettings
 from ael_tui.lab.session_host import SessionHost
-from engine.persistence import load_session
+from engine.store.persistence import load_session
 from scenarios import make_scenario
 from tests.conftest import new_session
 

@@ -17,7 +17,7 @@ from ael_tui.config import load_keymap
 from ael_tui.files.opening import NewSession, build_session, open_session
 from engine.errors import AELError
 from engine.llm import Cassette
-from engine.persistence import load_session
+from engine.store.persistence import load_session
 from scenarios import make_scenario
 from scenarios.portfolio.sources import load_market
 

@@ -8,7 +8,7 @@ import pytest
 from ael_tui.cli import main
 from engine.bandit_replay import check_selectors, replay_trace, simulate, trace_of
 from engine.errors import AELError
-from engine.persistence import read_document
+from engine.store.persistence import read_document
 
 
 @pytest.fixture(scope="module")

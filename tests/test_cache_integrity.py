@@ -126,12 +126,12 @@ def test_a_device_in_the_tables_place_is_refused(cache, clean, tmp_path):
 
 
 def test_read_regular_refuses_what_is_not_a_regular_file_and_what_is_too_big(tmp_path):
-    from engine.cache_files import read_regular
+    from engine.store.cache_files import read_regular
 
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
     # in a child with a timeout: an open that waited for a writer would fail here, not hang the suite
-    child = subprocess.run([sys.executable, "-c", "import sys; from engine.cache_files import read_regular; "
+    child = subprocess.run([sys.executable, "-c", "import sys; from engine.store.cache_files import read_regular; "
                             "print(read_regular(sys.argv[1], 100))", str(fifo)],
                            capture_output=True, text=True, timeout=60)
     assert child.stdout == "None\n", child.stderr

@@ -17,7 +17,7 @@ import pytest
 from ael_tui.args import MAX_SEEDS, parse_seeds
 from ael_tui.cli import main
 from engine.errors import AELError
-from engine.persistence import read_document, save_session
+from engine.store.persistence import read_document, save_session
 from tests.conftest import new_session
 
 AEL_LAB = str(Path(sys.executable).parent / "ael-lab")
@@ -167,7 +167,7 @@ def test_an_engine_notice_is_one_line_on_stderr(capsys):
     import warnings
 
     from ael_tui import cli
-    from engine.codeworker import SandboxWarning
+    from engine.sandbox.codeworker import SandboxWarning
 
     saved = warnings.showwarning
     try:
@@ -228,7 +228,7 @@ def test_the_start_screen_refuses_a_seed_the_save_cannot_hold():
 def test_the_flags_read_the_schemas_bounds():
     """One place: the schema's limits are the command line's (engine/limits.py)."""
     from engine import limits
-    from engine.session_schema import Config, LLMSection
+    from engine.store.session_schema import Config, LLMSection
 
     def le(model, name):
         return next(m.le for m in model.model_fields[name].metadata if hasattr(m, "le"))

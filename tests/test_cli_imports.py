@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 UNUSED = ("textual", "rich", "anthropic", "google.genai", "httpx", "concurrent.futures.process",
-          "engine.llm_reflector", "pydantic", "engine.session_schema", "engine.llm.cassette",
+          "engine.llm.reflector", "pydantic", "engine.store.session_schema", "engine.llm.cassette",
           "engine.llm.client")
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from engine.code_contracts import CONTRACTS, contract
-from engine.codearms import CodeArms, run_function
-from engine.codepolicy import check_source, smoke_test_function
-from engine.code_rules import CodePolicyError
+from engine.sandbox.contracts import CONTRACTS, contract
+from engine.sandbox.codearms import CodeArms, run_function
+from engine.sandbox.codepolicy import check_source, smoke_test_function
+from engine.sandbox.rules import CodePolicyError
 
 ALLOCATE = "def allocate(features):\n    return [-f.get('rsi', 0) for f in features]\n"
 PLAN = ("def plan(scores, weights, tools):\n"

@@ -11,11 +11,11 @@ import pytest
 
 from ael_tui.cli import main
 from engine import events as ev
-from engine.codearms import CodeArms
-from engine.codepolicy import CodePolicyError, entry_rows, source_hash
-from engine.codeworker import CodeWorker
+from engine.sandbox.codearms import CodeArms
+from engine.sandbox.codepolicy import CodePolicyError, entry_rows, source_hash
+from engine.sandbox.codeworker import CodeWorker
 from engine.errors import AELError
-from engine.persistence import load_session, save_session
+from engine.store.persistence import load_session, save_session
 from engine.results import run_result
 from scenarios import make_scenario
 from tests.test_code_policy_session import WINNERS, ProposesCode, session_with
@@ -191,12 +191,12 @@ def test_ael_lab_open_of_a_save_with_escaping_code_runs_and_writes_nothing(saved
 
 
 def test_a_worker_that_cannot_start_is_a_failed_call_not_a_crash(monkeypatch):
-    import engine.codeworker
+    import engine.sandbox.codeworker
 
     def no_process(*args, **kwargs):
         raise OSError(11, "Resource temporarily unavailable")
 
-    monkeypatch.setattr(engine.codeworker.subprocess, "Popen", no_process)
+    monkeypatch.setattr(engine.sandbox.codeworker.subprocess, "Popen", no_process)
     arms = CodeArms()
     arms.begin_episode()
     with pytest.raises(CodePolicyError, match="sandbox could not start"):
@@ -252,7 +252,7 @@ READ_PASSWD = ("import os\ndef retrieve(entries, query):\n    os.closerange(2, 3
 def child_with(tmp_path, monkeypatch, patch: str):
     """Run workers from a copy of the child with `patch` applied to its module before
     `main()`: one wall taken away, to show the other holds alone."""
-    import engine.codeworker as codeworker
+    import engine.sandbox.codeworker as codeworker
 
     script = tmp_path / "child.py"
     script.write_text(
@@ -293,7 +293,7 @@ def test_landlock_alone_keeps_files_out_of_reach_when_a_descriptor_is_free(tmp_p
 
 
 def test_without_landlock_the_descriptor_wall_still_holds_and_the_lab_is_told_once(tmp_path, monkeypatch):
-    import engine.codeworker as codeworker
+    import engine.sandbox.codeworker as codeworker
 
     child_with(tmp_path, monkeypatch, "child._landlock = lambda libc: 'Landlock is not in this kernel (ENOSYS)'")
     with pytest.warns(codeworker.SandboxWarning, match="filesystem wall is unavailable on this kernel: Landlock"):
@@ -309,7 +309,7 @@ def test_landlock_missing_from_the_kernel_is_a_reason_not_an_error(monkeypatch):
     import errno
     import importlib.util
 
-    import engine.codeworker as codeworker
+    import engine.sandbox.codeworker as codeworker
 
     spec = importlib.util.spec_from_file_location("sandbox_child_under_test", codeworker.CHILD)
     child = importlib.util.module_from_spec(spec)
@@ -353,7 +353,7 @@ class MeasuredWorker:
 
 
 def test_a_policy_just_under_its_deadline_on_every_call_goes_over_its_cpu_budget():
-    from engine.codearms import CPU_SHARE, CPU_WINDOW
+    from engine.sandbox.codearms import CPU_SHARE, CPU_WINDOW
 
     arms = CodeArms(deadline_s=0.5)
     arms.worker = MeasuredWorker(0.45)
@@ -383,7 +383,7 @@ def test_a_policy_within_its_cpu_budget_is_never_suspended(seconds):
 
 
 def test_overruns_count_as_their_whole_deadline_against_the_budget(monkeypatch):
-    from engine.codeworker import CodePolicyFailure
+    from engine.sandbox.codeworker import CodePolicyFailure
 
     class Overruns(MeasuredWorker):
         def call(self, *args):

@@ -6,9 +6,9 @@ import textwrap
 
 import pytest
 
-from engine.codepolicy import (CodePolicy, CodePolicyError, check_source, entry_rows, review_code_policy,
+from engine.sandbox.codepolicy import (CodePolicy, CodePolicyError, check_source, entry_rows, review_code_policy,
                                smoke_test, source_hash)
-from engine.codeworker import CodeWorker
+from engine.sandbox.codeworker import CodeWorker
 from engine.errors import AELError
 
 ENTRIES = [

@@ -13,7 +13,7 @@ from ael_tui.extension_checks import check_method, check_scenario, check_variant
 from engine.conformance import ConformanceError, check_resume
 from engine.methods import METHODS
 from engine.session import SessionConfig
-from engine.variant_set import variant_names
+from engine.variants.session_variants import variant_names
 
 
 @pytest.fixture(scope="module")

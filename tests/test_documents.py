@@ -7,11 +7,11 @@ import json
 
 import pytest
 
-import engine.persistence
+import engine.store.persistence
 from ael_tui.config import MAX_KEYS_BYTES, load_keymap
-from engine.documents import check_tree, parse_json, read_capped
+from engine.store.documents import check_tree, parse_json, read_capped
 from engine.errors import AELError
-from engine.persistence import load_session, save_session
+from engine.store.persistence import load_session, save_session
 from scenarios import make_scenario
 from tests.conftest import new_session
 
@@ -19,7 +19,7 @@ from tests.conftest import new_session
 def test_a_file_over_the_cap_is_refused_before_it_is_read(tmp_path, monkeypatch):
     path = tmp_path / "s.json"
     save_session(new_session(), path)
-    monkeypatch.setattr(engine.persistence, "MAX_SESSION_BYTES", path.stat().st_size - 1)
+    monkeypatch.setattr(engine.store.persistence, "MAX_SESSION_BYTES", path.stat().st_size - 1)
     with pytest.raises(AELError, match="larger than the .* MiB a session file may be"):
         load_session(path, make_scenario)
 

@@ -44,8 +44,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.codepolicy import CodePolicyError, check_source, entry_rows, smoke_test, source_hash
-from engine.codeworker import CodeWorker
+from engine.sandbox.codepolicy import CodePolicyError, check_source, entry_rows, smoke_test, source_hash
+from engine.sandbox.codeworker import CodeWorker
 
 CORPUS = sorted(Path(__file__).with_name("escape_corpus").glob("*.py"))
 DEADLINE_S = 0.5
@@ -230,7 +230,7 @@ def plain_worker():
 
 def _walls_only(path: Path) -> str:
     """The attempt, after skipping it when it needs a wall this kernel cannot build."""
-    import engine.codeworker as codeworker
+    import engine.sandbox.codeworker as codeworker
 
     text = path.read_text()
     wall = {"landlock": "filesystem wall", "seccomp": "file metadata"}.get(header(text).get("needs", ""))
@@ -282,7 +282,7 @@ def test_killing_a_worker_takes_its_whole_process_group():
     # with a grandchild by hand and kill it the way a worker is killed.
     import subprocess
 
-    from engine.codeworker import _kill
+    from engine.sandbox.codeworker import _kill
 
     parent = subprocess.Popen(["sh", "-c", "sleep 60 & sleep 60"], process_group=0)
     deadline = time.monotonic() + 5
@@ -295,7 +295,7 @@ def test_killing_a_worker_takes_its_whole_process_group():
 
 
 # ---------------------------------------------------------------------------
-# every other contract (engine/code_contracts.py) meets the same corpus
+# every other contract (engine/sandbox/contracts.py) meets the same corpus
 
 OTHER_CONTRACTS = ("allocate", "plan")
 
@@ -303,7 +303,7 @@ OTHER_CONTRACTS = ("allocate", "plan")
 def as_contract(text: str, name: str) -> str:
     """The attempt as the contract's function: its header renamed, `entries` and `query`
     bound to the contract's arguments, so the attempt's body runs as written."""
-    from engine.code_contracts import contract
+    from engine.sandbox.contracts import contract
 
     wanted = contract(name)
     first = wanted.params[0]
@@ -313,8 +313,8 @@ def as_contract(text: str, name: str) -> str:
 
 
 def contract_gates(source: str, name: str, pids: list[int]) -> tuple[str, list[str]]:
-    from engine.code_contracts import contract
-    from engine.codepolicy import smoke_test_function
+    from engine.sandbox.contracts import contract
+    from engine.sandbox.codepolicy import smoke_test_function
 
     try:
         check_source(source, "attempt", name)
@@ -359,7 +359,7 @@ def test_an_escape_attempt_is_contained_under_every_contract(path, contract_name
 @pytest.mark.parametrize("path", CORPUS, ids=[p.stem for p in CORPUS])
 def test_an_escape_attempt_under_every_contract_is_contained_by_the_process_walls_alone(
         path, contract_name, walls, plain_worker):
-    from engine.code_contracts import contract
+    from engine.sandbox.contracts import contract
 
     wanted = contract(contract_name)
     text = walls.instantiate(_walls_only(path))

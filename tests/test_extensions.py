@@ -2,7 +2,7 @@
 state (tests/ext_method.py) and a variant with saved state and a lab panel
 (tests/ext_variant.py), each written only in its own folder or module and registered here
 with one line, save and resume exactly and pass the conformance checks, with no edit to
-engine/session_schema.py or the lab's screens."""
+engine/store/session_schema.py or the lab's screens."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from ael_tui.lab.lab_view import _variant_views, variant_panels
 from engine.conformance import ConformanceError, check_saved_state
 from engine.errors import AELError
 from engine.methods import METHODS, register_method
-from engine.persistence import load_session, save_session
+from engine.store.persistence import load_session, save_session
 from engine.session import Session, SessionConfig
 from engine.variants import VARIANTS, register_variant
 from tests.ext_method import Tally
@@ -118,7 +118,7 @@ async def test_the_lab_shows_the_registered_panel_without_naming_it(extensions):
 
 def test_nothing_central_names_them():
     """The proof's other half: the engine's save schema and the lab's screens never name them."""
-    central = [ROOT / "engine" / "session_schema.py", ROOT / "ael_tui" / "lab" / "lab_screen.py",
+    central = [ROOT / "engine" / "store" / "session_schema.py", ROOT / "ael_tui" / "lab" / "lab_screen.py",
                ROOT / "ael_tui" / "lab" / "lab_view.py", ROOT / "scenarios" / "__init__.py"]
     for path in central:
         text = path.read_text()

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from engine.errors import AELError
-from engine.persistence import load_session, save_session
+from engine.store.persistence import load_session, save_session
 from engine.prior.hyperagent_code import code_weights, feature_rows, scores_to_weights
 from scenarios import make_scenario
 from tests.conftest import new_session

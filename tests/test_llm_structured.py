@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.llm_setup import LLMConfig, LLMRuntime
+from engine.llm.setup import LLMConfig, LLMRuntime
 
 from tests.fake_llm_server import FakeLLMServer, not_json, ok, schema_invalid, sent_schema, server_error
 from tests.test_llm_providers import GOOD, MESSAGES, PROVIDERS, SCHEMA, client_for, clean_environment  # noqa: F401

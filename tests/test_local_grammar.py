@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from engine.llm.providers.local_llama import grammar_schema
 from engine.llm.schema import validate
-from engine.llm_reflector import DIAGNOSIS_SCHEMA, POLICY_SCHEMA, PRESCRIPTION_SCHEMA
+from engine.llm.reflector import DIAGNOSIS_SCHEMA, POLICY_SCHEMA, PRESCRIPTION_SCHEMA
 
 
 def _pairs(original, narrowed):

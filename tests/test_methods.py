@@ -11,7 +11,7 @@ import pytest
 from engine.bandits import Selector, ThompsonSampling
 from engine.errors import AELError
 from engine.methods import METHODS, Method, method_help, parse_method, register_method
-from engine.persistence import load_session, save_session
+from engine.store.persistence import load_session, save_session
 from engine.session import Session, SessionConfig
 from scenarios import make_scenario
 

@@ -20,7 +20,7 @@ import sklearn.datasets
 import scenarios
 from ael_tui.cli import main
 from engine.errors import AELError
-from engine.persistence import load_session, save_session
+from engine.store.persistence import load_session, save_session
 from engine.session import Session, SessionConfig
 from scenarios.news import corpus as news_corpus
 from scenarios.news.corpus import article, cluster_of, read_archive, read_folder

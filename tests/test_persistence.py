@@ -6,8 +6,8 @@ import os
 import pytest
 
 from engine.errors import AELError
-from engine.atomic import write_json_atomic
-from engine.persistence import SCHEMA_VERSION, load_session, read_document, save_session
+from engine.store.atomic import write_json_atomic
+from engine.store.persistence import SCHEMA_VERSION, load_session, read_document, save_session
 from scenarios import make_scenario
 from tests.conftest import new_session
 

@@ -9,7 +9,7 @@ import os
 import pytest
 
 from engine.errors import AELError
-from engine.persistence import load_session, save_session
+from engine.store.persistence import load_session, save_session
 from engine.reflection import Reflection
 from engine.session import Session, SessionConfig
 from scenarios import make_scenario

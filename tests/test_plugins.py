@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import engine.methods as methods
-import engine.variant_set as variant_set
+import engine.variants.session_variants as variant_set
 import scenarios
 from ael_tui.cli import main
 from engine import plugins

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from engine.errors import AELError
-from engine.persistence import load_session, save_session
+from engine.store.persistence import load_session, save_session
 from engine.prior.generation_search import EQUAL_WEIGHT, weights
 from scenarios import make_scenario
 from tests.conftest import new_session

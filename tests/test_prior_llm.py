@@ -10,7 +10,7 @@ import json
 import pytest
 
 from ael_tui.cli import main
-from engine.persistence import load_session
+from engine.store.persistence import load_session
 from scenarios import make_scenario
 from tests.fake_llm_server import FakeLLMServer, ok
 

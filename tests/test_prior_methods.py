@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from engine.errors import AELError
-from engine.persistence import load_session, save_session
+from engine.store.persistence import load_session, save_session
 from engine.session import Session, SessionConfig
 from scenarios import make_scenario
 

@@ -13,7 +13,7 @@ import random
 from pathlib import Path
 
 from engine.errors import AELError
-from engine.persistence import load_session
+from engine.store.persistence import load_session
 from scenarios import make_scenario
 
 GOOD = Path(__file__).parent / "bad_documents" / "good" / "session.json"

@@ -19,7 +19,7 @@ from ael_tui.files.opening import selectors_of
 from engine.errors import AELError
 from engine.methods import parse_method
 from engine.options import OptionSpec
-from engine.persistence import load_session, save_session
+from engine.store.persistence import load_session, save_session
 from engine.session import Session, SessionConfig
 
 TINY = Path(__file__).parent / "tiny_scenario"

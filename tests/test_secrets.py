@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from engine.atomic import write_json_atomic
+from engine.store.atomic import write_json_atomic
 from engine.secrets import REDACTED, clip, scrub, scrub_data
 
 KEY = "sk-ant-api03-Secret0123456789"

@@ -23,7 +23,7 @@ from ael_tui.serve.quota import MIB, VisitorFiles
 from ael_tui.serve.server import SessionCap, app_environment
 from engine.errors import AELError
 from engine.network import NO_DOWNLOADS
-from engine.persistence import save_session
+from engine.store.persistence import save_session
 from scenarios.news import corpus as news_corpus
 from tests.news_corpus import write_corpus
 from tests.tui_helpers import frozen_lab, notifications, settle, synthetic  # noqa: F401  (frozen_lab: autouse)

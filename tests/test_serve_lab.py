@@ -22,7 +22,7 @@ from ael_tui.serve.lab import ServedLab
 from ael_tui.serve.mode import ENV, ServedMode
 from ael_tui.serve.server import LabServer, SessionCap, app_environment
 from engine.errors import AELError
-from engine.persistence import save_session
+from engine.store.persistence import save_session
 
 from tests.tui_helpers import frozen_lab, notifications, settle, synthetic  # noqa: F401  (frozen_lab: autouse)
 
@@ -131,7 +131,7 @@ async def test_a_lab_the_server_ends_autosaves_its_progress_into_the_folder(fold
         await pilot.pause()
     saved = list(folder.glob("autosave-synthetic-s42-*.json"))
     assert len(saved) == 1
-    from engine.persistence import load_session
+    from engine.store.persistence import load_session
     from scenarios import make_scenario
 
     assert load_session(saved[0], make_scenario).t == 13

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from engine.session import Part, Session, SessionConfig
-from engine.session_schema import SessionDoc
+from engine.store.session_schema import SessionDoc
 from scenarios import make_scenario
 
 

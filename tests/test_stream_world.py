@@ -14,7 +14,7 @@ import pytest
 import scenarios
 from ael_tui.cli import main
 from engine.errors import AELError
-from engine.persistence import load_session, save_session
+from engine.store.persistence import load_session, save_session
 from engine.session import Session, SessionConfig
 from scenarios.stream import table as tables
 from scenarios.stream.demo import make_demo_stream, write_demo

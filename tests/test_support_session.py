@@ -2,7 +2,7 @@
 
 import json
 
-from engine.persistence import load_session, save_session
+from engine.store.persistence import load_session, save_session
 from engine.results import run_result
 from scenarios import make_scenario
 from tests.conftest import new_session

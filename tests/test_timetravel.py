@@ -277,7 +277,7 @@ def test_explain_input_of_every_world(tmp_path):
 # ------------------------------------------------------------------------ CLI
 def test_cli_branch_then_resume_continues_the_branch(tmp_path, capsys, support_run):
     from ael_tui.cli import main
-    from engine.persistence import save_session
+    from engine.store.persistence import save_session
 
     s, full = support_run
     save = tmp_path / "s.json"
@@ -285,7 +285,7 @@ def test_cli_branch_then_resume_continues_the_branch(tmp_path, capsys, support_r
     out = tmp_path / "b.json"
     assert main(["branch", str(save), "--at", "950", "--save", str(out)]) == 0
     assert main(["run", "support", "--resume", str(out), "--save", str(out), "--quiet"]) == 0
-    from engine.persistence import read_document
+    from engine.store.persistence import read_document
 
     resumed = read_document(out)["session"]
     assert resumed["history"] == full["history"]

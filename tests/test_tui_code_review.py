@@ -9,9 +9,9 @@ from textual.widgets import DataTable, Static
 
 from ael_tui.decisions.code_review import CodeReviewScreen
 from ael_tui.files.opening import open_session
-from engine.codepolicy import source_hash
-from engine.codeworker import CodeWorker
-from engine.persistence import save_session
+from engine.sandbox.codepolicy import source_hash
+from engine.sandbox.codeworker import CodeWorker
+from engine.store.persistence import save_session
 from tests.test_code_policy_session import WINNERS
 from tests.test_code_sandbox import TIME_BOMB, admitted
 from tests.tui_helpers import frozen_lab, make_app, notifications, settle  # noqa: F401 - the autouse fixture

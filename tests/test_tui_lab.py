@@ -18,7 +18,7 @@ from ael_tui.files.start_screen import StartScreen
 from ael_tui.lab.records import AuditScreen
 from ael_tui.lab.episode_log import EpisodeLog
 from ael_tui.memory.memory_panel import MemoryPanel
-from engine.persistence import load_session, save_session
+from engine.store.persistence import load_session, save_session
 from scenarios import make_scenario
 from tests.tui_helpers import frozen_lab, make_app, notifications, settle, synthetic  # noqa: F401
 

@@ -9,8 +9,8 @@ from ael_tui.decisions.approval import ApprovalScreen
 from ael_tui.decisions.code_review import CodeReviewScreen
 from ael_tui.dialogs import PromptScreen
 from ael_tui.files.opening import open_session
-from engine.codepolicy import source_hash
-from engine.persistence import save_session
+from engine.sandbox.codepolicy import source_hash
+from engine.store.persistence import save_session
 from tests.fake_llm_server import ok
 from tests.test_hyperagent_code import GOOD, answer, server, session  # noqa: F401 - the fixture
 from tests.tui_helpers import frozen_lab, make_app, settle  # noqa: F401 - the autouse fixture

@@ -15,7 +15,7 @@ from ael_tui.lab.session_host import SessionHost
 from ael_tui.readouts import (backend_and_cost, beta_pdf, density_grid, downsample, evidence_episodes, list_saves,
                            memory_rows, progress_data, read_save_info, rolling, status_of)
 from engine.llm import UsageRecord
-from engine.persistence import save_session
+from engine.store.persistence import save_session
 from engine.session import Session, SessionConfig
 from scenarios import make_scenario
 from tests.tui_helpers import FROZEN_NOW, frozen_lab, make_app, notifications, settle, synthetic  # noqa: F401

@@ -93,7 +93,7 @@ async def test_the_footer_shows_help_save_and_quit_whole_at_every_size():
 async def test_at_80x24_the_start_screen_shows_its_title_form_saves_and_start_button_whole():
     """Issue 29 item 3: the title was cut, select values drawn over their borders, the
     Variants placeholder cut, the saves' table showed two cut columns, Start off-screen."""
-    from engine.persistence import save_session
+    from engine.store.persistence import save_session
     from tests.tui_helpers import synthetic
 
     from ael_tui.files.save_list import SaveTable

@@ -17,7 +17,7 @@ from ael_tui.help_screen import PANELS, HelpScreen
 from ael_tui.lab.lab_screen import LabScreen
 from ael_tui.tour.tour_card import TourCardScreen
 from ael_tui.tour.guide import TourGuide
-from engine.persistence import save_session
+from engine.store.persistence import save_session
 from tests.tui_helpers import frozen_lab, make_app, notifications, settle, synthetic  # noqa: F401
 
 SMALL = (100, 30)

@@ -4,7 +4,7 @@ nor create a cassette where its author likes. The person confirms both."""
 import json
 
 from ael_tui.cli import main
-from engine.persistence import save_session
+from engine.store.persistence import save_session
 from engine.session import Session, SessionConfig
 from scenarios import make_scenario
 
@@ -46,7 +46,7 @@ def test_a_different_llm_url_on_resume_is_refused(tmp_path, capsys):
 
 
 def test_the_same_host_confirms_it_userinfo_aside():
-    from engine.persistence import check_llm_destinations
+    from engine.store.persistence import check_llm_destinations
 
     check_llm_destinations({"agent": "anthropic", "base_url": "http://[redacted]@127.0.0.1:9/v1"}, "f.json",
                            "http://user:pw@127.0.0.1:9/v1", None)  # no error

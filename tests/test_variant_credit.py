@@ -6,7 +6,7 @@ import pytest
 
 from ael_tui.cli import main
 from engine import credit as cr
-from engine.persistence import load_session, read_document, save_session
+from engine.store.persistence import load_session, read_document, save_session
 from scenarios import make_scenario
 from tests.conftest import new_session
 

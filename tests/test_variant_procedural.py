@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from engine.memory import MemoryEntry
-from engine.persistence import load_session, save_session
-from engine.variant_procedural import held_sectors, matches
+from engine.store.persistence import load_session, save_session
+from engine.variants.procedural import held_sectors, matches
 from scenarios import make_scenario
 from tests.conftest import new_session
 

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from engine.errors import AELError
-from engine.persistence import load_session, read_document, save_session
-from engine.variant_shuffled import derangement
+from engine.store.persistence import load_session, read_document, save_session
+from engine.variants.shuffled import derangement
 from scenarios import make_scenario
 from tests.conftest import new_session
 

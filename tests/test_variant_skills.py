@@ -2,9 +2,9 @@
 
 import pytest
 
-from engine.persistence import load_session, read_document, save_session
+from engine.store.persistence import load_session, read_document, save_session
 from engine.scenario import AgentContext
-from engine.variant_skills import Skills
+from engine.variants.skills import Skills
 from engine.variants import AgentView
 from scenarios import make_scenario
 from tests.conftest import new_session

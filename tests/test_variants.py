@@ -1,4 +1,4 @@
-"""The variant plumbing (engine/variants.py): parsing, refusal where a variant has no
+"""The variant plumbing (engine/variants/__init__.py): parsing, refusal where a variant has no
 meaning, the hooks' effect on a run, and exact save/resume with variant state."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import pytest
 
 from ael_tui.cli import main
 from engine.errors import AELError
-from engine.persistence import load_session, save_session
+from engine.store.persistence import load_session, save_session
 from engine.session import Session, SessionConfig
-from engine.variant_set import check_variants, parse_variant, split_variants
+from engine.variants.session_variants import check_variants, parse_variant, split_variants
 from scenarios import make_scenario
 
 

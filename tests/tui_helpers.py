@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import engine.approvals
-import engine.persistence
+import engine.store.persistence
 from ael_tui.app import AelLab
 from ael_tui.config import LabSettings
 from ael_tui.files.opening import NewSession, build_session
@@ -24,7 +24,7 @@ FROZEN_NOW = "2026-01-02T03:04:05+00:00"
 def frozen_lab(monkeypatch, tmp_path):
     """Freeze time, ignore the user's keymap, and work in a temporary folder with an empty saves/."""
     monkeypatch.setattr(engine.approvals, "now_iso", lambda: FROZEN_NOW)
-    monkeypatch.setattr(engine.persistence, "now_iso", lambda: FROZEN_NOW)
+    monkeypatch.setattr(engine.store.persistence, "now_iso", lambda: FROZEN_NOW)
     monkeypatch.setenv("AEL_LAB_KEYS", str(tmp_path / "no-keys.json"))
     monkeypatch.chdir(tmp_path)
     (tmp_path / "saves").mkdir()

@@ -84,7 +84,7 @@ def code_payload(p: Proposal):
     from rich.console import Group
     from rich.syntax import Syntax  # pygments: loaded when code is shown, not with the lab
 
-    from engine.codepolicy import source_hash
+    from engine.sandbox.codepolicy import source_hash
 
     what = {"allocator": "HyperAgent's allocation code, written by a model",
             "planner": "a planner written by a model"}.get(p.kind, p.kind)

@@ -17,7 +17,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from engine.atomic import write_json_atomic, write_text_atomic
+from engine.store.atomic import write_json_atomic, write_text_atomic
 from engine.errors import AELError
 from engine.session import Session
 

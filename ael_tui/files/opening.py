@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from engine.errors import AELError
-from engine.persistence import load_session
+from engine.store.persistence import load_session
 from engine.session import Session, SessionConfig
 from scenarios import make_scenario, scenario_class, scenario_names, spec_of
 
@@ -64,7 +64,7 @@ class NewSession:
     options: dict[str, Any] | None = None  # the scenario's options (its spec's), e.g. the portfolio's data
     llm: dict[str, Any] | None = None    # a full LLMConfig dict (`ael-lab lab` flags); overrides agent/reflector
     reflector_options: dict[str, Any] | None = None  # `ael-lab lab --trigger/--reflect-*` (as `ael-lab run`)
-    variants: list[str] | None = None    # `--variant` / the start screen's Variants field (engine/variants.py)
+    variants: list[str] | None = None    # `--variant` / the start screen's Variants field (engine/variants/__init__.py)
 
     def config(self) -> SessionConfig:
         if self.approval not in APPROVAL_MODES:
@@ -83,7 +83,7 @@ class NewSession:
             if "cadence" in self.reflector_options:  # as `ael-lab run`: the slow window is the cadence
                 extra["slow_window"] = self.reflector_options["cadence"]
         if self.variants:
-            from engine.variant_set import check_variants
+            from engine.variants.session_variants import check_variants
 
             extra["variants"] = [v.text for v in check_variants(self.variants, self.scenario)]
         return SessionConfig(scenario=self.scenario, seed=self.seed, selector=self.selector,

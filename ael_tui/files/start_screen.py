@@ -11,7 +11,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Input, Label, Select, Static
 
 from engine.errors import AELError
-from engine.variant_set import check_variants, split_variants
+from engine.variants.session_variants import check_variants, split_variants
 from scenarios import all_specs, spec_of
 
 from ael_tui.actions import bindings_for

@@ -24,7 +24,7 @@ from typing import Any, Callable, TypeVar
 
 from engine import events as ev
 from engine.errors import AELError
-from engine.persistence import save_session
+from engine.store.persistence import save_session
 from engine.run_targets import StopOn, proposed, reflected, run_target
 from engine.session import Session
 

@@ -7,7 +7,7 @@ import argparse
 import time
 from pathlib import Path
 
-from engine.atomic import write_text_atomic
+from engine.store.atomic import write_text_atomic
 
 from .evaluate import NOT_HERE, NOT_RESOLVED, NOT_RUN, STATUSES, Outcome, comparisons
 from .model import NEEDS_MODEL, PaperTable

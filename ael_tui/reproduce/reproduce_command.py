@@ -60,7 +60,7 @@ def reproduce_command(args: argparse.Namespace) -> int:
     check_slots(args)
     chosen = _chosen(args.tables)
     report = Path(args.report or os.path.join(args.out, "report.md"))
-    from engine.atomic import check_target
+    from engine.store.atomic import check_target
 
     try:
         report.parent.mkdir(parents=True, exist_ok=True)

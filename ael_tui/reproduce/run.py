@@ -125,7 +125,7 @@ def run_tables(tables: list[PaperTable], args: argparse.Namespace
     sweep_args = argparse.Namespace(workers=args.workers, llm_concurrency=args.llm_concurrency, quiet=args.quiet,
                                     progress_label="reproduce")
     with Store(args.out) as store:
-        from engine.atomic import writer_lock
+        from engine.store.atomic import writer_lock
 
         with writer_lock(store.path):
             failed_groups, probed = _probe(store, plans, sweep_args)

@@ -22,7 +22,7 @@ from dataclasses import replace
 from textual import work
 
 from engine.errors import AELError
-from engine.persistence import load_session
+from engine.store.persistence import load_session
 from engine.session import Session
 
 from ..app import AelLab

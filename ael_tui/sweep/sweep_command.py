@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from engine.atomic import writer_lock
+from engine.store.atomic import writer_lock
 from engine.errors import AELError
 from engine.executor import default_workers
 

@@ -27,8 +27,8 @@ from typing import Any, Callable
 
 from pydantic import ValidationError
 
-from ..atomic import write_json_atomic
-from ..documents import MAX_CASSETTE_BYTES, parse_json, read_capped, validation_error
+from ..store.atomic import write_json_atomic
+from ..store.documents import MAX_CASSETTE_BYTES, parse_json, read_capped, validation_error
 from ..errors import AELError
 from .cassette_schema import CassetteDoc
 from .request import LLMRequest, Provider, ProviderError, Reply

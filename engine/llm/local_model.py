@@ -26,7 +26,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ..cache_files import read_regular, write_atomic
+from ..store.cache_files import read_regular, write_atomic
 from ..errors import AELError
 
 DEFAULT_LOCAL_MODEL = "SmolLM2-135M-Instruct"

@@ -16,12 +16,12 @@ from typing import Any
 import numpy as np
 
 from ..deferred import Deferred
-from ..code_rules import CodePolicyError
+from ..sandbox.rules import CodePolicyError
 from ..errors import AELError
 from ..method_base import register_method
 from ..options import Choice, OptionSpec
 from .base import PriorMethod, Shown, Table
-from ..codepolicy import source_hash
+from ..sandbox.codepolicy import source_hash
 from .generation_search import (COORDS, EQUAL_WEIGHT, SIGMA_BOUNDS, HyperAgentConfig, Search, portfolio_returns,
                                 sharpe_ddof1, weights)
 from .hyperagent_code import ask, code_returns, code_weights, vet

@@ -3,19 +3,19 @@
 The paper's HyperAgent asks an LLM for a new `allocate()` every generation
 (digest §6). Here, with `--reflector PROVIDER` (the method's critic client),
 each generation asks the model for one function under the sandbox's
-`allocate(features)` contract (engine/code_contracts.py): the prompt shows the
+`allocate(features)` contract (engine/sandbox/contracts.py): the prompt shows the
 current best code, the last five generations (score, accepted or not, why one
 failed) and the contract. The answer is untrusted code:
 
 1. parsed as the reflector's answers are (`LLMClient.complete_json`: retries,
    one repair round, the fallback when the model cannot answer: then the
    generation is the offline Gaussian move, marked as a fallback);
-2. vetted and smoke-tested (`engine.codepolicy.smoke_test_function`); refused
+2. vetted and smoke-tested (`engine.sandbox.codepolicy.smoke_test_function`); refused
    code is that generation's validation failure, as the original's invalid code;
 3. a proposal in the session's queue (engine/proposers.py): a person approves
    or rejects it (in the CLI it is rejected unless --allow-code-auto);
 4. only approved code is scored, bar by bar in the session's sandboxed worker
-   (`engine.codearms.run_function`); a failing call fails the generation.
+   (`engine.sandbox.codearms.run_function`); a failing call fails the generation.
 
 The scores a function answers become weights as the original's did: negative
 scores count as cash (clipped to 0, the rest divided by the sum of |score|),
@@ -29,8 +29,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..code_contracts import unfenced
-from ..code_rules import CodePolicyError
+from ..sandbox.contracts import unfenced
+from ..sandbox.rules import CodePolicyError
 from .generation_search import FEATURES
 
 PURPOSE = "prior.hyperagent"
@@ -57,7 +57,7 @@ def scores_to_weights(scores: list[float]) -> np.ndarray:
 def code_weights(sandbox, source: str, z: np.ndarray) -> np.ndarray:
     """The weights `source` gives for one bar, computed in the sandboxed worker.
     Raises CodePolicyError when the call fails or answers outside the contract."""
-    from ..codearms import run_function
+    from ..sandbox.codearms import run_function
 
     return scores_to_weights(run_function(sandbox, "allocate", source, (feature_rows(z),)))
 
@@ -104,7 +104,7 @@ def ask(client, best_code: str, best_theta: str, recent: list[dict[str, Any]]) -
 
 def vet(code: str, label: str, smoke: Callable[..., Any] | None = None) -> str:
     """'' when `code` passed the static filter and the smoke test, else why not (one line)."""
-    from ..codepolicy import smoke_test_function
+    from ..sandbox.codepolicy import smoke_test_function
 
     try:
         (smoke or smoke_test_function)(code, "allocate", name=label)

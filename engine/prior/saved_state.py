@@ -2,7 +2,7 @@
 
 Each method names its model with `state_model = Deferred("engine.prior.saved_state",
 "NameState")` on its class (engine/prior/*.py), so pydantic is imported only when
-a save is read or written; the save schema (engine/session_schema.py) asks the
+a save is read or written; the save schema (engine/store/session_schema.py) asks the
 method registry for it. A model's `record_episodes()` names the episodes its records
 were made at (none may lie beyond the episodes run).
 """
@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
-from ..schema_types import (
+from ..store.schema_types import (
     MAX_PRIOR_ITEMS, Count, Episodes, Finite, Open, Positive, SavedState, SourceText, Strict, Text, Unit, Word,
 )
 

@@ -272,7 +272,7 @@ def read_pickle_cache(path: str) -> dict:
     import io
     import pickle
 
-    from engine.cache_files import read_regular
+    from engine.store.cache_files import read_regular
 
     class _Only(pickle.Unpickler):
         def find_class(self, module: str, name: str):

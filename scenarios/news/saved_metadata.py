@@ -12,8 +12,8 @@ from typing import Annotated
 
 from pydantic import Field
 
-from engine.schema_types import Count, Strict
-from engine.session_schema import Name, Open
+from engine.store.schema_types import Count, Strict
+from engine.store.session_schema import Name, Open
 
 
 class Article(Open):

@@ -164,7 +164,7 @@ def allocate(scores: np.ndarray, sectors: Sequence[str], tools: Sequence[str],
              prior: np.ndarray | None = None, planner: Callable | None = None) -> Allocation:
     """Weights for one bar.
 
-    The session's variants may narrow what the agent reads (engine/variants.py):
+    The session's variants may narrow what the agent reads (engine/variants/__init__.py):
     `shown` (n_tools,) bool, the tools whose signals it sees (the others count as
     unavailable; none shown: no tilt, equal weights); `prior` (n_tools, 2) extra
     (right, wrong) pseudo-counts of each tool's reliability prior (cold start);

@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from engine.documents import MAX_DATA_JSON_BYTES, parse_json, read_capped, validation_error
+from engine.store.documents import MAX_DATA_JSON_BYTES, parse_json, read_capped, validation_error
 
 
 def _iso_date(text: str) -> str:

@@ -13,8 +13,8 @@ from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from engine.schema_types import Finite, Items, Positive, Strict, Text
-from engine.session_schema import Count, Name, Open
+from engine.store.schema_types import Finite, Items, Positive, Strict, Text
+from engine.store.session_schema import Count, Name, Open
 
 Direction = Literal[-1, 0, 1]
 

@@ -1,4 +1,4 @@
-"""The portfolio agent's side of the variants (engine/variants.py): an `AgentView` as
+"""The portfolio agent's side of the variants (engine/variants/__init__.py): an `AgentView` as
 the allocator's arguments, and what the planner and per-tool variants read of a bar."""
 
 from __future__ import annotations

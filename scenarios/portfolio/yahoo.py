@@ -32,7 +32,7 @@ from typing import Sequence
 
 import pandas as pd
 
-from engine.cache_files import digest, read_regular, write_atomic
+from engine.store.cache_files import digest, read_regular, write_atomic
 from engine.errors import AELError
 from engine.network import downloads_allowed
 

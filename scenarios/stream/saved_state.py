@@ -4,7 +4,7 @@ is in the saved options and is checked before the file is read)."""
 
 from __future__ import annotations
 
-from engine.schema_types import Count, Strict
+from engine.store.schema_types import Count, Strict
 
 
 class RunState(Strict):

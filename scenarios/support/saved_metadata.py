@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from engine.schema_types import Count, Episodes, Strict
-from engine.session_schema import Name, Open
+from engine.store.schema_types import Count, Episodes, Strict
+from engine.store.session_schema import Name, Open
 
 from .bank import ROUTES
 

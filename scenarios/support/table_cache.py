@@ -12,7 +12,7 @@ and its bytes have that sha256; anything else (a missing, foreign, edited,
 truncated or damaged file, or a table from a version without sidecars) is
 recomputed and written again, so a cache file never changes a result. Only
 regular files are read: a symlink, a FIFO or a device in a cache file's place
-is refused without blocking (engine/cache_files.py: opened with O_NOFOLLOW |
+is refused without blocking (engine/store/cache_files.py: opened with O_NOFOLLOW |
 O_NONBLOCK, checked with fstat) and replaced by the recomputed table. A cache that cannot be written
 (read-only home, full disk) is skipped, because it only saves time.
 
@@ -34,7 +34,7 @@ from typing import Iterable
 
 import numpy as np
 
-from engine.cache_files import digest, read_regular, write_atomic
+from engine.store.cache_files import digest, read_regular, write_atomic
 
 FORMAT = "support-table-2"   # 2: a sidecar with the table's sha256 beside each table
 SIDECAR = ".sha256"

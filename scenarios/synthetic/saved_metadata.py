@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from engine.session_schema import Name, Open
+from engine.store.session_schema import Name, Open
 
 
 class Pull(Open):

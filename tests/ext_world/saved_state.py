@@ -3,7 +3,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from engine.schema_types import Count, Strict
+from engine.store.schema_types import Count, Strict
 
 
 class UrnState(Strict):

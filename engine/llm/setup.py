@@ -13,14 +13,14 @@ from collections import deque
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
-from .errors import AELError
-from .llm import local_model
-from .llm.ledger import UsageLedger
-from .llm.settings import DEFAULT_MODELS, ERROR_POLICIES, PROVIDERS, LLMSettings
+from ..errors import AELError
+from . import local_model
+from .ledger import UsageLedger
+from .settings import DEFAULT_MODELS, ERROR_POLICIES, PROVIDERS, LLMSettings
 
 if TYPE_CHECKING:  # imported where used: an offline session builds neither (and they need pydantic)
-    from .llm.cassette import Cassette
-    from .llm.client import LLMClient
+    from .cassette import Cassette
+    from .client import LLMClient
 
 
 LOCAL_TIMEOUT_S = 120.0  # per local call unless --llm-timeout says otherwise (a busy 2-core machine)
@@ -90,7 +90,7 @@ def shared_cassette(config: LLMConfig, *, append: bool = False) -> Cassette | No
     from, one file). `append`: a resumed session adds to the calls recorded so far."""
     if not config.uses_llm:
         return None
-    from .llm.cassette import Cassette
+    from .cassette import Cassette
 
     if config.replay:
         return Cassette.replay(config.replay)
@@ -121,7 +121,7 @@ class LLMRuntime:
     def _client(self, role: str, breaker=None) -> LLMClient | None:
         if getattr(self.config, role) == "offline":
             return None
-        from .llm.client import LLMClient
+        from .client import LLMClient
 
         return LLMClient(self.config.settings(role), ledger=self.ledger, cassette=self.cassette,
                          notify=self._notice, name=role, breaker=breaker)

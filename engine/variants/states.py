@@ -1,9 +1,9 @@
 """The saved state of the built-in variants (`variants` in a save, by name), checked on load.
 
 Each variant that keeps state names its model with `state_model =
-Deferred("engine.variant_states", "NameState")` on its class (engine/variant_*.py),
+Deferred("engine.variants.states", "NameState")` on its class (engine/variant_*.py),
 so pydantic is imported only when a save is read or written; the save schema
-(engine/session_schema.py) asks the variant registry for it.
+(engine/store/session_schema.py) asks the variant registry for it.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
-from .schema_types import Count, Finite, Items, Name, Positive, SavedState, SourceText, Strict, Text, Unit
+from ..store.schema_types import Count, Finite, Items, Name, Positive, SavedState, SourceText, Strict, Text, Unit
 
 Beta = Annotated[list[Positive], Field(min_length=2, max_length=2)]
 

@@ -28,14 +28,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .deferred import Deferred
-from .errors import AELError
-from .options import OptionSpec
-from .variants import Variant, register_variant
+from ..deferred import Deferred
+from ..errors import AELError
+from ..options import OptionSpec
+from . import Variant, register_variant
 
 if TYPE_CHECKING:
-    from .reflection import Reflection
-    from .session import Session
+    from ..reflection import Reflection
+    from ..session import Session
 
 PAYLOAD = ("insight", "regime_label", "confidence", "evidence")
 
@@ -64,7 +64,7 @@ def first_pass(session: "Session", without: str) -> list[dict[str, Any]]:
 @register_variant
 class ShuffledReflection(Variant):
     name = "shuffled-reflection"
-    state_model = Deferred("engine.variant_states", "ShuffledReflectionState")  # its saved state, read only with a save
+    state_model = Deferred("engine.variants.states", "ShuffledReflectionState")  # its saved state, read only with a save
     summary = "each window's insight replaced by another window's (a seeded derangement): the faithfulness test"
     options = (OptionSpec("seed", int, 0, "which derangement (with the session's seed)", minimum=0),)
     # the only world whose agent reads the injected insight (support's and news's act on new arms only)

@@ -1,7 +1,7 @@
 """The parent's side of the sandbox: one worker process per session, reused.
 
 `CodeWorker.call(policy, entries, query)` sends the entries the policy may see
-and the query to the worker (`engine.sandbox_child`), waits at most the call's
+and the query to the worker (`engine.sandbox.child`), waits at most the call's
 deadline, and returns the entries it chose, each checked against those it was
 given. On overrun, crash, a reply that breaks the protocol or a fatal error
 (memory, recursion) the whole process group is killed and the next call starts
@@ -34,12 +34,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from .code_rules import ALLOWED_METHODS, SAFE_BUILTINS, CodePolicyError
+from .rules import ALLOWED_METHODS, SAFE_BUILTINS, CodePolicyError
 
-CHILD = Path(__file__).with_name("sandbox_child.py")
+CHILD = Path(__file__).with_name("child.py")
 NOBODY = 65534
 MAX_REPLY_BYTES = 4 * 2**20  # every id of the largest memory is well under 1 MB; more is an attack on our memory
-# what the worker is sent of each entry, in `sandbox_child._FIELDS` order but with metadata second
+# what the worker is sent of each entry, in `child._FIELDS` order but with metadata second
 _FIELDS = operator.attrgetter("id", "metadata", "tier", "content", "quality", "episode", "retrieval_count",
                               "usefulness")
 
@@ -159,7 +159,7 @@ class CodeWorker:
         return self._chosen(reply.get("ids"), entries)
 
     def call_function(self, key: str, source: str, function: str, args: Sequence[Any], deadline_s: float) -> Any:
-        """What `function` (another contract's, engine/code_contracts.py) of the source `key`
+        """What `function` (another contract's, engine/sandbox/contracts.py) of the source `key`
         answers for `args` (plain JSON data), as plain data; the caller checks it against
         its contract. Same worker, deadline and failure rules as `call`."""
         def request() -> bytes:

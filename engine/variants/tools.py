@@ -1,7 +1,7 @@
 """Variants about the agent's tools: no-tools (the +Tools ablation), per-tool Thompson
 sampling over which tools feed the agent, and cold-start priors for tools and planners.
 
-They apply where the scenario is a `ToolWorld` (engine/variants.py): the portfolio.
+They apply where the scenario is a `ToolWorld` (engine/variants/__init__.py): the portfolio.
 """
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ from typing import Any
 
 import numpy as np
 
-from .deferred import Deferred
-from .errors import AELError
-from .options import Choice, OptionSpec
-from .variants import Variant, register_variant
+from ..deferred import Deferred
+from ..errors import AELError
+from ..options import Choice, OptionSpec
+from . import Variant, register_variant
 
 
 @register_variant
@@ -37,7 +37,7 @@ class PerTool(Variant):
     per-ticker directions matched the tickers' own next-bar returns (the share right)."""
 
     name = "per-tool"
-    state_model = Deferred("engine.variant_states", "PerToolState")  # its saved state, read only with a save
+    state_model = Deferred("engine.variants.states", "PerToolState")  # its saved state, read only with a save
     summary = "Thompson sampling over the 12 tools chooses which K feed the agent"
     scenarios = ("portfolio",)
     options = (OptionSpec("k", int, 6, "how many tools feed the agent each episode", minimum=1, maximum=100),)
@@ -126,7 +126,7 @@ class ColdStart(Variant):
     offline rating table, or from the reflector model when one is named."""
 
     name = "cold-start"
-    state_model = Deferred("engine.variant_states", "ColdStartState")  # its saved state, read only with a save
+    state_model = Deferred("engine.variants.states", "ColdStartState")  # its saved state, read only with a save
     summary = "informed priors for tools and planners before episode 0 (a rating table, or a model's ratings)"
     scenarios = ("portfolio",)
     options = (OptionSpec("source", str, "table", "where the 1-5 ratings come from: table (the offline "

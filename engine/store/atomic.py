@@ -30,8 +30,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
 
-from .errors import AELError
-from .secrets import scrub
+from ..errors import AELError
+from ..secrets import scrub
 
 _in_flight: set[str] = set()       # temp files being written now, for the signal handler
 _in_flight_lock = threading.RLock()  # re-entrant: the signal handler runs on the main thread

@@ -1,6 +1,6 @@
 """The building blocks of the save schema, for every model of saved state.
 
-The session's own parts are modelled in engine/session_schema.py; an extension's
+The session's own parts are modelled in engine/store/session_schema.py; an extension's
 state (a method's, a variant's, a scenario's run state) is modelled beside the
 extension, from these types, and named by its class's `state_model` (a
 `engine.deferred.Deferred`, so pydantic is imported only when a save is read or
@@ -15,7 +15,7 @@ from typing import Annotated, Any, Iterable
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .limits import COUNT_MAX, POSITIVE_MAX, POSTERIOR_MAX
+from ..limits import COUNT_MAX, POSITIVE_MAX, POSTERIOR_MAX
 
 MAX_ITEMS = 200_000          # episodes, memory entries, proposals: far above any real stream
 MAX_TEXT = 1_000_000         # characters in one text field

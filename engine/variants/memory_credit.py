@@ -16,15 +16,15 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from .deferred import Deferred
-from . import credit as cr
-from .errors import AELError
-from .options import Choice, OptionSpec
-from .variants import Variant, register_variant
+from ..deferred import Deferred
+from .. import credit as cr
+from ..errors import AELError
+from ..options import Choice, OptionSpec
+from . import Variant, register_variant
 
 if TYPE_CHECKING:
-    from .scenario import AgentContext
-    from .session import Session
+    from ..scenario import AgentContext
+    from ..session import Session
 
 MODES = ("uniform", "fcc", "llm-fcc")
 LLM_SCHEMA: dict[str, Any] = {
@@ -50,7 +50,7 @@ class CreditWorld(Protocol):
 @register_variant
 class Credit(Variant):
     name = "credit"
-    state_model = Deferred("engine.variant_states", "CreditState")  # its saved state, read only with a save
+    state_model = Deferred("engine.variants.states", "CreditState")  # its saved state, read only with a save
     summary = "the bandit credited with the memory's share of the outcome: uniform, FCC (Shapley) or LLM-FCC"
     options = (OptionSpec("mode", str, "fcc", "how the outcome is shared: uniform, fcc or llm-fcc",
                           choices=tuple(Choice(m, m) for m in MODES)),)

@@ -1,5 +1,5 @@
 """The process a code policy runs in. Never imported by the lab or the CLI:
-`engine.codeworker` starts it as `python -S -s -P sandbox_child.py RP_DIR CONFIG`
+`engine.sandbox.codeworker` starts it as `python -S -s -P child.py RP_DIR CONFIG`
 with an environment holding nothing but PYTHONHASHSEED, in a scratch folder,
 in its own process group (and, when the lab runs as root, as user nobody).
 
@@ -27,7 +27,7 @@ Only then does it serve requests, one JSON line in, one JSON line out:
                       retrieval_count, usefulness], ...],
           "order": [ids of the entries to show, in order], "query": {...},
           "reset": bool (forget every cached entry first)}
-    or, for another contract (engine/code_contracts.py: allocate, plan):
+    or, for another contract (engine/sandbox/contracts.py: allocate, plan):
          {"seq": n, "key": sha256, "source": ..., "fn": name, "args": [plain data]}
     first: {"ready": true, "cpu": seconds used so far, "notice": "a wall that is missing" (when one is)}
     out: {"ok": true, "ids": [...], "cpu": seconds used so far, "seq": n}
@@ -306,7 +306,7 @@ def main():
                     namespace = _guards(allowed, builtin_names)
                     exec(compile_restricted(req["source"], "<policy>", "exec"), namespace)
                 fn = policies[key] = namespace[req.get("fn", "retrieve")]
-            if "fn" in req:  # another contract (engine/code_contracts.py): plain data in, plain data out
+            if "fn" in req:  # another contract (engine/sandbox/contracts.py): plain data in, plain data out
                 reply = {"ok": True, "value": _answer(fn(*_freeze(req["args"])))}
                 raise _Answered
             picked = fn([cache[i] for i in req["order"]], _freeze(req["query"]))

@@ -17,7 +17,7 @@ registries for the model a method's or variant's class names in `state_model`
 (`method_state_model`, `variant_state_model`), and `persistence.load_session`
 checks the scenario's run state against its class's `state_model` once it is
 built. The building blocks (`Strict`, `Count`, `Name`...) are in
-engine/schema_types.py and re-exported here. The session's own parts are those of
+engine/store/schema_types.py and re-exported here. The session's own parts are those of
 `Session.PARTS` (a test holds the two lists equal).
 """
 
@@ -27,20 +27,20 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 
-from .approvals import DECISIONS, KINDS, STANDING
-from .methods import METHODS, parse_method
-from .errors import AELError
-from .limits import CONTEXT_MAX, RETRIES_MAX, SEED_MAX
-from .llm.settings import PROVIDERS
-from .memory import TIERS
-from .policies import PolicySpec
+from ..approvals import DECISIONS, KINDS, STANDING
+from ..methods import METHODS, parse_method
+from ..errors import AELError
+from ..limits import CONTEXT_MAX, RETRIES_MAX, SEED_MAX
+from ..llm.settings import PROVIDERS
+from ..memory import TIERS
+from ..policies import PolicySpec
 from .schema_types import (  # noqa: F401  (re-exported: the scenarios' saved_metadata modules import them here)
     MAX_ITEMS, MAX_TEXT, Count, Episodes, Finite, Items, Name, Open, Positive, Posterior, SavedState, Strict, Text,
     Unit,
     check_state,
 )
-from .variant_set import check_variants, parse_variant
-from .variants import VARIANTS
+from ..variants.session_variants import check_variants, parse_variant
+from ..variants import VARIANTS
 
 PHASES = ("warmup", "train", "val", "test")
 
@@ -282,7 +282,7 @@ class CodeFailure(Strict):
 
 
 class CodeArms(Strict):
-    """Which code arms failed in a row and which were suspended (engine/codearms.py)."""
+    """Which code arms failed in a row and which were suspended (engine/sandbox/codearms.py)."""
     failures: Annotated[dict[Name, Count], Field(max_length=10_000)] = {}
     suspended: Annotated[dict[Name, Text], Field(max_length=10_000)] = {}
 

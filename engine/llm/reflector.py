@@ -21,11 +21,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .errors import AELError
-from .secrets import clip
-from .llm import LLMClient
-from .policies import FORMATS, MAX_K, ORDERS, TIERS, PolicySpec
-from .reflection import Reflection, ReflectionContext, Reflector
+from ..errors import AELError
+from ..secrets import clip
+from . import LLMClient
+from ..policies import FORMATS, MAX_K, ORDERS, TIERS, PolicySpec
+from ..reflection import Reflection, ReflectionContext, Reflector
 
 MAX_EPISODE_LINES = 60
 MAX_PATTERNS = 15

@@ -16,13 +16,13 @@ import re
 from pathlib import Path
 from typing import Any, Callable
 
-from .approvals import now_iso
+from ..approvals import now_iso
 from pydantic import ValidationError
 
 from .atomic import write_json_atomic
 from .documents import MAX_SESSION_BYTES, parse_json, read_capped, validation_error
-from .errors import AELError
-from .session import Session
+from ..errors import AELError
+from ..session import Session
 from .session_schema import SessionDoc
 
 FORMAT = "ael-lab-session"

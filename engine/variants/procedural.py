@@ -21,12 +21,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from .options import Choice, OptionSpec
-from .variants import Variant, register_variant
+from ..options import Choice, OptionSpec
+from . import Variant, register_variant
 
 if TYPE_CHECKING:
-    from .memory import MemoryEntry
-    from .session import Session
+    from ..memory import MemoryEntry
+    from ..session import Session
 
 MATCHES = ("task", "global")
 

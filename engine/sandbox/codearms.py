@@ -1,7 +1,7 @@
 """A session's code-policy arms: where they run, when they stop being sampled.
 
 `CodeArms.run` is what memory calls to retrieve under a code policy: it sends
-the call to the session's sandboxed worker (`engine.codeworker`, started on
+the call to the session's sandboxed worker (`engine.sandbox.codeworker`, started on
 the first call, restarted after a failure) with a wall-clock deadline. Three
 things keep an arm from running:
 
@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Any, Sequence
 
-from .code_rules import CALL_DEADLINE_S, CodePolicyError
+from .rules import CALL_DEADLINE_S, CodePolicyError
 
 SUSPEND_AFTER = 3
 CPU_WINDOW = 20    # calls of one policy over which its CPU time is summed
@@ -132,10 +132,10 @@ class CodeArms:
 
 
 def run_function(arms: CodeArms, contract_name: str, source: str, args: tuple) -> Any:
-    """One live call of another contract's code (engine/code_contracts.py) in the session's
+    """One live call of another contract's code (engine/sandbox/contracts.py) in the session's
     sandboxed worker, within the arms' deadline; the answer checked by the contract.
     Raises `CodePolicyError` (a `CodePolicyFailure` when the call itself failed)."""
-    from .code_contracts import contract
+    from .contracts import contract
     from .codepolicy import source_hash
     from .codeworker import CodeWorker
 

@@ -28,13 +28,13 @@ and refuses a setting the variant cannot run with (AELError, one line).
                                         after a reflection, before its proposals are made: may
                                         change what it produces (None: it produced nothing)
 
-Parsing texts and calling a session's variants at the hooks is engine/variant_set.py
+Parsing texts and calling a session's variants at the hooks is engine/variants/session_variants.py
 (`parse_variant`, `check_variants`, `Variants`), which imports the built-in variants
-(engine/variants_builtin.py) so every name is registered first.
+(engine/variants/builtin.py) so every name is registered first.
 
 What a variant learns is in `state_dict` / `load_state_dict` (JSON), saved under
 the session's "variants" key by name and validated on load by the model its
-class names in `state_model` (built from `engine.schema_types`). Draws come from the
+class names in `state_model` (built from `engine.store.schema_types`). Draws come from the
 session's generator (`session.rng`), so a run stays exact from its seed.
 """
 
@@ -43,7 +43,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
-from .options import OptionSpec, resolve
+from ..options import OptionSpec, resolve
 
 # The hooks' arguments are the engine's Session, Query, AgentContext, Outcome and Reflection;
 # they are named in the signatures only, not imported: those modules import this one.

@@ -2,7 +2,7 @@
 
 When the planners variant decides a planner keeps failing, and a model is the
 reflector, the model is asked for a planner as a function under the sandbox's
-`plan(scores, weights, tools)` contract (engine/code_contracts.py), the way
+`plan(scores, weights, tools)` contract (engine/sandbox/contracts.py), the way
 the portfolio's planner rules are called per ticker. Its answer is untrusted
 code: parsed as the reflector's answers are (a model that cannot answer falls
 back to the library planner), vetted and smoke-tested, then a `planner`
@@ -19,8 +19,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .code_contracts import unfenced
-from .code_rules import CodePolicyError
+from ..sandbox.contracts import unfenced
+from ..sandbox.rules import CodePolicyError
 
 PURPOSE = "variant.planner"
 SCHEMA = {"type": "object", "properties": {"code": {"type": "string"}, "rationale": {"type": "string"}},
@@ -44,7 +44,7 @@ def messages(reason: str, evidence: dict[str, Any], tools: list[str], planners: 
 
 def propose_code_planner(client, session, variant, reason: str, evidence: dict[str, Any]) -> dict[str, Any] | None:
     """The model's planner as a proposal, or None (no answer, or refused: the library planner stands in)."""
-    from .codepolicy import smoke_test_function
+    from ..sandbox.codepolicy import smoke_test_function
 
     tools = list(getattr(session.scenario, "tools", []) or getattr(session.scenario.world, "tools", []))
     result = client.complete_json(messages(reason, evidence, tools, list(variant.arms)), SCHEMA, purpose=PURPOSE,
@@ -64,7 +64,7 @@ def propose_code_planner(client, session, variant, reason: str, evidence: dict[s
 
 def sandbox_rule(arms, code: str) -> Callable[[np.ndarray, np.ndarray, Any, float], float]:
     """A planner rule (planners.py's signature) that calls `code` in the sandboxed worker."""
-    from .codearms import run_function
+    from ..sandbox.codearms import run_function
 
     def rule(s: np.ndarray, omega: np.ndarray, tools, w0: float) -> float:
         scores = [None if not np.isfinite(x) else round(float(x), 6) for x in s]

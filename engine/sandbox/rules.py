@@ -6,7 +6,7 @@ import another just for a constant, and the three stay free of import cycles.
 
 from __future__ import annotations
 
-from .errors import AELError
+from ..errors import AELError
 
 CALL_DEADLINE_S = 0.5    # wall clock per call of a policy, smoke test and live run alike
 

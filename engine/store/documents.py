@@ -21,7 +21,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .errors import AELError
+from ..errors import AELError
 
 MiB = 1024 * 1024
 # A 1,200-episode support session is about 0.7 MiB and a full portfolio run 1.5 MiB:

@@ -32,12 +32,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .deferred import Deferred
-from .options import OptionSpec
-from .variants import Variant, register_variant
+from ..deferred import Deferred
+from ..options import OptionSpec
+from . import Variant, register_variant
 
 if TYPE_CHECKING:
-    from .session import Session
+    from ..session import Session
 
 MIN_CALLS = 10
 TRUST, SHRINK = 0.6, 0.4
@@ -61,7 +61,7 @@ def playbook_text(label: str, trust: list[str], shrink: list[str]) -> str:
 @register_variant
 class Skills(Variant):
     name = "skills"
-    state_model = Deferred("engine.variant_states", "SkillsState")  # its saved state, read only with a save
+    state_model = Deferred("engine.variants.states", "SkillsState")  # its saved state, read only with a save
     summary = "playbooks and tool skills distilled from successful episodes, gated, pruned and used by the agent"
     options = (OptionSpec("strength", float, 6.0, "pseudo-calls a skill adds to a tool's reliability prior",
                           minimum=0.0, maximum=1000.0),)

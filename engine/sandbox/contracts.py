@@ -4,11 +4,11 @@ A contract names the one function a source must define, its parameters, the
 sample arguments its smoke test calls it with, and how its answer is checked
 in our process (after the worker returned it as JSON). Every contract goes
 through the same gates as a retrieval policy: the static filter
-(`engine.codepolicy.check_source`, with the contract's name and arity), the
+(`engine.sandbox.codepolicy.check_source`, with the contract's name and arity), the
 smoke test in a worker of its own, then live calls in the session's worker
-with the same deadline and failure rules (`engine.codeworker`).
+with the same deadline and failure rules (`engine.sandbox.codeworker`).
 
-- `retrieve(entries, query)`: a memory-retrieval policy (engine/codepolicy.py);
+- `retrieve(entries, query)`: a memory-retrieval policy (engine/sandbox/codepolicy.py);
   it answers entries it was given, checked by identity in the worker.
 - `allocate(features)`: HyperAgent's allocation code. `features` is one dict
   per ticker of the bar (the seven z-scored features of
@@ -26,7 +26,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from .code_rules import CodePolicyError
+from .rules import CodePolicyError
 
 MAX_SCORE = 1e6   # an answer beyond this is a bug or an attack on the softmax, not a score
 

@@ -1,8 +1,8 @@
 """A session's variants: parsing the texts a person types, refusing one that has no
 meaning for the scenario, and calling the variants at the session's hooks.
 
-The registry and the `Variant` base are in engine/variants.py; this module
-imports the built-in variants (engine/variants_builtin.py), so every name is
+The registry and the `Variant` base are in engine/variants/__init__.py; this module
+imports the built-in variants (engine/variants/builtin.py), so every name is
 registered before a text is parsed.
 """
 
@@ -11,12 +11,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from . import plugins as _plugins
-from . import variants_builtin  # noqa: F401  registers the built-in variants
-from .errors import AELError
-from .methods import split_methods
-from .options import parse_settings
-from .variants import VARIANTS, Variant, register_variant
+from .. import plugins as _plugins
+from . import builtin as variants_builtin  # noqa: F401  registers the built-in variants
+from ..errors import AELError
+from ..methods import split_methods
+from ..options import parse_settings
+from . import VARIANTS, Variant, register_variant
 
 
 def _admit_plugin(ep) -> None:
@@ -69,7 +69,7 @@ def parse_variant(text: str) -> Variant:
     m = _TEXT.match(text)
     cls = VARIANTS.get(m["name"]) if m else None
     if cls is None:
-        from .options import closest
+        from ..options import closest
 
         guess = closest(m["name"] if m else text, list(VARIANTS))
         rest = text[len(m["name"]):] if m and guess else ""

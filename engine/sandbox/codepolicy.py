@@ -20,8 +20,8 @@ the lab's or the CLI's process:
    `SAFE_BUILTINS` and of `ALLOWED_METHODS`), walked without recursion, and a
    tree it cannot walk entirely (too deep, too many nodes, unparsable) is
    refused, never waved through; then RestrictedPython must compile it too.
-2. It runs only in a sandboxed worker process (`engine.codeworker`,
-   `engine.sandbox_child`): RestrictedPython's guards, read-only inputs, no
+2. It runs only in a sandboxed worker process (`engine.sandbox.codeworker`,
+   `engine.sandbox.child`): RestrictedPython's guards, read-only inputs, no
    environment, no filesystem (Landlock), no new file descriptors or
    processes, capped memory and CPU,
    a wall-clock deadline per call enforced by the parent, which kills the
@@ -43,8 +43,8 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
 
-from .code_rules import ALLOWED_METHODS, CALL_DEADLINE_S, SAFE_BUILTINS, CodePolicyError
-from .errors import AELError
+from .rules import ALLOWED_METHODS, CALL_DEADLINE_S, SAFE_BUILTINS, CodePolicyError
+from ..errors import AELError
 
 MAX_BYTES = 4096
 MAX_LINES = 80
@@ -97,10 +97,10 @@ _WHY_NOT = {
 
 
 def check_source(source: str, name: str = "policy", contract: str = FUNCTION_NAME) -> ast.Module:
-    """Parse and vet a code policy (or the code of another `engine.code_contracts` contract:
+    """Parse and vet a code policy (or the code of another `engine.sandbox.contracts` contract:
     the same allow-list, its own function name and parameters); raise `CodePolicyError`
     naming line and reason."""
-    from .code_contracts import contract as find_contract
+    from .contracts import contract as find_contract
 
     wanted = find_contract(contract)
     fn_name = wanted.name
@@ -345,7 +345,7 @@ def source_hash(source: str) -> str:
 @dataclass(frozen=True)
 class CodePolicy:
     """A code policy that passed the static filter. Building one runs nothing;
-    `engine.codearms` runs it in the session's sandboxed worker."""
+    `engine.sandbox.codearms` runs it in the session's sandboxed worker."""
 
     name: str
     source: str
@@ -384,7 +384,7 @@ def review_code_policy(name: str, source: str, sample_entries: list[dict[str, An
 
 
 # ---------------------------------------------------------------------------
-# the other contracts (engine/code_contracts.py): allocate, plan
+# the other contracts (engine/sandbox/contracts.py): allocate, plan
 
 
 def smoke_test_function(source: str, contract_name: str, *, name: str = "code", deadline_s: float = CALL_DEADLINE_S,
@@ -393,7 +393,7 @@ def smoke_test_function(source: str, contract_name: str, *, name: str = "code", 
     sandboxed worker (killed afterwards), each call within `deadline_s` and each
     answer checked as a live one will be. Returns the number of calls; raises
     `CodePolicyError` saying why it was refused."""
-    from .code_contracts import contract
+    from .contracts import contract
     from .codeworker import CodePolicyFailure, CodeWorker, Limits
 
     wanted = contract(contract_name)

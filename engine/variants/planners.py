@@ -1,7 +1,7 @@
 """The planners variant: LinUCB over planners that really change how the agent weighs
 its tools, and new planners proposed by reflection.
 
-The scenario (a `ToolWorld`, engine/variants.py) owns the planner rules and the
+The scenario (a `ToolWorld`, engine/variants/__init__.py) owns the planner rules and the
 context; this module owns the choice. Each episode after warm-up the context x_t
 (the scenario's `planner_context`: a bias, the agent's trailing return and
 volatility, how much the tools agree and how dispersed their views are this bar,
@@ -23,7 +23,7 @@ planner, no code, decided in the session's queue like reflection's proposals
 (approve, reject or a standing rule, audited; engine/proposers.py). Only an
 approved planner joins. With a model (`--reflector`), the model may write the
 planner as code instead (`plan(scores, weights, tools)`,
-engine/variant_planner_code.py): vetted, smoke-tested, approved by a person and
+engine/variants/planner_code.py): vetted, smoke-tested, approved by a person and
 run only in the sandbox. The reflection's diagnosis says what was proposed.
 """
 
@@ -34,9 +34,9 @@ from typing import Any
 
 import numpy as np
 
-from .deferred import Deferred
-from .options import OptionSpec
-from .variants import Variant, register_variant
+from ..deferred import Deferred
+from ..options import OptionSpec
+from . import Variant, register_variant
 
 DEFAULT = "sequential"
 MAX_ARMS = 10              # the reference's pool cap
@@ -74,7 +74,7 @@ class LinArm:
         arm.A, arm.b, arm.pulls = np.asarray(d["A"], float), b, int(d.get("pulls", 0))
         arm.code = str(d.get("code", ""))
         if arm.A.shape != (len(b), len(b)):
-            from .errors import AELError
+            from ..errors import AELError
 
             raise AELError(f"planners: arm {name!r} has A of shape {arm.A.shape} for {len(b)} features")
         return arm
@@ -83,7 +83,7 @@ class LinArm:
 @register_variant
 class Planners(Variant):
     name = "planners"
-    state_model = Deferred("engine.variant_states", "PlannersState")  # its saved state, read only with a save
+    state_model = Deferred("engine.variants.states", "PlannersState")  # its saved state, read only with a save
     summary = "LinUCB over six planners that change how the agent weighs tools; reflection proposes new planners"
     scenarios = ("portfolio",)
     options = (
@@ -146,8 +146,8 @@ class Planners(Variant):
             chosen = max(self.last_scores, key=lambda k: self.last_scores[k])  # first among equals
         self.last, self.last_context = chosen, x
         ctx.view.planner = self.arms[chosen].rule
-        if self.arms[chosen].code:   # a model's planner: each call in the sandbox (engine/variant_planner_code.py)
-            from .variant_planner_code import sandbox_rule
+        if self.arms[chosen].code:   # a model's planner: each call in the sandbox (engine/variants/planner_code.py)
+            from .planner_code import sandbox_rule
 
             ctx.view.planner_rule = sandbox_rule(session.code_arms, self.arms[chosen].code)
 
@@ -200,13 +200,13 @@ class Planners(Variant):
         client = getattr(session.llm, "reflector", None)
         if client is None:
             return None
-        from .variant_planner_code import propose_code_planner
+        from .planner_code import propose_code_planner
 
         return propose_code_planner(client, session, self, reason, evidence)
 
     # ------------------------------------------- decisions (engine/proposers.py)
     def check_proposal(self, session, payload: dict[str, Any]) -> None:
-        from .errors import AELError
+        from ..errors import AELError
 
         if payload.get("name") in self.arms:
             raise AELError(f"planner {payload.get('name')!r} is already among the planners")
