@@ -27,8 +27,8 @@ from scenarios import all_specs, spec_of
 
 from ael_tui.actions import BY_ID, bindings_for, key_label
 from ael_tui.commands import LabCommands
-from ael_tui.llm_flags import llm_config
-from ael_tui.scenario_flags import scenario_options
+from ael_cli.flags.llm_flags import llm_config
+from ael_cli.flags.scenario_flags import scenario_options
 from ael_tui.config import LabSettings, load_keymap
 from ael_tui.lab.session_host import SessionHost
 from ael_tui.dialogs import ConfirmScreen, PromptScreen
@@ -327,13 +327,13 @@ def run_app(args: argparse.Namespace | None = None) -> int:
     session: Session | None = None
     path: Path | None = None
     if command == "lab":
-        from ael_tui.runner import _reflector_options
-        from ael_tui.variant_flags import variants_of
+        from ael_cli.flags.reflection_flags import reflector_options
+        from ael_cli.flags.variant_flags import variants_of
         session = build_session(NewSession(
             scenario=args.scenario, seed=args.seed, selector=args.selector, approval=args.approve,
             options=scenario_options(args, spec_of(args.scenario), all_specs()),
             llm=llm_config(args) if hasattr(args, "agent") else None,
-            reflector_options=_reflector_options(args) if hasattr(args, "trigger") else None,
+            reflector_options=reflector_options(args) if hasattr(args, "trigger") else None,
             variants=variants_of(args, args.scenario)))
     elif command == "open":
         path = Path(args.file)

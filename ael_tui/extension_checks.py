@@ -24,7 +24,7 @@ from engine.conformance import ConformanceError
 def run_help() -> str:
     """`ael-lab run --help`, as printed, without its white space (argparse wraps lines, at
     hyphens too)."""
-    from ael_tui.cli import build_parser
+    from ael_cli.main import build_parser
 
     parser = build_parser()
     out = io.StringIO()
@@ -94,7 +94,7 @@ def check_variant(name: str, *, seed: int = 3) -> str:
     it ran on."""
     from engine.variants.session_variants import variant_names
     from ael_tui.lab.panels import panels_for
-    from ael_tui.variant_flags import variants_help
+    from ael_cli.flags.variant_flags import variants_help
 
     names = scenarios.scenario_names()
     scenario = engine_checks.check_variant(name, scenarios.spec_of, scenarios.make_scenario, names, seed=seed)

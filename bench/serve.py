@@ -109,7 +109,7 @@ def run(visitors: int = VISITORS) -> list[dict]:
     load = os.getloadavg()
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()
-        server = subprocess.Popen([sys.executable, "-m", "ael_tui.cli", "serve", "--port", "0", "--sessions",
+        server = subprocess.Popen([sys.executable, "-m", "ael_cli.main", "serve", "--port", "0", "--sessions",
                                    str(Path(tmp) / "class"), "--scenario", "support", "--seed", "42",
                                    "--max-sessions", str(visitors), "--max-per-address", str(visitors)],
                                   cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,

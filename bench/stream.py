@@ -33,7 +33,7 @@ def _write(folder: str) -> Path:
 
 def wall(path: Path, out: str) -> tuple[float, float]:
     """(wall seconds, CPU seconds) of the command: on a loaded machine the two differ."""
-    cmd = [sys.executable, "-m", "ael_tui.cli", "run", "stream", "--data", str(path), "--text", "text", "--label",
+    cmd = [sys.executable, "-m", "ael_cli.main", "run", "stream", "--data", str(path), "--text", "text", "--label",
            "label", "--meta", ",".join(META), "--regime", "phase", "--seeds", "1", "--selector", "ts+reflection",
            "--workers", "1", "--quiet", "--json", out]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}

@@ -33,10 +33,10 @@ def store_share() -> tuple[float, float]:
     """CPU seconds of the grid's 600 runs in this process, and of writing their outcomes
     to a new store (what the sweep's own process adds beside its workers; CPU, so the
     machine's load hardly moves it)."""
-    from ael_tui.cli import build_parser
-    from ael_tui.sweep.grid import from_sources
-    from ael_tui.sweep.store import Store
-    from ael_tui.sweep.task import sweep_task
+    from ael_cli.main import build_parser
+    from ael_cli.sweep.grid import from_sources
+    from ael_cli.sweep.store import Store
+    from ael_cli.sweep.task import sweep_task
 
     tasks = from_sources(build_parser().parse_args(["sweep", *GRID, "--out", "unused"])).tasks()
     t0 = time.process_time()

@@ -221,8 +221,8 @@ STARTUP = r"""
 import asyncio, time
 t0 = time.perf_counter()
 from pathlib import Path
-from ael_tui.cli import build_parser
-from ael_tui.llm_flags import llm_config
+from ael_cli.main import build_parser
+from ael_cli.flags.llm_flags import llm_config
 from ael_tui.app import AelLab
 from ael_tui.config import LabSettings
 from ael_tui.files.opening import NewSession, build_session

@@ -1,7 +1,7 @@
 """The numeric bounds a save holds (engine/store/session_schema.py), in one place.
 
 The save schema checks a loaded file against them; the command line and the
-start screen check what a person types against the same ones (ael_tui/args.py),
+start screen check what a person types against the same ones (ael_cli/flags/values.py),
 so a value accepted when a run starts is never refused when its save is resumed.
 No imports: the command line reads this without loading the schema (pydantic).
 """

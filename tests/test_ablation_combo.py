@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from ael_tui.cli import main
+from ael_cli.main import main
 
 DFULL = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "dfull"
 if not (DFULL / "prices_1h").is_dir():

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ael_tui.cli import main
+from ael_cli.main import main
 from ael_tui.config import load_keymap
 from ael_tui.files.opening import NewSession, build_session, open_session
 from engine.errors import AELError

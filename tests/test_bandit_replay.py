@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from ael_tui.cli import main
+from ael_cli.main import main
 from engine.bandit_replay import check_selectors, replay_trace, simulate, trace_of
 from engine.errors import AELError
 from engine.store.persistence import read_document

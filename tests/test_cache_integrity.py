@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-AEL_LAB = [sys.executable, "-m", "ael_tui.cli"]
+AEL_LAB = [sys.executable, "-m", "ael_cli.main"]
 SEED_42_OVERALL = 0.7325  # seed 42's support run, as the issue measured it on an untouched cache
 
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from ael_tui.args import MAX_SEEDS, parse_seeds
-from ael_tui.cli import main
+from ael_cli.flags.values import MAX_SEEDS, parse_seeds
+from ael_cli.main import main
 from engine.errors import AELError
 from engine.store.persistence import read_document, save_session
 from tests.conftest import new_session
@@ -166,7 +166,7 @@ def test_an_engine_notice_is_one_line_on_stderr(capsys):
     """A sandbox wall this kernel lacks is said once, as one line (not Python's warning form)."""
     import warnings
 
-    from ael_tui import cli
+    from ael_cli import main as cli
     from engine.sandbox.codeworker import SandboxWarning
 
     saved = warnings.showwarning

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from ael_tui.cli import main
+from ael_cli.main import main
 from engine.method_base import METHODS
 
 

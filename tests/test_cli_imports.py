@@ -11,7 +11,7 @@ UNUSED = ("textual", "rich", "anthropic", "google.genai", "httpx", "concurrent.f
 
 
 def loaded_after(argv: list[str]) -> set[str]:
-    code = ("import sys; from ael_tui.cli import main; code = main(sys.argv[1:]); "
+    code = ("import sys; from ael_cli.main import main; code = main(sys.argv[1:]); "
             "print(' '.join(sorted(sys.modules))); sys.exit(code)")
     out = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, check=True)
     return set(out.stdout.split())

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from ael_tui.cli import main
+from ael_cli.main import main
 from scenarios.synthetic.scenario import SyntheticScenario
 
 PAPER_SEEDS = "42,123,456,789,1024"
@@ -97,7 +97,7 @@ def test_bad_session_files_never_overwrite_the_json_target(tmp_path, capsys, con
 
 
 def test_the_console_script_exits_2_without_a_traceback(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "ael_tui.cli", "run", "synthetic", "--selector", "zzz"],
+    proc = subprocess.run([sys.executable, "-m", "ael_cli.main", "run", "synthetic", "--selector", "zzz"],
                           capture_output=True, text=True)
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [

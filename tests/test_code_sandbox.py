@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from ael_tui.cli import main
+from ael_cli.main import main
 from engine import events as ev
 from engine.sandbox.codearms import CodeArms
 from engine.sandbox.codepolicy import CodePolicyError, entry_rows, source_hash

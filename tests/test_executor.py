@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from ael_tui.cli import main
+from ael_cli.main import main
 from engine.errors import AELError
 from engine.executor import WorkerDied, run_all
 

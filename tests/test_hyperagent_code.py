@@ -198,7 +198,7 @@ def test_a_tampered_save_is_refused_with_one_line(server, tmp_path):
 def test_the_cli_rejects_the_models_code_unless_allow_code_auto(server, tmp_path):
     import json
 
-    from ael_tui.cli import main
+    from ael_cli.main import main
 
     out = tmp_path / "o.json"
     server.script(answer(GOOD), answer(OTHER))

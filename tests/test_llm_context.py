@@ -10,7 +10,7 @@ import socket
 import pytest
 
 import engine.llm.client as llm_client
-from ael_tui.cli import main
+from ael_cli.main import main
 from engine.llm import LLMClient, LLMSettings
 from engine.llm.context import estimate_tokens, fit
 from tests.fake_llm_server import FakeLLMServer, ok, schema_invalid

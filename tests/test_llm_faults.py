@@ -14,7 +14,7 @@ import json
 import pytest
 
 import engine.llm.client as llm_client
-from ael_tui.cli import main
+from ael_cli.main import main
 from tests.fake_llm_server import FakeLLMServer, echo, ok, rate_limited, raw_body
 
 BACKENDS = ("anthropic", "gemini", "openai-compatible")

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from ael_tui.cli import main
+from ael_cli.main import main
 from tests.fake_llm_server import FakeLLMServer, ok
 
 TICKERS = ["AAPL", "NVDA", "JNJ", "UNH", "JPM", "GS", "XOM", "PG", "CAT", "NEE"]

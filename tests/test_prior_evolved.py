@@ -186,7 +186,7 @@ def test_a_damaged_population_is_refused_in_one_line(tmp_path):
 
 # ------------------------------------------------------------------ with a model
 def test_an_llm_agent_reads_only_the_evotool_policys_tool_lines(tmp_path, gemini):
-    from ael_tui.cli import main
+    from ael_cli.main import main
     from tests.fake_llm_server import ok
 
     tickers = ["AAPL", "NVDA", "JNJ", "UNH", "JPM", "GS", "XOM", "PG", "CAT", "NEE"]
@@ -208,7 +208,7 @@ def test_an_llm_agent_reads_only_the_evotool_policys_tool_lines(tmp_path, gemini
 
 
 def test_hyperagent_allocates_itself_even_with_an_llm_agent(tmp_path, gemini):
-    from ael_tui.cli import main
+    from ael_cli.main import main
 
     out = tmp_path / "o.json"
     assert main(["run", "portfolio", "--seeds", "42", "--episodes", "5", "--quiet", "--selector", "hyperagent",

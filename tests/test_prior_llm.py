@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from ael_tui.cli import main
+from ael_cli.main import main
 from engine.store.persistence import load_session
 from scenarios import make_scenario
 from tests.fake_llm_server import FakeLLMServer, ok

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from ael_tui.cli import main
-from ael_tui.reproduce import stats
-from ael_tui.reproduce.run import row_missing
-from ael_tui.reproduce.evaluate import DIFFERS, NOT_HERE, NOT_RESOLVED, NOT_RUN, REPRODUCED, STATUSES, judge, outcome
-from ael_tui.reproduce.markdown import header_counts
-from ael_tui.reproduce.model import PaperTable, Row, metric_of
-from ael_tui.reproduce.tables import TABLES
+from ael_cli.main import main
+from ael_cli.reproduce import stats
+from ael_cli.reproduce.run import row_missing
+from ael_cli.reproduce.evaluate import DIFFERS, NOT_HERE, NOT_RESOLVED, NOT_RUN, REPRODUCED, STATUSES, judge, outcome
+from ael_cli.reproduce.markdown import header_counts
+from ael_cli.reproduce.model import PaperTable, Row, metric_of
+from ael_cli.reproduce.tables import TABLES
 
 RESULT = {"overall": 0.4, "sharpe": 0.8, "regimes": {"R3": 0.45}, "injections": [{"episode": 13, "arm": "x"}],
           "memory": {"episodic": 120, "procedural": 7},
@@ -121,7 +121,7 @@ def test_within_the_tolerance_the_equivalence_test_says_whether_the_seeds_show_i
 
 
 def test_cheap_tables_run_more_seeds_with_seeds_n_and_the_portfolio_keeps_five():
-    from ael_tui.reproduce.run import table_seeds
+    from ael_cli.reproduce.run import table_seeds
 
     by_key = {t.key: t for t in TABLES}
     assert table_seeds(by_key["synthetic-hp"], 8) == [42, 123, 456, 789, 1024, 1, 2, 3]

@@ -5,7 +5,7 @@ import argparse
 import sys
 import threading
 
-from ael_tui import runner
+from ael_cli import runner
 
 
 def test_the_progress_bar_in_a_terminal_runs_no_thread(monkeypatch):

@@ -4,7 +4,7 @@ import argparse
 
 import pytest
 
-from ael_tui.scenario_flags import add_scenario_flags, given_scenario_flags, scenario_options
+from ael_cli.flags.scenario_flags import add_scenario_flags, given_scenario_flags, scenario_options
 from engine.errors import AELError
 from engine.options import OptionSpec
 from engine.scenario_spec import ScenarioSpec

@@ -72,7 +72,7 @@ def serve(tmp_path, request):
     started: list[subprocess.Popen] = []
 
     def start(*flags: str, env: dict[str, str] | None = None) -> Served:
-        cmd = [sys.executable, "-m", "ael_tui.cli", "serve", "--port", "0", "--sessions",
+        cmd = [sys.executable, "-m", "ael_cli.main", "serve", "--port", "0", "--sessions",
                str(tmp_path / "class"), "--warm-labs", "2", *flags]  # not forty warm labs per test
         process = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                    env={**os.environ, **(env or {})}, start_new_session=True, text=True)
@@ -252,7 +252,7 @@ def test_a_visitors_lab_writes_only_in_the_sessions_folder_and_one_address_has_a
 
 @pytest.mark.parametrize("value", ["99", "5", "big"])
 def test_a_bad_font_size_is_one_line_and_exit_2(value, tmp_path):
-    done = subprocess.run([sys.executable, "-m", "ael_tui.cli", "serve", "--font-size", value, "--sessions",
+    done = subprocess.run([sys.executable, "-m", "ael_cli.main", "serve", "--font-size", value, "--sessions",
                            str(tmp_path / "class")], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert done.stderr.strip().startswith("ael-lab: --font-size:") and len(done.stderr.strip().splitlines()) == 1

@@ -26,7 +26,7 @@ BOUND = 300.0  # seconds: a bound on a loaded machine, not a timing target (benc
 
 class Server:
     def __init__(self, tmp: Path, *flags: str) -> None:
-        cmd = [sys.executable, "-m", "ael_tui.cli", "serve", "--port", "0", "--sessions", str(tmp / "class"), *flags]
+        cmd = [sys.executable, "-m", "ael_cli.main", "serve", "--port", "0", "--sessions", str(tmp / "class"), *flags]
         self.process = subprocess.Popen(cmd, cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                         start_new_session=True)
         self.lines: list[str] = []

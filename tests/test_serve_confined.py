@@ -13,7 +13,7 @@ import pytest
 import sklearn.datasets
 from textual.widgets import Select, Static
 
-from ael_tui.cli import main
+from ael_cli.main import main
 from ael_tui.files.opening import NewSession, build_session
 from ael_tui.files.start_screen import StartScreen
 from ael_tui.lab.lab_screen import LabScreen

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input
 
-from ael_tui.cli import main
+from ael_cli.main import main
 from ael_tui.dialogs import PromptScreen
 from ael_tui.files.opening import NewSession
 from ael_tui.files.start_screen import StartScreen

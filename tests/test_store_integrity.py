@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from ael_tui.cli import main
-from ael_tui.sweep.store import STORE_NAME, Store
+from ael_cli.main import main
+from ael_cli.sweep.store import STORE_NAME, Store
 
 GRID = ["synthetic", "--seeds", "1..3", "--selector", "ts", "--workers", "1"]
 
@@ -145,7 +145,7 @@ class SmallDisk(sqlite3.Connection):
 def test_a_full_disk_is_one_line_and_the_same_sweep_resumes_after(tmp_path, capsys, monkeypatch):
     folder = tmp_path / "s"
     grid = ["synthetic", "--seeds", "1..40", "--selector", "ts", "--workers", "1"]
-    monkeypatch.setattr("ael_tui.sweep.store.COMMIT_EVERY_S", 0)  # a commit per run: some are in before it fills
+    monkeypatch.setattr("ael_cli.sweep.store.COMMIT_EVERY_S", 0)  # a commit per run: some are in before it fills
     connect = sqlite3.connect
     monkeypatch.setattr(sqlite3, "connect", lambda *a, **k: connect(*a, **k, factory=SmallDisk))
     code, out, err = sweep(capsys, *grid, "--out", str(folder))
@@ -186,8 +186,8 @@ def test_a_store_from_before_hashes_opens_its_runs_are_unverified_and_run_again(
 
 
 def test_reproduce_runs_a_tampered_run_again_instead_of_reading_it(tmp_path, capsys):
-    from ael_tui.reproduce.run import run_tables
-    from ael_tui.reproduce.tables import TABLES
+    from ael_cli.reproduce.run import run_tables
+    from ael_cli.reproduce.tables import TABLES
 
     (synthetic,) = [t for t in TABLES if t.key == "synthetic"]
     table = dataclasses.replace(synthetic, rows=synthetic.rows[:1], seeds=(42, 123))
@@ -219,7 +219,7 @@ def test_every_scenarios_runs_verify_as_written(tmp_path, capsys):
 def test_values_sqlite_stores_differently_give_the_same_digest(tmp_path):
     """An int reward reads back as a float, NaN as NULL, -0.0 as 0.0: the digest written
     from the values a run hands over is the one its stored rows give."""
-    from ael_tui.batch import task_of
+    from ael_cli.batch import task_of
     from engine.session import SessionConfig
 
     task = task_of(SessionConfig(scenario="synthetic", seed=3, selector="ts", episodes=5), None)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import scenarios
-from ael_tui.cli import main
+from ael_cli.main import main
 from engine.errors import AELError
 from engine.store.persistence import load_session, save_session
 from engine.session import Session, SessionConfig

@@ -10,10 +10,10 @@ import json
 import numpy as np
 import pytest
 
-from ael_tui.cli import main
-from ael_tui.reproduce.evaluate import NOT_HERE
-from ael_tui.reproduce.model import NEEDS_MODEL
-from ael_tui.reproduce.tables import TABLES
+from ael_cli.main import main
+from ael_cli.reproduce.evaluate import NOT_HERE
+from ael_cli.reproduce.model import NEEDS_MODEL
+from ael_cli.reproduce.tables import TABLES
 from scenarios import make_scenario, spec_of
 from scenarios.support.bank import ROUTES
 from scenarios.support.spec import LLM_PROTOCOL_TABLE
@@ -113,7 +113,7 @@ def test_reproduce_says_the_llm_table_needs_a_model_and_runs_nothing_offline(tmp
 
 @pytest.mark.heavy
 def test_reproduce_with_a_model_compares_the_protocol_with_its_own_paper_rows(gemini, tmp_path, monkeypatch):
-    import ael_tui.reproduce.reproduce_command as command
+    import ael_cli.reproduce.reproduce_command as command
 
     full = BY_KEY["support-llm"]
     small = dataclasses.replace(full, seeds=(42,), rows=tuple(r for r in full.rows if r.label in ("Stateless", "AEL")))

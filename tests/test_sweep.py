@@ -8,8 +8,8 @@ import sqlite3
 
 import pytest
 
-from ael_tui.cli import main
-from ael_tui.sweep.store import STORE_NAME, Store
+from ael_cli.main import main
+from ael_cli.sweep.store import STORE_NAME, Store
 
 GRID = ["synthetic", "--seeds", "1..6", "--selector", "ts,ts+reflection"]
 
@@ -76,8 +76,8 @@ def test_a_failed_run_is_recorded_and_the_others_finish(tmp_path, capsys):
 
 
 def test_a_run_that_failed_before_is_replaced_whole_when_it_succeeds(tmp_path):
-    from ael_tui.batch import task_of
-    from ael_tui.sweep.task import sweep_task
+    from ael_cli.batch import task_of
+    from ael_cli.sweep.task import sweep_task
     from engine.session import SessionConfig
 
     task = task_of(SessionConfig(scenario="synthetic", seed=3, selector="ts", episodes=40), None)
@@ -168,7 +168,7 @@ def test_a_file_that_is_not_a_sweep_store_is_refused_in_one_line(tmp_path, capsy
 
 
 def test_the_progress_tally_counts_failures_and_llm_cost():
-    from ael_tui.sweep.progress import Tally
+    from ael_cli.sweep.progress import Tally
 
     tally = Tally(total=3, slots=2)
     tally.finished({"result": {"llm": {"cost_usd": 0.25}}})
@@ -177,8 +177,8 @@ def test_the_progress_tally_counts_failures_and_llm_cost():
 
 
 def test_backends_are_an_axis_where_a_scenario_has_a_model_to_play():
-    from ael_tui.cli import build_parser
-    from ael_tui.sweep.grid import from_sources
+    from ael_cli.main import build_parser
+    from ael_cli.sweep.grid import from_sources
 
     args = build_parser().parse_args(["sweep", "support,synthetic", "--seeds", "1,2", "--selector", "ts",
                                       "--agent", "offline,anthropic", "--out", "unused"])
@@ -191,13 +191,13 @@ def test_backends_are_an_axis_where_a_scenario_has_a_model_to_play():
 def test_variant_sets_are_an_axis_checked_as_run_checks_them(tmp_path, capsys):
     """Where this build has variants (issue 16) each --variant is one point of the axis, stored
     as `run --variant` stores it; where it has none, the flag is one line."""
-    from ael_tui.cli import build_parser
-    from ael_tui.sweep.grid import from_sources
+    from ael_cli.main import build_parser
+    from ael_cli.sweep.grid import from_sources
 
     argv = ["sweep", "portfolio", "--seeds", "1", "--selector", "ts", "--variant", "planners",
             "--variant", "skills,per-tool", "--out", str(tmp_path)]
     try:
-        from ael_tui.variant_flags import variants_of
+        from ael_cli.flags.variant_flags import variants_of
     except ImportError:
         code, _, err = sweep(capsys, *argv[1:])
         assert code == 2 and "this build has no variants" in err

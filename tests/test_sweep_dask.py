@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from ael_tui.cli import main
+from ael_cli.main import main
 
 GRID = ["synthetic", "--seeds", "1..8", "--selector", "ts,ts+reflection"]
 

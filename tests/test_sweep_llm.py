@@ -19,7 +19,7 @@ CLEAN = ("ANTHROPIC_AUTH_TOKEN", "GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENAI_API
 
 
 def _ael_lab(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "ael_tui.cli", *args], env=env, capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "ael_cli.main", *args], env=env, capture_output=True, text=True,
                           timeout=600)
 
 

@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-AEL_LAB = [sys.executable, "-m", "ael_tui.cli"]
+AEL_LAB = [sys.executable, "-m", "ael_cli.main"]
 COMMAND = ["sweep", "synthetic", "--seeds", "1..150", "--selector", "ts,ts+reflection", "--workers", "2"]
 
 

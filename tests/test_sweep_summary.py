@@ -9,7 +9,7 @@ import re
 
 import numpy as np
 
-from ael_tui.cli import main
+from ael_cli.main import main
 
 GRID = ["synthetic", "--seeds", "1..3", "--selector", "ts,ts+reflection", "--workers", "1"]
 
@@ -66,7 +66,7 @@ def test_reproduce_prints_its_progress_lines_too(tmp_path, capsys):
 
 
 def test_progress_lines_come_at_tenths_no_faster_than_the_gap_and_at_least_every_interval():
-    from ael_tui.sweep.progress import LINE_EVERY_S, LINE_GAP_S, ProgressLines, Tally
+    from ael_cli.sweep.progress import LINE_EVERY_S, LINE_GAP_S, ProgressLines, Tally
 
     now = [0.0]
     tally, out = Tally(total=100, slots=2), io.StringIO()

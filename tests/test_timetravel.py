@@ -276,7 +276,7 @@ def test_explain_input_of_every_world(tmp_path):
 
 # ------------------------------------------------------------------------ CLI
 def test_cli_branch_then_resume_continues_the_branch(tmp_path, capsys, support_run):
-    from ael_tui.cli import main
+    from ael_cli.main import main
     from engine.store.persistence import save_session
 
     s, full = support_run

@@ -4,7 +4,7 @@ knows when progress is unsaved."""
 from __future__ import annotations
 
 from ael_tui import app as app_module
-from ael_tui.cli import build_parser
+from ael_cli.main import build_parser
 from ael_tui.config import LabSettings
 from ael_tui.lab.session_host import SessionHost
 from ael_tui.readouts import status_of
@@ -56,14 +56,14 @@ def test_the_lab_command_takes_the_reflection_flags_of_run(monkeypatch):
 
 
 def test_a_bad_reflection_flag_is_one_line(capsys):
-    from ael_tui.cli import main
+    from ael_cli.main import main
     assert main(["lab", "support", "--reflect-every", "0"]) == 2
     assert "--reflect-every" in capsys.readouterr().err
 
 
 def test_the_portfolio_table_reads_as_metrics_not_keys(capsys):
     """Issue 13 item 10: raw keys (max_drawdown_pct) and a 'bandit reward' of 0.504 in every row."""
-    from ael_tui.cli import main
+    from ael_cli.main import main
     assert main(["run", "portfolio", "--seeds", "42", "--selector", "ts,baseline:eqw"]) == 0
     out = capsys.readouterr().out
     assert "MaxDD %" in out and "Sharpe" in out and "baseline:eqw" in out

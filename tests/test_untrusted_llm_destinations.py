@@ -3,7 +3,7 @@ nor create a cassette where its author likes. The person confirms both."""
 
 import json
 
-from ael_tui.cli import main
+from ael_cli.main import main
 from engine.store.persistence import save_session
 from engine.session import Session, SessionConfig
 from scenarios import make_scenario

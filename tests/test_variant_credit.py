@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from ael_tui.cli import main
+from ael_cli.main import main
 from engine import credit as cr
 from engine.store.persistence import load_session, read_document, save_session
 from scenarios import make_scenario

@@ -78,7 +78,7 @@ def test_it_needs_reflection_and_is_refused_where_insights_do_nothing():
 
 
 def test_a_model_agent_or_reflector_is_refused_in_one_line(capsys, monkeypatch):
-    from ael_tui.cli import main
+    from ael_cli.main import main
 
     monkeypatch.setenv("GEMINI_API_KEY", "gm-test-key")
     for role in ("--agent", "--reflector"):

@@ -92,7 +92,7 @@ class NewSession:
 
 def build_session(spec: NewSession) -> Session:
     """A new session; AELError for anything a person can fix (unknown selector, bad data...)."""
-    from ael_tui.args import check_seed
+    from ael_cli.flags.values import check_seed
 
     check_seed(spec.seed)  # the save's bounds (engine/limits.py): what starts here can be saved and resumed
     config = spec.config()

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from engine.errors import AELError
 
-from .. import args as types
+from ael_cli.flags import values as types
 from .mode import DEFAULT_FOLDER_QUOTA_MIB, DEFAULT_QUOTA_MIB, ServedMode
 
 DEFAULT_MAX_SESSIONS = 40

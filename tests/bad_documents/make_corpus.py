@@ -33,7 +33,7 @@ def write(rel: str, text: str, expect: str) -> None:
 def sessions() -> None:
     base_path = HERE / "good" / "session.json"
     base_path.parent.mkdir(parents=True, exist_ok=True)
-    subprocess.run([sys.executable, "-m", "ael_tui.cli", "run", "synthetic", "--seeds", "42", "--until", "20",
+    subprocess.run([sys.executable, "-m", "ael_cli.main", "run", "synthetic", "--seeds", "42", "--until", "20",
                     "--save", str(base_path), "--quiet", "--force"], check=True, cwd=ROOT)
     base = json.loads(base_path.read_text())
     base["saved_at"] = "2026-01-01T00:00:00+00:00"  # fixed wall-clock stamps, so regenerating

@@ -14,11 +14,12 @@ from engine.session import Session, SessionConfig
 from engine.scenario_spec import ScenarioSpec
 from scenarios import all_specs, make_scenario, spec_of
 
-from ael_tui.llm_flags import llm_config
-from ael_tui.outputs import check_run_outputs
-from ael_tui.scenario_flags import given_scenario_flags
-from ael_tui.variant_flags import variants_of
-from ael_tui.scenario_flags import scenario_options as scenario_options_of
+from ael_cli.flags.reflection_flags import reflector_options as flag_reflector_options
+from ael_cli.flags.llm_flags import llm_config
+from ael_cli.outputs import check_run_outputs
+from ael_cli.flags.scenario_flags import given_scenario_flags
+from ael_cli.flags.variant_flags import variants_of
+from ael_cli.flags.scenario_flags import scenario_options as scenario_options_of
 
 PROGRESS_MIN_RUNS = 10  # show a progress bar when a command has at least this many runs
 
@@ -48,27 +49,6 @@ def _selectors(text: str, spec: ScenarioSpec) -> list[str]:
                 accepted = ["all", *(f"baseline:{b}" for b in spec.baselines)]
                 raise AELError(str(unknown_method(name, accepted))) from None
     return names
-
-
-def _reflector_options(args: argparse.Namespace) -> dict[str, Any]:
-    opts: dict[str, Any] = {}
-    if args.trigger is not None:
-        if args.trigger not in ("diagnose", "paper"):
-            raise AELError(f"--trigger: {args.trigger!r} is not diagnose or paper")
-        opts["trigger"] = args.trigger
-    if args.reflect_every is not None:
-        if args.reflect_every < 1:
-            raise AELError("--reflect-every: must be a positive number of episodes")
-        opts["cadence"] = args.reflect_every
-    if args.reflect_window is not None:
-        if args.reflect_window < 1:
-            raise AELError("--reflect-window: must be a positive number of episodes")
-        opts["window"] = args.reflect_window
-    if args.reflect_threshold is not None:
-        if not 0 <= args.reflect_threshold <= 1:
-            raise AELError("--reflect-threshold: must be between 0 and 1")
-        opts["threshold"] = args.reflect_threshold
-    return opts
 
 
 def _check_outputs(args: argparse.Namespace, n_runs: int, selectors: list[str] = ()) -> None:
@@ -117,7 +97,7 @@ def run_command(args: argparse.Namespace) -> int:
         seeds = args.seeds or [42]  # a list: checked and capped by the parser (args.parse_seeds)
         selectors = _selectors(args.selector or "ts+reflection", spec)
         _check_outputs(args, len(seeds) * len(selectors), selectors)
-        reflector_options = _reflector_options(args)
+        reflector_options = flag_reflector_options(args)
         scenario_options = scenario_options_of(args, spec, all_specs())
         llm = llm_config(args)
         if llm and scenario_options.get("protocol") == "cliapi-llm":  # the paper's settings for its LLM table
@@ -145,7 +125,7 @@ def run_command(args: argparse.Namespace) -> int:
         except OSError as err:
             raise AELError(f"cannot write {args.json_path}: {err.strerror or err}") from err
     if not args.quiet:
-        from ael_tui.report import print_table
+        from ael_cli.report import print_table
 
         print_table(document, spec)
     return 0

@@ -1,6 +1,6 @@
 """One run of a sweep, in whatever process runs it (a local worker or a Dask worker).
 
-`sweep_task` is `ael_tui.batch.run_task` plus what the store keeps beside the
+`sweep_task` is `ael_cli.batch.run_task` plus what the store keeps beside the
 result: the per-episode rewards, timings, and the error of a run that failed
 (returned, not raised, so one failure never stops the others). The result
 itself is exactly the one `ael-lab run` computes for the same configuration.
@@ -18,8 +18,8 @@ from engine.results import finite, run_result
 from engine.session import Session
 from scenarios import make_scenario, register
 
-from ael_tui.batch import RunTask
-from ael_tui.batch import _scenario as shared_scenario  # the per-process scenario cache `run` uses
+from ael_cli.batch import RunTask
+from ael_cli.batch import _scenario as shared_scenario  # the per-process scenario cache `run` uses
 
 # episode record fields the rewards table keeps (the rest is in the session, not the store)
 REWARD_FIELDS = ("episode", "reward", "regime", "phase", "policy")

@@ -9,11 +9,11 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ael_tui.batch import RunTask
+from ael_cli.batch import RunTask
 from engine.errors import AELError
-from ael_tui.sweep.sweep_command import run_grid
-from ael_tui.sweep.grid import AXES, Grid
-from ael_tui.sweep.store import Store, config_hash
+from ael_cli.sweep.sweep_command import run_grid
+from ael_cli.sweep.grid import AXES, Grid
+from ael_cli.sweep.store import Store, config_hash
 
 from .evaluate import NOT_HERE, Outcome, outcome
 from .model import PaperTable, Row
@@ -33,7 +33,7 @@ def table_seeds(table: PaperTable, seeds: int | None) -> list[int]:
 
 
 def _llm(table: PaperTable, args: argparse.Namespace) -> dict[str, Any]:
-    from ael_tui.llm_flags import llm_config
+    from ael_cli.flags.llm_flags import llm_config
     from scenarios import spec_of
 
     if args.agent == "offline" and args.reflector == "offline":
@@ -199,7 +199,7 @@ def row_missing(table: PaperTable, row: Row) -> str | None:
         except AELError as err:
             return f"{row.selector}: {err}"
     if "variant" in row.setting:
-        from ael_tui.sweep.grid import variant_set
+        from ael_cli.sweep.grid import variant_set
 
         try:
             variant_set(row.setting["variant"], table.scenario)

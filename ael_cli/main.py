@@ -30,11 +30,12 @@ from engine.errors import AELError
 from engine.methods import method_help
 from scenarios import all_specs
 
-from ael_tui import args as types
-from ael_tui.args import parse_seeds
-from ael_tui.llm_flags import add_llm_flags
-from ael_tui.scenario_flags import add_scenario_flags, scenario_help
-from ael_tui.variant_flags import add_variant_flag
+from ael_cli.flags import values as types
+from ael_cli.flags.values import parse_seeds
+from ael_cli.flags.llm_flags import add_llm_flags
+from ael_cli.flags.reflection_flags import add_reflection_flags
+from ael_cli.flags.scenario_flags import add_scenario_flags, scenario_help
+from ael_cli.flags.variant_flags import add_variant_flag
 
 EXIT_USAGE = 2
 
@@ -72,10 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--warmup", type=types.warmup, help="warm-up episodes (default: the scenario's)")
     run.add_argument("--split", type=types.fraction_pair, help="train,val fractions after warm-up, e.g. 0.6,0.2")
     run.add_argument("--prior", type=types.prior, help="Beta prior alpha,beta of every arm (default 1,1)")
-    run.add_argument("--trigger", help="reflection trigger: diagnose or paper (default: the scenario's)")
-    run.add_argument("--reflect-every", type=types.reflect_every, help="slow-window length: reflect every N episodes")
-    run.add_argument("--reflect-window", type=types.reflect_window, help="trailing window of the reflection gate")
-    run.add_argument("--reflect-threshold", type=types.reflect_threshold, help="threshold of the reflection gate")
+    add_reflection_flags(run)
     run.add_argument("--quiet", action="store_true", help="no progress bar and no table")
     run.add_argument("--workers", type=int,
                      help="worker processes for independent offline runs (default: every core; the results "
@@ -91,10 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
     lab.add_argument("--seed", type=types.seed, default=42)
     lab.add_argument("--selector", default="ts+reflection")
     lab.add_argument("--approve", choices=["manual", "auto"], default="manual")
-    lab.add_argument("--trigger", help="reflection trigger: diagnose or paper (default: the scenario's)")
-    lab.add_argument("--reflect-every", type=types.reflect_every, help="slow-window length: reflect every N episodes")
-    lab.add_argument("--reflect-window", type=types.reflect_window, help="trailing window of the reflection gate")
-    lab.add_argument("--reflect-threshold", type=types.reflect_threshold, help="threshold of the reflection gate")
+    add_reflection_flags(lab)
     add_scenario_flags(lab, specs)
     add_variant_flag(lab)
     add_llm_flags(lab)
@@ -107,7 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("scenario", help=scenario_names)
     ex.add_argument("--seed", type=types.seed, default=42)
 
-    from .serve.command import add_parser as add_serve
+    from ael_tui.serve.command import add_parser as add_serve
     from .replay_command import add_parser as add_replay
     from .reproduce.reproduce_command import add_parser as add_reproduce
     from .sweep.flags import add_parser as add_sweep
@@ -140,29 +135,29 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"ael-lab: warning: {notice}", file=sys.stderr)
         args = parser.parse_args(argv)
         if args.command == "run":
-            from ael_tui.runner import run_command
+            from ael_cli.runner import run_command
 
             code = run_command(args)
         elif args.command == "replay":
-            from ael_tui.replay_command import replay_command
+            from ael_cli.replay_command import replay_command
 
             code = replay_command(args)
         elif args.command == "sweep":
-            from ael_tui.sweep.sweep_command import sweep_command
+            from ael_cli.sweep.sweep_command import sweep_command
 
             code = sweep_command(args)
         elif args.command == "reproduce":
-            from ael_tui.reproduce.reproduce_command import reproduce_command
+            from ael_cli.reproduce.reproduce_command import reproduce_command
 
             code = reproduce_command(args)
         elif args.command in ("branch", "explain"):
-            from ael_tui import timetravel_command
+            from ael_cli import timetravel_command
 
             code = getattr(timetravel_command, f"{args.command}_command")(args)
         elif args.command == "export-stream":
             code = export_stream(args)
         elif args.command == "serve":
-            from .serve.command import serve_command
+            from ael_tui.serve.command import serve_command
 
             code = serve_command(args)
         else:

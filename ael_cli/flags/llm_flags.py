@@ -10,7 +10,7 @@ import argparse
 
 from engine.errors import AELError
 
-from . import args as types
+from . import values as types
 
 
 def add_llm_flags(parser: argparse.ArgumentParser) -> None:

@@ -33,8 +33,8 @@ from typing import Any
 from engine.errors import AELError
 from engine.session import SessionConfig
 
-from ael_tui import args as types
-from ael_tui.batch import RunTask, task_of
+from ael_cli.flags import values as types
+from ael_cli.batch import RunTask, task_of
 
 AXES = ("reflect_every", "reflect_threshold", "reflect_window", "trigger", "prior", "variant")
 SINGLE = ("episodes", "warmup", "approve", "until")
@@ -66,7 +66,7 @@ class Grid:
         """Every run of the grid, in order; AELError for a selector or option a scenario refuses."""
         from scenarios import spec_of
 
-        from ael_tui.runner import _selectors
+        from ael_cli.runner import _selectors
 
         from .store import config_hash
 
@@ -108,7 +108,7 @@ class Grid:
 def variant_set(text: str, scenario: str) -> list[str]:
     """A set of variants as a session config stores it, checked as `run --variant` checks it."""
     try:
-        from ael_tui.variant_flags import variants_of
+        from ael_cli.flags.variant_flags import variants_of
     except ImportError:
         raise AELError("--variant: this build has no variants") from None
     return variants_of(argparse.Namespace(variant=text), scenario)
@@ -228,7 +228,7 @@ def _backends(args: argparse.Namespace, data: dict[str, Any], specs) -> list[dic
     """The LLM backends, an axis: every agent x every reflector named (comma lists:
     --agent offline,anthropic), from the flags, else the file's [llm] table; each
     checked as `run` checks it. A scenario with no agent a model could play runs offline."""
-    from ael_tui.llm_flags import llm_config
+    from ael_cli.flags.llm_flags import llm_config
 
     table = data.get("llm") or {}
     unknown = sorted(set(table) - set(LLM_KEYS))

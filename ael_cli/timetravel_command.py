@@ -63,7 +63,7 @@ def _load(path: str, trust_code: bool):
     from engine.store.persistence import load_session
     from scenarios import make_scenario
 
-    from ael_tui.runner import admit_saved_code
+    from ael_cli.runner import admit_saved_code
 
     session = load_session(path, make_scenario)
     admit_saved_code(session, argparse.Namespace(resume=path, trust_code=trust_code))
@@ -73,7 +73,7 @@ def _load(path: str, trust_code: bool):
 def branch_command(args: argparse.Namespace) -> int:
     from engine.store.persistence import save_session
 
-    from ael_tui.outputs import check_run_outputs
+    from ael_cli.outputs import check_run_outputs
 
     check_run_outputs(argparse.Namespace(save=args.save, resume=args.file, force=args.force))
     decide: dict[int, str] = {}

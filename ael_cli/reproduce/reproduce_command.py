@@ -19,7 +19,7 @@ DEFAULT_OUT = "reproduce-out"
 
 
 def add_parser(sub) -> None:
-    from ael_tui.llm_flags import add_llm_flags
+    from ael_cli.flags.llm_flags import add_llm_flags
 
     p = sub.add_parser("reproduce", help="run the sweeps behind the paper's tables and write a report comparing "
                                          "ours with the paper's numbers")
@@ -55,7 +55,7 @@ def _seed_count(text: str) -> int:
 def reproduce_command(args: argparse.Namespace) -> int:
     """Runs the tables and writes the report; 1 when a run failed (the report's header names
     each failed run), else 0."""
-    from ael_tui.sweep.sweep_command import check_slots
+    from ael_cli.sweep.sweep_command import check_slots
 
     check_slots(args)
     chosen = _chosen(args.tables)

@@ -77,7 +77,7 @@ def setting_of(config: dict[str, Any]) -> str:
 
 def documents(store: Store) -> list[dict[str, Any]]:
     """One `run --json` document per (scenario, setting), in grid order."""
-    from ael_tui.runner import _paper_comparable
+    from ael_cli.runner import _paper_comparable
 
     groups: dict[str, list[dict[str, Any]]] = {}
     for row in store.runs(unverified="raise"):  # a run changed after the sweep wrote it is an error, not a result

@@ -10,7 +10,7 @@ from typing import Any, Callable, Sequence
 from engine.errors import AELError
 from engine.executor import run_all
 
-from ael_tui.batch import RunTask, affinity
+from ael_cli.batch import RunTask, affinity
 
 from .store import config_hash
 from .task import sweep_task

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ael_tui import args as types
-from ael_tui.args import parse_seeds
-from ael_tui.llm_flags import add_llm_flags
+from ael_cli.flags import values as types
+from ael_cli.flags.values import parse_seeds
+from ael_cli.flags.llm_flags import add_llm_flags
 
 
 def add_parser(sub, scenario_names: str, method_help: str) -> None:

@@ -57,7 +57,7 @@ from typing import Any, Iterable, Iterator
 from engine.errors import AELError
 from engine.secrets import scrub
 
-from ael_tui.batch import RunTask
+from ael_cli.batch import RunTask
 
 STORE_NAME = "sweep.sqlite"
 FORMAT = 2              # 2: runs.digest, the content hash of each run

@@ -11,7 +11,7 @@ from rich.table import Table
 
 from engine.scenario_spec import ScenarioSpec
 
-from ael_tui.prior_report import confound_notes, paper_label, row_label
+from ael_cli.prior_report import confound_notes, paper_label, row_label
 
 
 def _num(value: float | None) -> str:
