@@ -9,7 +9,10 @@ Each check raises `ConformanceError` naming the extension and what it failed:
 - what it saves fits the model its class declares (`state_model`): a method or
   variant whose state is not empty must declare one, and so must a world with
   run state; none of it lies beyond the episodes run;
-- a bad option is refused with one line (`AELError`), before anything runs.
+- a bad option is refused with one line (`AELError`), before anything runs;
+- it goes back exactly (engine/timetravel.py): rewound mid-run and run on, it is the
+  run that was; a branch of its save with no decision changed is the same run, and one
+  with its first decision taken the other way is the same run up to that decision.
 
 The engine knows no scenario registry (scenarios build on the engine), so these
 take the registry's two functions, `spec_of(name)` and `make_scenario(name, seed,
@@ -101,12 +104,54 @@ def check_resume(what: str, config: SessionConfig, make_scenario: MakeScenario, 
         except AELError as err:
             raise _fail(what, f"its own save at episode {cut} does not load ({err})") from err
     resumed.run(until=end)
-    a, b = straight.to_dict(), resumed.to_dict()
-    for key in LEARNED:
-        if json.dumps(_no_clock(a.get(key)), sort_keys=True) != json.dumps(_no_clock(b.get(key)), sort_keys=True):
-            raise _fail(what, f"saved at episode {cut} and resumed, its {key!r} differs at episode {end} "
-                        "from the run that never stopped")
+    differs = _first_difference(straight, resumed)
+    if differs:
+        raise _fail(what, f"saved at episode {cut} and resumed, its {differs!r} differs at episode {end} "
+                    "from the run that never stopped")
+    check_time_travel(what, straight, cut, make_scenario)
     return straight
+
+
+def _first_difference(a: Session, b: Session) -> str | None:
+    """The first part of what a session learns that differs between the two, or None."""
+    da, db = a.to_dict(), b.to_dict()
+    for key in LEARNED:
+        if json.dumps(_no_clock(da.get(key)), sort_keys=True) != json.dumps(_no_clock(db.get(key)), sort_keys=True):
+            return key
+    return None
+
+
+def check_time_travel(what: str, session: Session, n: int, make_scenario: MakeScenario) -> None:
+    """`session`, run to its end, goes back to episode `n` and on again to the same run; its
+    save branched at `n` with nothing changed is the same run; with its first decision taken
+    the other way, the same run up to that decision. `session` is left as it was."""
+    end = session.t
+    saved = json.loads(json.dumps(session.to_dict()))
+
+    def loaded() -> Session:
+        return type(session).from_dict(json.loads(json.dumps(saved)), make_scenario)
+
+    reference = loaded()
+    session.rewind_to(n)
+    session.run(until=end)
+    differs = _first_difference(session, reference)
+    if differs:
+        raise _fail(what, f"rewound to episode {n} and run on to {end}, its {differs!r} differs from the run that was")
+    branch = loaded()
+    branch.branch(n, {})
+    branch.run(until=end)
+    differs = _first_difference(branch, reference)
+    if differs:
+        raise _fail(what, f"branched at episode {n} with no decision changed, its {differs!r} differs at {end}")
+    decided = [a for a in reference.queue.audit if a.decision in ("approve", "edit", "reject") and a.episode < end]
+    if not decided:
+        return
+    first = decided[0]
+    flipped = loaded()
+    flipped.branch(end, {first.proposal_id: "approve" if first.decision == "reject" else "reject"})
+    if flipped.history[:first.episode + 1] != reference.history[:first.episode + 1]:
+        raise _fail(what, f"with proposal #{first.proposal_id} decided the other way, episodes before "
+                    f"{first.episode + 1} differ: a branch must keep what came before its decision")
 
 
 def _no_clock(value: Any) -> Any:

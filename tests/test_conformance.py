@@ -12,7 +12,7 @@ import scenarios
 from ael_tui.extension_checks import check_method, check_scenario, check_variant
 from engine.conformance import ConformanceError, check_resume
 from engine.methods import METHODS
-from engine.session import SessionConfig
+from engine.session import Session, SessionConfig
 from engine.variants.session_variants import variant_names
 
 
@@ -66,3 +66,21 @@ def test_the_resume_check_catches_state_that_is_not_saved():
             check_resume("urns", config, lambda name, seed, options: Forgetful(seed, **options))
     finally:
         scenarios.unregister("urns")
+
+
+def test_the_time_travel_check_catches_a_rewind_that_is_not_the_run():
+    """The check can fail: a session whose rewind loses its generator's state goes on to another run."""
+    import numpy as np
+
+    from engine.conformance import check_time_travel
+
+    class Drifting(Session):
+        def rewind_to(self, n: int) -> None:
+            super().rewind_to(n)
+            self.rng = np.random.default_rng(12345)  # what a rewind that forgot the generator would do
+
+    config = SessionConfig(scenario="synthetic", seed=2, selector="ts", approval="auto")
+    session = Drifting(config, scenarios.make_scenario("synthetic", 2, {}))
+    session.run(until=120)
+    with pytest.raises(ConformanceError, match=r"rewound to episode 60 and run on to 120, its '\w+' differs"):
+        check_time_travel("drifting", session, 60, scenarios.make_scenario)
