@@ -183,25 +183,31 @@ class AelLab(App):
             self.pop_screen()
         self.push_screen(StartScreen(defaults))
 
-    def leave_lab_then(self, then, doing: str) -> None:
-        """Run `then` (which replaces the open session) at once if no progress would be
-        lost, else after a person confirms; `doing` names what replaces it."""
+    def leave_lab_then(self, then, doing: str, stay: str = "No") -> None:
+        """Run `then` (which closes or replaces the open session) at once if no progress would
+        be lost, else after a person confirms: the one leave-the-lab question, for quitting,
+        a new session and opening a save. `doing` names the way out ("Quit"), `stay` the answer
+        that keeps the lab. A question already showing is not asked again over itself (a
+        second ctrl+q)."""
         lab = self.lab
         if lab is None or not lab.host.unsaved:
             then()
+            return
+        showing = self.screen
+        if isinstance(showing, ConfirmScreen) and showing.has_class("confirm-leave") and showing.yes == doing:
             return
         lab.host.pause()
         with lab.host.lock:
             t = lab.host.session.t
         where = f" since the last save ({lab.host.saved_at})" if lab.host.saved_at else ""
         question = (f"Episode {t} of the open session has progress no file holds{where}. "
-                    f"{doing} anyway? (No goes back; {self.key_for('lab.save')} in the lab saves first)")
+                    f"{doing} anyway? ({stay} goes back; {self.key_for('lab.save')} in the lab saves first)")
 
         def answered(yes: bool | None) -> None:
             if yes:
                 then()
 
-        self.push_screen(ConfirmScreen(question, yes=doing, no="No"), answered)
+        self.push_screen(ConfirmScreen(question, yes=doing, no=stay, classes="confirm-leave"), answered)
 
     # ------------------------------------------------------- app-wide actions
     def on_key(self, event: events.Key) -> None:
@@ -267,24 +273,7 @@ class AelLab(App):
         self.notify(saved, title="Screenshot saved")
 
     async def action_quit(self) -> None:
-        lab = self.lab
-        if lab is None or not lab.host.unsaved:
-            self.exit()
-            return
-        if isinstance(self.screen, ConfirmScreen) and self.screen.has_class("confirm-quit"):
-            return
-        lab.host.pause()
-        with lab.host.lock:
-            t = lab.host.session.t
-        where = f" since the last save ({lab.host.saved_at})" if lab.host.saved_at else ""
-        question = (f"Episode {t} has progress no file holds{where}. Quit anyway? "
-                    f"({self.key_for('lab.save')} saves first)")
-
-        def answered(yes: bool | None) -> None:
-            if yes:
-                self.exit()
-
-        self.push_screen(ConfirmScreen(question, yes="Quit", no="Stay", classes="confirm-quit"), answered)
+        self.leave_lab_then(self.exit, "Quit", stay="Stay")
 
     # -------------------------------------------------------------- sessions
     def start_new_session(self, spec: NewSession) -> None:

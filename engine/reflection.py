@@ -7,7 +7,10 @@ three reflections) and returns a `Reflection`: first a diagnosis (what went
 wrong and why, a regime label, a confidence), then optionally an insight for
 the agent's prompt and a new retrieval policy. The session turns those into
 `Proposal`s that wait in the approval queue; nothing a reflector says takes
-effect until it is approved (by a person or a standing rule).
+effect until it is approved (by a person or a standing rule). When a reflector
+looks at all (cadence, a pending proposal, the cool-down after a rejection, a
+trailing metric below a threshold) is the one gate of `reflection_gate.py`, which
+each scenario's reflector configures.
 """
 
 from __future__ import annotations
@@ -59,7 +62,7 @@ class Reflector(Protocol):
     trigger: str  # which gate it uses (e.g. diagnose or paper), shown with each reflection
 
     def should_reflect(self, ctx: ReflectionContext) -> bool:
-        """Whether this slow window is worth a reflection at all (the gate)."""
+        """Whether this slow window is worth a reflection at all (the gate: `reflection_gate.GatedReflector`)."""
 
     def reflect(self, ctx: ReflectionContext) -> Reflection | None: ...
 

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from textual.geometry import Region
 from textual.widgets import Footer
 
@@ -143,3 +145,27 @@ async def test_the_progress_chart_labels_every_quarter_of_its_y_axis_and_a_small
         await pilot.pause()
         shown = [k.region for k in app.screen.query_one(Footer).query("FooterKey") if k.display]
         assert all(not a.overlaps(b) for i, a in enumerate(shown) for b in shown[i + 1:])
+
+
+async def test_quitting_asks_the_same_question_as_leaving_the_lab_another_way_and_only_once():
+    app = make_app(synthetic(approval="auto"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("space")
+        await settle(pilot)
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        await pilot.press("ctrl+q")  # a second press does not stack a second question
+        await pilot.pause()
+        assert sum(isinstance(s, ConfirmScreen) for s in app.screen_stack) == 1
+        quit_question = app.screen.question
+        assert (app.screen.yes, app.screen.no) == ("Quit", "Stay")
+        await pilot.press("n")
+        await pilot.pause()
+        app.open_saved_session(Path("saves/another.json"))
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        assert app.screen.question == quit_question.replace("Quit", "Open the save").replace("Stay", "No")
+        assert "Episode 1 of the open session has progress no file holds" in quit_question
+        await pilot.press("n")
+        await pilot.pause()
+        assert isinstance(app.screen, LabScreen) and app.is_running

@@ -14,11 +14,13 @@ from revealed classes only), never the true regime.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from engine.errors import AELError
-from engine.reflection import Reflection, ReflectionContext, ReflectorBase
+from engine.policies import PolicySpec
+from engine.reflection import Reflection, ReflectionContext
+from engine.reflection_gate import GatedReflector, ReflectionGate, TrailingAccuracy, is_correct
 
 from .policies import REGIME_FILTERED, regime_label
 from .spec import SPEC
@@ -29,20 +31,14 @@ MIN_FIXED = 5
 MIN_FIXED_SHARE = 0.25
 
 
-def _correct(record: dict[str, Any]) -> bool:
-    c = record.get("correct")
-    return bool(c) if c is not None else float(record.get("reward", 0.0)) >= 0.5
-
-
 @dataclass
-class NewsReflector(ReflectorBase):
+class NewsReflector(GatedReflector):
     trigger: str = DEFAULTS["trigger"]
     cadence: int = DEFAULTS["cadence"]
     window: int = DEFAULTS["window"]
     threshold: float = DEFAULTS["threshold"]
-    proposed_at: int | None = None
-    cooldown_until: int | None = None  # no proposal before this episode (the last one was rejected)
     name: str = "news-offline"
+    gate: ReflectionGate = field(init=False, repr=False)  # with the marks proposed_at and cooldown_until
 
     def __post_init__(self) -> None:
         if self.trigger not in TRIGGERS:
@@ -54,14 +50,12 @@ class NewsReflector(ReflectorBase):
         if not 0.0 <= float(self.threshold) <= 1.0:
             raise AELError(f"reflector threshold: must be between 0 and 1, got {self.threshold!r}")
         self.threshold = float(self.threshold)
-
-    def rejected(self, kind: str, episode: int) -> None:
-        """A rejected proposal: look again after three slow windows, not at the very next one."""
-        self.proposed_at = None
-        self.cooldown_until = episode + 1 + 3 * self.cadence
+        # a rejected proposal: look again after three slow windows, not at the very next one
+        self._configure(ReflectionGate(cadence=self.cadence, cooldown=3 * self.cadence, metric=TrailingAccuracy(),
+                                       window=self.window, threshold=self.threshold))
 
     def outlook(self, episode: int) -> str:
-        if self.cooldown_until is not None and episode < self.cooldown_until:
+        if self.gate.cooling(episode):
             return (f"A proposal was rejected: the reflector looks at {REGIME_FILTERED.name} again from "
                     f"episode {self.cooldown_until}.")
         return ""
@@ -71,33 +65,23 @@ class NewsReflector(ReflectorBase):
         settings = SPEC.reflector_settings(options)
         return cls(**settings)
 
-    def trailing_accuracy(self, ctx: ReflectionContext) -> float:
-        recs = [r for r in ctx.history if ctx.episode - self.window < r["episode"] <= ctx.episode]
-        return sum(_correct(r) for r in recs) / len(recs) if recs else 1.0
-
-    def should_reflect(self, ctx: ReflectionContext) -> bool:
-        if self.proposed_at is not None or (ctx.episode + 1) % self.cadence != 0:
-            return False
-        if self.cooldown_until is not None and ctx.episode < self.cooldown_until:
-            return False
-        if any(p.name == REGIME_FILTERED.name or p.fingerprint == REGIME_FILTERED.fingerprint for p in ctx.pool):
-            return False
-        return self.trailing_accuracy(ctx) < self.threshold
+    def holds_candidate(self, pool: list[PolicySpec]) -> bool:
+        return any(p.name == REGIME_FILTERED.name or p.fingerprint == REGIME_FILTERED.fingerprint for p in pool)
 
     def reflect(self, ctx: ReflectionContext) -> Reflection | None:
-        if not self.should_reflect(ctx):
+        verdict = self.gate.check(ctx, self.holds_candidate)
+        if not verdict:
             return None
         t = ctx.episode
-        acc = self.trailing_accuracy(ctx)
+        acc = verdict.value
         label = regime_label(ctx.scenario.labels, t + 1)
         start = t - self.cadence + 1
-        failures = sorted(r["episode"] for r in ctx.history if start <= r["episode"] <= t and not _correct(r))
+        failures = sorted(r["episode"] for r in ctx.history if start <= r["episode"] <= t and not is_correct(r))
         cand = ctx.scenario.counterfactual(REGIME_FILTERED, failures)
         pool = [ctx.scenario.counterfactual(p, failures) for p in ctx.pool]
         fixed = [u for i, u in enumerate(failures) if cand[i] and not any(ok[i] for ok in pool)]
         supported = len(fixed) >= MIN_FIXED and len(fixed) >= MIN_FIXED_SHARE * len(failures)
-        gate = (f"accuracy {acc:.3f} over episodes {max(0, t - self.window + 1)}–{t} is below "
-                f"{self.threshold:.2f}")
+        gate = verdict.why
         counts = (f"of the {len(failures)} failures in episodes {start}–{t}, {REGIME_FILTERED.name} would get "
                   f"{len(fixed)} right that every pool policy gets wrong")
         evidence = {"trailing_accuracy": round(acc, 4), "threshold": self.threshold, "slow_window": [start, t],
@@ -108,7 +92,7 @@ class NewsReflector(ReflectorBase):
                               confidence=round(1 - len(fixed) / len(failures), 3) if failures else 1.0,
                               diagnosis=f"{gate.capitalize()}, but {counts}: filtering by regime would not "
                                         "fix these failures, so nothing is proposed.")
-        self.proposed_at = t + 1
+        self.gate.proposed(t)
         return Reflection(
             episode=t, trigger=self.trigger, regime_label=label, evidence=evidence,
             confidence=round(len(fixed) / len(failures), 3) if failures else 0.0,

@@ -24,8 +24,9 @@ tool's calls against the realised directions):
    - trigger "paper" (facts §4): checked when the day count d (1 on the first
      post-warm-up day) satisfies d >= 10 and d % 5 == 0; fires if the mean
      posterior mean alpha / (alpha + beta) over the arms is below `threshold`
-     (0.4). Under the paper's reward (s + 1) / 2 the posteriors stay near 0.5,
-     so, as in the reference, it essentially never fires.
+     (0.4): the engine's `ReflectionGate` with its check-day rule. Under the
+     paper's reward (s + 1) / 2 the posteriors stay near 0.5, so, as in the
+     reference, it essentially never fires.
    - trigger "diagnose" (default): the scenario records, at decision time, what
      the candidate would have allocated on every bar (a counterfactual with the
      memory as it was, so no look-ahead). Over the last `window` post-warm-up
@@ -37,14 +38,15 @@ tool's calls against the realised directions):
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from engine.errors import AELError
+from engine.policies import PolicySpec
 from engine.reflection import Reflection, ReflectionContext
+from engine.reflection_gate import CheckDays, GatedReflector, MeanPosterior, ReflectionGate, Verdict
 
 from .agent import EXPOSURE_CUT
 from .memory_records import short
@@ -67,6 +69,7 @@ CHECKS_KEPT = 10
 MIN_CHECKS = 3
 DEFAULT_THRESHOLD = {"paper": 0.4, "diagnose": 0.5}
 MIN_CONFIDENCE = 0.4    # the reference shows an insight only above this confidence
+PAPER_CHECK_DAYS = CheckDays(first=10, every=5)
 
 
 def regime_label(side: dict[str, Any]) -> tuple[str, float]:
@@ -84,7 +87,7 @@ def regime_label(side: dict[str, Any]) -> tuple[str, float]:
 
 
 @dataclass
-class PortfolioReflector:
+class PortfolioReflector(GatedReflector):
     """Daily diagnose-before-prescribe reflection with the paper or the diagnose trigger."""
 
     trigger: str = DEFAULTS["trigger"]
@@ -93,12 +96,11 @@ class PortfolioReflector:
     threshold: float | None = DEFAULTS["threshold"]  # None: DEFAULT_THRESHOLD of the trigger
     margin: float = 0.10
     candidate: dict[str, Any] = field(default_factory=lambda: dict(CANDIDATE))
-    proposed_at: int | None = None
     last_label: str = ""
     checks: list[int] = field(default_factory=list)
     cooldown: int = 20                  # bars (5 days) without proposals after a rejection
-    cooldown_until: int | None = None
     name: str = "portfolio-offline"
+    gate: ReflectionGate = field(init=False, repr=False)  # with the marks proposed_at and cooldown_until
 
     def __post_init__(self) -> None:
         if self.trigger not in TRIGGERS:
@@ -112,6 +114,11 @@ class PortfolioReflector:
         if not 0.0 <= float(self.threshold) <= 1.0:
             raise AELError(f"reflector threshold: must be between 0 and 1, got {self.threshold!r}")
         self.threshold = float(self.threshold)
+        # the gate holds back proposals only: the day's diagnosis runs at every cadence
+        paper = self.trigger == "paper"
+        self._configure(ReflectionGate(cadence=self.cadence, cooldown=self.cooldown,
+                                       metric=MeanPosterior() if paper else None, window=self.window,
+                                       threshold=self.threshold, check_days=PAPER_CHECK_DAYS if paper else None))
 
     @classmethod
     def from_options(cls, options: dict[str, Any]) -> "PortfolioReflector":
@@ -121,22 +128,20 @@ class PortfolioReflector:
     def rejected(self, kind: str, episode: int) -> None:
         """A rejected insight or policy: no proposal for `cooldown` bars (the diagnosis goes on),
         then the candidate may be proposed again on bars after the rejection."""
-        if kind == "arm":
-            self.proposed_at = None
-        self.cooldown_until = episode + 1 + self.cooldown
+        self.gate.rejected(episode, withdrawn=kind == "arm")
 
     def outlook(self, episode: int) -> str:
-        if self.cooldown_until is not None and episode < self.cooldown_until:
+        if self.gate.cooling(episode):
             return (f"A proposal was rejected: no proposal before bar {self.cooldown_until} "
                     f"(the diagnosis goes on every {self.cadence} bars).")
         return ""
 
-    def _cooling(self, episode: int) -> bool:
-        return self.cooldown_until is not None and episode < self.cooldown_until
+    def holds_candidate(self, pool: list[PolicySpec]) -> bool:
+        return any(p.name == self.candidate["name"] for p in pool)
 
     # ------------------------------------------------------------------ gate
     def should_reflect(self, ctx: ReflectionContext) -> bool:
-        return (ctx.episode + 1) % self.cadence == 0
+        return self.gate.due(ctx.episode)  # a diagnosis every day; the rest of the gate is for proposals
 
     # -------------------------------------------------------------- reflect
     def reflect(self, ctx: ReflectionContext) -> Reflection | None:
@@ -165,10 +170,10 @@ class PortfolioReflector:
                      + _tools_text(misled, held))
         # prescribe only after a bad day, and only what the agent would act on (its prompt gate)
         bad_day = mean_score < 0 and confidence > MIN_CONFIDENCE
-        insight = _insight(label, confidence, misled, held) if bad_day and not self._cooling(t) else ""
+        insight = _insight(label, confidence, misled, held) if bad_day and not self.gate.cooling(t) else ""
         refl = Reflection(episode=t, trigger=self.trigger, diagnosis=diagnosis, insight=insight,
                           regime_label=label, confidence=round(confidence, 4), evidence=evidence)
-        if self._cooling(t):
+        if self.gate.cooling(t):
             refl.diagnosis += f" No proposal before bar {self.cooldown_until}: one was rejected."
         else:
             self._prescribe(ctx, refl)
@@ -187,29 +192,26 @@ class PortfolioReflector:
 
     # ------------------------------------------------------------ prescribe
     def _prescribe(self, ctx: ReflectionContext, refl: Reflection) -> None:
-        if self.proposed_at is not None or any(p.name == self.candidate["name"] for p in ctx.pool):
+        verdict = self.gate.check(ctx, self.holds_candidate)  # the cool-down was read before
+        if verdict.rule in ("pending", "candidate"):
             return
         if self.trigger == "paper":
-            fired, why = self._paper_gate(ctx, refl.evidence)
+            fired, why = self._paper_gate(verdict, refl.evidence)
         else:
             fired, why = self._replay(ctx, refl.evidence)
         refl.diagnosis += " " + why
         if fired:
-            self.proposed_at = ctx.episode + 1
+            self.gate.proposed(ctx.episode)
             refl.policy = dict(self.candidate)
             refl.rationale = why
 
-    def _paper_gate(self, ctx: ReflectionContext, evidence: dict[str, Any]) -> tuple[bool, str]:
-        n_post = sum(1 for r in ctx.history if r["phase"] != "warmup")
-        d = math.ceil(n_post / self.cadence)
-        mean_post = float(np.mean([p["mean"] for p in ctx.posteriors]))
-        evidence.update(day=d, mean_posterior=round(mean_post, 4))
-        if d < 10 or d % 5:
-            return False, f"Paper gate: day {d} is not a check day (d >= 10 and d % 5 == 0)."
-        fired = mean_post < self.threshold
-        return fired, (f"Paper gate on day {d}: the mean posterior over {len(ctx.posteriors)} arms is "
-                       f"{mean_post:.3f} {'<' if fired else '>='} {self.threshold:.2f}"
-                       + (f", so {self.candidate['name']} is proposed." if fired else "; no proposal."))
+    def _paper_gate(self, verdict: Verdict, evidence: dict[str, Any]) -> tuple[bool, str]:
+        """The gate's check day and mean posterior, in the words of the paper's rule."""
+        evidence.update(day=verdict.day, mean_posterior=None if verdict.value is None else round(verdict.value, 4))
+        if verdict.rule == "check day":
+            return False, f"Paper gate: {verdict.why}."
+        return verdict.open, (f"Paper gate on day {verdict.day}: {verdict.why}"
+                              + (f", so {self.candidate['name']} is proposed." if verdict.open else "; no proposal."))
 
     def _replay(self, ctx: ReflectionContext, evidence: dict[str, Any]) -> tuple[bool, str]:
         recent = [r for r in ctx.history if r["phase"] != "warmup"][-self.window:]

@@ -28,11 +28,12 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from engine.errors import AELError
-from engine.reflection import Reflection, ReflectionContext, ReflectorBase
+from engine.reflection import Reflection, ReflectionContext
+from engine.reflection_gate import GatedReflector, ReflectionGate, TrailingAccuracy, is_correct
 
 from .spec import SPEC
 
@@ -43,20 +44,14 @@ MIN_FIXED_SHARE = 0.25
 ALPHA = 0.01  # the chance control's level, shared among the columns tried (Bonferroni)
 
 
-def _correct(record: dict[str, Any]) -> bool:
-    c = record.get("correct")
-    return bool(c) if c is not None else float(record.get("reward", 0.0)) >= 0.5
-
-
 @dataclass
-class StreamReflector(ReflectorBase):
+class StreamReflector(GatedReflector):
     trigger: str = DEFAULTS["trigger"]
     cadence: int = DEFAULTS["cadence"]
     window: int = DEFAULTS["window"]
     threshold: float = DEFAULTS["threshold"]
-    proposed_at: int | None = None     # the episode after the pending proposal
-    cooldown_until: int | None = None  # no reflection before this episode (a proposal was rejected)
     name: str = "stream-offline"
+    gate: ReflectionGate = field(init=False, repr=False)  # with the marks proposed_at and cooldown_until
 
     def __post_init__(self) -> None:
         if self.trigger not in TRIGGERS:
@@ -69,44 +64,33 @@ class StreamReflector(ReflectorBase):
         if not 0.0 <= float(self.threshold) <= 1.0:
             raise AELError(f"reflector threshold: must be between 0 and 1, got {self.threshold!r}")
         self.threshold = float(self.threshold)
+        # its candidates are not fixed (one per --meta column): the pool is checked in the diagnosis
+        self._configure(ReflectionGate(cadence=self.cadence, cooldown=3 * self.cadence, metric=TrailingAccuracy(),
+                                       window=self.window, threshold=self.threshold))
 
     @classmethod
     def from_options(cls, options: dict[str, Any]) -> "StreamReflector":
         return cls(**SPEC.reflector_settings(options))
 
-    def rejected(self, kind: str, episode: int) -> None:
-        self.proposed_at = None
-        self.cooldown_until = episode + 1 + 3 * self.cadence
-
     def outlook(self, episode: int) -> str:
-        if self.cooldown_until is not None and episode < self.cooldown_until:
+        if self.gate.cooling(episode):
             return (f"A proposal was rejected: the reflector looks for a telling column again from "
                     f"episode {self.cooldown_until}.")
         return ""
-
-    def trailing_accuracy(self, ctx: ReflectionContext) -> float:
-        recs = [r for r in ctx.history if ctx.episode - self.window < r["episode"] <= ctx.episode]
-        return sum(_correct(r) for r in recs) / len(recs) if recs else 1.0
 
     def _open_candidates(self, ctx: ReflectionContext) -> list:
         in_pool = {p.fingerprint for p in ctx.pool} | {p.name for p in ctx.pool}
         return [c for c in getattr(ctx.scenario, "candidates", [])
                 if c.fingerprint not in in_pool and c.name not in in_pool]
 
-    def should_reflect(self, ctx: ReflectionContext) -> bool:
-        if self.proposed_at is not None or (ctx.episode + 1) % self.cadence != 0:
-            return False
-        if self.cooldown_until is not None and ctx.episode < self.cooldown_until:
-            return False
-        return self.trailing_accuracy(ctx) < self.threshold
-
     def reflect(self, ctx: ReflectionContext) -> Reflection | None:
-        if not self.should_reflect(ctx):
+        verdict = self.gate.check(ctx)
+        if not verdict:
             return None
         t = ctx.episode
-        acc = self.trailing_accuracy(ctx)
+        acc = verdict.value
         start = t - self.cadence + 1
-        failures = sorted(r["episode"] for r in ctx.history if start <= r["episode"] <= t and not _correct(r))
+        failures = sorted(r["episode"] for r in ctx.history if start <= r["episode"] <= t and not is_correct(r))
         open_ = self._open_candidates(ctx)
         replayed = _replay(ctx.scenario, [*ctx.pool, *open_], failures) if open_ else []
         pool_ok, cand_ok = replayed[:len(ctx.pool)], replayed[len(ctx.pool):]
@@ -121,8 +105,7 @@ class StreamReflector(ReflectorBase):
         alpha = ALPHA / max(1, len(open_))
         supported = (best is not None and n_fixed >= MIN_FIXED and n_fixed >= MIN_FIXED_SHARE * n_f
                      and p_value < alpha)
-        gate = (f"accuracy {acc:.3f} over episodes {max(0, t - self.window + 1)}–{t} is below "
-                f"{self.threshold:.2f}")
+        gate = verdict.why
         tally = ", ".join(f"{column[c.name]} {len(counts[c.name])}" for c in open_) or "no --meta column to try"
         evidence = {"trailing_accuracy": round(acc, 4), "threshold": self.threshold, "slow_window": [start, t],
                     "failures": n_f, "unfixed_by_pool": len(unfixed),
@@ -145,7 +128,7 @@ class StreamReflector(ReflectorBase):
                            f"{len(unfixed)} entirely; retrieving by the same value of a column would fix: {tally}; "
                            f"{why}, so nothing is proposed."))
         col = column[best.name]
-        self.proposed_at = t + 1
+        self.gate.proposed(t)
         pattern = _pattern(ctx, col, counts[best.name])
         return Reflection(
             episode=t, trigger=self.trigger, evidence=evidence, regime_label=f"{col}-telling",

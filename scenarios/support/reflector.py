@@ -23,7 +23,9 @@ its slow-window boundaries (then its slow window should divide the cadence).
 
 History records need the keys "episode" and "correct" (or "reward", correct
 meaning reward ≥ 0.5); they are read from `ctx.history`, so the session's own
-window lengths do not matter.
+window lengths do not matter. The gate (cadence, the pending proposal, the
+cool-down, the candidate in the pool, the trailing accuracy) is the engine's
+`ReflectionGate`, configured here.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from engine.errors import AELError
 from engine.memory import Pattern
 from engine.policies import PolicySpec
 from engine.reflection import Reflection, ReflectionContext
+from engine.reflection_gate import GatedReflector, ReflectionGate, TrailingAccuracy, is_correct
 
 from .policies import INITIAL_POOL, ROUTE_AWARE, behaviour_key
 from .spec import SPEC
@@ -47,7 +50,7 @@ MIN_FIXED_SHARE = 0.25
 
 
 @dataclass
-class SupportReflector:
+class SupportReflector(GatedReflector):
     """Diagnose-before-prescribe reflection for the support stream."""
 
     trigger: str = DEFAULTS["trigger"]
@@ -55,10 +58,9 @@ class SupportReflector:
     window: int = DEFAULTS["window"]
     threshold: float = DEFAULTS["threshold"]
     candidate: dict[str, Any] = field(default_factory=ROUTE_AWARE.to_dict)
-    proposed_at: int | None = None  # the episode of the one proposal, once made
     cooldown: int | None = None     # episodes to wait after a rejection (None: 3 cadences)
-    cooldown_until: int | None = None  # no reflection before this episode (a proposal was rejected)
     name: str = "support-offline"
+    gate: ReflectionGate = field(init=False, repr=False)  # with the marks proposed_at and cooldown_until
 
     def __post_init__(self) -> None:
         if self.trigger not in TRIGGERS:
@@ -72,17 +74,13 @@ class SupportReflector:
         self.threshold = float(self.threshold)
         if self.cooldown is None:
             self.cooldown = 3 * self.cadence
-
-    def rejected(self, kind: str, episode: int) -> None:
-        """A person (or a rule) rejected what was proposed after `episode`: wait, then look again."""
-        self.proposed_at = None
-        self.cooldown_until = episode + 1 + self.cooldown
+        self._configure(ReflectionGate(cadence=self.cadence, cooldown=self.cooldown, metric=TrailingAccuracy(),
+                                       window=self.window, threshold=self.threshold))
 
     def outlook(self, episode: int) -> str:
         """When this reflector will next consider a proposal (for the lab's reflection panel)."""
-        if self.cooldown_until is not None and episode < self.cooldown_until:
-            first = next(e for e in range(self.cooldown_until, self.cooldown_until + self.cadence)
-                         if (e + 1) % self.cadence == 0)
+        if self.gate.cooling(episode):
+            first = self.gate.next_due(self.cooldown_until)
             return (f"A proposal was rejected: cool-down until episode {self.cooldown_until}; the reflector "
                     f"next considers {self.candidate['name']} after episode {first}, on failures since then.")
         return ""
@@ -102,32 +100,20 @@ class SupportReflector:
         return cls(trigger=pick("trigger", "reflect_trigger"), cadence=pick("cadence", "reflect_every"),
                    window=pick("window", "reflect_window"), threshold=pick("threshold", "reflect_threshold"))
 
-    # ------------------------------------------------------------------ gate
-    def _candidate_in_pool(self, ctx: ReflectionContext) -> bool:
+    def holds_candidate(self, pool: list[PolicySpec]) -> bool:
+        """The candidate is in the pool by name or by behaviour (a renamed copy counts)."""
         key = behaviour_key(PolicySpec.from_dict(self.candidate))
-        return any(p.name == self.candidate["name"] or behaviour_key(p) == key for p in ctx.pool)
-
-    def trailing_accuracy(self, ctx: ReflectionContext) -> float:
-        recs = [r for r in ctx.history if ctx.episode - self.window < r["episode"] <= ctx.episode]
-        return sum(_correct(r) for r in recs) / len(recs) if recs else 1.0
-
-    def should_reflect(self, ctx: ReflectionContext) -> bool:
-        if self.proposed_at is not None or (ctx.episode + 1) % self.cadence != 0:
-            return False
-        if self.cooldown_until is not None and ctx.episode < self.cooldown_until:
-            return False
-        if self._candidate_in_pool(ctx):
-            return False
-        return self.trailing_accuracy(ctx) < self.threshold
+        return any(p.name == self.candidate["name"] or behaviour_key(p) == key for p in pool)
 
     # -------------------------------------------------------------- reflect
     def reflect(self, ctx: ReflectionContext) -> Reflection | None:
-        if not self.should_reflect(ctx):
+        verdict = self.gate.check(ctx, self.holds_candidate)
+        if not verdict:
             return None
         t = ctx.episode
-        acc = self.trailing_accuracy(ctx)
+        acc = verdict.value
         start = t - self.cadence + 1
-        failures = sorted(r["episode"] for r in ctx.history if start <= r["episode"] <= t and not _correct(r))
+        failures = sorted(r["episode"] for r in ctx.history if start <= r["episode"] <= t and not is_correct(r))
         candidate = PolicySpec.from_dict(self.candidate)
         cand_ok = ctx.scenario.counterfactual(candidate, failures)
         init_ok = [ctx.scenario.counterfactual(p, failures) for p in INITIAL_POOL]
@@ -141,7 +127,7 @@ class SupportReflector:
             "candidate": candidate.name, "candidate_fixes": n_fixed,
             "fixed_episodes": fixed, "pattern": pattern.content if pattern else "",
         }
-        gate = f"accuracy {acc:.3f} over episodes {max(0, t - self.window + 1)}–{t} is below {self.threshold:.2f}"
+        gate = verdict.why  # "accuracy 0.512 over episodes 800–919 is below 0.58"
         counts = (f"of the {n_f} failures in episodes {start}–{t}, {candidate.name} would have fixed "
                   f"{n_fixed} that all 5 initial policies miss")
         prescribe = supported or self.trigger == "paper"
@@ -153,7 +139,7 @@ class SupportReflector:
                           "these failures are not ones endpoint-aware retrieval would fix.",
                 confidence=round(1 - n_fixed / n_f, 3) if n_f else 1.0, evidence=evidence,
             )
-        self.proposed_at = t + 1
+        self.gate.proposed(t)
         support = f" Supporting pattern: {pattern.content}." if pattern else ""
         semantic = _strongest_endpoint_pattern(ctx)
         if semantic:
@@ -185,11 +171,6 @@ class SupportReflector:
             if key in state:
                 setattr(self, key, state[key])
         self.__post_init__()
-
-
-def _correct(record: dict[str, Any]) -> bool:
-    c = record.get("correct")
-    return bool(c) if c is not None else float(record.get("reward", 0.0)) >= 0.5
 
 
 def _fixed_pattern(ctx: ReflectionContext, fixed: list[int]) -> Pattern | None:

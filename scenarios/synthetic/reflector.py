@@ -17,49 +17,42 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.policies import PolicySpec
 from engine.reflection import Reflection, ReflectionContext
+from engine.reflection_gate import GatedReflector, ReflectionGate, TrailingReward
 
 from .world import HIDDEN_ARM
 
 
-class SyntheticReflector:
+class SyntheticReflector(GatedReflector):
     def __init__(self, trigger: str = "paper", window: int = 25, threshold: float = 0.42, cooldown: int = 39):
         self.name = f"synthetic-{trigger}"
         self.trigger = trigger
         self.window = window
         self.threshold = threshold
-        self.cooldown = cooldown                  # episodes (3 slow windows) after a rejection
-        self.cooldown_until: int | None = None    # no reflection before this episode
+        # asked at every slow window; after a rejection of the hidden arm it waits `cooldown`
+        # episodes (3 slow windows) and asks on fresh numbers (without it the rule re-proposed
+        # it at every slow window). It never marked a pending proposal, so that rule stays off.
+        self.gate = ReflectionGate(cooldown=cooldown, metric=TrailingReward(), window=window, threshold=threshold)
 
-    def rejected(self, kind: str, episode: int) -> None:
-        """The hidden arm was rejected: ask again only after the cool-down, on fresh numbers
-        (without it the rule re-proposed it at every slow window)."""
-        self.cooldown_until = episode + 1 + self.cooldown
+    def holds_candidate(self, pool: list[PolicySpec]) -> bool:
+        return any(p.name == HIDDEN_ARM for p in pool)
 
     def outlook(self, episode: int) -> str:
-        if self.cooldown_until is not None and episode < self.cooldown_until:
+        if self.gate.cooling(episode):
             return (f"A proposal was rejected: cool-down until episode {self.cooldown_until}; then the "
                     f"reflector looks at the trailing-{self.window} mean again and may propose {HIDDEN_ARM}.")
         return ""
 
-    def _trailing_mean(self, ctx: ReflectionContext) -> float:
-        rewards = [r["reward"] for r in ctx.history[-self.window:]]
-        return sum(rewards) / len(rewards) if rewards else 0.0
-
-    def should_reflect(self, ctx: ReflectionContext) -> bool:
-        if any(p.name == HIDDEN_ARM for p in ctx.pool):
-            return False
-        if self.cooldown_until is not None and ctx.episode < self.cooldown_until:
-            return False
-        return self._trailing_mean(ctx) < self.threshold
-
     def reflect(self, ctx: ReflectionContext) -> Reflection | None:
-        mean = self._trailing_mean(ctx)
+        verdict = self.gate.check(ctx, self.holds_candidate)
+        if not verdict:
+            return None
         n = min(self.window, len(ctx.history))
-        evidence: dict[str, Any] = {"trailing_mean": round(mean, 4), "trailing_n": n,
+        evidence: dict[str, Any] = {"trailing_mean": round(verdict.value, 4), "trailing_n": n,
                                     "threshold": self.threshold}
-        diagnosis = (f"trailing-{n} mean reward {mean:.3f} < {self.threshold}: "
-                     "the pool looks like it is underperforming")
+        # "trailing-25 mean reward 0.381 < 0.42"
+        diagnosis = f"{verdict.why}: the pool looks like it is underperforming"
         if self.trigger == "diagnose":
             trusted = [p for p in ctx.posteriors if p["pulls"] >= 8]
             if not trusted:
@@ -81,8 +74,8 @@ class SyntheticReflector:
         )
 
     def state_dict(self) -> dict[str, Any]:
-        return {"cooldown": self.cooldown, "cooldown_until": self.cooldown_until}
+        return {"cooldown": self.gate.cooldown, "cooldown_until": self.cooldown_until}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        self.cooldown = state.get("cooldown", self.cooldown)  # saves before the cool-down have neither
+        self.gate.cooldown = state.get("cooldown", self.gate.cooldown)  # saves before the cool-down have neither
         self.cooldown_until = state.get("cooldown_until")
