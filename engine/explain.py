@@ -1,8 +1,9 @@
 """Why episode N went as it did: the episode re-run with instruments, nothing stored per episode.
 
-`explain(session, n)` rewinds the session to the start of episode n (engine/timetravel.py),
-steps episode n once more while watching it, and rewinds back to where the session was.
-The replay is exact, so what it reports is what happened:
+`explain(session, n)` brings a replica of the session (engine/explain_replica.py) to the
+start of episode n from the live run's nearest checkpoint (engine/timetravel.py) and steps
+episode n once more while watching it; the live session is only read. The replay is
+exact, so what it reports is what happened:
 
 - the input as the agent saw it (`Scenario.input_seen`: a ticket's text and endpoint, an
   article's subject and body, a bar's prices and tool calls, a synthetic pull);
@@ -21,10 +22,13 @@ The replay is exact, so what it reports is what happened:
 from __future__ import annotations
 
 import math
+import threading
+import weakref
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from .errors import AELError
+from .explain_replica import Basis, Replica
 from .memory import TIER_BOOST
 
 if TYPE_CHECKING:
@@ -79,20 +83,46 @@ def _hit(session, spec, h, query) -> dict[str, Any]:
             "metadata": {k: v for k, v in e.metadata.items()}, "terms": _terms(session, spec, e, query, h.score)}
 
 
-def explain(session: "Session", n: int) -> dict[str, Any]:
-    """The explanation of episode n (a finished episode of this run), as plain JSON values."""
+_REPLICAS: "weakref.WeakKeyDictionary[Session, Replica]" = weakref.WeakKeyDictionary()
+_REPLICAS_LOCK = threading.Lock()
+
+
+def replica_of(session: "Session", live: Basis) -> Replica:
+    """The session's replica (made on the first explanation, and again if its configuration
+    changed; kept while the session lives)."""
+    with _REPLICAS_LOCK:
+        replica = _REPLICAS.get(session)
+        if replica is None or replica.config != live.config:
+            replica = _REPLICAS[session] = Replica(live)
+        return replica
+
+
+def basis(session: "Session", n: int) -> Basis:
+    """What explaining episode n needs of the live session: checked, and copied (cheap; call it
+    under the lock that guards the session, then `explain_from` needs none)."""
     if isinstance(n, bool) or not isinstance(n, int):
         raise AELError(f"episode {n!r} is not an episode number")
     reach = session.timeline.reach(session)
     if not 0 <= n < reach:
         raise AELError(f"episode {n} is out of range: this run has episodes 0..{reach - 1}" if reach else
                        "this run has no episode yet")
-    with session.timeline.preserved(session):  # explaining changes nothing: the session is put back
-        return _explain(session, n)
+    return Basis.of(session)
+
+
+def explain(session: "Session", n: int) -> dict[str, Any]:
+    """The explanation of episode n (a finished episode of this run), as plain JSON values.
+    The session itself is only read: a replica of it replays the episode (engine/explain_replica.py)."""
+    return explain_from(session, basis(session, n), n)
+
+
+def explain_from(session: "Session", live: Basis, n: int) -> dict[str, Any]:
+    """`explain` from a basis taken earlier: safe beside the live session's steps."""
+    replica = replica_of(session, live)
+    with replica.lock:
+        return _explain(replica.move_to(live, n), n)
 
 
 def _explain(session: "Session", n: int) -> dict[str, Any]:
-    session.rewind_to(n)
     if session.blocked_reason is not None:
         raise AELError(f"episode {n} cannot be replayed: {session.blocked_reason}")
     posteriors = [{"arm": a.name, "alpha": a.alpha, "beta": a.beta, "mean": a.mean, "pulls": a.pulls}
