@@ -38,6 +38,7 @@ def test_one_column_per_policy_the_played_first_the_differences_marked():
     recent = cols[2].cells
     assert recent[0] == "+ e20 ep 20 20.000" and len(recent) == SHOWN + 1 and recent[-1] == "… 8 more"
     assert cols[3].cells[0].startswith("= e1") and cols[3].note == "the same entries"
+    assert columns({**RETRIEVAL, "hits": []})[0].cells == ["  (nothing)"]  # said, not left blank
 
 
 @pytest.mark.parametrize("width", [80, 100, 160])
