@@ -117,10 +117,17 @@ def explain(session: "Session", n: int) -> dict[str, Any]:
 
 
 def explain_from(session: "Session", live: Basis, n: int) -> dict[str, Any]:
-    """`explain` from a basis taken earlier: safe beside the live session's steps."""
+    """`explain` from a basis taken earlier: safe beside the live session's steps. An episode
+    explained before, on the same run, is not replayed again (the same report is returned:
+    treat it as read-only)."""
     replica = replica_of(session, live)
     with replica.lock:
-        return _explain(replica.move_to(live, n), n)
+        kept = replica.explained(live, n)
+        if kept is not None:
+            return kept
+        report = _explain(replica.move_to(live, n), n)
+        replica.keep(live, n, report)
+        return report
 
 
 def _regime_name(scenario, regime: Any) -> str | None:

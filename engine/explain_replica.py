@@ -8,7 +8,8 @@ through the live timeline's checkpoints and its tape (engine/timetravel.py): it
 restores the nearest checkpoint at or before n and replays to n, exactly as a rewind
 would, and after the explanation it stands at n + 1. The next explanation goes on from
 there when it can (the inspector is often asked for the next episode, or one a little
-further on) instead of restoring again.
+further on) instead of restoring again, and an episode explained before on the same run
+is not replayed at all.
 
 Going on from where the replica stands is only right while it stands on the live run:
 its history is the live run's to that point, so are its decisions, and no change a
@@ -23,6 +24,7 @@ immutable saved state, shared). The replay itself then needs no lock.
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +33,8 @@ from .timetravel import Checkpoint, Tape, _comparable
 
 if TYPE_CHECKING:
     from .session import Session
+
+KEPT_REPORTS = 32  # explanations kept per session (the inspector reopens the episodes a person looks at)
 
 
 @dataclass(frozen=True)
@@ -67,6 +71,22 @@ class Replica:
         self.lock = threading.Lock()        # one explanation at a time on it
         self._forced: dict[int, Checkpoint] = {}  # the forced checkpoints it stands on (restored or replayed past)
         self.restored_from: int | None = None     # the checkpoint of the last move (None: it went on), for tests
+        self._reports: OrderedDict[int, tuple[dict, dict]] = OrderedDict()  # episode -> (its record, report)
+
+    def explained(self, basis: Basis, n: int) -> dict[str, Any] | None:
+        """The report of episode n made earlier on this run, if any. A record is a new object
+        whenever its episode is stepped again (a rewind, a branch, a replay), and whatever
+        changes the run before n steps n again: the same record object means the same run."""
+        kept = self._reports.get(n)
+        if kept is None or n >= len(basis.tape.history) or kept[0] is not basis.tape.history[n]:
+            return None
+        self._reports.move_to_end(n)
+        return kept[1]
+
+    def keep(self, basis: Basis, n: int, report: dict[str, Any]) -> None:
+        self._reports[n] = (basis.tape.history[n], report)
+        while len(self._reports) > KEPT_REPORTS:
+            self._reports.popitem(last=False)
 
     def move_to(self, basis: Basis, n: int) -> "Session":
         """The replica at the start of episode n of the live run in `basis` (call with `lock`)."""

@@ -80,3 +80,16 @@ def test_after_a_branch_the_replica_follows_the_branch(synthetic_run):
     report = explain(s, n)
     _REPLICAS.pop(s)
     assert same(report, explain(s, n))  # as a new replica says it
+
+
+def test_an_episode_explained_before_on_the_same_run_is_not_replayed(synthetic_run, monkeypatch):
+    s = synthetic_run
+    first = explain(s, 100)
+    replica = replica_of(s, basis(s, 100))
+    monkeypatch.setattr(replica, "move_to", lambda *a: pytest.fail("replayed again"))
+    assert explain(s, 100) is first
+    monkeypatch.undo()
+    s.rewind_to(90)  # episodes 90 on are stepped again: new records, the report made again
+    s.run()
+    again = explain(s, 100)
+    assert again is not first and same(again, first)
