@@ -93,3 +93,22 @@ def test_an_episode_explained_before_on_the_same_run_is_not_replayed(synthetic_r
     s.run()
     again = explain(s, 100)
     assert again is not first and same(again, first)
+
+
+def test_an_episode_is_explained_beside_the_run_going_on():
+    from concurrent.futures import ThreadPoolExecutor
+
+    from engine.explain import explain_from
+
+    reference = new("synthetic")
+    reference.run()
+    want = explain(reference, 50)
+    s = new("synthetic")
+    s.run(until=100)
+    live = basis(s, 50)  # what the lab copies under the session's lock
+    with ThreadPoolExecutor(1) as pool:
+        explaining = pool.submit(explain_from, s, live, 50)
+        s.run()  # the run goes on meanwhile, without waiting for the explanation
+        report = explaining.result(timeout=60)
+    assert same(report, want)
+    assert s.history == reference.history  # and the run is the one it would have been
