@@ -94,6 +94,9 @@ def branch_command(args: argparse.Namespace) -> int:
     return 0
 
 
+SIDE_BY_SIDE = 120
+
+
 def explain_command(args: argparse.Namespace) -> int:
     from engine.explain import explain, render
 
@@ -102,5 +105,14 @@ def explain_command(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write(json.dumps(report, indent=2, default=str) + "\n")
     else:
-        sys.stdout.write(render(report))
+        sys.stdout.write(render(report, _side_by_side_width()))
     return 0
+
+
+def _side_by_side_width() -> int | None:
+    """A terminal at least SIDE_BY_SIDE wide sees the other policies' retrievals in columns; a
+    narrower one, or a file or pipe, gets them listed (the text a script may read stays as it was)."""
+    import shutil
+
+    width = shutil.get_terminal_size((0, 0)).columns
+    return width if sys.stdout.isatty() and width >= SIDE_BY_SIDE else None

@@ -49,8 +49,9 @@ PANELS: dict[str, list[tuple[str, str]]] = {
         ("Episodes",
          "One line per episode: its phase, the policy played, what the agent did, the outcome (green right, red "
          "wrong) and the reward. Move up to stop following the newest; Enter shows the highlighted one in full "
-         "and why it went so (the input, the draws, what each policy would have retrieved); / filters it (✗, "
-         "policy=NAME, regime=N, phase=test, a word, #N to go to episode N)."),
+         "and why it went so (the input, the draws, what each policy would have retrieved, side by side); / "
+         "filters it (✗, policy=NAME, regime=N, phase=test, #N to go to episode N, text:WORD in the input: the "
+         "ticket, the article, the bar; any other word in the action, outcome or input; \"a phrase\" in quotes)."),
         ("Small terminals",
          "Below 120 columns or 42 rows the lab shows one group of panels at a time (bandit, progress, memory, "
          "episodes): {lab.panels} or a click on the tabs switches. Every key still works from any group."),

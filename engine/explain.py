@@ -1,8 +1,9 @@
 """Why episode N went as it did: the episode re-run with instruments, nothing stored per episode.
 
-`explain(session, n)` rewinds the session to the start of episode n (engine/timetravel.py),
-steps episode n once more while watching it, and rewinds back to where the session was.
-The replay is exact, so what it reports is what happened:
+`explain(session, n)` brings a replica of the session (engine/explain_replica.py) to the
+start of episode n from the live run's nearest checkpoint (engine/timetravel.py) and steps
+episode n once more while watching it; the live session is only read. The replay is
+exact, so what it reports is what happened:
 
 - the input as the agent saw it (`Scenario.input_seen`: a ticket's text and endpoint, an
   article's subject and body, a bar's prices and tool calls, a synthetic pull);
@@ -21,10 +22,14 @@ The replay is exact, so what it reports is what happened:
 from __future__ import annotations
 
 import math
+import threading
+import weakref
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from .errors import AELError
+from .explain_columns import side_by_side
+from .explain_replica import Basis, Replica
 from .memory import TIER_BOOST
 
 if TYPE_CHECKING:
@@ -79,20 +84,59 @@ def _hit(session, spec, h, query) -> dict[str, Any]:
             "metadata": {k: v for k, v in e.metadata.items()}, "terms": _terms(session, spec, e, query, h.score)}
 
 
-def explain(session: "Session", n: int) -> dict[str, Any]:
-    """The explanation of episode n (a finished episode of this run), as plain JSON values."""
+_REPLICAS: "weakref.WeakKeyDictionary[Session, Replica]" = weakref.WeakKeyDictionary()
+_REPLICAS_LOCK = threading.Lock()
+
+
+def replica_of(session: "Session", live: Basis) -> Replica:
+    """The session's replica (made on the first explanation, and again if its configuration
+    changed; kept while the session lives)."""
+    with _REPLICAS_LOCK:
+        replica = _REPLICAS.get(session)
+        if replica is None or replica.config != live.config:
+            replica = _REPLICAS[session] = Replica(live)
+        return replica
+
+
+def basis(session: "Session", n: int) -> Basis:
+    """What explaining episode n needs of the live session: checked, and copied (cheap; call it
+    under the lock that guards the session, then `explain_from` needs none)."""
     if isinstance(n, bool) or not isinstance(n, int):
         raise AELError(f"episode {n!r} is not an episode number")
     reach = session.timeline.reach(session)
     if not 0 <= n < reach:
         raise AELError(f"episode {n} is out of range: this run has episodes 0..{reach - 1}" if reach else
                        "this run has no episode yet")
-    with session.timeline.preserved(session):  # explaining changes nothing: the session is put back
-        return _explain(session, n)
+    return Basis.of(session)
+
+
+def explain(session: "Session", n: int) -> dict[str, Any]:
+    """The explanation of episode n (a finished episode of this run), as plain JSON values.
+    The session itself is only read: a replica of it replays the episode (engine/explain_replica.py)."""
+    return explain_from(session, basis(session, n), n)
+
+
+def explain_from(session: "Session", live: Basis, n: int) -> dict[str, Any]:
+    """`explain` from a basis taken earlier: safe beside the live session's steps. An episode
+    explained before, on the same run, is not replayed again (the same report is returned:
+    treat it as read-only)."""
+    replica = replica_of(session, live)
+    with replica.lock:
+        kept = replica.explained(live, n)
+        if kept is not None:
+            return kept
+        report = _explain(replica.move_to(live, n), n)
+        replica.keep(live, n, report)
+        return report
+
+
+def _regime_name(scenario, regime: Any) -> str | None:
+    """The scenario's name of a regime index (what the lab's status line shows), else None."""
+    names = list(getattr(scenario, "regime_names", None) or [])
+    return names[regime] if isinstance(regime, int) and 0 <= regime < len(names) else None
 
 
 def _explain(session: "Session", n: int) -> dict[str, Any]:
-    session.rewind_to(n)
     if session.blocked_reason is not None:
         raise AELError(f"episode {n} cannot be replayed: {session.blocked_reason}")
     posteriors = [{"arm": a.name, "alpha": a.alpha, "beta": a.beta, "mean": a.mean, "pulls": a.pulls}
@@ -159,6 +203,7 @@ def _explain(session: "Session", n: int) -> dict[str, Any]:
     report = {
         "scenario": session.config.scenario, "seed": session.config.seed, "selector": session.config.selector,
         "episode": n, "phase": record["phase"], "regime": record["regime"],
+        "regime_name": _regime_name(scenario, record["regime"]),
         "input": scenario.input_seen(query),
         "policy": {"played": record["policy"], "retrieved_with": ctx.hits_from or record["policy"],
                    "why": ("warm-up: the first arm is played with no draw" if record["phase"] == "warmup" else
@@ -176,11 +221,52 @@ def _explain(session: "Session", n: int) -> dict[str, Any]:
     return report
 
 
-def render(report: dict[str, Any]) -> str:
-    """The explanation as text for a terminal."""
+def render(report: dict[str, Any], width: int | None = None) -> str:
+    """The explanation as text for a terminal. With a `width`, what the other policies would
+    have retrieved is shown side by side in columns no wider than it (engine/explain_columns.py);
+    without, listed policy by policy."""
+    out: list[str] = []
+    for kind, part in parts(report):
+        if kind == "text":
+            out.extend(part)
+        elif width is None:
+            out.extend(listed(part))
+        else:
+            out.append("  What each policy would have retrieved for this query (= the played policy retrieved it too, + it did not):")
+            out.extend(f"  {line}".rstrip() for line in side_by_side(part, width - 2))
+    return "\n".join(out) + "\n"
+
+
+def listed(retrieval: dict[str, Any]) -> list[str]:
+    """What the other policies would have retrieved, policy by policy."""
     out: list[str] = []
     add = out.append
-    add(f"Episode {report['episode']} · {report['phase']} · regime {report['regime']} · "
+    for name, o in retrieval.get("other_policies", {}).items():
+        if o["same"]:
+            add(f"  {name}: the same entries")
+            continue
+        add(f"  {name}: {len(o['hits'])} entries; + {len(o['only_here'])} not retrieved here, "
+            f"− {len(o['missing'])} retrieved here but not by it")
+        for h in o["hits"][:SHOWN]:
+            add(f"    {'=' if h['shared'] else '+'} {h['id']} [{h['tier']}, ep {h['episode']}] {h['score']:.3f}")
+        if len(o["hits"]) > SHOWN:
+            add(f"    … {len(o['hits']) - SHOWN} more (--json has them all)")
+    return out
+
+
+def regime_text(report: dict[str, Any]) -> str:
+    """The true regime as the lab's status line names it (the scenario's name for it: R0, bull)."""
+    name = report.get("regime_name")
+    return f"true regime {name if name is not None else report['regime']}"
+
+
+def parts(report: dict[str, Any]) -> list[tuple[str, Any]]:
+    """The explanation in order: ("text", lines), and ("compare", retrieval) where the other
+    policies' retrievals go (`render` lists them or sets them side by side; the lab scrolls them)."""
+    found: list[tuple[str, Any]] = []
+    out: list[str] = []
+    add = out.append
+    add(f"Episode {report['episode']} · {report['phase']} · {regime_text(report)} · "
         f"{report['scenario']} seed {report['seed']} · {report['selector']}")
     add("")
     add("Input, as the agent saw it")
@@ -210,16 +296,11 @@ def render(report: dict[str, Any]) -> str:
                    else f" ({t['order']})")
             add(f"  {h['id']} [{h['tier']}, ep {h['episode']}] score {h['score']:.3f}{why}")
             add(f"      {h['content'][:140]}")
-        for name, o in r.get("other_policies", {}).items():
-            if o["same"]:
-                add(f"  {name}: the same entries")
-                continue
-            add(f"  {name}: {len(o['hits'])} entries; + {len(o['only_here'])} not retrieved here, "
-                f"− {len(o['missing'])} retrieved here but not by it")
-            for h in o["hits"][:SHOWN]:
-                add(f"    {'=' if h['shared'] else '+'} {h['id']} [{h['tier']}, ep {h['episode']}] {h['score']:.3f}")
-            if len(o["hits"]) > SHOWN:
-                add(f"    … {len(o['hits']) - SHOWN} more (--json has them all)")
+        if r.get("other_policies"):
+            found.append(("text", out))
+            found.append(("compare", r))
+            out = []
+            add = out.append
     add("")
     ins = report["insight"]
     add(f"Insight applied: {ins['insight']} (confidence {ins.get('confidence', 0):.2f})" if ins else
@@ -241,4 +322,5 @@ def render(report: dict[str, Any]) -> str:
     o = report["outcome"]
     add(f"Outcome: {o['result']} (reward {o['reward']:.3f}" + (f", correct {o['correct']}" if o["correct"]
                                                               is not None else "") + ")")
-    return "\n".join(out) + "\n"
+    found.append(("text", out))
+    return found

@@ -613,7 +613,7 @@ async def test_enter_on_the_episode_log_shows_the_episode_in_full():
     async with app.run_test(size=SIZE) as pilot:
         await window_with_the_log_focused(app, pilot)
         await pilot.press("enter")
-        await pilot.pause()
+        await settle(pilot)  # the explanation is made in the screen's worker
         assert isinstance(app.screen, EpisodeScreen)
         record = app.screen.record
         text = str(app.screen.query_one("#episode-text").render())

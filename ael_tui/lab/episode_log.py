@@ -8,7 +8,7 @@ from rich.style import Style
 from textual.binding import Binding
 from textual.message import Message
 
-from ael_tui.lab.episode_filter import EpisodeFilter
+from ael_tui.lab.episode_filter import EpisodeFilter, Inputs
 from ael_tui.row_list import PLAIN, RowList, cut_keeping_tail
 
 GREEN, RED, BOLD = Style(color="green"), Style(color="red"), Style(bold=True)
@@ -26,6 +26,7 @@ class EpisodeLog(RowList):
         """/ on the log: the screen asks for a filter (episode_filter.py says what it reads)."""
 
     filter: EpisodeFilter = EpisodeFilter()
+    inputs: Inputs | None = None  # each episode's input text, for words the filter looks for (the screen sets it)
     _history: list[dict[str, Any]] = []
 
     def action_filter(self) -> None:
@@ -104,7 +105,7 @@ class EpisodeLog(RowList):
     def show(self, history: list[dict[str, Any]]) -> None:
         self._history = history
         if self.filter:
-            history = [r for r in history if self.filter.matches(r)]
+            history = [r for r in history if self.filter.matches(r, self.inputs)]
         if len(history) == len(self.rows) and (not history or history[-1] is self.rows[-1]):
             return
         new = history[len(self.rows):] if len(history) > len(self.rows) else history

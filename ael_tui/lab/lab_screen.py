@@ -37,10 +37,10 @@ from ael_tui.lab.lab_view import LabView, take_view, variant_panels
 from ael_tui.lab.posteriors import DensityPlot, PosteriorTable
 from ael_tui.lab.progress_chart import ProgressChart
 from engine.errors import AELError
-from engine.explain import explain, render
 from ael_tui.lab.episode_filter import parse as parse_filter
+from ael_tui.lab.episode_inputs import InputTexts
 from ael_tui.dialogs import PromptScreen
-from ael_tui.lab.records import EpisodeScreen
+from ael_tui.lab.records import inspect_episode
 from ael_tui.lab.reflection_panel import ReflectionPanel
 from ael_tui.lab.session_host import SessionHost
 from ael_tui.lab.status_bar import StatusBar
@@ -152,6 +152,7 @@ class LabScreen(LabRuns, LabDecisions, LabTour, LabFiles, RunControls, Screen):
         for widget in self.query("Input"):
             widget.cursor_blink = self.app.cursor_blink_enabled
         self._show_variant_panels()
+        self.panel(EpisodeLog).inputs = InputTexts(lambda: self.host.session.scenario)  # the filter's text:
         self.host.on_step = self._post_stepped
         self.redraw(force=True)
         # after the first frame: computing it holds the interpreter and would delay that frame
@@ -304,7 +305,8 @@ class LabScreen(LabRuns, LabDecisions, LabTour, LabFiles, RunControls, Screen):
             PromptScreen("Show the episodes where", value=log.filter.text, placeholder="e.g. ✗ policy=compressed regime=3",
                          ok="Filter", input_id="episode-filter",
                          hint="✗ or wrong, ✓ or right; policy=NAME, phase=train|val|test, regime=N; #N from "
-                              "episode N on; other words are looked for in the action and outcome. Empty shows all."),
+                              "episode N on; text:WORD in the input (the ticket, the article, the bar); other "
+                              "words in the action, outcome or input; \"a phrase\" in quotes. Empty shows all."),
             self._episode_filter)
 
     def _episode_filter(self, text: str | None) -> None:
@@ -318,22 +320,7 @@ class LabScreen(LabRuns, LabDecisions, LabTour, LabFiles, RunControls, Screen):
         self.panel(EpisodeLog).set_filter(filt)
 
     def on_episode_log_open(self, event: EpisodeLog.Open) -> None:
-        self.app.push_screen(EpisodeScreen(event.record, self._why(event.record)))
-
-    def _why(self, record: dict) -> str:
-        """The engine's explanation of the episode (a replay from the nearest checkpoint, the
-        session put back as it was), or one line saying why there is none."""
-        n = record.get("episode")
-        if not isinstance(n, int):
-            return ""
-        if self.host.running or not self.host.lock.acquire(blocking=False):
-            return f"A run is going: pause ({self.app.key_for('lab.pause')}) to see why this episode went as it did."
-        try:
-            return render(explain(self.host.session, n))
-        except AELError as err:
-            return f"No explanation: {err}"
-        finally:
-            self.host.lock.release()
+        self.app.push_screen(inspect_episode(self.host.read, event.record))
 
     def on_memory_panel_need_rows(self, event: MemoryPanel.NeedRows) -> None:
         self._memory.now()

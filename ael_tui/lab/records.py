@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Callable
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Static
 
 from engine.approvals import AuditEntry, StandingRule
+from engine.errors import AELError
+from engine.explain import basis, explain_from, render
 from engine.reflection import Reflection
 
 from ael_tui.actions import bindings_for
@@ -228,22 +231,35 @@ class ResultsScreen(ModalScreen[None]):
 
 class EpisodeScreen(ModalScreen[None]):
     """One episode in full: why it went as it did (the engine's explain: the input as the
-    agent saw it, the draws, what was retrieved and with what score, what the other policies
-    would have retrieved, insight, rules, model calls), then its record as logged."""
+    agent saw it, the draws, what was retrieved and with what score, what each other policy
+    would have retrieved, side by side in columns that fit the dialog, insight, rules, model
+    calls), then its record as logged.
+
+    `why` is a text shown as it is; `explain`, a function giving the explanation (a replay:
+    tens of milliseconds), is called in a worker thread, the screen saying "explaining…"
+    until it is ready. `inspect_episode` makes one for an episode of a session."""
 
     BINDINGS = bindings_for("view")
+    WAITING = "explaining…"
 
-    def __init__(self, record: dict[str, Any], why: str = "") -> None:
+    class Explained(Message):
+        def __init__(self, report: dict[str, Any] | None, error: str = "") -> None:
+            super().__init__()
+            self.report, self.error = report, error
+
+    def __init__(self, record: dict[str, Any], why: str = "",
+                 explain: Callable[[], dict[str, Any]] | None = None) -> None:
         super().__init__(classes="dialog-screen")
-        self.record, self.why = record, why
+        self.record, self.why, self.explain = record, why, explain
+        self.report: dict[str, Any] | None = None
 
     def compose(self) -> ComposeResult:
         r = self.record
         with Vertical(classes="dialog big-dialog", id="episode") as box:
             box.border_title = f"Episode {r.get('episode')} · {r.get('phase', '')} · policy {r.get('policy', '')}"
             with VerticalScroll(id="episode-body"):
-                if self.why:
-                    yield Static(Text.assemble(("Why\n", "bold"), self.why), id="episode-why")
+                if self.why or self.explain is not None:
+                    yield Static(self._why_text(self.why or self.WAITING), id="episode-why")
                 yield Static(Text.assemble(("Action\n", "bold"), str(r.get("action", "")), "\n\n",
                                            ("Outcome\n", "bold"), str(r.get("result", "")), "\n\n",
                                            ("Record\n", "bold"),
@@ -253,6 +269,52 @@ class EpisodeScreen(ModalScreen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#episode-body").focus()
+        if self.explain is not None and not self.why:
+            self.run_worker(self._explain, thread=True, exclusive=True, group="explain")
+
+    def _explain(self) -> None:
+        try:
+            report = self.explain()  # type: ignore[misc]
+        except AELError as err:
+            self.post_message(self.Explained(None, f"No explanation: {err}"))
+        else:
+            self.post_message(self.Explained(report))
+
+    def on_episode_screen_explained(self, event: "EpisodeScreen.Explained") -> None:
+        self.report = event.report
+        if event.report is None:
+            self.query_one("#episode-why", Static).update(self._why_text(event.error))
+        else:
+            self._show_report()
+
+    def on_resize(self) -> None:
+        if self.report is not None:
+            self.call_after_refresh(self._show_report)  # the body's new width is known after the layout
+
+    def _show_report(self) -> None:
+        """The explanation, the other policies' retrievals in bands as wide as the body (the played
+        policy heading each band: a narrow dialog stacks them, none is cut)."""
+        body = self.query_one("#episode-body")
+        width = max(40, body.scrollable_content_region.width - 1)
+        self.query_one("#episode-why", Static).update(self._why_text(render(self.report, width)))  # type: ignore[arg-type]
+
+    @staticmethod
+    def _why_text(text: str) -> Text:
+        return Text.assemble(("Why\n", "bold"), text)
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+
+def inspect_episode(read: Callable[[Callable[[Any], Any]], Any], record: dict[str, Any]) -> EpisodeScreen:
+    """The inspector on one episode of a session, given `read` (a host's `read`: a look at the
+    session under its lock). Only what the explanation needs is copied under the lock (engine
+    explain's `basis`); the replay runs in the screen's worker, beside any run going on."""
+    n = record.get("episode")
+    if not isinstance(n, int):
+        return EpisodeScreen(record)
+    try:
+        session, live = read(lambda s: (s, basis(s, n)))
+    except AELError as err:
+        return EpisodeScreen(record, f"No explanation: {err}")
+    return EpisodeScreen(record, explain=lambda: explain_from(session, live, n))
