@@ -80,6 +80,14 @@ class Tape:
     def of(cls, s: "Session") -> "Tape":
         return cls(s.t, list(s.history), list(s.queue.audit), [asdict(r) for r in s.queue.rules])
 
+    def held_by_people(self) -> set[int]:
+        """Proposals a person decided and no rule did: inside a replayed step a rule must leave them
+        pending for the person's decision at the boundary (a branch's flip of an auto-approved
+        proposal, an undone decision made again), as in the run that was."""
+        people = {a.proposal_id for a in self.audit
+                  if a.proposal_id > 0 and a.decision in HUMAN_DECISIONS and not _who_is_rule(a.who)}
+        return people - {a.proposal_id for a in self.audit if _who_is_rule(a.who)}
+
     def decided_after(self, e: int) -> list["AuditEntry"]:
         """The decisions a person made between episode e and the next (in the order made)."""
         if self._by_episode is None:
@@ -282,6 +290,7 @@ class Timeline:
     def _replay(self, s: "Session", n: int, tape: Tape, known_ids: int | None = None) -> str | None:
         """Step to episode n, making at each boundary the decisions the tape made there.
         Returns why it stopped short of n (a proposal nobody decided), else None."""
+        held = {pid for pid in tape.held_by_people() if known_ids is None or pid <= known_ids}
         while True:
             self._boundary(s, tape, known_ids)
             if s.t >= n:
@@ -289,7 +298,8 @@ class Timeline:
             reason = s.blocked_reason
             if reason is not None:
                 return reason
-            s.step()
+            with self._rules_hold(s, held):
+                s.step()
             if self.diverged_at is not None and known_ids is None:
                 raise AELError(f"replay differs from the run at episode {self.diverged_at}: something changed "
                                "outside the audit log (this run cannot be replayed exactly)")
@@ -407,18 +417,9 @@ class Timeline:
         self._replay(s, first, tape)  # up to the start of the episode after which the decision came
         self._flip = flips
         self._who = who
-        original = s.queue.automatic_decision
-
-        def automatic(p):  # the changed proposals wait for the branch's decision, after the step
-            return None if p.id in flips else original(p)
-
-        s.queue.automatic_decision = automatic  # type: ignore[method-assign]
-        try:
+        with self._rules_hold(s, set(flips) | tape.held_by_people()):  # they wait for the branch's decision
             s.step()
-            known = len(s.queue.proposals)  # proposals made so far are the original's; later ones may not be
-        finally:
-            if "automatic_decision" in vars(s.queue):
-                del s.queue.automatic_decision
+        known = len(s.queue.proposals)  # proposals made so far are the original's; later ones may not be
         self.tape = None  # the branch is the run now: what came after its change is another run
         self.drop_after(first)
         try:
@@ -426,6 +427,26 @@ class Timeline:
         finally:
             self._flip = {}
             self.diverged_at = None
+
+    @staticmethod
+    @contextmanager
+    def _rules_hold(s: "Session", held: set[int]) -> Iterator[None]:
+        """Inside the block, the approval mode and standing rules leave the proposals in `held`
+        pending (a person decides them between steps)."""
+        if not held:
+            yield
+            return
+        original = s.queue.automatic_decision
+
+        def automatic(p):
+            return None if p.id in held else original(p)
+
+        s.queue.automatic_decision = automatic  # type: ignore[method-assign]
+        try:
+            yield
+        finally:
+            if "automatic_decision" in vars(s.queue):
+                del s.queue.automatic_decision
 
     def _decide_flips(self, s: "Session") -> None:
         for pid, decision in list(self._flip.items()):

@@ -328,3 +328,21 @@ def test_explain_shows_a_models_calls_from_a_cassette(tmp_path, monkeypatch):
     assert calls[0]["reply"] and calls[0]["usage"]["input_tokens"] > 0
     assert key not in json.dumps(report) and "Model call 1" in render(report)
     assert replayed.history == live.history  # explaining changed nothing
+
+
+def test_a_saved_branch_that_rejected_an_auto_approved_proposal_goes_back_exactly():
+    """In the branch a person rejected what the auto rule approved; loaded from its save, replaying
+    that step must leave the proposal to the person again, not let the rule approve it."""
+    s = new("synthetic")
+    s.run()
+    first = s.queue.audit[0]
+    assert first.who.startswith("rule:") and first.decision == "approve"
+    b = reload(s)
+    b.branch(100, {first.proposal_id: "reject"})
+    b.run(until=150)
+    branch = comparable(b)
+    loaded = reload(b)
+    loaded.rewind_to(52)
+    assert loaded.history == branch["history"][:52]
+    loaded.rewind_to(150)
+    assert comparable(loaded) == branch
