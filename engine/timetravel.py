@@ -218,7 +218,7 @@ class Timeline:
     def snapshot(self, s: "Session") -> tuple:
         """The session and this timeline now, for `put_back`."""
         d = s.to_dict()
-        history = d.pop("history")
+        history = list(d.pop("history"))  # a copy: a step in the block appends to the session's own list
         d.pop("usage", None)
         return (pickle.dumps(d, protocol=pickle.HIGHEST_PROTOCOL), history, self.tape, dict(self.checkpoints),
                 self.budget_s, self._post_signature, self._spent)
