@@ -144,7 +144,7 @@ def preview(session: "Session", pid: int, should_stop: Callable[[], bool] | None
             with_it = _step_with(session, p)
             session.step()
             now = session.history[-1]
-            if now != was:  # the timeline replays exactly; this says so if it ever did not
+            if now != was or len(session.history) != session.t:  # the timeline replays exactly; this says so if it ever did not
                 raise AELError(f"replay differs from the run at episode {e}: the preview cannot be trusted")
             out.episodes.append(Replayed(
                 episode=e, policy=was["policy"], played_with=with_it["policy"], action=str(was["action"]),
