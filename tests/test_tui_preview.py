@@ -74,6 +74,8 @@ async def test_the_dialog_opens_at_once_then_lists_the_fixed_and_broken_tickets_
         text = summary(app)
         assert "fixed 8: #904 #905 #908 #910 #914 #915 #918 #919" in text and "broken 2: #888 #899" in text
         assert listing.display and listing.region.width <= 80
+        room = listing.scrollable_content_region.width
+        assert all(listing.get_option_at_index(i).prompt.cell_len <= room for i in range(listing.option_count))
         listing.focus()
         await pilot.press("down", "down", "enter")  # the third: #908
         await pilot.pause()

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from engine.preview import Preview, Replayed
 
 SHOWN = 12  # episode numbers listed in a summary line; the list below has them all
-ACTION_WIDTH = 22  # an action is cut to this in a row, so a row fits 80 columns
+ROW_WIDTH = 66  # a row's cells before the panel is laid out (it fits 80 columns)
 
 
 def numbers(rows: list["Replayed"]) -> str:
@@ -67,16 +67,31 @@ def summary(pv: "Preview", name: str) -> Text:
     return out
 
 
-def _cut(text: str, width: int = ACTION_WIDTH) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: max(width - 1, 1)] + "…"
 
 
-def row(r: "Replayed") -> Text:
-    """One episode: its tag, its number, the decision as it was → as it would have been, each
-    with its outcome (✓ right, ✗ wrong)."""
+def _shared_head(a: str, b: str) -> int:
+    """How much of b repeats a's start word for word ('route → x' and 'route → y': 'route → ')."""
+    n = 0
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            break
+        if x == " ":
+            n = i + 1
+    return n
+
+
+def row(r: "Replayed", width: int = ROW_WIDTH) -> Text:
+    """One episode in `width` cells: its tag, its number, the decision as it was ⇒ as it would
+    have been (without the words the two share at the start), each with its outcome (✓ ✗)."""
     tag, style = ("fixed", "green") if r.fixed else ("broken", "red") if r.broken else ("changed", "yellow")
-    return Text.assemble((f"{tag:<7}", style), f" #{r.episode:<5} ", _cut(r.action), " ", _mark(r.correct),
-                         "  ⇒ ", (_cut(r.action_with), "bold"), " ", _mark(r.correct_with))
+    head = f"{tag:<7} #{r.episode:<5} "
+    after = r.action_with[_shared_head(r.action, r.action_with):] or r.action_with
+    room = max(width - len(head) - len(" ✓  ⇒  ✓"), 12)
+    before_w = min(len(r.action), max(room // 2, room - len(after)))
+    return Text.assemble((head[:7], style), head[7:], _cut(r.action, before_w), " ", _mark(r.correct),
+                         "  ⇒ ", (_cut(after, room - before_w), "bold"), " ", _mark(r.correct_with))
 
 
 def _mark(right: bool) -> Text:
@@ -114,11 +129,13 @@ class PreviewPanel(Vertical):
         rows = listed(pv)
         options = self.query_one("#preview-list", OptionList)
         options.clear_options()
-        options.add_options([Option(row(r), id=str(r.episode)) for r in rows])
+        # the list's border, padding and scrollbar taken off, so no row wraps
+        width = self.content_region.width - 5 if self.content_region.width > 20 else ROW_WIDTH
+        options.add_options([Option(row(r, width), id=str(r.episode)) for r in rows])
         options.set_class(not rows, "-empty")
         options.highlighted = 0 if rows else None  # Enter opens the first at once
         if rows:
-            options.border_subtitle = "Enter: the episode in the inspector (as it went without the proposal)"
+            options.border_subtitle = "Enter: the episode as it went, in the inspector"
 
     def fail(self, why: str) -> None:
         self.query_one("#preview-summary", Static).update(Text(f"No preview: {why}", style="dim"))
