@@ -142,9 +142,10 @@ def preview(session: "Session", pid: int, should_stop: Callable[[], bool] | None
             if should_stop is not None and should_stop():
                 raise AELError("preview stopped")
             with_it = _step_with(session, p)
-            session.step()
+            session.timeline.step_along(session)  # as it went, with any decision made after it
             now = session.history[-1]
-            if now != was or len(session.history) != session.t:  # the timeline replays exactly; this says so if it ever did not
+            # the timeline replays exactly; this says so if it ever did not
+            if now != was or len(session.history) != session.t:
                 raise AELError(f"replay differs from the run at episode {e}: the preview cannot be trusted")
             out.episodes.append(Replayed(
                 episode=e, policy=was["policy"], played_with=with_it["policy"], action=str(was["action"]),
@@ -202,4 +203,4 @@ def _play_instead(session: "Session", name: str) -> None:
             selector.arms.insert(index, arm)
         return index
 
-    selector.select = select  # type: ignore[method-assign]  # the selector object is replaced by put_back
+    selector.select = select  # type: ignore[method-assign]  # gone with this selector object at put_back

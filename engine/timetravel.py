@@ -279,6 +279,15 @@ class Timeline:
         self._restore(s, self.checkpoints[start], tape.history)
         self._replay(s, n, tape)
 
+    def step_along(self, s: "Session") -> None:
+        """After a rewind: one episode forward along the run that was, then the decisions a
+        person made after it there (engine/preview.py replays a window this way)."""
+        tape = self.tape
+        if tape is None:
+            raise AELError("nothing to step along: rewind to an earlier episode first")
+        s.step()
+        self._boundary(s, tape, None)
+
     def _replay(self, s: "Session", n: int, tape: Tape, known_ids: int | None = None) -> str | None:
         """Step to episode n, making at each boundary the decisions the tape made there.
         Returns why it stopped short of n (a proposal nobody decided), else None."""

@@ -195,3 +195,21 @@ def test_a_preview_keeps_its_lists_in_a_plain_document(builders):
     s = at_proposal(builders["synthetic"])
     d = preview(s, s.queue.pending[0].id).to_dict()
     assert json.loads(json.dumps(d)) == d and set(d) >= {"fixed", "broken", "changed", "window", "episodes"}
+
+
+def test_stepping_along_a_rewound_run_makes_the_decisions_a_person_made_between_its_episodes(builders):
+    """The window's episodes are stepped as they went, with what a person did between them
+    (here a standing rule set after episode 49 of the portfolio) made again in its place."""
+    s = builders["portfolio"]()
+    s.run(until=50)
+    s.queue.set_standing("insight", "approve", who="human", episode=s.t - 1)
+    s.run()
+    assert s.t > 50 and len(s.queue.rules) == 1
+    with s.timeline.preserved(s):
+        s.rewind_to(48)
+        assert s.queue.rules == []
+        s.timeline.step_along(s)  # episode 48
+        assert s.queue.rules == []
+        s.timeline.step_along(s)  # episode 49, then the rule set after it
+        assert [r.rule for r in s.queue.rules] == ["approve"] and s.t == 50
+    assert len(s.queue.rules) == 1 and s.timeline.tape is None

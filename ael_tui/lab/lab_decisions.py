@@ -25,7 +25,8 @@ PAST = {"approve": "approved", "edit": "approved as edited", "reject": "rejected
 
 
 class LabDecisions:
-    """Mixed into the lab screen (`host`, `redraw`, and the tour mixin's `_show_card`)."""
+    """Mixed into the lab screen (`host`, `redraw`, `_why`: the inspector's explanation, and the
+    tour mixin's `_show_card`)."""
 
     host: SessionHost
     _run_note: str = ""  # what the run that opened a proposal passed on its way, said in the dialog
