@@ -136,13 +136,21 @@ def preview(session: "Session", pid: int, should_stop: Callable[[], bool] | None
     run = [dict(r) for r in session.history[start:end + 1]]
     out = Preview(pid, p.kind, (start, end), reflector_fixed=sorted(
         int(e) for e in (p.evidence.get("fixed_episodes") or []) if isinstance(e, int)))
-    with session.timeline.preserved(session):
-        session.rewind_to(start)
+    stop = should_stop or (lambda: False)
+    timeline = session.timeline
+    with timeline.preserved(session):
+        # to the nearest checkpoint, then along the run to the window, so a stop is heard on the way
+        # too (a loaded save has only its start: that is every episode before the window)
+        session.rewind_to(max(k for k in timeline.checkpoints if k <= start))
+        while session.t < start:
+            if stop():
+                raise AELError("preview stopped")
+            timeline.step_along(session)
         for e, was in zip(range(start, end + 1), run):
-            if should_stop is not None and should_stop():
+            if stop():
                 raise AELError("preview stopped")
             with_it = _step_with(session, p)
-            session.timeline.step_along(session)  # as it went, with any decision made after it
+            timeline.step_along(session)  # as it went, with any decision made after it
             now = session.history[-1]
             # the timeline replays exactly; this says so if it ever did not
             if now != was or len(session.history) != session.t:

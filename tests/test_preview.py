@@ -213,3 +213,20 @@ def test_stepping_along_a_rewound_run_makes_the_decisions_a_person_made_between_
         s.timeline.step_along(s)  # episode 49, then the rule set after it
         assert [r.rule for r in s.queue.rules] == ["approve"] and s.t == 50
     assert len(s.queue.rules) == 1 and s.timeline.tape is None
+
+
+def test_a_loaded_save_previews_the_same_from_its_only_checkpoint_and_hears_a_stop_on_the_way(builders):
+    s = at_proposal(builders["support"])
+    loaded = Session.from_dict(json.loads(json.dumps(s.to_dict())), scenarios.make_scenario)
+    assert sorted(loaded.timeline.checkpoints) == [0]
+    p = next(p for p in s.queue.pending if p.kind == "arm")
+    assert preview(loaded, p.id).to_dict() == preview(s, p.id).to_dict()
+    asked = []
+
+    def stop_at_the_tenth_question() -> bool:
+        asked.append(loaded.t)
+        return len(asked) == 10
+
+    with pytest.raises(AELError, match="preview stopped"):
+        preview(loaded, p.id, should_stop=stop_at_the_tenth_question)
+    assert asked[-1] == 9 and loaded.t == s.t  # stopped on the way to episode 880, put back
