@@ -83,7 +83,10 @@ PANELS: dict[str, list[tuple[str, str]]] = {
     ],
     "Decisions": [
         ("The approval dialog",
-         "A proposal shows what it proposes, then its diagnosis, evidence and the window's numbers. "
+         "A proposal shows what it proposes, then its diagnosis, then its window replayed by the engine with and "
+         "without it (filled in once replayed: for an arm the failures it would have fixed and the right answers "
+         "it would have broken, for an insight the decisions it would have changed; Tab to the list, Enter opens "
+         "an episode in the inspector), then the evidence and the window's numbers. "
          "{approval.approve} approves, {approval.edit} edits the JSON (validated as you type), {approval.reject} "
          "rejects with an optional reason, {approval.always} approves and sets a standing rule for its kind "
          "({lab.rules} lists and revokes rules), {approval.later} leaves it pending (stepping waits), "

@@ -226,7 +226,7 @@ class Timeline:
     def snapshot(self, s: "Session") -> tuple:
         """The session and this timeline now, for `put_back`."""
         d = s.to_dict()
-        history = d.pop("history")
+        history = list(d.pop("history"))  # a copy: a step in the block appends to the session's own list
         d.pop("usage", None)
         return (pickle.dumps(d, protocol=pickle.HIGHEST_PROTOCOL), history, self.tape, dict(self.checkpoints),
                 self.budget_s, self._post_signature, self._spent)
@@ -286,6 +286,15 @@ class Timeline:
         start = max(k for k in self.checkpoints if k <= n)
         self._restore(s, self.checkpoints[start], tape.history)
         self._replay(s, n, tape)
+
+    def step_along(self, s: "Session") -> None:
+        """After a rewind: one episode forward along the run that was, then the decisions a
+        person made after it there (engine/preview.py replays a window this way)."""
+        tape = self.tape
+        if tape is None:
+            raise AELError("nothing to step along: rewind to an earlier episode first")
+        s.step()
+        self._boundary(s, tape, None)
 
     def _replay(self, s: "Session", n: int, tape: Tape, known_ids: int | None = None) -> str | None:
         """Step to episode n, making at each boundary the decisions the tape made there.

@@ -35,6 +35,7 @@ def test_decision_dialog(snap_compare, size):
     async def open_dialog(pilot):
         await settled(pilot)
         await pilot.press("d")
+        await pilot.app.workers.wait_for_complete()  # the preview's replay, filled in
         await pilot.pause()
         await pilot.pause()
 

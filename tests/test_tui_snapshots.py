@@ -50,6 +50,7 @@ def test_approval_dialog(snap_compare):
     async def open_dialog(pilot):
         await settled(pilot)
         await pilot.press("d")
+        await pilot.app.workers.wait_for_complete()  # the preview's replay, filled in
         await pilot.pause()
 
     assert snap_compare(make_app(s), terminal_size=SIZE, run_before=open_dialog)

@@ -2,9 +2,12 @@
 approve (y) / edit (e) / reject (n) / always approve this kind (A) / later (Esc).
 
 The dialog reads nothing from the session itself: the lab hands it a
-`ProposalContext` (the proposal, its reflection, the window's numbers) and a
+`ProposalContext` (the proposal, its reflection, the window's numbers, and how to
+replay the window with and without the proposal and open an episode) and a
 `validate` callable (the session's `validate_edit` for this proposal), and
-gets back a `Decision`, or None for "later".
+gets back a `Decision`, or None for "later". The replay (engine/preview.py) runs in
+a worker when the dialog opens and fills in its panel when done; closing the dialog
+cancels it.
 """
 
 from __future__ import annotations
@@ -15,12 +18,15 @@ from typing import Any, Callable
 
 from rich.table import Table
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Static
+from textual.worker import get_current_worker
 
 from engine.approvals import Proposal
+from engine.errors import AELError
 from engine.reflection import Reflection
 
 from ael_tui.actions import SaysWhy, bindings_for
@@ -29,6 +35,7 @@ from ael_tui.tick_list import TickList
 from ael_tui.lab.reflection_panel import evidence_text
 from ael_tui.dialogs import PromptScreen
 from ael_tui.decisions.editor import EditProposalScreen
+from ael_tui.decisions.preview_panel import PreviewPanel
 
 KIND_NAMES = {"arm": "a new arm", "insight": "an insight", "allocator": "allocation code", "planner": "a new planner"}
 
@@ -58,6 +65,11 @@ class ProposalContext:
     note: str = ""       # e.g. how many silent reflections the run to this proposal passed
     pending: list[Proposal] = field(default_factory=list)  # every pending proposal, this one included
     retrieval_arms: bool = True  # False: the world's arms ignore retrieval fields (synthetic)
+    # the window replayed with and without the proposal: called in a worker with `should_stop`,
+    # returns an engine.preview.Preview or raises AELError; None: no preview offered
+    preview: Callable[[Callable[[], bool]], Any] | None = None
+    preview_window: tuple[int, int] = (0, 0)
+    open_episode: Callable[[int], None] | None = None  # an episode in the inspector
 
 
 def episodes_table(records: list[dict[str, Any]]) -> Table:
@@ -184,6 +196,8 @@ class ApprovalScreen(SaysWhy, ModalScreen[Decision | None]):
                 # what is being decided first, in view without scrolling; the why below it
                 yield Static(self._payload(p), id="approval-payload")
                 yield Static(self._diagnosis(p, r), id="approval-diagnosis")
+                if self.ctx.preview is not None:
+                    yield PreviewPanel(self.ctx.preview_window, id="approval-preview")
                 yield Static(self._window(), id="approval-window")
                 yield Static(window_table(self.ctx.window), id="approval-window-table")
                 if p.evidence:
@@ -240,6 +254,34 @@ class ApprovalScreen(SaysWhy, ModalScreen[Decision | None]):
     def on_mount(self) -> None:
         # the body, not a button: PageDown/End scroll at once, and Enter changes nothing
         self.query_one("#approval-body").focus()
+        if self.ctx.preview is not None:
+            self._replay()
+
+    @work(thread=True, exclusive=True, group="preview", exit_on_error=False)
+    def _replay(self) -> None:
+        """The engine's replay of the window, off the UI thread; a closed dialog cancels it."""
+        worker = get_current_worker()
+        try:
+            result = self.ctx.preview(lambda: worker.is_cancelled)  # type: ignore[misc]
+        except AELError as err:
+            if not worker.is_cancelled:
+                self.app.call_from_thread(self._previewed, None, str(err))
+            return
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._previewed, result, "")
+
+    def _previewed(self, result, why: str) -> None:
+        panels = self.query(PreviewPanel)
+        if not panels:
+            return
+        if result is None:
+            panels.first().fail(why)
+        else:
+            panels.first().show(result, str(self.proposal.payload.get("name", "")))
+
+    def on_preview_panel_open_episode(self, event: PreviewPanel.OpenEpisode) -> None:
+        if self.ctx.open_episode is not None:
+            self.ctx.open_episode(event.episode)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()

@@ -10,10 +10,11 @@ from typing import TYPE_CHECKING, Any
 from textual import work
 
 from engine.errors import AELError
+from engine.preview import preview, window_of
 
 from ael_tui.decisions.approval import ApprovalScreen, BatchDecision, Decision, ProposalContext
 from ael_tui.decisions.code_review import CodeReviewScreen, MethodCode
-from ael_tui.lab.records import AuditScreen, ReflectionsScreen, ResultsScreen, RulesScreen
+from ael_tui.lab.records import AuditScreen, EpisodeScreen, ReflectionsScreen, ResultsScreen, RulesScreen
 from ael_tui.readouts import evidence_episodes, proposal_notes, window_stats
 
 if TYPE_CHECKING:
@@ -24,7 +25,8 @@ PAST = {"approve": "approved", "edit": "approved as edited", "reject": "rejected
 
 
 class LabDecisions:
-    """Mixed into the lab screen (`host`, `redraw`, and the tour mixin's `_show_card`)."""
+    """Mixed into the lab screen (`host`, `redraw`, `_why`: the inspector's explanation, and the
+    tour mixin's `_show_card`)."""
 
     host: SessionHost
     _run_note: str = ""  # what the run that opened a proposal passed on its way, said in the dialog
@@ -62,9 +64,22 @@ class LabDecisions:
                                                   f"({self.app.key_for('lab.tour')} then runs to the next moment).") if x)
             ctx = ProposalContext(p, reflection, window_stats(s, p), len(pending), evidence_episodes(s, p.evidence),
                                   note=note, pending=list(pending),
-                                  retrieval_arms=s.scenario.spec.retrieval_arms)
+                                  retrieval_arms=s.scenario.spec.retrieval_arms,
+                                  preview=partial(self._preview, p.id), preview_window=window_of(s, p),
+                                  open_episode=self._open_episode)
         self._run_note = ""  # no notification covers the dialog: AelLab holds them while it is open
         self.app.push_screen(ApprovalScreen(ctx, partial(self._validate, p)), partial(self._decided, p.id))
+
+    def _preview(self, pid: int, should_stop) -> Any:
+        """The proposal's window replayed with and without it (in the dialog's worker: it holds
+        the session's lock while it replays, and puts the session back as it was)."""
+        return self.host.read(lambda s: preview(s, pid, should_stop))
+
+    def _open_episode(self, n: int) -> None:
+        """Episode n in the inspector, over the dialog (esc comes back to it)."""
+        record = self.host.read(lambda s: dict(s.history[n]) if 0 <= n < len(s.history) else None)
+        if record is not None:
+            self.app.push_screen(EpisodeScreen(record, self._why(record)))
 
     def _validate(self, proposal, edited: dict[str, Any]) -> dict[str, Any]:
         return self.host.read(lambda s: s.validate_edit(proposal, edited))
