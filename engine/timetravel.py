@@ -293,7 +293,8 @@ class Timeline:
         tape = self.tape
         if tape is None:
             raise AELError("nothing to step along: rewind to an earlier episode first")
-        s.step()
+        with self._rules_hold(s, tape.held_by_people()):
+            s.step()
         self._boundary(s, tape, None)
 
     def _replay(self, s: "Session", n: int, tape: Tape, known_ids: int | None = None) -> str | None:

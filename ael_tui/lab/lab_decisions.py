@@ -14,7 +14,7 @@ from engine.preview import preview, window_of
 
 from ael_tui.decisions.approval import ApprovalScreen, BatchDecision, Decision, ProposalContext
 from ael_tui.decisions.code_review import CodeReviewScreen, MethodCode
-from ael_tui.lab.records import AuditScreen, EpisodeScreen, ReflectionsScreen, ResultsScreen, RulesScreen
+from ael_tui.lab.records import AuditScreen, ReflectionsScreen, ResultsScreen, RulesScreen, inspect_episode
 from ael_tui.readouts import evidence_episodes, proposal_notes, window_stats
 
 if TYPE_CHECKING:
@@ -25,7 +25,7 @@ PAST = {"approve": "approved", "edit": "approved as edited", "reject": "rejected
 
 
 class LabDecisions:
-    """Mixed into the lab screen (`host`, `redraw`, `_why`: the inspector's explanation, and the
+    """Mixed into the lab screen (`host`, `redraw`, and the
     tour mixin's `_show_card`)."""
 
     host: SessionHost
@@ -79,7 +79,7 @@ class LabDecisions:
         """Episode n in the inspector, over the dialog (esc comes back to it)."""
         record = self.host.read(lambda s: dict(s.history[n]) if 0 <= n < len(s.history) else None)
         if record is not None:
-            self.app.push_screen(EpisodeScreen(record, self._why(record)))
+            self.app.push_screen(inspect_episode(self.host.read, record))
 
     def _validate(self, proposal, edited: dict[str, Any]) -> dict[str, Any]:
         return self.host.read(lambda s: s.validate_edit(proposal, edited))
