@@ -132,6 +132,7 @@ def _variants() -> list[tuple[str, str]]:
 
 
 SCOPE_TITLES = {"app": "Everywhere", "start": "Start screen", "lab": "Lab", "compare": "Compare view",
+                "chart": "A focused chart",
                 "approval": "Approval dialog", "code_review": "Code review", "editor": "Proposal editor",
                 "tour": "Tour card"}
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from engine.reflection import Reflection
 
+from ael_tui.charts.reads import PictureData, picture_data
 from ael_tui.lab.panels import PANELS
 from ael_tui.lab.session_host import RUN_MODES, SessionHost
 from ael_tui.readouts import ArmRow, ProgressData, Status, posterior_rows, progress_data, proposal_notes, status_of
@@ -37,6 +38,7 @@ class LabView:
     memory_counts: dict[str, int]
     memory_cap: int
     progress: ProgressData
+    pictures: PictureData          # the arm strip's, cumulative reward's and regret's (ael_tui/charts/)
     pending: int                   # proposals waiting
     decision_waits: bool           # a proposal or a quarantined code arm waits for a person
     variant_views: dict[str, Any]  # the extensions' panels' data, by panel ({} for a session without any)
@@ -75,6 +77,7 @@ def take_view(host: SessionHost) -> LabView:
         insight=s.insight, notes=proposal_notes(s).get(len(s.reflections) - 1, []),
         outlook=s.reflector.outlook(s.t) if s.reflector is not None else "",
         memory_counts=s.memory.counts(), memory_cap=s.memory.cap_per_tier, progress=progress_data(s),
+        pictures=picture_data(s),
         pending=len(s.queue.pending), decision_waits=bool(s.queue.pending or s.code_arms.quarantined),
         variant_views=_variant_views(s),
         run_keys=host.run_keys_due,

@@ -1,0 +1,138 @@
+"""The arm-over-time strip: which retrieval policy played when, one coloured cell per
+episode (or per bucket of episodes when the run is longer than the strip is wide),
+each arm in its colour in the posteriors table. Decisions are marked in the cells
+(+ a new arm, ✓ a proposal approved, ✗ one rejected), regime boundaries as │, and the
+regimes are named on the row below; a bucket no arm dominates (under 60%) is ▒.
+
+In the lab it sits under the progress chart, its cells lined up with the chart's plot
+(`margins`); in the compare view it has a row per selector, named in the gutter.
+"""
+
+from __future__ import annotations
+
+from rich.style import Style
+from rich.text import Text
+
+from ael_tui.charts.data import column_of, strip_cells
+from ael_tui.charts.exportable import ExportableChart
+from ael_tui.charts.reads import APPROVED, NEW_ARM, REJECTED, PictureData
+from ael_tui.charts.svg import strip_svg
+from ael_tui.lab.posteriors import arm_colour
+
+MIXED = 0.6        # a bucket whose most played arm has less than this share is drawn ▒
+REGIME = "grey50"
+MARKS = {REJECTED: ("✗", "bold red"), APPROVED: ("✓", "bold green"), NEW_ARM: ("+", "bold bright_green")}  # later ones win a cell
+
+
+def arm_colours(runs: list[PictureData]) -> dict[str, str]:
+    """Arm -> its Rich colour: the posteriors table's, by position in the first run's pool
+    (every run of a comparison starts from the same pool); arms only a later run added
+    take the next colours."""
+    names: list[str] = []
+    for d in runs:
+        names += [a for a in d.arms if a not in names]
+    return {a: arm_colour(i)[1] for i, a in enumerate(names)}
+
+
+def strip_row(d: PictureData, columns: int, colours: dict[str, str]) -> Text:
+    """One run's cells: the arm's colour as the background (▒ in its colour for a mixed
+    bucket, · not played yet), the regime boundaries and decisions written on them."""
+    cells = strip_cells(d.policies, d.n, columns)
+    chars = ["·" if c.arm is None else " " if c.share >= MIXED else "▒" for c in cells]
+    backs = [colours.get(c.arm, "white") if c.arm is not None and c.share >= MIXED else None for c in cells]
+    styles = [Style(dim=True) if c.arm is None else Style(bgcolor=back) if back else Style(color=colours.get(c.arm))
+              for c, back in zip(cells, backs)]
+    over: dict[int, tuple[str, str]] = {column_of(start, d.n, columns): ("│", REGIME) for start, _ in d.regime_starts[1:]}
+    for kind, (mark, style) in MARKS.items():  # in order: a new arm shows over its approval
+        over.update({column_of(dec.episode, d.n, columns): (mark, style)
+                     for dec in d.decisions if dec.kind == kind and dec.episode < d.n})
+    for col, (mark, style) in over.items():
+        chars[col] = mark
+        styles[col] = Style(color="black", bold=True, bgcolor=backs[col]) if backs[col] else Style.parse(style)
+    text = Text(no_wrap=True, overflow="crop")
+    for ch, st in zip(chars, styles):
+        text.append(ch, st)
+    return text
+
+
+def names_row(d: PictureData, columns: int) -> Text:
+    """The regimes' names, each from its first column where it has room."""
+    row = [" "] * columns
+    free = 0
+    for start, name in d.regime_starts:
+        c = column_of(start, d.n, columns)
+        if c < free or c + len(name) > columns:
+            continue
+        row[c:c + len(name)] = name
+        free = c + len(name) + 1
+    return Text("".join(row), style=REGIME, no_wrap=True)
+
+
+def legend_row(colours: dict[str, str], width: int) -> Text:
+    text = Text(no_wrap=True, overflow="ellipsis")
+    for arm, colour in colours.items():
+        text.append("■ ", style=colour)
+        text.append(arm + "  ")
+    text.append("+ new arm ✓ approved ✗ rejected", style="dim")
+    text.truncate(width, overflow="ellipsis")
+    return text
+
+
+class ArmStrip(ExportableChart):
+    """`show` it runs (one for the lab, one per selector in the compare view)."""
+
+    DEFAULT_CSS = "ArmStrip { height: auto; }"
+    KINDS = ()
+
+    def __init__(self, legend: bool = True, **kw) -> None:
+        super().__init__(**kw)
+        self.runs: list[PictureData] = []
+        self.margins = (0, 0)
+        self.legend = legend
+        self._key: tuple | None = None
+
+    def show(self, runs: list[PictureData], margins: tuple[int, int] | None = None) -> None:
+        """Draw `runs`; `margins`: cells left of and right of the cells (the chart's axes)."""
+        margins = margins if margins is not None else (max((len(d.name) for d in runs), default=0) + 1
+                                                       if len(runs) > 1 else 0, 0)
+        key = (tuple((d.name, d.n, len(d.policies), tuple(d.arms), len(d.decisions)) for d in runs), margins)
+        if key == self._key:
+            return
+        resized = len(runs) != len(self.runs)
+        self.runs, self.margins, self._key = runs, margins, key
+        self.refresh(layout=resized)
+
+    def set_legend(self, on: bool) -> None:
+        if on != self.legend:
+            self.legend = on
+            self.refresh(layout=True)
+
+    def get_content_height(self, container, viewport, width: int) -> int:
+        return max(1, len(self.runs)) + 1 + int(self.legend)
+
+    def render(self) -> Text:
+        width = self.content_size.width
+        left, right = self.margins
+        columns = width - left - right
+        if not self.runs or columns < 4:
+            return Text("")
+        colours = arm_colours(self.runs)
+        out = Text(no_wrap=True, overflow="crop")
+        for d in self.runs:
+            gutter = (d.name[:left - 1] if len(self.runs) > 1 else "arm").rjust(left - 1)[:max(left - 1, 0)]
+            out.append(gutter + (" " if left else ""), style="dim")
+            out.append_text(strip_row(d, columns, colours))
+            out.append("\n")
+        out.append(" " * left)
+        out.append_text(names_row(self.runs[0], columns))
+        if self.legend:
+            out.append("\n")
+            out.append_text(legend_row(colours, width))
+        return out
+
+    # ----------------------------------------------------------- export
+    def chart_name(self) -> str:
+        return "arms"
+
+    def chart_svg(self) -> str | None:
+        return strip_svg(self.runs, arm_colours(self.runs)) if self.runs and self.runs[0].n else None

@@ -1,0 +1,71 @@
+"""What the pictures need of a session, read once (under the host's lock) into plain
+lists: the arm played, the reward and the metric of every episode, the regimes, the
+arms in pool order (their colours are the posteriors table's) and the decisions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from engine.session import Session
+
+from ael_tui.readouts import metric_name
+
+APPROVED, REJECTED, NEW_ARM = "approved", "rejected", "new arm"
+
+
+@dataclass(frozen=True)
+class Decision:
+    episode: int      # the first episode it could change
+    kind: str         # APPROVED, REJECTED or NEW_ARM
+    text: str         # "#2 arm route_aware", for a tooltip or an SVG title
+
+
+@dataclass
+class PictureData:
+    name: str                               # the selector (a compare view's column)
+    n: int                                  # episodes in the run, played or not
+    arms: list[str]                         # pool order: arm i has the posteriors table's colour i
+    policies: list[str]                     # the arm played, per episode played
+    rewards: list[float]
+    metric: str                             # "accuracy" or "reward": what `values` hold
+    values: list[float]
+    regimes: list[int | None]
+    regime_names: list[str]
+    decisions: list[Decision] = field(default_factory=list)
+
+    @property
+    def regime_starts(self) -> list[tuple[int, str]]:
+        """(first episode, name) of each run of one regime."""
+        out: list[tuple[int, str]] = []
+        prev: object = object()
+        for t, g in enumerate(self.regimes):
+            if g != prev and g is not None:
+                named = isinstance(g, int) and 0 <= g < len(self.regime_names)
+                out.append((t, self.regime_names[g] if named else str(g)))  # type: ignore[index]
+            prev = g
+        return out
+
+
+def decisions_of(session: Session) -> list[Decision]:
+    """Approved and rejected proposals (the audit log; an engine's drop is neither) and the
+    arms that joined the pool, each at the first episode it could change."""
+    out = []
+    for a in session.queue.audit:
+        kind = APPROVED if a.decision in ("approve", "edit", "admit") else \
+            REJECTED if a.decision in ("reject", "suspend") else None
+        if kind is not None:
+            out.append(Decision(a.episode + 1, kind, f"#{a.proposal_id} {a.kind} {a.decision} by {a.who}"))
+    out += [Decision(i["episode"], NEW_ARM, f"new arm {i['arm']}") for i in session.injections]
+    return sorted(out, key=lambda d: d.episode)
+
+
+def picture_data(session: Session, name: str | None = None) -> PictureData:
+    h = session.history
+    metric = metric_name(session)
+    rewards = [float(r["reward"]) for r in h]
+    return PictureData(
+        name=name or session.config.selector, n=max(session.n_episodes, len(h)),
+        arms=[a.name for a in session.selector.arms], policies=[r["policy"] for r in h], rewards=rewards,
+        metric=metric, values=[float(bool(r["correct"])) for r in h] if metric == "accuracy" else rewards,
+        regimes=[r.get("regime") for r in h], regime_names=list(session.scenario.regime_names),
+        decisions=decisions_of(session))
