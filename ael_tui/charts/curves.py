@@ -28,18 +28,19 @@ def _axis(curves: list[np.ndarray]) -> Axis:
     return Axis(lo, hi, quarters(lo, hi), "{:.0f}" if hi - lo >= 8 else "{:.1f}")
 
 
-def _frame(title: str, items: list[tuple[PictureData, np.ndarray, str]], short: str) -> Chart:
+def _frame(title: str, items: list[tuple[PictureData, np.ndarray, str]], short: str, several: bool) -> Chart:
     """A chart of one curve per item over the run's episodes, the lead's regimes marked and
-    each run's new arms as a line in its colour (green for a single run)."""
+    each run's new arms as a line in its colour (green for the lab's single run); `several`:
+    a comparison, whose legend names the selectors."""
     lead = items[0][0]
     n = max(lead.n, 1)
-    series = [Series(d.name if len(items) > 1 else None, np.arange(len(y)), y, colour) for d, y, colour in items]
+    series = [Series(d.name, np.arange(len(y)), y, colour) for d, y, colour in items]
     starts = lead.regime_starts
     chart = Chart(title, short, (0, n), _axis([y for _, y, _ in items]), series=series,
                   names=[(s, label, REGIME) for s, label in starts], names_at_top=False,
-                  legend=[(d.name, colour) for d, _, colour in items] if len(items) > 1 else [])
+                  legend=[(d.name, colour) for d, _, colour in items] if several else [])
     chart.vlines = [(s, REGIME) for s, _ in starts[1:]] + [
-        (dec.episode, NEW_ARM_COLOUR if len(items) == 1 else colour)
+        (dec.episode, colour if several else NEW_ARM_COLOUR)
         for d, _, colour in items for dec in d.decisions if dec.kind == NEW_ARM]
     return chart
 
@@ -49,8 +50,10 @@ def cumulative_chart(items: list[tuple[PictureData, str]]) -> Chart:
     title = "cumulative reward"
     if not items or not items[0][0].policies:
         return Chart(f"{title}: no episodes yet", title, (0, max(items[0][0].n if items else 1, 1)), _axis([]))
-    return _frame(f"{title} · gray: regime · green: new arm", [(d, cumulative(d.rewards), c) for d, c in items],
-                  title)
+    several = len(items) > 1
+    marks = "a line in a selector's colour: its new arm" if several else "green: new arm"
+    return _frame(f"{title} · gray: regime · {marks}", [(d, cumulative(d.rewards), c) for d, c in items], title,
+                  several)
 
 
 def reference_for(items: list[PictureData]) -> Reference | None:
@@ -73,4 +76,4 @@ def regret_chart(items: list[tuple[PictureData, str]], reference: Reference | No
         lead_n = items[0][0].n if items else 1
         return Chart("cumulative regret: no episodes yet", "cumulative regret", (0, max(lead_n, 1)), _axis([]))
     return _frame(f"cumulative regret {reference.label}", [(d, regret(d.rewards, reference), c) for d, c in shown],
-                  f"regret {reference.short}")
+                  f"regret {reference.short}", len(items) > 1)

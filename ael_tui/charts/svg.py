@@ -36,7 +36,14 @@ def _open(height: int, title: str) -> list[str]:
     return [f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" '
             f'viewBox="0 0 {WIDTH} {height}" {FONT}>',
             f'<rect width="{WIDTH}" height="{height}" fill="{BACK}"/>',
-            f'<text x="12" y="20" fill="{INK}" font-weight="bold">{escape(title)}</text>']
+            f'<text x="12" y="20" fill="{INK}" font-weight="bold"{_squeezed(title)}>{escape(title)}</text>']
+
+
+def _squeezed(title: str) -> str:
+    """A title longer than the picture is wide gets a smaller font (a slide shows it whole;
+    a monospace glyph is about 0.6 of the font size wide)."""
+    room = WIDTH - 24
+    return f' font-size="{max(7.0, room / (len(title) * 0.61)):.1f}"' if len(title) * 0.61 * 12 > room else ""
 
 
 def _legend(entries: Sequence[tuple[str, str]], y: float) -> list[str]:
@@ -133,8 +140,8 @@ def strip_svg(runs: Sequence[PictureData], colours: dict[str, str], title: str =
     """One band per run (a selector), a rectangle per run of one arm at full resolution,
     the regimes as lines and names, the decisions as marks above the band; a legend
     of the arms in their colours."""
-    left, right, band, gap = (12.0 + 7.3 * max(len(d.name) for d in runs) + 10 if len(runs) > 1 else 20.0), 20.0, 26.0, 22.0
-    top = 58.0
+    left, right, band, gap = (12.0 + 7.3 * max(len(d.name) for d in runs) + 10 if len(runs) > 1 else 20.0), 20.0, 26.0, 28.0
+    top = 62.0
     height = int(top + len(runs) * (band + gap) + 40 + 16 * (1 + len(colours) // 6))
     n = max(max(d.n for d in runs), 1)
 
@@ -155,7 +162,8 @@ def strip_svg(runs: Sequence[PictureData], colours: dict[str, str], title: str =
         out.append("</g>")
         for dec in d.decisions:
             mark, colour = DECISION_MARK[dec.kind]
-            out.append(f'<text class="decision" x="{px(dec.episode):.1f}" y="{y - 4}" fill="{hex_of(colour)}" '
+            lift = 13 if dec.kind == NEW_ARM else 2  # a new arm's + above its approval's ✓
+            out.append(f'<text class="decision" x="{px(dec.episode):.1f}" y="{y - lift}" fill="{hex_of(colour)}" '
                        f'text-anchor="middle" font-weight="bold">{mark}<title>{escape(dec.text)}</title></text>')
     lead, bottom = runs[0], top + len(runs) * (band + gap) + 4
     for k, (start, name) in enumerate(lead.regime_starts):
