@@ -15,9 +15,10 @@ from rich.text import Text
 
 from ael_tui.charts.data import column_of, strip_cells
 from ael_tui.charts.exportable import ExportableChart
-from ael_tui.charts.reads import APPROVED, NEW_ARM, REJECTED, PictureData
+from ael_tui.charts.reads import APPROVED, NEW_ARM, REJECTED, PictureData, PictureSource
 from ael_tui.charts.svg import strip_svg
 from ael_tui.lab.posteriors import arm_colour
+from ael_tui.throttle import Throttle
 
 MIXED = 0.6        # a bucket whose most played arm has less than this share is drawn ▒
 REGIME = "grey50"
@@ -40,8 +41,16 @@ def strip_row(d: PictureData, columns: int, colours: dict[str, str]) -> Text:
     cells = strip_cells(d.policies, d.n, columns)
     chars = ["·" if c.arm is None else " " if c.share >= MIXED else "▒" for c in cells]
     backs = [colours.get(c.arm, "white") if c.arm is not None and c.share >= MIXED else None for c in cells]
-    styles = [Style(dim=True) if c.arm is None else Style(bgcolor=back) if back else Style(color=colours.get(c.arm))
-              for c, back in zip(cells, backs)]
+    made: dict[tuple, Style] = {}  # one Style per arm and look, not one per cell
+
+    def style(arm: str | None, back: str | None) -> Style:
+        key = (arm, back)
+        if key not in made:
+            made[key] = Style(dim=True) if arm is None else Style(bgcolor=back) if back else \
+                Style(color=colours.get(arm))
+        return made[key]
+
+    styles = [style(c.arm, back) for c, back in zip(cells, backs)]
     over: dict[int, tuple[str, str]] = {column_of(start, d.n, columns): ("│", REGIME) for start, _ in d.regime_starts[1:]}
     for kind, (mark, style) in MARKS.items():  # in order: a new arm shows over its approval
         over.update({column_of(dec.episode, d.n, columns): (mark, style)
@@ -50,8 +59,11 @@ def strip_row(d: PictureData, columns: int, colours: dict[str, str]) -> Text:
         chars[col] = mark
         styles[col] = Style(color="black", bold=True, bgcolor=backs[col]) if backs[col] else Style.parse(style)
     text = Text(no_wrap=True, overflow="crop")
-    for ch, st in zip(chars, styles):
-        text.append(ch, st)
+    start = 0
+    for i in range(1, len(chars) + 1):  # one span per run of a style (a cell each took a third of the time)
+        if i == len(chars) or styles[i] != styles[start]:
+            text.append("".join(chars[start:i]), styles[start])
+            start = i
     return text
 
 
@@ -79,28 +91,39 @@ def legend_row(colours: dict[str, str], width: int) -> Text:
 
 
 class ArmStrip(ExportableChart):
-    """`show` it runs (one for the lab, one per selector in the compare view)."""
+    """`show` it runs (one for the lab, one per selector in the compare view): each a
+    `PictureData` or a `PictureSource`, whose lists are made when the strip is painted,
+    at most every `every` seconds (`Throttle`, as the charts)."""
 
     DEFAULT_CSS = "ArmStrip { height: auto; }"
     KINDS = ()
 
-    def __init__(self, legend: bool = True, **kw) -> None:
+    def __init__(self, legend: bool = True, every: float = 0.25, **kw) -> None:
         super().__init__(**kw)
-        self.runs: list[PictureData] = []
+        self.sources: list[PictureSource | PictureData] = []
         self.margins = (0, 0)
         self.legend = legend
         self._key: tuple | None = None
+        self.throttle = Throttle(self.set_timer, every, self.refresh)
 
-    def show(self, runs: list[PictureData], margins: tuple[int, int] | None = None) -> None:
+    @property
+    def runs(self) -> list[PictureData]:
+        return [s.data() for s in self.sources]
+
+    def show(self, runs: list[PictureSource | PictureData], margins: tuple[int, int] | None = None,
+             now: bool = False) -> None:
         """Draw `runs`; `margins`: cells left of and right of the cells (the chart's axes)."""
         margins = margins if margins is not None else (max((len(d.name) for d in runs), default=0) + 1
                                                        if len(runs) > 1 else 0, 0)
-        key = (tuple((d.name, d.n, len(d.policies), tuple(d.arms), len(d.decisions)) for d in runs), margins)
+        key = (tuple((d.name, d.n, d.played, tuple(d.arms), len(d.decisions)) for d in runs), margins)
         if key == self._key:
             return
-        resized = len(runs) != len(self.runs)
-        self.runs, self.margins, self._key = runs, margins, key
-        self.refresh(layout=resized)
+        resized = len(runs) != len(self.sources)
+        self.sources, self.margins, self._key = list(runs), margins, key
+        if resized:
+            self.refresh(layout=True)
+        else:
+            self.throttle.now() if now else self.throttle()
 
     def set_legend(self, on: bool) -> None:
         if on != self.legend:
@@ -114,17 +137,18 @@ class ArmStrip(ExportableChart):
         width = self.content_size.width
         left, right = self.margins
         columns = width - left - right
-        if not self.runs or columns < 4:
+        runs = self.runs
+        if not runs or columns < 4:
             return Text("")
-        colours = arm_colours(self.runs)
+        colours = arm_colours(runs)
         out = Text(no_wrap=True, overflow="crop")
-        for d in self.runs:
-            gutter = (d.name[:left - 1] if len(self.runs) > 1 else "arm").rjust(left - 1)[:max(left - 1, 0)]
+        for d in runs:
+            gutter = (d.name[:left - 1] if len(runs) > 1 else "arm").rjust(left - 1)[:max(left - 1, 0)]
             out.append(gutter + (" " if left else ""), style="dim")
             out.append_text(strip_row(d, columns, colours))
             out.append("\n")
         out.append(" " * left)
-        out.append_text(names_row(self.runs[0], columns))
+        out.append_text(names_row(runs[0], columns))
         if self.legend:
             out.append("\n")
             out.append_text(legend_row(colours, width))
@@ -135,4 +159,5 @@ class ArmStrip(ExportableChart):
         return "arms"
 
     def chart_svg(self) -> str | None:
-        return strip_svg(self.runs, arm_colours(self.runs)) if self.runs and self.runs[0].n else None
+        runs = self.runs
+        return strip_svg(runs, arm_colours(runs)) if runs and runs[0].played else None

@@ -35,21 +35,28 @@ def column_span(column: int, columns: int, n: int) -> tuple[int, int]:
 
 def strip_cells(policies: Sequence[str], n: int, columns: int) -> list[StripCell]:
     """The strip of a run of `n` episodes (of which `policies` were played, in order) over
-    `columns` cells. A bucket's arm is its most played one, ties going to the one that
-    played first in the bucket (Counter keeps first-seen order)."""
+    `columns` cells. A bucket's arm is its most played one, a tie going to the arm that
+    played first in the run. Counted in numpy: a strip is redrawn as the run goes."""
     n = max(n, len(policies))
     if columns <= 0 or n == 0:
         return []
-    cells = []
-    for c in range(columns):
-        start, end = column_span(c, columns, n)
-        played = policies[start:min(end, len(policies))]
-        if not played:
-            cells.append(StripCell(c, start, end, None, 0.0))
-            continue
-        arm, count = Counter(played).most_common(1)[0]
-        cells.append(StripCell(c, start, end, arm, count / len(played)))
-    return cells
+    code = {a: i for i, a in enumerate(dict.fromkeys(policies))}  # arms in order of first play
+    names = list(code)
+    codes = np.fromiter(map(code.__getitem__, policies), dtype=np.int64, count=len(policies))
+    spans = [column_span(c, columns, n) for c in range(columns)]
+    counts = np.zeros((columns, max(len(names), 1)), dtype=np.int64)
+    if len(policies):
+        if n >= columns:  # buckets partition the episodes: each played one counts in its column
+            col = ((np.arange(len(policies)) + 1) * columns - 1) // n
+            np.add.at(counts, (col, codes), 1)
+        else:             # one episode a column
+            for c, (start, _) in enumerate(spans):
+                if start < len(policies):
+                    counts[c, codes[start]] = 1
+    totals, best = counts.sum(axis=1), counts.argmax(axis=1)
+    return [StripCell(c, start, end, names[best[c]] if totals[c] else None,
+                      float(counts[c, best[c]] / totals[c]) if totals[c] else 0.0)
+            for c, (start, end) in enumerate(spans)]
 
 
 def column_of(episode: int, n: int, columns: int) -> int:

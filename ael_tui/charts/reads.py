@@ -5,6 +5,7 @@ arms in pool order (their colours are the posteriors table's) and the decisions.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from engine.session import Session
 
@@ -34,6 +35,13 @@ class PictureData:
     decisions: list[Decision] = field(default_factory=list)
 
     @property
+    def played(self) -> int:
+        return len(self.policies)
+
+    def data(self) -> PictureData:
+        return self
+
+    @cached_property  # (a PictureData is made once per picture and not changed)
     def regime_starts(self) -> list[tuple[int, str]]:
         """(first episode, name) of each run of one regime."""
         out: list[tuple[int, str]] = []
@@ -60,12 +68,40 @@ def decisions_of(session: Session) -> list[Decision]:
 
 
 def picture_data(session: Session, name: str | None = None) -> PictureData:
-    h = session.history
-    metric = metric_name(session)
-    rewards = [float(r["reward"]) for r in h]
-    return PictureData(
-        name=name or session.config.selector, n=max(session.n_episodes, len(h)),
-        arms=[a.name for a in session.selector.arms], policies=[r["policy"] for r in h], rewards=rewards,
-        metric=metric, values=[float(bool(r["correct"])) for r in h] if metric == "accuracy" else rewards,
-        regimes=[r.get("regime") for r in h], regime_names=list(session.scenario.regime_names),
-        decisions=decisions_of(session))
+    return picture_source(session, list(session.history), name).data()
+
+
+@dataclass(eq=False)
+class PictureSource:
+    """What the pictures need, read under the lock cheaply (the history is a copy of the
+    list the view holds anyway), the per-episode lists made only when a picture is drawn:
+    a chart repaints at most four times a second, a step comes far more often."""
+
+    name: str
+    n: int
+    arms: list[str]
+    history: list[dict]
+    metric: str
+    regime_names: list[str]
+    decisions: list[Decision]
+    _data: PictureData | None = None
+
+    @property
+    def played(self) -> int:
+        return len(self.history)
+
+    def data(self) -> PictureData:
+        if self._data is None:
+            h = self.history
+            rewards = [float(r["reward"]) for r in h]
+            values = [float(bool(r["correct"])) for r in h] if self.metric == "accuracy" else rewards
+            self._data = PictureData(self.name, self.n, self.arms, [r["policy"] for r in h], rewards, self.metric,
+                                     values, [r.get("regime") for r in h], self.regime_names, self.decisions)
+        return self._data
+
+
+def picture_source(session: Session, history: list[dict], name: str | None = None) -> PictureSource:
+    """`history`: a copy of the session's, taken under the same lock."""
+    return PictureSource(name or session.config.selector, max(session.n_episodes, len(history)),
+                         [a.name for a in session.selector.arms], history, metric_name(session),
+                         list(session.scenario.regime_names), decisions_of(session))

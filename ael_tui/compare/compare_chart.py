@@ -8,7 +8,7 @@ import numpy as np
 
 from ael_tui.charts.curves import KINDS, cumulative_chart, regret_chart
 from ael_tui.charts.exportable import ExportableChart
-from ael_tui.charts.reads import PictureData
+from ael_tui.charts.reads import PictureSource
 from ael_tui.charts.svg import chart_svg
 from ael_tui.lab.progress_chart import REGIME, UNIT
 from ael_tui.line_chart import Axis, Chart, LineChart, Series, quarters
@@ -46,13 +46,13 @@ class CompareChart(ExportableChart, LineChart):
     kind = KINDS[0]
     NAMES = {"rolling": "curves", "cumulative": "reward", "regret": "regret"}
 
-    _data: tuple[list[tuple[str, ProgressData]], list[PictureData] | None] | None = None
+    _data: tuple[list[tuple[str, ProgressData]], list[PictureSource] | None] | None = None
 
-    def show_curves(self, curves: list[tuple[str, ProgressData]], pictures: list[PictureData] | None = None,
+    def show_curves(self, curves: list[tuple[str, ProgressData]], pictures: list[PictureSource] | None = None,
                     now: bool = False) -> bool:
         self._data = (curves, pictures)
         if self.kind != "rolling" and pictures:
-            coloured = [(d, RICH_COLOURS[i % len(RICH_COLOURS)]) for i, d in enumerate(pictures)]
+            coloured = [(d.data(), RICH_COLOURS[i % len(RICH_COLOURS)]) for i, d in enumerate(pictures)]
             chart = cumulative_chart(coloured) if self.kind == "cumulative" else regret_chart(coloured)
         else:
             chart = compare_chart(curves)

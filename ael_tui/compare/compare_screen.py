@@ -25,7 +25,7 @@ from ael_tui.lab.session_host import RUN_MODES, RunOutcome
 from ael_tui.readouts import compare_status, posterior_rows, progress_data, selector_summary
 from ael_tui.compare.arm_bars import ArmBars
 from ael_tui.charts.compare_pictures import ComparePictures
-from ael_tui.charts.reads import picture_data
+from ael_tui.charts.reads import picture_source
 from ael_tui.compare.compare_chart import RICH_COLOURS, CompareChart
 from ael_tui.lab.status_bar import CompareStatusBar
 from ael_tui.compare.timeline import Timeline
@@ -130,8 +130,8 @@ class CompareScreen(RunControls, Screen):
             if not (force or v != self._drawn):
                 return
             data = {name: progress_data(s) for name, s in host.sessions.items()}
-            pictures = [picture_data(s, name) for name, s in host.sessions.items()]
-            self.query_one(ComparePictures).show(pictures, self.colours)
+            pictures = [picture_source(s, list(s.history), name) for name, s in host.sessions.items()]
+            self.query_one(ComparePictures).show(pictures, self.colours, now=force)
             for i, (name, s) in enumerate(host.sessions.items()):
                 box = self.query_one(f"#arms-{i}", ArmBars)
                 box.show(posterior_rows(s))

@@ -14,7 +14,7 @@ from textual.message import Message
 from ael_tui.charts.arm_strip import ArmStrip
 from ael_tui.charts.curves import KINDS, cumulative_chart, regret_chart
 from ael_tui.charts.exportable import ExportableChart
-from ael_tui.charts.reads import PictureData
+from ael_tui.charts.reads import PictureSource
 from ael_tui.charts.svg import chart_svg
 from ael_tui.line_chart import Axis, Chart, LineChart, Series, plot_margins, quarters
 from ael_tui.readouts import ProgressData
@@ -63,14 +63,14 @@ class ProgressChart(ExportableChart, LineChart):
     kind = KINDS[0]
     NAMES = {"rolling": "progress", "cumulative": "reward", "regret": "regret"}  # the SVG's name, by kind
 
-    _data: tuple[ProgressData, PictureData | None] | None = None
+    _data: tuple[ProgressData, PictureSource | None] | None = None
 
-    def show_progress(self, d: ProgressData, pictures: PictureData | None = None, now: bool = False) -> bool:
+    def show_progress(self, d: ProgressData, pictures: PictureSource | None = None, now: bool = False) -> bool:
         self._data = (d, pictures)
         if self.kind == "cumulative" and pictures is not None:
-            chart = cumulative_chart([(pictures, CURVE)])
+            chart = cumulative_chart([(pictures.data(), CURVE)])
         elif self.kind == "regret" and pictures is not None:
-            chart = regret_chart([(pictures, CURVE)])
+            chart = regret_chart([(pictures.data(), CURVE)])
         else:
             chart = progress_chart(d, self.size.width)
         return self.show(chart, now=now)
@@ -119,16 +119,16 @@ class ProgressPanel(Vertical):
         # progress page) or given the room, the strip says which colour is which itself
         self.query_one(ArmStrip).set_legend(self.size.height >= 18 or self.screen.has_class("-compact"))
 
-    def show_progress(self, d: ProgressData, pictures: PictureData, now: bool = False) -> None:
+    def show_progress(self, d: ProgressData, pictures: PictureSource, now: bool = False) -> None:
         chart = self.query_one(ProgressChart)
         chart.show_progress(d, pictures, now=now)
-        self._show_strip(pictures)
+        self._show_strip(pictures, now)
 
-    def _show_strip(self, pictures: PictureData) -> None:
+    def _show_strip(self, pictures: PictureSource, now: bool = False) -> None:
         left, right = self.query_one(ProgressChart).plot_margins()
-        self.query_one(ArmStrip).show([pictures], (left, right))
+        self.query_one(ArmStrip).show([pictures], (left, right), now=now)
 
     def on_progress_chart_kind_changed(self, event: ProgressChart.KindChanged) -> None:
         data = self.query_one(ProgressChart)._data
         if data is not None and data[1] is not None:
-            self._show_strip(data[1])
+            self._show_strip(data[1], now=True)
