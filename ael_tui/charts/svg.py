@@ -160,9 +160,11 @@ def strip_svg(runs: Sequence[PictureData], colours: dict[str, str], title: str =
                 f'fill="{hex_of(colours.get(arm, "white"))}"><title>{escape(arm)}: episodes {a}–{b - 1}</title></rect>'
                 for a, b, arm in runs_of(d.policies)]
         out.append("</g>")
-        for dec in d.decisions:
+        stacked: dict[int, int] = {}  # marks already at an episode: the next goes above them
+        for dec in sorted(d.decisions, key=lambda dec: dec.kind == NEW_ARM):  # a new arm's + above its ✓
             mark, colour = DECISION_MARK[dec.kind]
-            lift = 13 if dec.kind == NEW_ARM else 2  # a new arm's + above its approval's ✓
+            lift = 2 + 11 * min(stacked.get(dec.episode, 0), 1)
+            stacked[dec.episode] = stacked.get(dec.episode, 0) + 1
             out.append(f'<text class="decision" x="{px(dec.episode):.1f}" y="{y - lift}" fill="{hex_of(colour)}" '
                        f'text-anchor="middle" font-weight="bold">{mark}<title>{escape(dec.text)}</title></text>')
     lead, bottom = runs[0], top + len(runs) * (band + gap) + 4
