@@ -73,7 +73,7 @@ def picture(session, kind: str) -> str:
     from ael_tui.charts.curves import cumulative_chart, regret_chart
     from ael_tui.charts.data import Reference, regime_means
     from ael_tui.charts.reads import picture_data
-    from ael_tui.charts.svg import bars_svg, chart_svg, strip_svg
+    from ael_tui.charts.picture_svg import bars_svg, chart_svg, strip_svg
 
     d = picture_data(session)
     if not d.policies:

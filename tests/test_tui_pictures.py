@@ -140,3 +140,18 @@ async def test_a_small_compare_view_brings_the_pictures_forward_with_i_and_expor
         await pilot.pause()
         chart = app.screen.query_one(CompareChart).chart
         assert "oracle run" in chart.title and [s.label for s in chart.series] == ["ts", "ts+reflection"]
+
+
+async def test_the_beta_densities_export_a_curve_per_arm():
+    s = synthetic(approval="auto")
+    s.run(until=20)
+    app = make_app(s)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        assert app.focused is None or app.focused.id != "density"  # a chart never takes the first focus
+        app.screen.query_one("#density").focus()
+        await pilot.press("S")
+        await pilot.pause()
+        root = ET.parse("exports/lab-synthetic-s42-e20-posteriors.svg").getroot()
+        titles = [g.find(f"{SVG}title").text for g in root.iter(f"{SVG}g") if g.get("class") == "series"]
+        assert sorted(titles) == sorted(a.name for a in s.selector.arms)

@@ -16,7 +16,7 @@ from rich.text import Text
 from ael_tui.charts.data import column_of, strip_cells
 from ael_tui.charts.exportable import ExportableChart
 from ael_tui.charts.reads import APPROVED, NEW_ARM, REJECTED, PictureData, PictureSource
-from ael_tui.charts.svg import strip_svg
+from ael_tui.charts.picture_svg import strip_svg
 from ael_tui.lab.posteriors import arm_colour
 from ael_tui.throttle import Throttle
 

@@ -9,7 +9,7 @@ import numpy as np
 from ael_tui.charts.curves import KINDS, cumulative_chart, regret_chart
 from ael_tui.charts.exportable import ExportableChart
 from ael_tui.charts.reads import PictureSource
-from ael_tui.charts.svg import chart_svg
+from ael_tui.charts.picture_svg import chart_svg
 from ael_tui.lab.progress_chart import REGIME, UNIT
 from ael_tui.line_chart import Axis, Chart, LineChart, Series, quarters
 from ael_tui.readouts import ProgressData
