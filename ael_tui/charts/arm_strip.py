@@ -10,8 +10,9 @@ In the lab it sits under the progress chart, its cells lined up with the chart's
 
 from __future__ import annotations
 
+from rich.segment import Segment
 from rich.style import Style
-from rich.text import Text
+from textual.strip import Strip
 
 from ael_tui.charts.data import column_of, strip_cells
 from ael_tui.charts.exportable import ExportableChart
@@ -22,10 +23,11 @@ from ael_tui.throttle import Throttle
 
 MIXED = 0.6        # a bucket whose most played arm has less than this share is drawn ▒
 REGIME = "grey50"
+NAMES, DIM = Style(color=REGIME), Style(dim=True)
 MARKS = {REJECTED: ("✗", "bold red"), APPROVED: ("✓", "bold green"), NEW_ARM: ("+", "bold bright_green")}  # later ones win a cell
 
 
-def arm_colours(runs: list[PictureData]) -> dict[str, str]:
+def arm_colours(runs: list[PictureSource] | list[PictureData]) -> dict[str, str]:
     """Arm -> its Rich colour: the posteriors table's, by position in the first run's pool
     (every run of a comparison starts from the same pool); arms only a later run added
     take the next colours."""
@@ -35,7 +37,7 @@ def arm_colours(runs: list[PictureData]) -> dict[str, str]:
     return {a: arm_colour(i)[1] for i, a in enumerate(names)}
 
 
-def strip_row(d: PictureData, columns: int, colours: dict[str, str]) -> Text:
+def strip_row(d: PictureSource | PictureData, columns: int, colours: dict[str, str]) -> list[Segment]:
     """One run's cells: the arm's colour as the background (▒ in its colour for a mixed
     bucket, · not played yet), the regime boundaries and decisions written on them."""
     cells = strip_cells(d.policies, d.n, columns)
@@ -58,16 +60,15 @@ def strip_row(d: PictureData, columns: int, colours: dict[str, str]) -> Text:
     for col, (mark, style) in over.items():
         chars[col] = mark
         styles[col] = Style(color="black", bold=True, bgcolor=backs[col]) if backs[col] else Style.parse(style)
-    text = Text(no_wrap=True, overflow="crop")
-    start = 0
-    for i in range(1, len(chars) + 1):  # one span per run of a style (a cell each took a third of the time)
+    out, start = [], 0
+    for i in range(1, len(chars) + 1):  # one segment per run of a style
         if i == len(chars) or styles[i] != styles[start]:
-            text.append("".join(chars[start:i]), styles[start])
+            out.append(Segment("".join(chars[start:i]), styles[start]))
             start = i
-    return text
+    return out
 
 
-def names_row(d: PictureData, columns: int) -> Text:
+def names_row(d: PictureSource | PictureData, columns: int) -> Segment:
     """The regimes' names, each from its first column where it has room."""
     row = [" "] * columns
     free = 0
@@ -77,17 +78,18 @@ def names_row(d: PictureData, columns: int) -> Text:
             continue
         row[c:c + len(name)] = name
         free = c + len(name) + 1
-    return Text("".join(row), style=REGIME, no_wrap=True)
+    return Segment("".join(row), NAMES)
 
 
-def legend_row(colours: dict[str, str], width: int) -> Text:
-    text = Text(no_wrap=True, overflow="ellipsis")
+def legend_row(colours: dict[str, str], width: int) -> Strip:
+    segments = []
     for arm, colour in colours.items():
-        text.append("■ ", style=colour)
-        text.append(arm + "  ")
-    text.append("+ new arm ✓ approved ✗ rejected", style="dim")
-    text.truncate(width, overflow="ellipsis")
-    return text
+        segments += [Segment("■ ", Style(color=colour)), Segment(arm + "  ")]
+    segments.append(Segment("+ new arm ✓ approved ✗ rejected", DIM))
+    line = Strip(segments)
+    if line.cell_length > width:  # cut, and said so
+        return Strip([*line.crop(0, width - 1), Segment("…", DIM)])
+    return line.adjust_cell_length(width)
 
 
 class ArmStrip(ExportableChart):
@@ -104,11 +106,15 @@ class ArmStrip(ExportableChart):
         self.margins = (0, 0)
         self.legend = legend
         self._key: tuple | None = None
+        self._lines: list[Strip] = []
+        self._built_for: tuple | None = None
         self.throttle = Throttle(self.set_timer, every, self.refresh)
 
     @property
-    def runs(self) -> list[PictureData]:
-        return [s.data() for s in self.sources]
+    def runs(self) -> list[PictureSource | PictureData]:
+        """What is shown: a source is read as far as the strip needs (arms played, regimes),
+        never into rewards."""
+        return self.sources
 
     def show(self, runs: list[PictureSource | PictureData], margins: tuple[int, int] | None = None,
              now: bool = False) -> None:
@@ -131,28 +137,33 @@ class ArmStrip(ExportableChart):
             self.refresh(layout=True)
 
     def get_content_height(self, container, viewport, width: int) -> int:
-        return max(1, len(self.runs)) + 1 + int(self.legend)
+        return max(1, len(self.sources)) + 1 + int(self.legend)
 
-    def render(self) -> Text:
+    def render_line(self, y: int) -> Strip:
+        """The strip's lines, made once per state and size: Segments straight into Strips, as
+        the line chart does (a Rich Text through the widget's render cost 5 ms a step)."""
         width = self.content_size.width
+        state = (width, self._key, self.legend)
+        if self._built_for != state:
+            self._lines, self._built_for = self._draw(width), state
+        return self._lines[y] if 0 <= y < len(self._lines) else Strip.blank(width)
+
+    def _draw(self, width: int) -> list[Strip]:
         left, right = self.margins
         columns = width - left - right
         runs = self.runs
         if not runs or columns < 4:
-            return Text("")
+            return []
         colours = arm_colours(runs)
-        out = Text(no_wrap=True, overflow="crop")
+        lines = []
         for d in runs:
             gutter = (d.name[:left - 1] if len(runs) > 1 else "arm").rjust(left - 1)[:max(left - 1, 0)]
-            out.append(gutter + (" " if left else ""), style="dim")
-            out.append_text(strip_row(d, columns, colours))
-            out.append("\n")
-        out.append(" " * left)
-        out.append_text(names_row(runs[0], columns))
+            lines.append(Strip([Segment(gutter + (" " if left else ""), DIM), *strip_row(d, columns, colours)])
+                         .adjust_cell_length(width))
+        lines.append(Strip([Segment(" " * left), names_row(runs[0], columns)]).adjust_cell_length(width))
         if self.legend:
-            out.append("\n")
-            out.append_text(legend_row(colours, width))
-        return out
+            lines.append(legend_row(colours, width))
+        return lines
 
     # ----------------------------------------------------------- export
     def chart_name(self) -> str:

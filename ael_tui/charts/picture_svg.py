@@ -15,7 +15,7 @@ import numpy as np
 from rich.color import Color, ColorParseError
 
 from ael_tui.charts.data import RegimeMean
-from ael_tui.charts.reads import APPROVED, NEW_ARM, REJECTED, PictureData
+from ael_tui.charts.reads import APPROVED, NEW_ARM, REJECTED, PictureData, PictureSource
 from ael_tui.line_chart import Chart, _x_ticks
 
 WIDTH = 800
@@ -136,7 +136,7 @@ def runs_of(policies: Sequence[str]) -> list[tuple[int, int, str]]:
     return out
 
 
-def strip_svg(runs: Sequence[PictureData], colours: dict[str, str], title: str = "which policy played when") -> str:
+def strip_svg(runs: Sequence[PictureData | PictureSource], colours: dict[str, str], title: str = "which policy played when") -> str:
     """One band per run (a selector), a rectangle per run of one arm at full resolution,
     the regimes as lines and names, the decisions as marks above the band; a legend
     of the arms in their colours."""

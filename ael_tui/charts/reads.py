@@ -44,14 +44,18 @@ class PictureData:
     @cached_property  # (a PictureData is made once per picture and not changed)
     def regime_starts(self) -> list[tuple[int, str]]:
         """(first episode, name) of each run of one regime."""
-        out: list[tuple[int, str]] = []
-        prev: object = object()
-        for t, g in enumerate(self.regimes):
-            if g != prev and g is not None:
-                named = isinstance(g, int) and 0 <= g < len(self.regime_names)
-                out.append((t, self.regime_names[g] if named else str(g)))  # type: ignore[index]
-            prev = g
-        return out
+        return regime_starts(self.regimes, self.regime_names)
+
+
+def regime_starts(regimes: list, names: list[str]) -> list[tuple[int, str]]:
+    out: list[tuple[int, str]] = []
+    prev: object = object()
+    for t, g in enumerate(regimes):
+        if g != prev and g is not None:
+            named = isinstance(g, int) and 0 <= g < len(names)
+            out.append((t, names[g] if named else str(g)))
+        prev = g
+    return out
 
 
 def decisions_of(session: Session) -> list[Decision]:
@@ -90,13 +94,26 @@ class PictureSource:
     def played(self) -> int:
         return len(self.history)
 
+    # what the strip reads, each list made when first asked for (the strip needs no rewards)
+    @cached_property
+    def policies(self) -> list[str]:
+        return [r["policy"] for r in self.history]
+
+    @cached_property
+    def regimes(self) -> list:
+        return [r.get("regime") for r in self.history]
+
+    @cached_property
+    def regime_starts(self) -> list[tuple[int, str]]:
+        return regime_starts(self.regimes, self.regime_names)
+
     def data(self) -> PictureData:
         if self._data is None:
             h = self.history
             rewards = [float(r["reward"]) for r in h]
             values = [float(bool(r["correct"])) for r in h] if self.metric == "accuracy" else rewards
-            self._data = PictureData(self.name, self.n, self.arms, [r["policy"] for r in h], rewards, self.metric,
-                                     values, [r.get("regime") for r in h], self.regime_names, self.decisions)
+            self._data = PictureData(self.name, self.n, self.arms, self.policies, rewards, self.metric,
+                                     values, self.regimes, self.regime_names, self.decisions)
         return self._data
 
 
