@@ -155,3 +155,13 @@ async def test_the_beta_densities_export_a_curve_per_arm():
         root = ET.parse("exports/lab-synthetic-s42-e20-posteriors.svg").getroot()
         titles = [g.find(f"{SVG}title").text for g in root.iter(f"{SVG}g") if g.get("class") == "series"]
         assert sorted(titles) == sorted(a.name for a in s.selector.arms)
+
+
+def test_a_cell_with_an_approval_and_a_rejection_says_both():
+    from ael_tui.charts.arm_strip import strip_row
+    from ael_tui.charts.reads import APPROVED, REJECTED, Decision, PictureData
+
+    d = PictureData("ts", 4, ["a"], ["a"] * 4, [1.0] * 4, "reward", [1.0] * 4, [0] * 4, ["R0"],
+                    [Decision(1, REJECTED, "#2 arm reject"), Decision(1, APPROVED, "#1 insight approve"),
+                     Decision(3, REJECTED, "#3 arm reject")])
+    assert "".join(seg.text for seg in strip_row(d, 4, {"a": "cyan"})) == " ± ✗"

@@ -1,8 +1,9 @@
 """The arm-over-time strip: which retrieval policy played when, one coloured cell per
 episode (or per bucket of episodes when the run is longer than the strip is wide),
-each arm in its colour in the posteriors table. Decisions are marked in the cells
-(+ a new arm, ✓ a proposal approved, ✗ one rejected), regime boundaries as │, and the
-regimes are named on the row below; a bucket no arm dominates (under 60%) is ▒.
+each arm in its colour in the posteriors table. Decisions are marked in the cells (+ a
+new arm, ✓ a proposal approved, ✗ one rejected, ± both in one cell), regime boundaries
+as │, and the regimes are named on the row below; a bucket no arm dominates (under 60%)
+is ▒.
 
 In the lab it sits under the progress chart, its cells lined up with the chart's plot
 (`margins`); in the compare view it has a row per selector, named in the gutter.
@@ -55,8 +56,10 @@ def strip_row(d: PictureSource | PictureData, columns: int, colours: dict[str, s
     styles = [style(c.arm, back) for c, back in zip(cells, backs)]
     over: dict[int, tuple[str, str]] = {column_of(start, d.n, columns): ("│", REGIME) for start, _ in d.regime_starts[1:]}
     for kind, (mark, style) in MARKS.items():  # in order: a new arm shows over its approval
-        over.update({column_of(dec.episode, d.n, columns): (mark, style)
-                     for dec in d.decisions if dec.kind == kind and dec.episode < d.n})
+        for col in {column_of(dec.episode, d.n, columns) for dec in d.decisions if dec.kind == kind
+                    and dec.episode < d.n}:
+            both = kind == APPROVED and over.get(col, ("",))[0] == MARKS[REJECTED][0]
+            over[col] = ("±", "bold yellow") if both else (mark, style)  # one approved, one rejected here
     for col, (mark, style) in over.items():
         chars[col] = mark
         styles[col] = Style(color="black", bold=True, bgcolor=backs[col]) if backs[col] else Style.parse(style)
