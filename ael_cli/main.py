@@ -11,6 +11,7 @@
     ael-lab replay SAVE [SAVE ...]   the paper's bandit replay on saved runs
     ael-lab branch SAVE --at N       a saved run taken back to episode N, a decision changed there
     ael-lab explain SAVE --episode N why episode N of a saved run went as it did
+    ael-lab chart SAVE --kind K --svg OUT  a saved run as one SVG picture (arms, reward, regret, regimes)
 
 Every error a user can cause is one line on stderr and exit code 2; no file
 is written unless the run succeeded (saves and JSON are atomic).
@@ -107,12 +108,14 @@ def build_parser() -> argparse.ArgumentParser:
     from .reproduce.reproduce_command import add_parser as add_reproduce
     from .sweep.flags import add_parser as add_sweep
     from .timetravel_command import add_parsers as add_timetravel
+    from ael_tui.charts.chart_command import add_parser as add_chart
 
     add_serve(sub)
     add_sweep(sub, scenario_names, method_help())
     add_reproduce(sub)
     add_replay(sub)
     add_timetravel(sub)
+    add_chart(sub)
     return p
 
 
@@ -154,6 +157,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from ael_cli import timetravel_command
 
             code = getattr(timetravel_command, f"{args.command}_command")(args)
+        elif args.command == "chart":
+            from ael_tui.charts.chart_command import chart_command
+
+            code = chart_command(args)
         elif args.command == "export-stream":
             code = export_stream(args)
         elif args.command == "serve":

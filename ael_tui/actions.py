@@ -8,7 +8,7 @@ lists it (`commands.py`), and `config.py` checks keymap files against it, so
 a new feature adds its actions here and gets all three.
 
 Scopes: `app` (everywhere), `start` (start screen), `lab` (lab screen),
-`compare` (several selectors in lockstep), `approval` (the decision dialog),
+`compare` (several selectors in lockstep), `chart` (a focused chart, any screen), `approval` (the decision dialog),
 `editor` (the proposal editor), `tour` (a guided tour's card), and the small
 dialogs. Two actions may share a key in one scope: the first whose
 `check_action` allows it runs (Escape pauses a run, else closes a card).
@@ -104,6 +104,9 @@ ACTIONS: tuple[NamedAction, ...] = (
     NamedAction("compare.reflection", "compare", "r", "run_reflection", "Reflect",
                 "Run until any selector's reflector reflects"),
     NamedAction("compare.phase", "compare", "g", "run_phase", "Phase", "Run every selector to the end of the phase"),
+    NamedAction("compare.pictures", "compare", "i", "pictures", "Pictures",
+                "Small screen: which policy each selector played when and its mean per regime, in place of "
+                "the posterior bars (i again: back)"),
     NamedAction("compare.pause", "compare", "p,escape", "pause", "Pause", "Pause the run now (p or Escape)",
                 key_display="p"),
     NamedAction("compare.faster", "compare", "plus,equals_sign", "faster", "Faster",
@@ -114,6 +117,13 @@ ACTIONS: tuple[NamedAction, ...] = (
                 "Export every selector's history as one CSV and one JSON"),
     NamedAction("compare.close", "compare", "c,escape", "close", "Back",
                 "Back to the lab (c again comes back to this comparison)", key_display="c"),
+    # ------------------------------------------- a focused chart (Tab or a click)
+    NamedAction("chart.svg", "chart", "S", "export_chart", "Chart SVG",
+                "Write the focused chart alone as SVG (vectors, for slides) into the exports folder",
+                key_display="S", palette=False),
+    NamedAction("chart.kind", "chart", "k", "chart_kind", "Kind",
+                "Switch what the focused chart shows: rolling, cumulative reward, cumulative regret",
+                palette=False),
     # --------------------------------------------------------------- tour
     NamedAction("tour.next", "tour", "t", "next", "Next moment", "Close this card and run to the next key moment"),
     NamedAction("tour.close", "tour", "escape", "close", "Close",

@@ -37,7 +37,9 @@ PANELS: dict[str, list[tuple[str, str]]] = {
         ("Progress",
          "The rolling accuracy (or reward; equity and drawdown for the portfolio) over the last window of "
          "episodes. Gray lines mark hidden regime changes, blue ones phase changes, green ones new arms, and R "
-         "(or •) a reflection."),
+         "(or •) a reflection. Under it, which policy played when, in the posteriors table's colours (+ a new arm, "
+         "✓ approved, ✗ rejected). {chart.kind} on the focused chart (Tab) shows cumulative reward, then "
+         "cumulative regret; {chart.svg} writes it alone as SVG into exports/."),
         ("Reflection",
          "The slow loop. At the end of a slow window the reflector may diagnose what went wrong (a regime label "
          "and a confidence) and prescribe an insight for the agent or a new policy as a new arm. The panel shows "
@@ -77,6 +79,10 @@ PANELS: dict[str, list[tuple[str, str]]] = {
         ("Posterior bars",
          "One box per selector: each arm's 90% interval as a line over [0, 1], ● at the mean, then the mean and "
          "the pulls. The subtitle sums up the run so far: the accuracy (or reward), reflections and new arms."),
+        ("Which policy played when · mean per regime",
+         "A strip per selector, in the arms' colours, and each selector's mean accuracy (or reward) in each true "
+         "regime as bars. Below 120×42 they take the posterior bars' place ({compare.pictures}). {chart.kind} on "
+         "the focused chart shows cumulative reward, then regret against the oracle (when it runs here)."),
         ("What happened",
          "Regime changes, reflections, insights and new arms in order, each tagged with its selector. This is "
          "where to see when reflection changed something, and what."),
@@ -136,6 +142,7 @@ def _variants() -> list[tuple[str, str]]:
 
 
 SCOPE_TITLES = {"app": "Everywhere", "start": "Start screen", "lab": "Lab", "compare": "Compare view",
+                "chart": "A focused chart",
                 "approval": "Approval dialog", "code_review": "Code review", "editor": "Proposal editor",
                 "tour": "Tour card"}
 

@@ -170,13 +170,20 @@ def _tick_rows(axis: Axis, rows: int) -> dict[int, str]:
     return {int(round((axis.high - v) / span * (rows - 1))): axis.label(v) for v in ticks}
 
 
+def plot_margins(chart: Chart) -> tuple[int, int]:
+    """The cells the left and right axes' labels take: what lies between is the plot (a
+    picture drawn under the chart, the arm strip, lines up with it by these)."""
+    lw = max(len(chart.left.label(v)) for v in chart.left.ticks) + 1
+    rw = max(len(chart.right.label(v)) for v in chart.right.ticks) + 1 if chart.right else 0
+    return lw, rw
+
+
 def draw(chart: Chart | None, width: int, height: int) -> list[Strip]:
     """The chart as `height` strips of `width` cells."""
     blank = [Strip.blank(width) for _ in range(height)]
     if chart is None or width < 16 or height < 5:
         return blank
-    lw = max(len(chart.left.label(v)) for v in chart.left.ticks) + 1
-    rw = max(len(chart.right.label(v)) for v in chart.right.ticks) + 1 if chart.right else 0
+    lw, rw = plot_margins(chart)
     title = chart.title if len(chart.title) <= width - 6 or not chart.short_title else chart.short_title
     head = _head(title[:width], chart.legend, width, height - 5)
     cols, rows = width - lw - rw, height - 2 - len(head)

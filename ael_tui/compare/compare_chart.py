@@ -1,10 +1,15 @@
 """The compare view's chart: one rolling curve per selector on one set of axes,
-with the regime boundaries and each selector's arm injections marked."""
+with the regime boundaries and each selector's arm injections marked; k on the focused
+chart switches to cumulative reward or cumulative regret, S writes it as SVG."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from ael_tui.charts.curves import KINDS, cumulative_chart, regret_chart
+from ael_tui.charts.exportable import ExportableChart
+from ael_tui.charts.reads import PictureSource
+from ael_tui.charts.picture_svg import chart_svg
 from ael_tui.lab.progress_chart import REGIME, UNIT
 from ael_tui.line_chart import Axis, Chart, LineChart, Series, quarters
 from ael_tui.readouts import ProgressData
@@ -36,6 +41,29 @@ def compare_chart(curves: list[tuple[str, ProgressData]]) -> Chart:
         legend=[(name, colour) for (name, _), colour in zip(curves, colours)])
 
 
-class CompareChart(LineChart):
-    def show_curves(self, curves: list[tuple[str, ProgressData]], now: bool = False) -> bool:
-        return self.show(compare_chart(curves), now=now)
+class CompareChart(ExportableChart, LineChart):
+    KINDS = KINDS
+    kind = KINDS[0]
+    NAMES = {"rolling": "curves", "cumulative": "reward", "regret": "regret"}
+
+    _data: tuple[list[tuple[str, ProgressData]], list[PictureSource] | None] | None = None
+
+    def show_curves(self, curves: list[tuple[str, ProgressData]], pictures: list[PictureSource] | None = None,
+                    now: bool = False) -> bool:
+        self._data = (curves, pictures)
+        if self.kind != "rolling" and pictures:
+            coloured = [(d.data(), RICH_COLOURS[i % len(RICH_COLOURS)]) for i, d in enumerate(pictures)]
+            chart = cumulative_chart(coloured) if self.kind == "cumulative" else regret_chart(coloured)
+        else:
+            chart = compare_chart(curves)
+        return self.show(chart, now=now)
+
+    def kind_changed(self) -> None:
+        if self._data is not None:
+            self.show_curves(*self._data, now=True)
+
+    def chart_name(self) -> str:
+        return self.NAMES.get(self.kind, self.kind)
+
+    def chart_svg(self) -> str | None:
+        return chart_svg(self.chart) if self.chart is not None and self._data and len(self._data[0][0][1].x) else None

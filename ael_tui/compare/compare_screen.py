@@ -24,6 +24,8 @@ from ael_tui.compare.lockstep import CompareHost
 from ael_tui.lab.session_host import RUN_MODES, RunOutcome
 from ael_tui.readouts import compare_status, posterior_rows, progress_data, selector_summary
 from ael_tui.compare.arm_bars import ArmBars
+from ael_tui.charts.compare_pictures import ComparePictures
+from ael_tui.charts.reads import picture_source
 from ael_tui.compare.compare_chart import RICH_COLOURS, CompareChart
 from ael_tui.lab.status_bar import CompareStatusBar
 from ael_tui.compare.timeline import Timeline
@@ -44,6 +46,7 @@ def _fmt(v: float | None, kind: str) -> str:
 class CompareScreen(RunControls, Screen):
     ACTION_SCOPE = "compare"
     BINDINGS = bindings_for("compare")
+    AUTO_FOCUS = "#compare-timeline"  # not the chart (focusable for S and k): the screen's keys lead the footer
 
     class RunStopped(Message):
         def __init__(self, outcome: RunOutcome) -> None:
@@ -73,6 +76,7 @@ class CompareScreen(RunControls, Screen):
         with Horizontal(id="compare-top"):
             yield CompareChart(PLOT_EVERY, id="compare-chart", classes="panel")
             yield Timeline(self.colours, id="compare-timeline", classes="panel")
+        yield ComparePictures(id="compare-pictures", classes="panel")
         with Horizontal(id="compare-arms"):
             for i, name in enumerate(self.host.names):
                 yield ArmBars(id=f"arms-{i}", classes="panel arm-bars")
@@ -99,6 +103,7 @@ class CompareScreen(RunControls, Screen):
 
     def on_resize(self) -> None:
         self.set_class(self.size.height < 42 or self.size.width < 120, "-compact")
+        self.refresh_bindings()  # i (pictures) is a small screen's key
         self.call_after_refresh(self.redraw, True)
 
     # ------------------------------------------------------------ redraw
@@ -125,6 +130,8 @@ class CompareScreen(RunControls, Screen):
             if not (force or v != self._drawn):
                 return
             data = {name: progress_data(s) for name, s in host.sessions.items()}
+            pictures = [picture_source(s, list(s.history), name) for name, s in host.sessions.items()]
+            self.query_one(ComparePictures).show(pictures, self.colours, now=force)
             for i, (name, s) in enumerate(host.sessions.items()):
                 box = self.query_one(f"#arms-{i}", ArmBars)
                 box.show(posterior_rows(s))
@@ -140,7 +147,7 @@ class CompareScreen(RunControls, Screen):
             self.query_one(Timeline).show(host.timeline)
             chart = self.query_one(CompareChart)
             if chart.size.width > 0:  # before the first layout it has no size: the resize draws it
-                chart.show_curves(list(data.items()), now=force)
+                chart.show_curves(list(data.items()), pictures, now=force)
             self._drawn = v
         finally:
             host.lock.release()
@@ -152,6 +159,8 @@ class CompareScreen(RunControls, Screen):
             return not running
         if action == "pause":
             return running
+        if action == "pictures":
+            return self.has_class("-compact")  # a large screen shows the pictures and the posteriors
         return True
 
     def on_compare_screen_run_stopped(self, message: RunStopped) -> None:
@@ -173,21 +182,25 @@ class CompareScreen(RunControls, Screen):
                 f"; {arms[0]}" if arms else "") + ". The timeline has the diagnosis."
             self.notify(said, title="Reflection", timeout=5)
 
+    def action_pictures(self) -> None:
+        """A small screen: the pictures row in place of the posterior bars, or back."""
+        self.toggle_class("-pictures")
+
     def action_close(self) -> None:
         self.host.pause()
         self.app.pop_screen()
 
     # ------------------------------------------------------------ export
-    def _name(self) -> str:
+    def _export_name(self) -> str:
         with self.host.lock:  # the sessions' episode, read as the engine's thread leaves it
             c, t = self.host.lead.config, self.host.t
         return f"compare-{c.scenario}-s{c.seed}-e{t}"
 
     def default_export_base(self) -> Path:
-        return self.host.settings.exports_dir / self._name()
+        return self.host.settings.exports_dir / self._export_name()
 
     def screenshot_name(self) -> str:
-        return self._name()
+        return self._export_name()
 
     def action_export(self) -> None:
         self.host.pause()

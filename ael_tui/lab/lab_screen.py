@@ -35,7 +35,7 @@ from ael_tui.lab.lab_runs import LabRuns
 from ael_tui.lab.lab_tour import LabTour
 from ael_tui.lab.lab_view import LabView, take_view, variant_panels
 from ael_tui.lab.posteriors import DensityPlot, PosteriorTable
-from ael_tui.lab.progress_chart import ProgressChart
+from ael_tui.lab.progress_chart import ProgressPanel
 from engine.errors import AELError
 from ael_tui.lab.episode_filter import parse as parse_filter
 from ael_tui.lab.episode_inputs import InputTexts
@@ -135,7 +135,7 @@ class LabScreen(LabRuns, LabDecisions, LabTour, LabFiles, RunControls, Screen):
                                                                                           classes="panel"):
                         yield p.widget(id=p.name)
             with Horizontal(id="row-progress", classes="lab-row"):
-                yield ProgressChart(PLOT_EVERY, id="progress", classes="panel")
+                yield ProgressPanel(PLOT_EVERY, id="progress-box", classes="panel")
                 with VerticalScroll(id="reflection-box", classes="panel"):
                     yield ReflectionPanel(id="reflection")
             with Horizontal(id="row-memory", classes="lab-row"):
@@ -144,7 +144,7 @@ class LabScreen(LabRuns, LabDecisions, LabTour, LabFiles, RunControls, Screen):
         yield SteadyFooter(compact=True)
 
     def on_mount(self) -> None:
-        titles = {"#posteriors-box": "Posteriors", "#density": "Beta densities", "#progress": "Progress",
+        titles = {"#posteriors-box": "Posteriors", "#density": "Beta densities", "#progress-box": "Progress",
                   "#reflection-box": "Reflection", "#memory": "Memory", "#log": "Episodes",
                   **{f"#{p.name}-box": p.title for p in PANELS.values()}}
         for selector, title in titles.items():
@@ -278,11 +278,11 @@ class LabScreen(LabRuns, LabDecisions, LabTour, LabFiles, RunControls, Screen):
         view = self.view
         if view is None:
             return
-        density, progress = self.panel(DensityPlot), self.panel(ProgressChart)
+        density, progress = self.panel(DensityPlot), self.panel(ProgressPanel)
         if density.size.width > 0:
             density.show_posteriors(view.arms, view.frozen, now=now)
         if progress.size.width > 0:
-            progress.show_progress(view.progress, now=now)
+            progress.show_progress(view.progress, view.pictures, now=now)
 
     def _show_memory(self) -> None:
         """The memory table (its rows are read from the session, under the lock)."""

@@ -14,6 +14,7 @@ from typing import Any
 
 from engine.reflection import Reflection
 
+from ael_tui.charts.reads import PictureSource, picture_source
 from ael_tui.lab.panels import PANELS
 from ael_tui.lab.session_host import RUN_MODES, SessionHost
 from ael_tui.readouts import ArmRow, ProgressData, Status, posterior_rows, progress_data, proposal_notes, status_of
@@ -37,6 +38,7 @@ class LabView:
     memory_counts: dict[str, int]
     memory_cap: int
     progress: ProgressData
+    pictures: PictureSource        # the arm strip's, cumulative reward's and regret's (ael_tui/charts/)
     pending: int                   # proposals waiting
     decision_waits: bool           # a proposal or a quarantined code arm waits for a person
     variant_views: dict[str, Any]  # the extensions' panels' data, by panel ({} for a session without any)
@@ -64,6 +66,7 @@ def _variant_views(s) -> dict[str, Any]:
 def take_view(host: SessionHost) -> LabView:
     """The panels' data now (call with `host.lock` held)."""
     s = host.session
+    history = list(s.history)
     mode = host.running
     running = RUN_MODES.get(mode or "")
     if running and host.queued_steps:
@@ -71,10 +74,11 @@ def take_view(host: SessionHost) -> LabView:
     return LabView(
         version=host.version, status=status_of(s), running=running, run_mode=mode,
         delay=host.settings.delay, autosave_every=host.settings.autosave_every,
-        arms=posterior_rows(s), frozen=s.frozen, history=list(s.history), reflections=list(s.reflections),
+        arms=posterior_rows(s), frozen=s.frozen, history=history, reflections=list(s.reflections),
         insight=s.insight, notes=proposal_notes(s).get(len(s.reflections) - 1, []),
         outlook=s.reflector.outlook(s.t) if s.reflector is not None else "",
         memory_counts=s.memory.counts(), memory_cap=s.memory.cap_per_tier, progress=progress_data(s),
+        pictures=picture_source(s, history),
         pending=len(s.queue.pending), decision_waits=bool(s.queue.pending or s.code_arms.quarantined),
         variant_views=_variant_views(s),
         run_keys=host.run_keys_due,

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from rich.style import Style
 
+from ael_tui.charts.exportable import ExportableChart
+from ael_tui.charts.picture_svg import chart_svg
 from ael_tui.line_chart import Axis, Chart, LineChart, Series, quarters
 from ael_tui.readouts import ArmRow, beta_pdf, density_grid
 from ael_tui.row_list import PLAIN, RowList
@@ -79,10 +81,17 @@ def _tick(value: float) -> str:
     return f"{value:5.2f}" if value < 10 else f"{value:5.1f}" if value < 1000 else f"{value:5.0f}"
 
 
-class DensityPlot(LineChart):
+class DensityPlot(ExportableChart, LineChart):
     """Beta(α, β) of every arm as braille curves over [0, 1], each in its arm's colour, the
     chosen arm drawn last (on top) and named in the corner with "now", an injected one "new".
-    A `LineChart` (numpy into braille cells): a step redraws it, and plotext took 20 ms."""
+    A `LineChart` (numpy into braille cells): a step redraws it, and plotext took 20 ms.
+    Focused, S writes it alone as SVG."""
+
+    def chart_name(self) -> str:
+        return "posteriors"
+
+    def chart_svg(self) -> str | None:
+        return chart_svg(self.chart) if self.chart is not None and self.chart.series else None
 
     def show_posteriors(self, rows: list[ArmRow], frozen: bool, now: bool = False) -> bool:
         """Draw these posteriors (at once if `now`, else on the chart's throttle); False if

@@ -1,11 +1,22 @@
 """The run so far: rolling reward or accuracy (or equity and drawdown), with the
-regime boundaries, phases, reflections and arm injections marked."""
+regime boundaries, phases, reflections and arm injections marked; k on the focused
+chart switches to cumulative reward or cumulative regret (ael_tui/charts/curves.py),
+S writes what it shows as SVG."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ael_tui.line_chart import Axis, Chart, LineChart, Series, quarters
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.message import Message
+
+from ael_tui.charts.arm_strip import ArmStrip
+from ael_tui.charts.curves import KINDS, cumulative_chart, regret_chart
+from ael_tui.charts.exportable import ExportableChart
+from ael_tui.charts.reads import PictureSource
+from ael_tui.charts.picture_svg import chart_svg
+from ael_tui.line_chart import Axis, Chart, LineChart, Series, plot_margins, quarters
 from ael_tui.readouts import ProgressData
 
 REGIME, PHASE, NEW_ARM, REFLECTION, CURVE, DRAWDOWN = "grey50", "blue", "green", "magenta", "cyan", "red"
@@ -47,6 +58,77 @@ def progress_chart(d: ProgressData, width: int) -> Chart:
     return chart
 
 
-class ProgressChart(LineChart):
-    def show_progress(self, d: ProgressData, now: bool = False) -> bool:
-        return self.show(progress_chart(d, self.size.width), now=now)
+class ProgressChart(ExportableChart, LineChart):
+    KINDS = KINDS
+    kind = KINDS[0]
+    NAMES = {"rolling": "progress", "cumulative": "reward", "regret": "regret"}  # the SVG's name, by kind
+
+    _data: tuple[ProgressData, PictureSource | None] | None = None
+
+    def show_progress(self, d: ProgressData, pictures: PictureSource | None = None, now: bool = False) -> bool:
+        self._data = (d, pictures)
+        if self.kind == "cumulative" and pictures is not None:
+            chart = cumulative_chart([(pictures.data(), CURVE)])
+        elif self.kind == "regret" and pictures is not None:
+            chart = regret_chart([(pictures.data(), CURVE)])
+        else:
+            chart = progress_chart(d, self.size.width)
+        return self.show(chart, now=now)
+
+    def kind_changed(self) -> None:
+        if self._data is not None:
+            self.show_progress(*self._data, now=True)
+        self.post_message(self.KindChanged())
+
+    def plot_margins(self) -> tuple[int, int]:
+        """The cells the axes take left and right of the plot, padding included."""
+        if self.chart is None:
+            return (0, 0)
+        left, right = plot_margins(self.chart)
+        return left, right + 1  # LineChart's right padding
+
+    def chart_name(self) -> str:
+        return self.NAMES.get(self.kind, self.kind)
+
+    def chart_svg(self) -> str | None:
+        return chart_svg(self.chart) if self.chart is not None and self._data and len(self._data[0].x) else None
+
+    class KindChanged(Message):
+        """k switched what the chart shows: the strip lines up with its new axes."""
+
+
+class ProgressPanel(Vertical):
+    """The progress chart with the arm-over-time strip under it, its cells under the
+    chart's plot."""
+
+    DEFAULT_CSS = """
+    ProgressPanel > ProgressChart { height: 1fr; width: 100%; }
+    ProgressPanel > ArmStrip { width: 100%; }
+    """
+
+    def __init__(self, every: float, **kw) -> None:
+        super().__init__(**kw)
+        self.every = every
+
+    def compose(self) -> ComposeResult:
+        yield ProgressChart(self.every, id="progress")
+        yield ArmStrip(id="arm-strip")
+
+    def on_resize(self) -> None:
+        # the posteriors table names the arms in their colours; alone (a small screen's
+        # progress page) or given the room, the strip says which colour is which itself
+        self.query_one(ArmStrip).set_legend(self.size.height >= 18 or self.screen.has_class("-compact"))
+
+    def show_progress(self, d: ProgressData, pictures: PictureSource, now: bool = False) -> None:
+        chart = self.query_one(ProgressChart)
+        chart.show_progress(d, pictures, now=now)
+        self._show_strip(pictures, now)
+
+    def _show_strip(self, pictures: PictureSource, now: bool = False) -> None:
+        left, right = self.query_one(ProgressChart).plot_margins()
+        self.query_one(ArmStrip).show([pictures], (left, right), now=now)
+
+    def on_progress_chart_kind_changed(self, event: ProgressChart.KindChanged) -> None:
+        data = self.query_one(ProgressChart)._data
+        if data is not None and data[1] is not None:
+            self._show_strip(data[1], now=True)
