@@ -4,7 +4,10 @@ regime boundaries, phases, reflections and arm injections marked."""
 from __future__ import annotations
 
 import numpy as np
+from textual import events
+from textual.message import Message
 
+from ael_tui.lab.travel_chart import TravelMarks, add_travel, episode_at
 from ael_tui.line_chart import Axis, Chart, LineChart, Series, quarters
 from ael_tui.readouts import ProgressData
 
@@ -48,5 +51,20 @@ def progress_chart(d: ProgressData, width: int) -> Chart:
 
 
 class ProgressChart(LineChart):
-    def show_progress(self, d: ProgressData, now: bool = False) -> bool:
-        return self.show(progress_chart(d, self.size.width), now=now)
+    class EpisodeClicked(Message):
+        """A click on the plot: the episode under it (the lab goes back there)."""
+
+        def __init__(self, episode: int) -> None:
+            super().__init__()
+            self.episode = episode
+
+    def show_progress(self, d: ProgressData, now: bool = False, travel: TravelMarks | None = None) -> bool:
+        return self.show(add_travel(progress_chart(d, self.size.width), travel), now=now)
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None or self.chart is None or not self.chart.series:
+            return
+        episode = episode_at(self.chart, offset.x, self.content_size.width)
+        if episode is not None:
+            self.post_message(self.EpisodeClicked(episode))
