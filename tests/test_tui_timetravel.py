@@ -104,7 +104,9 @@ async def test_go_back_to_300_shows_it_and_stepping_on_gives_the_same_run(suppor
         assert lab.query_one(EpisodeLog).row_count == 300
         assert (view.travel.t, view.travel.reach) == (300, 1000)
         assert view.travel.ghost_x is not None and len(view.travel.ghost_x) == 1000  # the run ahead, gray
-        assert "now 300 of 1000" in lab.query_one(ProgressChart).chart.title
+        chart = lab.query_one(ProgressChart).chart
+        assert ("now 300 of 1000", "yellow") in chart.legend and ("run ahead", "grey42") in chart.legend
+        assert (919, 0.875, "✓", "grey42") in chart.marks  # the decisions ahead, as they were made
         # r runs to the next decision: the same proposals at 920, waiting for a person again
         await pilot.press("r")
         await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the proposals at 920")
@@ -153,7 +155,9 @@ async def test_rewind_to_300_step_to_920_reject_the_arm_and_compare_both_branche
         await pilot.press("w")
         await until(pilot, lambda: s.t > 920 and not app.lab.host.running, "a window of the branch")
         assert "route_aware" not in s.pool and s.history[:920] == support_run["history"][:920]
-        assert app.lab.view.travel.ghost_label == "grey: the original run"
+        assert app.lab.view.travel.ghost_label == "original"
+        assert sorted(app.lab.view.travel.decisions) == [(919, "approve", False), (919, "approve", True),
+                                                         (919, "reject", False)]  # the original's approval of #2
         await pilot.press("B")
         await until(pilot, lambda: isinstance(app.screen, BranchCompareScreen), "the compare view")
         screen = app.screen
@@ -163,6 +167,9 @@ async def test_rewind_to_300_step_to_920_reject_the_arm_and_compare_both_branche
         assert screen.parted.decision == "#2 rejected (the original approved it)" and screen.parted.decided_at == 919
         assert screen.parted.first_episode is None or screen.parted.first_episode >= 920
         assert any("the branch parts: #2 rejected" in e.text for e in screen.host.timeline)
+        status = str(screen.query_one("#compare-status").render())
+        assert "the branch parts: #2 rejected (the original approved it) after episode 919" in " ".join(status.split())
+        assert "approvals automatic" not in status
         await pilot.press("space")  # both are frozen: a run key says so
         await settle(pilot)
         assert original.t == 1000 and any("frozen" in m for m in notifications(app))

@@ -14,6 +14,9 @@ from __future__ import annotations
 import pickle
 from typing import Any
 
+from rich.text import Text
+from textual.app import ComposeResult
+
 from scenarios import make_scenario
 
 from engine.session import Session
@@ -21,7 +24,9 @@ from engine.session import Session
 from ael_tui.compare.compare_screen import RUN_ACTIONS, CompareScreen
 from ael_tui.compare.lockstep import CompareHost, TimelineEntry
 from ael_tui.config import LabSettings
+from ael_tui.lab.status_bar import SEP, CompareStatusBar
 from ael_tui.lab.time_travel import Divergence, divergence
+from ael_tui.readouts import Status
 
 NAMES = ("original", "branch")
 
@@ -45,8 +50,32 @@ def branch_host(original: dict[str, Any], branch: dict[str, Any], settings: LabS
                 for name, d in zip(NAMES, (original, branch))}
     host = CompareHost(sessions, settings)
     d = divergence(original, branch)
-    host.timeline[:0] = [TimelineEntry(e, None, "arm", text) for e, text in parting_words(d)]
+    host.timeline += [TimelineEntry(e, None, "regime", text) for e, text in parting_words(d)]
+    host.timeline.sort(key=lambda e: e.episode)  # (stable: what happened at an episode, then that they part)
     return host, d
+
+
+class BranchStatusBar(CompareStatusBar):
+    """Where each run is and where they part, instead of a comparison's automatic approvals."""
+
+    def __init__(self, host: CompareHost, parted: Divergence, **kw) -> None:
+        super().__init__(**kw)
+        self.host, self.parted = host, parted
+
+    def show_compare(self, s: Status, count: int, running: str | None, delay: float) -> None:
+        original, branch = (self.host.sessions[name] for name in NAMES)
+        d = self.parted
+        line1 = [Text.assemble((f" {s.scenario}", "bold"), f" · seed {s.seed}"),
+                 Text.assemble("original at ", (f"{original.t}/{original.n_episodes}", "bold"),
+                               " · branch at ", (f"{branch.t}/{branch.n_episodes}", "bold")),
+                 Text.assemble("first episode played otherwise: ",
+                               (str(d.first_episode) if d.first_episode is not None else "none yet", "bold"))]
+        line2 = [Text.assemble((" the branch parts", "bold black on yellow"), ": ",
+                               d.decision + f" after episode {d.decided_at}" if d.decision else
+                               "no decision taken otherwise"),
+                 Text("both frozen: the branch goes on in the lab"),
+                 Text(f"{self.app.key_for('compare.close')} back to the lab", style="dim")]
+        self._set_parts(SEP, line1, line2)
 
 
 class BranchCompareScreen(CompareScreen):
@@ -56,8 +85,15 @@ class BranchCompareScreen(CompareScreen):
         super().__init__(host)
         self.parted = parted
 
-    def on_mount(self) -> None:
-        super().on_mount()
+    def compose(self) -> ComposeResult:
+        for widget in super().compose():  # the compare view's panels, with this status line
+            yield (BranchStatusBar(self.host, self.parted, id="compare-status")
+                   if isinstance(widget, CompareStatusBar) else widget)
+
+    def on_mount(self) -> None:  # (after CompareScreen's, which Textual calls too, and titles the chart)
+        self.call_after_refresh(self._title)
+
+    def _title(self) -> None:
         d = self.parted
         where = (f"first differ at episode {d.first_episode}" if d.first_episode is not None
                  else f"no episode differs yet ({d.shared} shared)")

@@ -23,14 +23,16 @@ if TYPE_CHECKING:
     from engine.session import Session
 
 GHOST, NOW, APPROVED, REJECTED = "grey42", "yellow", "green", "red"
+DECIDED = ("approve", "edit", "reject")
 
 
 @dataclass(eq=True)
 class TravelMarks:
     t: int
     reach: int
-    decisions: list[tuple[int, str]] = field(default_factory=list)  # (episode, approve|edit|reject)
-    ghost_label: str = ""           # "the run ahead" or "the original run"
+    decisions: list[tuple[int, str, bool]] = field(default_factory=list)  # (episode, approve|edit|reject,
+                                    # made in the other run only: ahead of now, or the original's)
+    ghost_label: str = ""           # "run ahead" or "original"
     ghost_x: np.ndarray | None = None
     ghost_y: np.ndarray | None = None
 
@@ -73,18 +75,23 @@ def _curve(s: "Session", history: list[dict[str, Any]]) -> tuple[np.ndarray, np.
 def travel_marks(s: "Session", original: dict[str, Any] | None) -> TravelMarks:
     """What the chart marks of the timeline now (call with the host's lock held)."""
     tape = s.timeline.tape
-    marks = TravelMarks(s.t, s.timeline.reach(s),
-                        [(a.episode, a.decision) for a in s.queue.audit
-                         if a.proposal_id > 0 and a.decision in ("approve", "edit", "reject")])
-    other, label = None, ""
+    mine = [(a.proposal_id, a.episode, a.decision) for a in s.queue.audit
+            if a.proposal_id > 0 and a.decision in DECIDED]
+    marks = TravelMarks(s.t, s.timeline.reach(s), [(e, d, False) for _, e, d in mine])
+    other, theirs, label = None, [], ""
     if tape is not None and tape.t > s.t:
-        other, label = tape.history, "grey: the run ahead"
+        other, label = tape.history, "run ahead"
+        theirs = [(a.proposal_id, a.episode, a.decision) for a in tape.audit
+                  if a.proposal_id > 0 and a.decision in DECIDED]
     elif original is not None and (len(original["history"]) > s.t or original["history"] != s.history[
             :len(original["history"])]):
-        other, label = original["history"], "grey: the original run"
+        other, label = original["history"], "original"
+        theirs = [(a["proposal_id"], a["episode"], a["decision"]) for a in original["queue"]["audit"]
+                  if a["proposal_id"] > 0 and a["decision"] in DECIDED]
     if other:
         marks.ghost_x, marks.ghost_y = _curve(s, other)
         marks.ghost_label = label
+        marks.decisions += [(e, d, True) for pid, e, d in theirs if (pid, e, d) not in mine]
     return marks
 
 
@@ -92,21 +99,21 @@ def add_travel(chart: Chart, travel: TravelMarks | None) -> Chart:
     """The timeline drawn on `chart` (the progress chart of the same session)."""
     if travel is None or not chart.series:
         return chart
-    notes = []
+    legend = []
     if travel.ghost_x is not None and len(travel.ghost_x):
         chart.series.insert(0, Series(None, travel.ghost_x, travel.ghost_y, GHOST))
-        notes.append(travel.ghost_label)
+        legend.append((travel.ghost_label, GHOST))
     if travel.reach > travel.t:
         chart.vlines.append((travel.t, NOW))
-        notes.append(f"yellow: now {travel.t} of {travel.reach} reached")
+        legend.append((f"now {travel.t} of {travel.reach}", NOW))
     top = chart.left.high
-    for episode, decision in travel.decisions:
-        chart.marks.append((episode, top, "✗" if decision == "reject" else "✓",
-                            REJECTED if decision == "reject" else APPROVED))
+    below = top - (top - chart.left.low) / 8  # the other run's marks about a row lower: both seen
+    for episode, decision, other in travel.decisions:
+        colour = GHOST if other else REJECTED if decision == "reject" else APPROVED
+        chart.marks.append((episode, below if other else top, "✗" if decision == "reject" else "✓", colour))
     if travel.decisions:
-        notes.append("✓✗ decisions")
-    if notes:
-        chart.title = " · ".join([chart.title, *notes])
+        chart.title += " · ✓✗ decisions"
+    chart.legend = [*chart.legend, *legend]
     return chart
 
 
