@@ -118,6 +118,23 @@ async def test_go_back_to_300_shows_it_and_stepping_on_gives_the_same_run(suppor
         assert lab.view.travel.reach == 1000 and lab.query_one(EpisodeLog).row_count == 1000
 
 
+async def test_w_steps_on_along_the_run_ahead_to_the_same_run():
+    """Approvals by a rule (inside the steps): w after w from episode 40 gives the run there was."""
+    s = build_session(NewSession("synthetic", 42, "ts+reflection", "auto"))
+    s.run(until=104)  # eight slow windows of 13
+    full = comparable(s.to_dict())
+    assert any(a["decision"] == "approve" for a in full["queue"]["audit"])
+    app = make_app(s)
+    async with app.run_test(size=SIZE) as pilot:
+        await go_back(pilot, 40)
+        assert s.t == 40 and app.lab.view.travel.reach == 104
+        while s.t < 104:
+            t = s.t
+            await pilot.press("w")
+            await until(pilot, lambda: s.t > t and not app.lab.host.running, "a window")
+        assert comparable(s.to_dict()) == full
+
+
 async def test_a_click_on_the_progress_chart_goes_back_there(support_run):
     app = make_app(opened(support_run))
     async with app.run_test(size=SIZE) as pilot:
