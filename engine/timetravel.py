@@ -175,6 +175,15 @@ class Timeline:
         elif s.t >= tape.t:
             self.tape = None  # caught up with the run as it was: the session holds all of it again
 
+    def person_decided(self, p) -> bool:
+        """Proposal `p` (just made) was decided by a person in the run being replayed (the tape),
+        e.g. after an undo where a rule had decided it: it waits for that decision again, replayed
+        at its boundary (a rewind) or made by the person stepping on, instead of the rule's."""
+        tape = self.tape
+        return tape is not None and any(
+            a.proposal_id == p.id and a.kind == p.kind and a.proposed == p.payload and not _who_is_rule(a.who)
+            and a.decision in HUMAN_DECISIONS for a in tape.audit)
+
     def _audit_follows_tape(self, s: "Session") -> bool:
         audit, tape = s.queue.audit, self.tape.audit  # type: ignore[union-attr]
         return len(audit) <= len(tape) and all(_comparable(a) == _comparable(b) for a, b in zip(audit, tape))
