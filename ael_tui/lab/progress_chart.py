@@ -59,7 +59,7 @@ class ProgressChart(LineChart):
             self.episode = episode
 
     def show_progress(self, d: ProgressData, now: bool = False, travel: TravelMarks | None = None) -> bool:
-        return self.show(add_travel(progress_chart(d, self.size.width), travel), now=now)
+        return self.show(add_travel(progress_chart(d, self.size.width), travel, self.size.width), now=now)
 
     def on_click(self, event: events.Click) -> None:
         offset = event.get_content_offset(self)

@@ -95,8 +95,8 @@ def travel_marks(s: "Session", original: dict[str, Any] | None) -> TravelMarks:
     return marks
 
 
-def add_travel(chart: Chart, travel: TravelMarks | None) -> Chart:
-    """The timeline drawn on `chart` (the progress chart of the same session)."""
+def add_travel(chart: Chart, travel: TravelMarks | None, width: int) -> Chart:
+    """The timeline drawn on `chart` (the progress chart of the same session, `width` cells wide)."""
     if travel is None or not chart.series:
         return chart
     legend = []
@@ -111,8 +111,9 @@ def add_travel(chart: Chart, travel: TravelMarks | None) -> Chart:
     for episode, decision, other in travel.decisions:
         colour = GHOST if other else REJECTED if decision == "reject" else APPROVED
         chart.marks.append((episode, below if other else top, "✗" if decision == "reject" else "✓", colour))
-    if travel.decisions:
-        chart.title += " · ✓✗ decisions"
+    note = " · ✓✗ decisions"
+    if travel.decisions and len(chart.title) + len(note) <= width - 10:  # the whole title still fits (borders)
+        chart.title += note
     chart.legend = [*chart.legend, *legend]
     return chart
 
