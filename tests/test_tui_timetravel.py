@@ -225,6 +225,28 @@ async def test_z_undoes_the_last_decision_the_audit_says_it_and_a_save_resumes_e
         assert comparable(loaded.to_dict()) == comparable(s.to_dict())
 
 
+async def test_an_undone_rule_decision_waits_for_the_person_when_stepped_to_again():
+    """Auto mode: z undoes the rule's approval of route_aware, n rejects it; back at 300, r stops
+    at 920 with the dialog open (the person decided there, not the rule), and n again is the run."""
+    s = build_session(NewSession("support", 42, "ts+reflection", "auto"))
+    s.run(until=960)
+    app = make_app(s)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("z")
+        await decide(pilot, "n")
+        assert [(a.proposal_id, a.decision, a.who) for a in s.queue.audit] == [
+            (1, "approve", "rule:auto-approve"), (2, "reject", "human")]
+        s.run(until=960)
+        full = comparable(s.to_dict())
+        await go_back(pilot, 300)
+        await pilot.press("r")
+        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "#2 waiting for the person")
+        assert s.t == 920 and [p.id for p in s.queue.pending] == [2]
+        await decide(pilot, "n")
+        await go_back(pilot, 960)  # forward along the run: its decisions as they were made
+        assert comparable(s.to_dict()) == full
+
+
 async def test_undo_with_nothing_decided_says_so():
     app = make_app(build_session(NewSession("synthetic", 42, "ts+reflection", "manual")))
     async with app.run_test(size=SIZE) as pilot:
