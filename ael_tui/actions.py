@@ -83,6 +83,14 @@ ACTIONS: tuple[NamedAction, ...] = (
                 "Every reflection of this run, newest first", key_display="R"),
     NamedAction("lab.results", "lab", "f", "results", "Results",
                 "This run's results so far beside baselines on the same world and seed, and the paper's row"),
+    NamedAction("lab.rewind", "lab", "b", "rewind", "Go back",
+                "Go back to episode N (asks; a click on the progress chart too): stepping on gives the same "
+                "run again, a decision taken otherwise there starts a branch"),
+    NamedAction("lab.undo", "lab", "z", "undo", "Undo",
+                "Undo the last decision: back to where it was made, the proposal waiting to be decided again"),
+    NamedAction("lab.branches", "lab", "B", "branches", "Branches",
+                "Compare the branch with the run it came from: curves, posteriors, where they first differ",
+                key_display="B"),
     NamedAction("lab.rules", "lab", "u", "rules", "Rules",
                 "Standing rules (always approve a kind): who set each and when; revoke one here",
                 show=False),  # the status line names the key beside a rule in force

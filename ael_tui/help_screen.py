@@ -97,6 +97,13 @@ PANELS: dict[str, list[tuple[str, str]]] = {
          "rejects with an optional reason, {approval.always} approves and sets a standing rule for its kind "
          "({lab.rules} lists and revokes rules), {approval.later} leaves it pending (stepping waits), "
          "{approval.batch} decides every pending one at once. Every decision is in the audit log ({lab.audit})."),
+        ("Going back ({lab.rewind}, {lab.undo}, {lab.branches})",
+         "{lab.rewind} asks for an episode and takes the run back to its start (a click on the progress chart does "
+         "too): every panel shows the run as it was there, and stepping on gives the same episodes again, the "
+         "run ahead drawn gray on the chart and a yellow line at now. {lab.undo} undoes the last decision: the "
+         "run goes back to where it was made and the proposal waits again. Decide otherwise there and the run "
+         "takes the other branch; {lab.branches} compares it with the original (curves, posteriors, where they "
+         "first differ). ✓ and ✗ on the chart are the decisions; the audit log says what was undone."),
         ("A code policy from a file",
          "A loaded session's Python-code policies are quarantined: the review shows each one's source and SHA-256, "
          "{code_review.admit} admits it (it runs only in a sandboxed worker process), {code_review.reject} rejects "

@@ -62,7 +62,9 @@ class Decisions:
                  evidence: dict[str, Any], out: list[ev.Event], source: str | None = None) -> None:
         p = self._new_proposal(kind, payload, reflection, rationale, evidence, source)
         self._emit(out, ev.ProposalQueued(self.t - 1, p.id, kind))
-        auto = self.queue.automatic_decision(p)
+        # a proposal a person decided in the run being replayed waits for that decision again,
+        # even where a rule would decide it (engine/timetravel.py)
+        auto = None if self.timeline.person_decided(p) else self.queue.automatic_decision(p)
         if auto is not None:
             decision, who = auto
             self._apply(p, decision, None, "standing rule" if who.startswith("rule:always") else

@@ -173,6 +173,9 @@ class _Unrecorded:
     def after_step(self, s: "Session") -> None:
         pass
 
+    def person_decided(self, p: Proposal) -> bool:
+        return False  # a proposal made in this step is not the run's: the rules decide it, as they would
+
 
 def _step_with(session: "Session", p: Proposal) -> dict[str, Any]:
     """Episode session.t stepped with proposal p approved just before it; the session is

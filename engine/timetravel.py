@@ -37,7 +37,7 @@ import pickle
 import time
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from .errors import AELError
 
@@ -79,14 +79,6 @@ class Tape:
     @classmethod
     def of(cls, s: "Session") -> "Tape":
         return cls(s.t, list(s.history), list(s.queue.audit), [asdict(r) for r in s.queue.rules])
-
-    def held_by_people(self) -> set[int]:
-        """Proposals a person decided and no rule did: inside a replayed step a rule must leave them
-        pending for the person's decision at the boundary (a branch's flip of an auto-approved
-        proposal, an undone decision made again), as in the run that was."""
-        people = {a.proposal_id for a in self.audit
-                  if a.proposal_id > 0 and a.decision in HUMAN_DECISIONS and not _who_is_rule(a.who)}
-        return people - {a.proposal_id for a in self.audit if _who_is_rule(a.who)}
 
     def decided_after(self, e: int) -> list["AuditEntry"]:
         """The decisions a person made between episode e and the next (in the order made)."""
@@ -182,6 +174,15 @@ class Timeline:
             self._diverge(t)
         elif s.t >= tape.t:
             self.tape = None  # caught up with the run as it was: the session holds all of it again
+
+    def person_decided(self, p) -> bool:
+        """Proposal `p` (just made) was decided by a person in the run being replayed (the tape),
+        e.g. after an undo where a rule had decided it: it waits for that decision again, replayed
+        at its boundary (a rewind) or made by the person stepping on, instead of the rule's."""
+        tape = self.tape
+        return tape is not None and any(
+            a.proposal_id == p.id and a.kind == p.kind and a.proposed == p.payload and not _who_is_rule(a.who)
+            and a.decision in HUMAN_DECISIONS for a in tape.audit)
 
     def _audit_follows_tape(self, s: "Session") -> bool:
         audit, tape = s.queue.audit, self.tape.audit  # type: ignore[union-attr]
@@ -293,14 +294,12 @@ class Timeline:
         tape = self.tape
         if tape is None:
             raise AELError("nothing to step along: rewind to an earlier episode first")
-        with self._rules_hold(s, tape.held_by_people()):
-            s.step()
+        s.step()
         self._boundary(s, tape, None)
 
     def _replay(self, s: "Session", n: int, tape: Tape, known_ids: int | None = None) -> str | None:
         """Step to episode n, making at each boundary the decisions the tape made there.
         Returns why it stopped short of n (a proposal nobody decided), else None."""
-        held = {pid for pid in tape.held_by_people() if known_ids is None or pid <= known_ids}
         while True:
             self._boundary(s, tape, known_ids)
             if s.t >= n:
@@ -308,8 +307,7 @@ class Timeline:
             reason = s.blocked_reason
             if reason is not None:
                 return reason
-            with self._rules_hold(s, held):
-                s.step()
+            s.step()
             if self.diverged_at is not None and known_ids is None:
                 raise AELError(f"replay differs from the run at episode {self.diverged_at}: something changed "
                                "outside the audit log (this run cannot be replayed exactly)")
@@ -427,7 +425,7 @@ class Timeline:
         self._replay(s, first, tape)  # up to the start of the episode after which the decision came
         self._flip = flips
         self._who = who
-        with self._rules_hold(s, set(flips) | tape.held_by_people()):  # they wait for the branch's decision
+        with self._rules_hold(s, set(flips)):  # they wait for the branch's decision
             s.step()
         known = len(s.queue.proposals)  # proposals made so far are the original's; later ones may not be
         self.tape = None  # the branch is the run now: what came after its change is another run
@@ -471,3 +469,23 @@ class Timeline:
                 s.decide(pid, decision, who=self._who,
                          reason=f"branch: {now} here, where the run it came from {was} it")
                 del self._flip[pid]
+
+
+def detached(s: "Session") -> "Callable[[], Session]":
+    """A copy of `s` to replay on while `s` stays as it is (a preview in the lab, beside the live
+    session): call this under the lock that guards `s` (it takes the session's state, its
+    checkpoints and the run ahead, each immutable or copied); the function it returns builds
+    the copy, outside the lock. The copy goes back exactly as `s` would."""
+    s.timeline._check_replayable(s)
+    blob = pickle.dumps(s.to_dict(), protocol=pickle.HIGHEST_PROTOCOL)
+    checkpoints = dict(s.timeline.checkpoints)  # a checkpoint is a saved state: shared, never changed
+    tape = s.timeline.tape
+    ahead = Tape(tape.t, list(tape.history), list(tape.audit), list(tape.rules)) if tape is not None else None
+    session_class, world = type(s), type(s.scenario)
+
+    def build() -> "Session":
+        copy = session_class.from_dict(pickle.loads(blob), lambda name, seed, options: world(seed, **options))
+        copy.timeline.checkpoints, copy.timeline.tape = dict(checkpoints), ahead
+        return copy
+
+    return build

@@ -346,3 +346,25 @@ def test_a_saved_branch_that_rejected_an_auto_approved_proposal_goes_back_exactl
     assert loaded.history == branch["history"][:52]
     loaded.rewind_to(150)
     assert comparable(loaded) == branch
+
+
+def test_a_rule_decision_undone_and_decided_otherwise_is_replayed_as_the_person_decided():
+    """Undo where a rule had approved (auto), reject by hand: going back before it and forward
+    again gives the run with the rejection, and stepping on waits for the person there."""
+    s = new("support", episodes=1200)
+    s.run(until=1000)
+    arm = next(a for a in s.queue.audit if a.kind == "arm")
+    assert arm.who == "rule:auto-approve"
+    s.reopen(arm.proposal_id)
+    s.decide(arm.proposal_id, "reject", reason="by hand")
+    s.run(until=1000)
+    full = comparable(s)
+    s.rewind_to(300)
+    s.rewind_to(1000)  # forward along the run: the person's rejection, not the rule's approval
+    assert comparable(s) == full
+    s.rewind_to(300)
+    s.run(until=1000)  # stepping on: the proposal waits for the person, as it did
+    assert s.t == arm.episode + 1 and [p.id for p in s.queue.pending] == [arm.proposal_id]
+    s.decide(arm.proposal_id, "reject", reason="by hand")
+    s.run(until=1000)
+    assert comparable(s) == full

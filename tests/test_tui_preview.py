@@ -36,16 +36,18 @@ class Held(threading.Event):
     it was already told to stop when it was let go."""
 
     stopped: list[bool]
+    sessions: list  # the session each replay was given
 
 
 def held(monkeypatch) -> Held:
     go = Held()
-    go.stopped = []
+    go.stopped, go.sessions = [], []
     real = lab_decisions.preview
 
     def waiting(session, pid, should_stop):
         assert go.wait(30), "the test never let the preview run"
         go.stopped.append(should_stop())
+        go.sessions.append(session)
         return real(session, pid, should_stop)
 
     monkeypatch.setattr(lab_decisions, "preview", waiting)
@@ -69,6 +71,8 @@ async def test_the_dialog_opens_at_once_then_lists_the_fixed_and_broken_tickets_
         go.set()
         await settle(pilot)
         assert go.stopped == [False]
+        live = app.lab.host.session  # the replay ran on a copy: the live session never moved
+        assert go.sessions[0] is not live and live.t == 920 and len(live.history) == 920
         ids = [listing.get_option_at_index(i).id for i in range(listing.option_count)]
         assert ids == ["904", "905", "908", "910", "914", "915", "918", "919", "888", "899"]
         text = summary(app)

@@ -11,6 +11,7 @@ from textual import work
 
 from engine.errors import AELError
 from engine.preview import preview, window_of
+from engine.timetravel import detached
 
 from ael_tui.decisions.approval import ApprovalScreen, BatchDecision, Decision, ProposalContext
 from ael_tui.decisions.code_review import CodeReviewScreen, MethodCode
@@ -71,9 +72,11 @@ class LabDecisions:
         self.app.push_screen(ApprovalScreen(ctx, partial(self._validate, p)), partial(self._decided, p.id))
 
     def _preview(self, pid: int, should_stop) -> Any:
-        """The proposal's window replayed with and without it (in the dialog's worker: it holds
-        the session's lock while it replays, and puts the session back as it was)."""
-        return self.host.read(lambda s: preview(s, pid, should_stop))
+        """The proposal's window replayed with and without it, in the dialog's worker, on a copy
+        of the session taken under its lock: the live session is never moved, so the lab reads
+        it as it is while the replay runs."""
+        build = self.host.read(detached)
+        return preview(build(), pid, should_stop)
 
     def _open_episode(self, n: int) -> None:
         """Episode n in the inspector, over the dialog (esc comes back to it)."""

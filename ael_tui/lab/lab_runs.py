@@ -114,7 +114,8 @@ class LabRuns:
             self._show_card()
         elif o.reason == "blocked":
             self._run_note = self._passed(o).strip()  # said in the dialog: a notice would cover it
-            manual_pending = self.host.read(lambda s: s.queue.mode == "manual" and bool(s.queue.pending))
+            # (a proposal waits in manual mode, or where a person decided it in the run stepped along again)
+            manual_pending = self.host.read(lambda s: bool(s.queue.pending))
             if self.host.tour is not None and self.host.tour.cards:
                 self._show_card()  # the card first; t on it opens the decision
             elif manual_pending:

@@ -44,6 +44,7 @@ from ael_tui.lab.records import inspect_episode
 from ael_tui.lab.reflection_panel import ReflectionPanel
 from ael_tui.lab.session_host import SessionHost
 from ael_tui.lab.status_bar import StatusBar
+from ael_tui.lab.time_travel_keys import TimeTravelKeys
 from ael_tui.lab.panels import PANELS
 from ael_tui.memory.memory_panel import MemoryPanel
 from ael_tui.memory.method_memory import method_label, method_tables
@@ -118,6 +119,7 @@ class LabScreen(LabRuns, LabDecisions, LabTour, LabFiles, RunControls, Screen):
         self._memory = Throttle(self.set_timer, PLOT_EVERY, self._show_memory)
         self.panel = Parts(self)  # the panels, looked up once: every step gives each its part
         self._footer_state: tuple[bool, bool] | None = None  # what the footer's keys were built for
+        self.travel = TimeTravelKeys(self)  # go back, undo, compare a branch (time_travel_keys.py)
 
     # ---------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
@@ -282,7 +284,7 @@ class LabScreen(LabRuns, LabDecisions, LabTour, LabFiles, RunControls, Screen):
         if density.size.width > 0:
             density.show_posteriors(view.arms, view.frozen, now=now)
         if progress.size.width > 0:
-            progress.show_progress(view.progress, view.pictures, now=now)
+            progress.show_progress(view.progress, view.pictures, now=now, travel=view.travel)
 
     def _show_memory(self) -> None:
         """The memory table (its rows are read from the session, under the lock)."""
@@ -328,6 +330,29 @@ class LabScreen(LabRuns, LabDecisions, LabTour, LabFiles, RunControls, Screen):
     def on_memory_panel_entry_highlighted(self, event: MemoryPanel.EntryHighlighted) -> None:
         entry = self.host.read(lambda s: memory_entry(s, event.tier, event.entry_id))
         self.panel(MemoryPanel).show_entry(entry)
+
+    # ----------------------------------------------------------- time travel
+    def action_rewind(self) -> None:
+        self.travel.ask_rewind()
+
+    def action_undo(self) -> None:
+        self.travel.undo()
+
+    def action_branches(self) -> None:
+        self.travel.compare_branches()
+
+    def on_progress_chart_episode_clicked(self, event: ProgressChart.EpisodeClicked) -> None:
+        self.travel.go_to(event.episode)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "branches":  # hidden until there is a run to compare the branch with
+            return self.host.original is not None
+        return super().check_action(action, parameters)
+
+    def why_not(self, action: str, key: str) -> str | None:
+        if action == "branches":
+            return self.travel.why_no_branch()
+        return super().why_not(action, key)
 
     # ---------------------------------------------------------------- memory
     def action_focus_filter(self) -> None:

@@ -17,6 +17,7 @@ from engine.reflection import Reflection
 from ael_tui.charts.reads import PictureSource, picture_source
 from ael_tui.lab.panels import PANELS
 from ael_tui.lab.session_host import RUN_MODES, SessionHost
+from ael_tui.lab.travel_chart import TravelMarks, travel_marks
 from ael_tui.readouts import ArmRow, ProgressData, Status, posterior_rows, progress_data, proposal_notes, status_of
 
 
@@ -42,6 +43,7 @@ class LabView:
     pending: int                   # proposals waiting
     decision_waits: bool           # a proposal or a quarantined code arm waits for a person
     variant_views: dict[str, Any]  # the extensions' panels' data, by panel ({} for a session without any)
+    travel: TravelMarks | None = None  # the timeline on the progress chart (now, reach, decisions, the other run)
 
     run_keys: bool = False         # the footer shows a run's keys (`RunLoop.run_keys_due`)
 
@@ -81,5 +83,6 @@ def take_view(host: SessionHost) -> LabView:
         pictures=picture_source(s, history),
         pending=len(s.queue.pending), decision_waits=bool(s.queue.pending or s.code_arms.quarantined),
         variant_views=_variant_views(s),
+        travel=travel_marks(s, host.original),
         run_keys=host.run_keys_due,
     )

@@ -6,16 +6,18 @@ S writes what it shows as SVG."""
 from __future__ import annotations
 
 import numpy as np
+from textual import events
+from textual.message import Message
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.message import Message
 
 from ael_tui.charts.arm_strip import ArmStrip
 from ael_tui.charts.curves import KINDS, cumulative_chart, regret_chart
 from ael_tui.charts.exportable import ExportableChart
 from ael_tui.charts.reads import PictureSource
 from ael_tui.charts.picture_svg import chart_svg
+from ael_tui.lab.travel_chart import TravelMarks, add_travel, episode_at
 from ael_tui.line_chart import Axis, Chart, LineChart, Series, plot_margins, quarters
 from ael_tui.readouts import ProgressData
 
@@ -63,21 +65,38 @@ class ProgressChart(ExportableChart, LineChart):
     kind = KINDS[0]
     NAMES = {"rolling": "progress", "cumulative": "reward", "regret": "regret"}  # the SVG's name, by kind
 
-    _data: tuple[ProgressData, PictureSource | None] | None = None
+    _data: tuple[ProgressData, PictureSource | None, TravelMarks | None] | None = None
 
-    def show_progress(self, d: ProgressData, pictures: PictureSource | None = None, now: bool = False) -> bool:
-        self._data = (d, pictures)
+    class EpisodeClicked(Message):
+        """A click on the plot: the episode under it (the lab goes back there)."""
+
+        def __init__(self, episode: int) -> None:
+            super().__init__()
+            self.episode = episode
+
+    def show_progress(self, d: ProgressData, pictures: PictureSource | None = None, now: bool = False,
+                      travel: TravelMarks | None = None) -> bool:
+        self._data = (d, pictures, travel)
         if self.kind == "cumulative" and pictures is not None:
             chart = cumulative_chart([(pictures.data(), CURVE)])
         elif self.kind == "regret" and pictures is not None:
             chart = regret_chart([(pictures.data(), CURVE)])
-        else:
-            chart = progress_chart(d, self.size.width)
+        else:  # the rolling curve carries the timeline: the run ahead or the original, now, the decisions
+            chart = add_travel(progress_chart(d, self.size.width), travel, self.size.width)
         return self.show(chart, now=now)
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None or self.chart is None or not self.chart.series:
+            return
+        episode = episode_at(self.chart, offset.x, self.content_size.width)
+        if episode is not None:
+            self.post_message(self.EpisodeClicked(episode))
 
     def kind_changed(self) -> None:
         if self._data is not None:
-            self.show_progress(*self._data, now=True)
+            d, pictures, travel = self._data
+            self.show_progress(d, pictures, now=True, travel=travel)
         self.post_message(self.KindChanged())
 
     def plot_margins(self) -> tuple[int, int]:
@@ -119,9 +138,10 @@ class ProgressPanel(Vertical):
         # progress page) or given the room, the strip says which colour is which itself
         self.query_one(ArmStrip).set_legend(self.size.height >= 18 or self.screen.has_class("-compact"))
 
-    def show_progress(self, d: ProgressData, pictures: PictureSource, now: bool = False) -> None:
+    def show_progress(self, d: ProgressData, pictures: PictureSource, now: bool = False,
+                      travel: TravelMarks | None = None) -> None:
         chart = self.query_one(ProgressChart)
-        chart.show_progress(d, pictures, now=now)
+        chart.show_progress(d, pictures, now=now, travel=travel)
         self._show_strip(pictures, now)
 
     def _show_strip(self, pictures: PictureSource, now: bool = False) -> None:

@@ -59,6 +59,9 @@ class SessionHost(RunLoop):
         self.autosave_id = f"{time.strftime('%Y%m%dT%H%M%S')}-p{os.getpid()}-{next(_HOSTS)}"
         self.queued_steps = 0                  # step presses made while a step was running
         self._silent = 0                       # silent reflections passed in this run (mode "reflection")
+        self.original: dict[str, Any] | None = None  # the run before it went back (ael_tui/lab/time_travel.py)
+        self.undone: dict[int, str] = {}       # proposals reopened by an undo: what their next decision's
+                                               # reason says, so the audit log tells of the undo
 
     def read(self, look: Callable[[Session], T]) -> T:
         """`look(session)` under the lock: how the interface reads the session (it waits at
@@ -232,7 +235,11 @@ class SessionHost(RunLoop):
         also sets 'always approve this kind'). Returns its events (a new arm, an insight applied)."""
         with self.lock:
             s = self.session
+            undone = self.undone.get(pid)
+            if undone:
+                reason = f"{undone}; {reason}" if reason else undone
             events = s.decide(pid, decision, edited=edited, reason=reason, who="human", standing=standing)
+            self.undone.pop(pid, None)
             self.version += 1
             if self.tour is not None:
                 self.tour.feed(events, s)
