@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from pathlib import Path
 from typing import Callable
 
@@ -46,10 +47,16 @@ class FakeClock(Clock):
     `advance`, on the test's (the app's) thread; a worker waiting out the delay between
     episodes (`wait`) goes on once the clock has moved that far, or at a pause."""
 
+    # a worker's wait ends after this many real seconds even if the clock never moves, and
+    # the clock waits no more: when a pause is broken (the test fails on `settle`'s bound),
+    # the run's thread then runs to its end instead of holding the test process open forever
+    STALL = 10.0
+
     def __init__(self, start: float = 1000.0) -> None:
         self.t = start
         self.timers: list[FakeTimer] = []
         self.sleepers = 0                    # worker threads inside `wait`
+        self.stalled = False                 # a wait outlasted STALL: `wait` returns at once
         self._moved = threading.Condition()
 
     def __call__(self) -> float:
@@ -70,16 +77,19 @@ class FakeClock(Clock):
             due[0].callback()
 
     def wait(self, event: threading.Event, seconds: float) -> bool:
-        until = self.t + seconds
+        until, stalled = self.t + seconds, time.monotonic() + self.STALL
+        if self.stalled:
+            return event.is_set()
         with self._moved:
             self.sleepers += 1
             self._moved.notify_all()
             try:
                 # (a set event notifies nobody: look again every few ms; the clock only moves in `advance`)
-                while not event.is_set() and self.t < until:
+                while not event.is_set() and self.t < until and time.monotonic() < stalled:
                     self._moved.wait(0.005)
             finally:
                 self.sleepers -= 1
+            self.stalled = self.stalled or (self.t < until and not event.is_set())
         return event.is_set()
 
     async def until_waiting(self, bound: float = 30.0) -> None:
