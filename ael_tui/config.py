@@ -18,6 +18,7 @@ from engine.store.documents import MAX_KEYS_BYTES, parse_json, read_capped
 from engine.errors import AELError
 
 from ael_tui.actions import BY_ID
+from ael_tui.clock import SYSTEM_CLOCK, Clock
 
 KEYS_ENV = "AEL_LAB_KEYS"
 SAVES_ENV = "AEL_LAB_SAVES"
@@ -142,6 +143,7 @@ class LabSettings:
     saves_dir: Path = field(default_factory=default_saves_dir)
     exports_dir: Path = Path("exports")  # CSV, JSON and SVG exports: never mixed into the saves lists
     served: Any = None               # a serve.quota.VisitorFiles when a browser visitor drives this lab
+    clock: Clock = SYSTEM_CLOCK      # redraw throttles, the run keys' delay, the wait between episodes
 
     def place(self, path: Path, what: str = "file") -> Path:
         """Where a path a person typed may be used: itself, or for a served lab

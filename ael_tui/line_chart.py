@@ -23,6 +23,7 @@ from textual.geometry import Region
 from textual.strip import Strip
 from textual.widget import Widget
 
+from ael_tui.clock import clock_of
 from ael_tui.throttle import Throttle
 
 # braille dot bits by (row in the cell 0-3, column in the cell 0-1)
@@ -114,7 +115,7 @@ class LineChart(Widget):
     def __init__(self, every: float = 0.25, **kw) -> None:
         super().__init__(**kw)
         self.chart: Chart | None = None        # what is shown, or due to be at the throttle's next paint
-        self.throttle = Throttle(self.set_timer, every, self._paint)
+        self.throttle = Throttle(self.set_timer, every, self._paint, clock_of(self))
         self._lines: list[Strip] | None = None
         self._built_for: tuple[int, int] | None = None
 

@@ -43,7 +43,7 @@ class RunControls(SaysWhy):
         session for seconds, and pause must show), and its end puts them back (the steady
         footer rebuilds only if it showed the run's)."""
         if running:
-            self.set_timer(RUN_KEYS_AFTER, self._show_run_keys)
+            self.host.settings.clock.later(self.set_timer, RUN_KEYS_AFTER, self._show_run_keys)
         else:
             self.refresh_bindings()
 

@@ -12,12 +12,14 @@ polling for it (a step run's end is the interface's own message).
 The host owns `running`: `begin` sets it (on the interface's thread, so a second
 key is refused at once) and the loop clears it when it ends, before the
 interface hears of the end; the interface only reads it.
+
+Time is the settings' clock (`LabSettings.clock`): when a run began, and the delay
+between its steps, so a test drives both instead of sleeping.
 """
 
 from __future__ import annotations
 
 import threading
-import time
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -55,7 +57,7 @@ class RunLoop:
         self.on_step: Callable[[], None] | None = None  # called (in the worker) after every step
         self._run_lock = threading.Lock()      # not `lock`: starting or ending a run never waits for a step
         self._run_id = 0                       # which run `running` belongs to
-        self.run_began = 0.0                   # time.monotonic() when it began
+        self.run_began = 0.0                   # the clock's time when it began
 
     # -------------------------------------------------------------- hooks
     def target(self, mode: str) -> tuple[int, StopOn]:
@@ -100,14 +102,14 @@ class RunLoop:
                 return reason
             self.stop_event.clear()
             self.running = mode
-            self.run_began = time.monotonic()
+            self.run_began = self.settings.clock()
             self._run_id += 1
         return None
 
     @property
     def run_keys_due(self) -> bool:
         """A longer run (not a step) has gone on for RUN_KEYS_AFTER: the interface shows its keys."""
-        return self.running not in (None, "step") and time.monotonic() - self.run_began >= RUN_KEYS_AFTER
+        return self.running not in (None, "step") and self.settings.clock() - self.run_began >= RUN_KEYS_AFTER
 
     def _already(self, mode: str) -> str:
         return "already running"
@@ -162,6 +164,6 @@ class RunLoop:
                 if why is not None:
                     return RunOutcome(mode, steps, why[0], why[1], out)
                 if mode != "step" and self.settings.delay > 0:
-                    stop.wait(self.settings.delay)  # a pause cuts the wait short
+                    self.settings.clock.wait(stop, self.settings.delay)  # a pause cuts the wait short
         except AELError as err:
             return RunOutcome(mode, steps, "refused", str(err), out)

@@ -10,7 +10,7 @@ from ael_tui.lab.lab_screen import LabScreen
 from ael_tui.files.opening import NewSession, build_session
 from ael_tui.compare.arm_bars import ArmBars, interval_bar
 from ael_tui.compare.timeline import Timeline
-from tests.tui_helpers import count_rebuilds, frozen_lab, make_app, settle, synthetic  # noqa: F401
+from tests.tui_helpers import FakeClock, count_rebuilds, frozen_lab, make_app, settle, synthetic  # noqa: F401
 
 SMALL = (100, 30)  # the size does not matter to these tests: the smallest supported one
 
@@ -99,17 +99,19 @@ async def test_reflection_injects_under_ts_reflection_and_not_under_ts_on_suppor
 
 async def test_pause_stops_a_lockstep_run():
     """That it stops, all selectors together; how fast (the 0.1 s target) is bench/tui.py's."""
-    app = make_app(synthetic(), delay=0.03)  # 208 lockstep rounds: over 6 s unpaused
+    clock = FakeClock()
+    app = make_app(synthetic(), delay=0.03, clock=clock)  # 208 lockstep rounds: over 6 s unpaused
     async with app.run_test(size=SMALL) as pilot:
         screen = await open_compare(pilot)
         host = screen.host
         await pilot.press("g")
-        await pilot.pause(0.2)
+        await clock.until_waiting()  # a round taken, the delay before the next one begun
         assert 0 < host.t < 208
         await pilot.press("p")
         await settle(pilot)
         stopped_at = host.t
-        await pilot.pause(0.3)
+        clock.advance(1.0)  # the time of 33 more rounds
+        await settle(pilot)
         assert host.t == stopped_at < 208 and host.running is None
         assert {s.t for s in host.sessions.values()} == {stopped_at}
 
@@ -122,23 +124,27 @@ async def test_a_compare_run_gets_its_keys_in_the_footer_only_once_it_has_gone_o
     def keys(app) -> set[str]:
         return {key.action for key in app.screen.query("FooterKey")}
 
-    app = make_app(synthetic())
+    clock = FakeClock()
+    app = make_app(synthetic(), clock=clock)
     async with app.run_test(size=SMALL) as pilot:
         screen = await open_compare(pilot)
         rebuilt = count_rebuilds(app)[1]
         idle = keys(app)
         assert "pause" not in idle
-        await pilot.press("w")  # one slow window of three selectors: milliseconds
+        await pilot.press("w")  # one slow window of three selectors: over before the clock moves
         await settle(pilot)
-        await pilot.pause(RUN_KEYS_AFTER + 0.1)
+        clock.advance(RUN_KEYS_AFTER + 0.1)  # the run keys' timer: the run is over, nothing to show
+        await settle(pilot)
         assert screen.host.t > 0 and not rebuilt and keys(app) == idle
         screen.host.settings.delay = 0.03  # the rest of the stream: seconds
         await pilot.press("g")
-        await pilot.pause(RUN_KEYS_AFTER + 0.2)
+        await clock.until_waiting()
+        clock.advance(RUN_KEYS_AFTER + 0.2)
+        await pilot.pause()  # (not settle: the run goes on until paused)
+        await pilot.pause()
         assert screen.host.running and "pause" in keys(app)
         await pilot.press("p")
         await settle(pilot)
-        await pilot.pause(0.1)
         assert screen.host.running is None and keys(app) == idle
 
 

@@ -20,7 +20,7 @@ from ael_tui.lab.episode_log import EpisodeLog
 from ael_tui.memory.memory_panel import MemoryPanel
 from engine.store.persistence import load_session, save_session
 from scenarios import make_scenario
-from tests.tui_helpers import frozen_lab, make_app, notifications, settle, synthetic  # noqa: F401
+from tests.tui_helpers import FakeClock, frozen_lab, make_app, notifications, settle, synthetic  # noqa: F401
 
 SIZE = (160, 48)
 
@@ -90,17 +90,19 @@ async def test_r_stops_at_the_reflection_with_the_arm_proposal_open():
 
 async def test_pause_stops_a_long_run():
     """That it stops; how fast (the 0.1 s target) is measured by bench/tui.py, not asserted here."""
-    app = make_app(synthetic(approval="auto"), delay=0.03)  # 208 episodes: over 6 s unpaused
+    clock = FakeClock()
+    app = make_app(synthetic(approval="auto"), delay=0.03, clock=clock)  # 208 episodes: over 6 s unpaused
     async with app.run_test(size=SIZE) as pilot:
         host = app.lab.host
         await pilot.press("g")
-        await pilot.pause(0.2)
+        await clock.until_waiting()  # a step taken, the delay before the next one begun
         s = host.session
         assert 0 < s.t < s.n_episodes
         await pilot.press("p")
         await settle(pilot)
         stopped_at = s.t
-        await pilot.pause(0.3)
+        clock.advance(1.0)  # the time of 33 more episodes
+        await settle(pilot)
         assert s.t == stopped_at < s.n_episodes
         assert host.running is None
 
@@ -313,7 +315,7 @@ async def test_status_line_shows_where_the_run_is():
     async with app.run_test(size=SIZE) as pilot:
         await run_to_proposal(pilot)
         await pilot.press("escape")
-        await pilot.pause(0.2)
+        await settle(pilot)
         text = str(app.screen.query_one("#status").render())
         for part in ("synthetic", "seed 42", "13/208", "train", "true regime R0", "pool underperforming (0.50)",
                      "ts+reflection", "manual", "1 pending", "offline"):

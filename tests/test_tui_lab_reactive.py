@@ -9,6 +9,7 @@ import threading
 import numpy as np
 import pytest
 
+from ael_tui.clock import Clock
 from ael_tui.config import LabSettings
 from ael_tui.files.opening import NewSession, build_session
 from ael_tui.lab.episode_log import EpisodeLog
@@ -18,7 +19,7 @@ from ael_tui.lab.status_bar import StatusBar
 from ael_tui.line_chart import Axis, Chart, Series, draw, quarters
 from ael_tui.memory.memory_panel import EntryDetail
 from ael_tui.throttle import Throttle
-from tests.tui_helpers import count_rebuilds, frozen_lab, make_app, settle, synthetic  # noqa: F401
+from tests.tui_helpers import FakeClock, count_rebuilds, frozen_lab, make_app, settle, synthetic  # noqa: F401
 
 
 # ---------------------------------------------------------------- the host owns `running`
@@ -115,22 +116,25 @@ async def test_a_screen_repainted_line_by_line_is_the_screen_drawn_whole(size):
         s.run(until=t)
         return s
 
-    stepped = make_app(support(30))  # (early: the scrollbars' thumbs move as the lists grow)
+    clock = FakeClock()
+    stepped = make_app(support(30), clock=clock)  # (early: the scrollbars' thumbs move as the lists grow)
     async with stepped.run_test(size=size) as pilot:
         await settle(pilot)
-        await pilot.pause(0.3)
+        clock.advance(0.3)
+        await settle(pilot)
         for _ in range(4):
             await pilot.press("space")
             await settle(pilot)
-            await pilot.pause(0.3)  # the charts' throttle has drawn this step too
+            clock.advance(0.3)  # a person's pace: the charts' throttle draws this step too
         await settle(pilot)
         assert stepped.screen.host.session.t == 34
         by_parts = stepped.export_screenshot()
 
-    whole = make_app(support(34))
+    clock = FakeClock()
+    whole = make_app(support(34), clock=clock)
     async with whole.run_test(size=size) as pilot:
         await settle(pilot)
-        await pilot.pause(0.3)
+        clock.advance(0.3)
         await settle(pilot)
         drawn_whole = whole.export_screenshot()
     assert by_parts == drawn_whole
@@ -180,33 +184,31 @@ def test_an_equal_chart_is_not_drawn_again():
 
 
 # ---------------------------------------------------------------------------- the throttle
-class FakeTimer:
-    def __init__(self, calls):
-        self.calls, self.stopped = calls, False
+def test_the_throttle_draws_at_once_then_once_at_the_end_of_the_interval():
+    clock, drawn = FakeClock(start=100.0), []
 
-    def stop(self):
-        self.stopped = True
+    def set_timer(wait, callback):  # the widget's: the clock's timers stand in for it
+        raise AssertionError("a lab clock's timer, not the widget's")
 
-
-def test_the_throttle_draws_at_once_then_once_at_the_end_of_the_interval(monkeypatch):
-    clock, drawn, timers = [100.0], [], []
-    monkeypatch.setattr("ael_tui.throttle.time.monotonic", lambda: clock[0])
-
-    def set_timer(wait, callback):
-        timers.append((wait, callback))
-        return FakeTimer(timers)
-
-    throttle = Throttle(set_timer, 0.25, lambda: drawn.append(clock[0]))
+    throttle = Throttle(set_timer, 0.25, lambda: drawn.append(clock()), clock)
     throttle()
     assert drawn == [100.0] and not throttle.waiting
-    clock[0] = 100.1
+    clock.advance(0.125)
     throttle()
     throttle()  # however many calls come meanwhile: one draw when the interval ends
-    assert drawn == [100.0] and len(timers) == 1 and throttle.waiting
-    assert timers[0][0] == pytest.approx(0.15)
-    clock[0] = 100.25
-    timers[0][1]()
+    assert drawn == [100.0] and throttle.waiting and [t.due for t in clock.timers] == [100.25]
+    clock.advance(0.0625)
+    assert drawn == [100.0] and throttle.waiting
+    clock.advance(0.0625)
     assert drawn == [100.0, 100.25] and not throttle.waiting
+    throttle.now()  # a forced draw stops nothing that is not waiting, and draws at once
+    assert drawn == [100.0, 100.25, 100.25]
+
+
+def test_the_system_clock_hands_its_timers_to_the_widget():
+    timers = []
+    timer = Clock().later(lambda wait, callback: timers.append((wait, callback)) or "timer", 0.15, print)
+    assert timer == "timer" and timers == [(0.15, print)]
 
 
 # ------------------------------------------------------------------------------ the footer
@@ -234,15 +236,17 @@ async def test_a_run_gets_its_keys_in_the_footer_only_once_it_has_gone_on_for_a_
     def keys(app) -> set[str]:
         return {key.action for key in app.screen.query("FooterKey")}
 
-    app = make_app(synthetic(approval="auto"))
+    clock = FakeClock()
+    app = make_app(synthetic(approval="auto"), clock=clock)
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
         rebuilt = count_rebuilds(app)[1]
         idle = keys(app)
         assert "pause" not in idle and "run_window" in idle
-        await pilot.press("w")  # one slow window: 13 episodes, over in milliseconds
+        await pilot.press("w")  # one slow window: 13 episodes, over before the clock moves
         await settle(pilot)
-        await pilot.pause(RUN_KEYS_AFTER + 0.1)
+        clock.advance(RUN_KEYS_AFTER + 0.1)  # the run keys' timer: the run is over, nothing to show
+        await settle(pilot)
         assert app.screen.host.session.t == 13 and not rebuilt and keys(app) == idle
 
         host = app.screen.host
@@ -257,13 +261,13 @@ async def test_a_run_gets_its_keys_in_the_footer_only_once_it_has_gone_on_for_a_
         host.session.step = slow_step
         await pilot.press("w")
         assert holding.wait(5)
-        await pilot.pause(RUN_KEYS_AFTER + 0.2)
+        clock.advance(RUN_KEYS_AFTER + 0.2)
+        await pilot.pause()  # (not settle: the run goes on until `release`)
+        await pilot.pause()
         shown = keys(app)
         assert "pause" in shown and "run_window" not in shown  # the engine still holds the lock
         host.session.step = step
         release.set()
-        await settle(pilot)
-        await pilot.pause(0.1)
         await settle(pilot)
         assert host.running is None and keys(app) == idle
 

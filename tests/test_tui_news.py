@@ -12,7 +12,7 @@ from ael_tui.lab.episode_log import EpisodeLog
 from ael_tui.memory.memory_panel import MemoryTable
 from scenarios.news import corpus as news_corpus
 from tests.news_corpus import write_corpus
-from tests.tui_helpers import frozen_lab, make_app, notifications, settle  # noqa: F401
+from tests.tui_helpers import FakeClock, frozen_lab, make_app, notifications, settle, until  # noqa: F401
 
 SIZE = (160, 48)
 
@@ -37,7 +37,7 @@ def no_network(monkeypatch):
 async def test_the_lab_shows_the_article_its_prediction_and_what_was_retrieved(tmp_path):
     data = str(write_corpus(tmp_path / "news"))
     session = build_session(NewSession("news", 42, "fixed:compressed", "auto", options={"data": data}))
-    app = make_app(session)
+    app = make_app(session, clock=FakeClock())
     async with app.run_test(size=SIZE) as pilot:
         for _ in range(12):
             await pilot.press("space")
@@ -45,18 +45,12 @@ async def test_the_lab_shows_the_article_its_prediction_and_what_was_retrieved(t
         s = app.lab.host.session
         assert s.t == 12
         log = app.screen.query_one(EpisodeLog)
-        for _ in range(50):  # as the memory panel below: wait out a redraw throttled under load
-            if len(log.rows) == 12:
-                break
-            await pilot.pause(0.1)
+        await until(pilot, lambda: len(log.rows) == 12)  # as the memory panel below: a throttled redraw
         last = log.rows[-1]
         assert s.scenario.subject(11)[:40] in last["action"] and last["result"].startswith("true ")
         table = app.screen.query_one(MemoryTable)
-        for _ in range(50):  # the panel redraws on a throttle: under load it may be a step behind
-            hits = [r for r in table.rows if r.hit]
-            if {r.id for r in hits} == set(s.last_hits):
-                break
-            await pilot.pause(0.1)
+        await until(pilot, lambda: {r.id for r in table.rows if r.hit} == set(s.last_hits))  # a throttled redraw
+        hits = [r for r in table.rows if r.hit]
         assert {r.id for r in hits} == set(s.last_hits) and len(hits) == 10
         assert all(r.content.startswith("[") for r in hits)
 

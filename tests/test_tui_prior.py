@@ -8,7 +8,7 @@ from ael_tui.files.opening import NewSession, build_session, selectors_of
 from ael_tui.help_screen import panels_text
 from engine.methods import METHODS
 from engine.prior import PriorMethod
-from tests.tui_helpers import frozen_lab, make_app, method_memory, settle  # noqa: F401
+from tests.tui_helpers import FakeClock, frozen_lab, make_app, method_memory, settle, until  # noqa: F401
 
 SIZE = (160, 48)
 
@@ -21,16 +21,13 @@ def prior_method_names() -> list[str]:
 
 async def test_the_reflexion_window_is_shown_in_the_memory_panel():
     session = build_session(NewSession("support", 42, "reflexion", "auto"))
-    app = make_app(session)
+    app = make_app(session, clock=FakeClock())
     async with app.run_test(size=SIZE) as pilot:
         for _ in range(3):
             await pilot.press("space")
             await settle(pilot)
         view = await method_memory(app, pilot)
-        for _ in range(50):  # the panel redraws on a throttle: until it shows the third critique
-            if "3/20" in view.tables[0].title:
-                break
-            await pilot.pause(0.1)
+        await until(pilot, lambda: "3/20" in view.tables[0].title)  # the panel redraws on a throttle
         assert view.display and view.tables[0].title.startswith("Critique window (3/20")
         assert [r[0] for r in view.tables[0].rows] == ["2", "1", "0"]  # newest first
 

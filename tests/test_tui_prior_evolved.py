@@ -7,7 +7,7 @@ import pytest
 
 from ael_tui.files.opening import NewSession, build_session, selectors_of
 from ael_tui.help_screen import panels_text
-from tests.tui_helpers import frozen_lab, make_app, method_memory, settle  # noqa: F401
+from tests.tui_helpers import FakeClock, frozen_lab, make_app, method_memory, settle  # noqa: F401
 
 SIZE = (160, 48)
 
@@ -25,7 +25,7 @@ def test_the_specs_offer_them_where_the_paper_ran_them_and_the_help_describes_ea
                                                      ("portfolio", "hyperagent", "Generations")])
 async def test_the_method_memory_tab_shows_its_state(scenario, selector, title):
     session = build_session(NewSession(scenario, 42, selector, "auto"))
-    app = make_app(session)
+    app = make_app(session, clock=FakeClock())
     async with app.run_test(size=SIZE) as pilot:
         for _ in range(3):
             await pilot.press("space")

@@ -48,7 +48,7 @@ class LabRuns:
         """As RunControls says; the redraw that follows takes a view, which carries what the
         footer depends on (`LabView.footer_state`), and `watch_view` refreshes it if it changed."""
         if running:
-            self.set_timer(RUN_KEYS_AFTER, self._show_run_keys)
+            self.host.settings.clock.later(self.set_timer, RUN_KEYS_AFTER, self._show_run_keys)
 
     def _show_run_keys(self) -> None:
         if self.host.run_keys_due:

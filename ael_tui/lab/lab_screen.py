@@ -116,7 +116,7 @@ class LabScreen(LabRuns, LabDecisions, LabTour, LabFiles, RunControls, Screen):
         super().__init__()
         self.host = host
         self.page = PAGES[0]
-        self._memory = Throttle(self.set_timer, PLOT_EVERY, self._show_memory)
+        self._memory = Throttle(self.set_timer, PLOT_EVERY, self._show_memory, host.settings.clock)
         self.panel = Parts(self)  # the panels, looked up once: every step gives each its part
         self._footer_state: tuple[bool, bool] | None = None  # what the footer's keys were built for
         self.travel = TimeTravelKeys(self)  # go back, undo, compare a branch (time_travel_keys.py)
