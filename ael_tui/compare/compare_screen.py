@@ -11,6 +11,7 @@ reflection changes, and when.
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from textual.app import ComposeResult
@@ -21,18 +22,19 @@ from textual.screen import Screen
 
 from ael_tui.actions import bindings_for
 from ael_tui.compare.lockstep import CompareHost
-from ael_tui.lab.session_host import RUN_MODES, RunOutcome
+from ael_tui.lab.session_host import RUN_MODES
 from ael_tui.readouts import compare_status, posterior_rows, progress_data, selector_summary
 from ael_tui.compare.arm_bars import ArmBars
 from ael_tui.compare.compare_chart import RICH_COLOURS, CompareChart
 from ael_tui.lab.status_bar import CompareStatusBar
 from ael_tui.compare.timeline import Timeline
+from ael_tui.actions import SaysWhy
 from ael_tui.dialogs import PromptScreen
+from ael_tui.files.export_answer import export_answer
 from ael_tui.run_controls import RunControls
 from ael_tui.steady_footer import SteadyFooter
 
 PLOT_EVERY = 0.25
-RUN_ACTIONS = {"step": "step", "run_window": "window", "run_reflection": "reflection", "run_phase": "phase"}
 
 
 def _fmt(v: float | None, kind: str) -> str:
@@ -41,14 +43,9 @@ def _fmt(v: float | None, kind: str) -> str:
     return f"{v:.2f}" if kind != "equity" else f"{v:.3f}×"
 
 
-class CompareScreen(RunControls, Screen):
+class CompareScreen(SaysWhy, Screen):
     ACTION_SCOPE = "compare"
     BINDINGS = bindings_for("compare")
-
-    class RunStopped(Message):
-        def __init__(self, outcome: RunOutcome) -> None:
-            super().__init__()
-            self.outcome = outcome
 
     class Stepped(Message):
         """Posted by the engine's worker after each lockstep round; a newer one replaces
@@ -67,8 +64,10 @@ class CompareScreen(RunControls, Screen):
         self.colours = {name: RICH_COLOURS[i % len(RICH_COLOURS)] for i, name in enumerate(host.names)}
         self._drawn = -1           # the host's version the arm bars and timeline show
         self._status_key = None
+        self.runs = RunControls(host, self.ACTION_SCOPE)  # the run keys: start, pause, speed
 
     def compose(self) -> ComposeResult:
+        yield self.runs
         yield CompareStatusBar(id="compare-status")
         with Horizontal(id="compare-top"):
             yield CompareChart(PLOT_EVERY, id="compare-chart", classes="panel")
@@ -147,14 +146,46 @@ class CompareScreen(RunControls, Screen):
 
     # ----------------------------------------------------------- running
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        running = self.host.running is not None  # False hides the key: run keys or pause, not both
-        if action in RUN_ACTIONS:
-            return not running
-        if action == "pause":
-            return running
-        return True
+        """False hides the key (and turns it off): the run keys or pause, not both."""
+        allowed = self.runs.allows(action)
+        return True if allowed is None else allowed
 
-    def on_compare_screen_run_stopped(self, message: RunStopped) -> None:
+    def why_not(self, action: str, key: str) -> str | None:
+        """What a key hidden by `check_action` says when pressed (SaysWhy.on_key)."""
+        return self.runs.why_not(action, key)
+
+    def action_step(self) -> None:
+        self.runs.start("step")
+
+    def action_run_window(self) -> None:
+        self.runs.start("window")
+
+    def action_run_reflection(self) -> None:
+        self.runs.start("reflection")
+
+    def action_run_phase(self) -> None:
+        self.runs.start("phase")
+
+    def action_pause(self) -> None:
+        self.runs.pause()
+
+    def action_faster(self) -> None:
+        self.runs.faster()
+
+    def action_slower(self) -> None:
+        self.runs.slower()
+
+    def on_run_controls_changed(self, message: RunControls.Changed) -> None:
+        self.redraw()
+
+    def on_run_controls_run_keys_due(self, message: RunControls.RunKeysDue) -> None:
+        self.refresh_bindings()
+
+    def on_run_controls_failed(self, message: RunControls.Failed) -> None:
+        self.refresh_bindings()
+        self.redraw(force=True)
+
+    def on_run_controls_stopped(self, message: RunControls.Stopped) -> None:
         o = message.outcome  # the host has cleared `running` already
         was = o.mode
         if was != "step":
@@ -196,7 +227,4 @@ class CompareScreen(RunControls, Screen):
                          placeholder="exports/name", ok="Export", input_id="export-path", required="a path",
                          hint="Writes NAME.csv (one row per episode and selector) and NAME.json; "
                               f"the folder must exist ({self.host.settings.exports_dir}/ is created)."),
-            self._export_to)
-
-    def _exported_sessions(self) -> dict:
-        return self.host.sessions
+            partial(export_answer, self, self.host, lambda: self.host.sessions))

@@ -13,6 +13,7 @@ from engine.errors import AELError
 from ael_tui.compare.compare_screen import CompareScreen
 from ael_tui.compare.lockstep import CompareHost, build_compare, default_selectors
 from ael_tui.dialogs import CompareSetupScreen, ConfirmScreen, PromptScreen, SettingsAnswer, SettingsScreen
+from ael_tui.files.export_answer import export_answer
 from ael_tui.files.load_dialog import LoadScreen
 from ael_tui.files.opening import selectors_of
 
@@ -75,9 +76,9 @@ class LabFiles:
                          input_id="export-path", required="a path"),
             self._export_to)
 
-    def _exported_sessions(self) -> dict:
-        """Selector -> session, what `x` writes (RunControls calls it under the lock)."""
-        return {self.host.session.config.selector: self.host.session}
+    def _export_to(self, text: str | None) -> None:
+        """Write NAME.csv and NAME.json for the answer of the export prompt (None: cancelled)."""
+        export_answer(self, self.host, lambda: {self.host.session.config.selector: self.host.session}, text)
 
     # ------------------------------------------------------------- sessions
     def action_settings(self) -> None:

@@ -32,6 +32,7 @@ from ael_tui.lab.episode_log import EpisodeLog
 from ael_tui.lab.lab_decisions import LabDecisions
 from ael_tui.lab.lab_files import LabFiles
 from ael_tui.lab.lab_runs import LabRuns
+from ael_tui.actions import SaysWhy
 from ael_tui.lab.lab_tour import LabTour
 from ael_tui.lab.lab_view import LabView, take_view, variant_panels
 from ael_tui.lab.posteriors import DensityPlot, PosteriorTable
@@ -94,7 +95,7 @@ def settle_heap_soon(screen: Screen) -> None:
         screen.call_after_refresh(settle_heap)
 
 
-class LabScreen(LabRuns, LabDecisions, LabTour, LabFiles, RunControls, Screen):
+class LabScreen(LabDecisions, LabTour, LabFiles, SaysWhy, Screen):
     ACTION_SCOPE = "lab"
     BINDINGS = bindings_for("lab")
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (140, "-wide")]
@@ -118,9 +119,11 @@ class LabScreen(LabRuns, LabDecisions, LabTour, LabFiles, RunControls, Screen):
         self._memory = Throttle(self.set_timer, PLOT_EVERY, self._show_memory)
         self.panel = Parts(self)  # the panels, looked up once: every step gives each its part
         self._footer_state: tuple[bool, bool] | None = None  # what the footer's keys were built for
+        self.runs = LabRuns(host, self.ACTION_SCOPE)
 
     # ---------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
+        yield self.runs
         yield StatusBar(id="status")
         yield Tabs(Tab("Bandit", id="page-bandit"), Tab("Progress", id="page-progress"),
                    Tab("Memory", id="page-memory"), Tab("Episodes", id="page-episodes"), id="lab-pages")
@@ -341,6 +344,90 @@ class LabScreen(LabRuns, LabDecisions, LabTour, LabFiles, RunControls, Screen):
     def on_memory_panel_entry_highlighted(self, event: MemoryPanel.EntryHighlighted) -> None:
         entry = self.host.read(lambda s: memory_entry(s, event.tier, event.entry_id))
         self.panel(MemoryPanel).show_entry(entry)
+
+    # ----------------------------------------------------------------- runs
+    def action_step(self) -> None:
+        self.runs.step()
+
+    def action_run_window(self) -> None:
+        self.runs.start("window")
+
+    def action_run_reflection(self) -> None:
+        self.runs.start("reflection")
+
+    def action_run_each_reflection(self) -> None:
+        self.runs.start("each_reflection")
+
+    def action_run_phase(self) -> None:
+        self.runs.start("phase")
+
+    def action_pause(self) -> None:
+        self.runs.pause()
+
+    def action_faster(self) -> None:
+        self.runs.faster()
+
+    def action_slower(self) -> None:
+        self.runs.slower()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """False hides a key from the footer (and turns it off): the run keys while a run
+        goes, pause while none does, decide with nothing pending, panels on a big screen."""
+        if action == "decide":
+            return self.view is not None and self.view.decision_waits
+        if action == "next_panels":
+            return self.compact
+        allowed = self.runs.allows(action)
+        return True if allowed is None else allowed
+
+    def why_not(self, action: str, key: str) -> str | None:
+        """What a key hidden by `check_action` says when pressed (SaysWhy.on_key)."""
+        if action == "decide":
+            return "Nothing is waiting for a decision."
+        if action == "next_panels":
+            return (f"Every panel is in view: {self.app.key_for('lab.panels')} pages through them only on a small "
+                    "terminal (below 120 columns or 42 rows).")
+        return self.runs.why_not(action, key)
+
+    def on_run_controls_changed(self, message: RunControls.Changed) -> None:
+        self.redraw()
+
+    def on_run_controls_run_keys_due(self, message: RunControls.RunKeysDue) -> None:
+        self._show_footer((True, self.view is not None and self.view.decision_waits))
+
+    def on_run_controls_failed(self, message: RunControls.Failed) -> None:
+        self.redraw(force=True)  # its view refreshes the footer: the run is over
+
+    def on_run_controls_stopped(self, message: RunControls.Stopped) -> None:
+        """What opens when a run stops: the tour's card, a decision, the results beside the
+        baselines (the runs say the rest)."""
+        o = message.outcome  # the host has cleared `running` already
+        runs = self.runs
+        runs.say_suspended(o)
+        self.show_notices()
+        if o.mode != "step":
+            self._footer_state = None  # the view that follows refreshes the footer, whatever else did meanwhile
+        self.redraw(force=o.mode != "step")  # one step: its numbers now, the charts on their throttle
+        tour_waits = self.host.tour is not None and bool(self.host.tour.cards)
+        if o.reason == "finished":
+            if tour_waits:
+                self._show_card()
+            else:
+                self.action_results()  # the end of the last phase: this run beside the baselines
+        elif o.reason == "reached" and o.mode == "phase":
+            self.action_results()  # the end of a phase
+        elif o.reason == "moment":
+            self._show_card()
+        elif o.reason == "blocked":
+            self._run_note = runs.passed(o).strip()  # said in the dialog: a notice would cover it
+            manual_pending = self.host.read(lambda s: s.queue.mode == "manual" and bool(s.queue.pending))
+            if tour_waits:
+                self._show_card()  # the card first; t on it opens the decision
+            elif manual_pending:
+                self.action_decide()
+            else:
+                self.notify(o.message, severity="warning")
+        runs.say_stopped(o)
 
     # ---------------------------------------------------------------- memory
     def action_focus_filter(self) -> None:

@@ -39,7 +39,7 @@ class LabTour:
         if done:
             self.notify("The run is finished: no moment left to run to.", title="Tour")
             return
-        self._start("tour")
+        self.runs.start("tour")
 
     def _show_card(self) -> None:
         tour = self.host.tour
