@@ -101,7 +101,7 @@ class LabDecisions:
         if self.host.read(lambda s: bool(s.queue.pending)):
             self.call_after_refresh(self.action_decide)
         elif self.host.tour is not None and self.host.tour.cards:
-            self.call_after_refresh(self._show_card)
+            self.call_after_refresh(self.tour.show_card)
 
     def _reviewed(self, name: str, decision: str | None) -> None:
         if decision is None:

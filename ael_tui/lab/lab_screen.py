@@ -33,7 +33,7 @@ from ael_tui.lab.lab_decisions import LabDecisions
 from ael_tui.lab.lab_files import LabFiles
 from ael_tui.lab.lab_runs import LabRuns
 from ael_tui.actions import SaysWhy
-from ael_tui.lab.lab_tour import LabTour
+from ael_tui.lab.lab_tour import Tour
 from ael_tui.lab.lab_view import LabView, take_view, variant_panels
 from ael_tui.lab.posteriors import DensityPlot, PosteriorTable
 from ael_tui.lab.progress_chart import ProgressChart
@@ -95,7 +95,7 @@ def settle_heap_soon(screen: Screen) -> None:
         screen.call_after_refresh(settle_heap)
 
 
-class LabScreen(LabDecisions, LabTour, LabFiles, SaysWhy, Screen):
+class LabScreen(LabDecisions, LabFiles, SaysWhy, Screen):
     ACTION_SCOPE = "lab"
     BINDINGS = bindings_for("lab")
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (140, "-wide")]
@@ -120,10 +120,12 @@ class LabScreen(LabDecisions, LabTour, LabFiles, SaysWhy, Screen):
         self.panel = Parts(self)  # the panels, looked up once: every step gives each its part
         self._footer_state: tuple[bool, bool] | None = None  # what the footer's keys were built for
         self.runs = LabRuns(host, self.ACTION_SCOPE)
+        self.tour = Tour(host)
 
     # ---------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
         yield self.runs
+        yield self.tour
         yield StatusBar(id="status")
         yield Tabs(Tab("Bandit", id="page-bandit"), Tab("Progress", id="page-progress"),
                    Tab("Memory", id="page-memory"), Tab("Episodes", id="page-episodes"), id="lab-pages")
@@ -408,26 +410,43 @@ class LabScreen(LabDecisions, LabTour, LabFiles, SaysWhy, Screen):
         if o.mode != "step":
             self._footer_state = None  # the view that follows refreshes the footer, whatever else did meanwhile
         self.redraw(force=o.mode != "step")  # one step: its numbers now, the charts on their throttle
-        tour_waits = self.host.tour is not None and bool(self.host.tour.cards)
+        tour_waits = self.tour.has_cards
         if o.reason == "finished":
             if tour_waits:
-                self._show_card()
+                self.tour.show_card()
             else:
                 self.action_results()  # the end of the last phase: this run beside the baselines
         elif o.reason == "reached" and o.mode == "phase":
             self.action_results()  # the end of a phase
         elif o.reason == "moment":
-            self._show_card()
+            self.tour.show_card()
         elif o.reason == "blocked":
             self._run_note = runs.passed(o).strip()  # said in the dialog: a notice would cover it
             manual_pending = self.host.read(lambda s: s.queue.mode == "manual" and bool(s.queue.pending))
             if tour_waits:
-                self._show_card()  # the card first; t on it opens the decision
+                self.tour.show_card()  # the card first; t on it opens the decision
             elif manual_pending:
                 self.action_decide()
             else:
                 self.notify(o.message, severity="warning")
         runs.say_stopped(o)
+
+    # ----------------------------------------------------------------- tour
+    def action_tour(self) -> None:
+        self.tour.advance()
+
+    def on_tour_card_due(self, message: Tour.CardDue) -> None:
+        """The card's panel in view (a compact lab shows one page), then the card over it."""
+        if self.compact:
+            self.show_page(message.panel)
+        self.redraw(force=True)
+        self.tour.open_card()
+
+    def on_tour_decision_first(self, message: Tour.DecisionFirst) -> None:
+        self.action_decide()
+
+    def on_tour_run_to_moment(self, message: Tour.RunToMoment) -> None:
+        self.runs.start("tour")
 
     # ---------------------------------------------------------------- memory
     def action_focus_filter(self) -> None:
