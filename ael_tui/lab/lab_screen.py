@@ -29,8 +29,9 @@ from textual.widgets import Tab, Tabs
 
 from ael_tui.actions import bindings_for
 from ael_tui.lab.episode_log import EpisodeLog
-from ael_tui.lab.lab_decisions import LabDecisions
+from ael_tui.lab.lab_decisions import Decisions
 from ael_tui.lab.lab_files import LabFiles
+from ael_tui.lab.lab_records import Records
 from ael_tui.lab.lab_runs import LabRuns
 from ael_tui.actions import SaysWhy
 from ael_tui.lab.lab_tour import Tour
@@ -95,7 +96,7 @@ def settle_heap_soon(screen: Screen) -> None:
         screen.call_after_refresh(settle_heap)
 
 
-class LabScreen(LabDecisions, LabFiles, SaysWhy, Screen):
+class LabScreen(LabFiles, SaysWhy, Screen):
     ACTION_SCOPE = "lab"
     BINDINGS = bindings_for("lab")
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (140, "-wide")]
@@ -121,11 +122,15 @@ class LabScreen(LabDecisions, LabFiles, SaysWhy, Screen):
         self._footer_state: tuple[bool, bool] | None = None  # what the footer's keys were built for
         self.runs = LabRuns(host, self.ACTION_SCOPE)
         self.tour = Tour(host)
+        self.decisions = Decisions(host)
+        self.records = Records(host)
 
     # ---------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
         yield self.runs
         yield self.tour
+        yield self.decisions
+        yield self.records
         yield StatusBar(id="status")
         yield Tabs(Tab("Bandit", id="page-bandit"), Tab("Progress", id="page-progress"),
                    Tab("Memory", id="page-memory"), Tab("Episodes", id="page-episodes"), id="lab-pages")
@@ -168,7 +173,7 @@ class LabScreen(LabDecisions, LabFiles, SaysWhy, Screen):
             self.notify(f"{reason} (press {self.app.key_for('lab.decide')})", severity="warning",
                         title="Decision pending")
         if quarantined:
-            self.call_after_refresh(self.action_decide)  # code from a file: a person looks before anything runs
+            self.call_after_refresh(self.decisions.open)  # code from a file: a person looks before anything runs
 
     def _show_variant_panels(self) -> None:
         """The variants' row, and in it the panels of the variants this session runs
@@ -415,18 +420,18 @@ class LabScreen(LabDecisions, LabFiles, SaysWhy, Screen):
             if tour_waits:
                 self.tour.show_card()
             else:
-                self.action_results()  # the end of the last phase: this run beside the baselines
+                self.records.results()  # the end of the last phase: this run beside the baselines
         elif o.reason == "reached" and o.mode == "phase":
-            self.action_results()  # the end of a phase
+            self.records.results()  # the end of a phase
         elif o.reason == "moment":
             self.tour.show_card()
         elif o.reason == "blocked":
-            self._run_note = runs.passed(o).strip()  # said in the dialog: a notice would cover it
+            self.decisions.note = runs.passed(o).strip()  # said in the dialog: a notice would cover it
             manual_pending = self.host.read(lambda s: s.queue.mode == "manual" and bool(s.queue.pending))
             if tour_waits:
                 self.tour.show_card()  # the card first; t on it opens the decision
             elif manual_pending:
-                self.action_decide()
+                self.decisions.open()
             else:
                 self.notify(o.message, severity="warning")
         runs.say_stopped(o)
@@ -443,10 +448,32 @@ class LabScreen(LabDecisions, LabFiles, SaysWhy, Screen):
         self.tour.open_card()
 
     def on_tour_decision_first(self, message: Tour.DecisionFirst) -> None:
-        self.action_decide()
+        self.decisions.open()
 
     def on_tour_run_to_moment(self, message: Tour.RunToMoment) -> None:
         self.runs.start("tour")
+
+    # ------------------------------------------------------ decisions, records
+    def action_decide(self) -> None:
+        self.decisions.open()
+
+    def action_rules(self) -> None:
+        self.decisions.rules()
+
+    def on_decisions_decided(self, message: Decisions.Decided) -> None:
+        """The panels show the decision; a tour's card that waited for it comes next."""
+        self.redraw(force=True)
+        if message.settled and self.tour.has_cards:
+            self.call_after_refresh(self.tour.show_card)
+
+    def action_audit(self) -> None:
+        self.records.audit()
+
+    def action_results(self) -> None:
+        self.records.results()
+
+    def action_reflections(self) -> None:
+        self.records.reflections()
 
     # ---------------------------------------------------------------- memory
     def action_focus_filter(self) -> None:
