@@ -30,7 +30,7 @@ from textual.widgets import Tab, Tabs
 from ael_tui.actions import bindings_for
 from ael_tui.lab.episode_log import EpisodeLog
 from ael_tui.lab.lab_decisions import Decisions
-from ael_tui.lab.lab_files import LabFiles
+from ael_tui.lab.lab_files import Files
 from ael_tui.lab.lab_records import Records
 from ael_tui.lab.lab_runs import LabRuns
 from ael_tui.actions import SaysWhy
@@ -96,7 +96,7 @@ def settle_heap_soon(screen: Screen) -> None:
         screen.call_after_refresh(settle_heap)
 
 
-class LabScreen(LabFiles, SaysWhy, Screen):
+class LabScreen(SaysWhy, Screen):
     ACTION_SCOPE = "lab"
     BINDINGS = bindings_for("lab")
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (140, "-wide")]
@@ -124,6 +124,7 @@ class LabScreen(LabFiles, SaysWhy, Screen):
         self.tour = Tour(host)
         self.decisions = Decisions(host)
         self.records = Records(host)
+        self.files = Files(host)
 
     # ---------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
@@ -131,6 +132,7 @@ class LabScreen(LabFiles, SaysWhy, Screen):
         yield self.tour
         yield self.decisions
         yield self.records
+        yield self.files
         yield StatusBar(id="status")
         yield Tabs(Tab("Bandit", id="page-bandit"), Tab("Progress", id="page-progress"),
                    Tab("Memory", id="page-memory"), Tab("Episodes", id="page-episodes"), id="lab-pages")
@@ -474,6 +476,31 @@ class LabScreen(LabFiles, SaysWhy, Screen):
 
     def action_reflections(self) -> None:
         self.records.reflections()
+
+    # ------------------------------------------------------- files, compare
+    def action_compare(self) -> None:
+        self.files.compare()
+
+    def action_export(self) -> None:
+        self.files.export()
+
+    def action_save(self) -> None:
+        self.files.save()
+
+    def action_load(self) -> None:
+        self.files.load()
+
+    def action_new_session(self) -> None:
+        self.files.new_session()
+
+    def action_settings(self) -> None:
+        self.files.open_settings()
+
+    def on_files_settings_changed(self, message: Files.SettingsChanged) -> None:
+        self.redraw()
+
+    def screenshot_name(self) -> str:
+        return self.files.screenshot_name()
 
     # ---------------------------------------------------------------- memory
     def action_focus_filter(self) -> None:
