@@ -1,10 +1,10 @@
 """`RunControls`: the run keys every stepping screen shares (lab and compare), as one
 object that owns them. It starts a run of its host in one thread worker (which checks
 cancellation, so pause is immediate), pauses it, changes the speed, says why a run key
-cannot act now, and tells its screen what happened by messages: `Changed` (what the
-status shows: a run began, the speed), `RunKeysDue` (a longer run's keys belong in the
-footer), `Stopped(outcome)` (the run is over; the host has cleared `running`) and
-`Failed` (the engine raised: a bug).
+cannot act now, and tells its screen what happened by messages: `Stepped` (a step of a
+longer run is done: the panels follow), `Changed` (what the status shows: a run began,
+the speed), `RunKeysDue` (a longer run's keys belong in the footer), `Stopped(outcome)`
+(the run is over; the host has cleared `running`) and `Failed` (the engine raised: a bug).
 
 It draws nothing (`display: none`). Its screen keeps the `BINDINGS` (Textual looks a key
 up only in the focused widget and its ancestors, and this one is never focused, so
@@ -28,6 +28,14 @@ class RunControls(Widget):
     RUN_KEYS: frozenset[str] = frozenset({"step", "run_window", "run_reflection", "run_phase"})
     """The actions that start a run (off while one goes)."""
 
+    class Stepped(Message):
+        """A step of a longer run is done (posted from the engine's thread: the host's
+        `on_step`); a newer one replaces one still queued, so a fast run never floods the
+        screen."""
+
+        def can_replace(self, message: Message) -> bool:
+            return isinstance(message, RunControls.Stepped)
+
     class Changed(Message):
         """What the status shows changed (a run began, the speed): the screen redraws."""
 
@@ -49,6 +57,20 @@ class RunControls(Widget):
         super().__init__(id=id)
         self.host = host
         self.scope = scope
+
+    def on_mount(self) -> None:
+        self.listen()
+
+    def on_unmount(self) -> None:
+        if self.host.on_step == self._stepped:
+            self.host.on_step = None
+
+    def listen(self) -> None:
+        """Hear of the host's steps (again: a comparison reopened after another screen)."""
+        self.host.on_step = self._stepped
+
+    def _stepped(self) -> None:
+        self.post_message(self.Stepped())  # from the engine's thread: post_message is thread-safe
 
     # ------------------------------------------------ which keys act now, and why not
     def allows(self, action: str) -> bool | None:

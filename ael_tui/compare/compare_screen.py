@@ -16,11 +16,10 @@ from pathlib import Path
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal
-from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
 
-from ael_tui.actions import bindings_for
+from ael_tui.actions import SaysWhy, bindings_for, hands_over
 from ael_tui.compare.lockstep import CompareHost
 from ael_tui.lab.session_host import RUN_MODES
 from ael_tui.readouts import compare_status, posterior_rows, progress_data, selector_summary
@@ -28,7 +27,6 @@ from ael_tui.compare.arm_bars import ArmBars
 from ael_tui.compare.compare_chart import RICH_COLOURS, CompareChart
 from ael_tui.lab.status_bar import CompareStatusBar
 from ael_tui.compare.timeline import Timeline
-from ael_tui.actions import SaysWhy
 from ael_tui.dialogs import PromptScreen
 from ael_tui.files.export_answer import export_answer
 from ael_tui.run_controls import RunControls
@@ -47,16 +45,18 @@ class CompareScreen(SaysWhy, Screen):
     ACTION_SCOPE = "compare"
     BINDINGS = bindings_for("compare")
 
-    class Stepped(Message):
-        """Posted by the engine's worker after each lockstep round; a newer one replaces
-        one still queued, so a fast run never floods the screen."""
-
-        def can_replace(self, message: Message) -> bool:
-            return isinstance(message, CompareScreen.Stepped)
-
     # the host's version the panels show; repaint=False: a reactive on a screen repaints the
     # whole screen by default (a full redraw per step), and each panel repaints itself
     shown = reactive(-1, init=False, repaint=False)
+
+    # the run keys, handed over to the object that owns running
+    action_step = hands_over("runs", "start", "step")
+    action_run_window = hands_over("runs", "start", "window")
+    action_run_reflection = hands_over("runs", "start", "reflection")
+    action_run_phase = hands_over("runs", "start", "phase")
+    action_pause = hands_over("runs", "pause")
+    action_faster = hands_over("runs", "faster")
+    action_slower = hands_over("runs", "slower")
 
     def __init__(self, host: CompareHost) -> None:
         super().__init__()
@@ -83,25 +83,23 @@ class CompareScreen(SaysWhy, Screen):
         for i, name in enumerate(self.host.names):
             box = self.query_one(f"#arms-{i}")
             box.border_title = f"[{self.colours[name]}]■[/] {name}"
-        self.host.on_step = lambda: self.post_message(self.Stepped())
         self.redraw(force=True)
 
     def on_unmount(self) -> None:
         self.host.pause()
-        self.host.on_step = None
 
     def on_screen_suspend(self) -> None:
         self.host.pause()  # back in the lab: a comparison never runs unseen
 
     def on_screen_resume(self) -> None:
-        self.host.on_step = lambda: self.post_message(self.Stepped())
+        self.runs.listen()
 
     def on_resize(self) -> None:
         self.set_class(self.size.height < 42 or self.size.width < 120, "-compact")
         self.call_after_refresh(self.redraw, True)
 
     # ------------------------------------------------------------ redraw
-    def on_compare_screen_stepped(self, message: Stepped) -> None:
+    def on_run_controls_stepped(self, message: RunControls.Stepped) -> None:
         self.shown = self.host.version
 
     def watch_shown(self) -> None:
@@ -153,27 +151,6 @@ class CompareScreen(SaysWhy, Screen):
     def why_not(self, action: str, key: str) -> str | None:
         """What a key hidden by `check_action` says when pressed (SaysWhy.on_key)."""
         return self.runs.why_not(action, key)
-
-    def action_step(self) -> None:
-        self.runs.start("step")
-
-    def action_run_window(self) -> None:
-        self.runs.start("window")
-
-    def action_run_reflection(self) -> None:
-        self.runs.start("reflection")
-
-    def action_run_phase(self) -> None:
-        self.runs.start("phase")
-
-    def action_pause(self) -> None:
-        self.runs.pause()
-
-    def action_faster(self) -> None:
-        self.runs.faster()
-
-    def action_slower(self) -> None:
-        self.runs.slower()
 
     def on_run_controls_changed(self, message: RunControls.Changed) -> None:
         self.redraw()

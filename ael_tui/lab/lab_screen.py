@@ -1,18 +1,28 @@
-"""The lab screen: every panel of a running session, and the keys that drive it.
+"""The lab screen: every panel of a running session, the keys that drive it, and the
+routing between the objects that own the lab's concerns.
 
-Engine work runs in one thread worker (`RunControls._run_engine`) through the session
-host; this screen never steps the session itself. After every step the worker
+Each concern is one object with its state, its logic and a public interface, composed
+here as a widget that draws nothing: the runs (`LabRuns`, lab_runs.py), the decisions
+(`Decisions`, lab_decisions.py), the records (`Records`, lab_records.py), the guided tour
+(`Tour`, lab_tour.py), and files, compare and settings (`Files`, lab_files.py). They
+talk to the screen by messages (`RunControls.Stepped`, `RunControls.Stopped`,
+`Decisions.Decided`, `Tour.CardDue`, ...), and the screen routes each to the panels or
+to the object it concerns; no object calls another's. The screen keeps the `BINDINGS`
+(from actions.py: Textual looks a key up only in the focused widget and its ancestors,
+so keys of an unfocused object would not fire from anywhere on the screen), and each
+action hands over to its object in one line.
+
+Engine work runs in one thread worker of `LabRuns` through the session host; this screen
+never steps the session itself. After every step of a longer run the host's `on_step`
 posts `Stepped` (a newer one replaces one still queued); the screen then takes a
 `LabView` of the session under the host's lock into its reactive `view`, and
 `watch_view` gives each panel its part. The cheap panels update at once; the
 charts, the density plot and the memory table at most every PLOT_EVERY seconds
 (`Throttle`), each only when its data changed. No timer polls the session.
 
-The keys live in mixins by concern: runs (`lab_runs`), decisions and records
-(`lab_decisions`), the guided tour (`lab_tour`), compare, exports, files and
-settings (`lab_files`). Below 120 columns or 42 rows the screen takes the class
-`-compact` and shows one group of panels at a time (bandit, progress, memory,
-episodes), chosen with the tabs or v; lab.tcss does the layout.
+Below 120 columns or 42 rows the screen takes the class `-compact` and shows one group
+of panels at a time (bandit, progress, memory, episodes), chosen with the tabs or v;
+lab.tcss does the layout.
 """
 
 from __future__ import annotations
@@ -22,18 +32,16 @@ import gc
 from textual import work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, ScrollableContainer, Vertical, VerticalScroll
-from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Tab, Tabs
 
-from ael_tui.actions import bindings_for
+from ael_tui.actions import SaysWhy, bindings_for, hands_over
 from ael_tui.lab.episode_log import EpisodeLog
 from ael_tui.lab.lab_decisions import Decisions
 from ael_tui.lab.lab_files import Files
 from ael_tui.lab.lab_records import Records
 from ael_tui.lab.lab_runs import LabRuns
-from ael_tui.actions import SaysWhy
 from ael_tui.lab.lab_tour import Tour
 from ael_tui.lab.lab_view import LabView, take_view, variant_panels
 from ael_tui.lab.posteriors import DensityPlot, PosteriorTable
@@ -102,16 +110,31 @@ class LabScreen(SaysWhy, Screen):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (140, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (42, "-tall")]
 
-    class Stepped(Message):
-        """Posted by the engine's worker after each step; a newer one replaces one still
-        queued, so a fast run never floods the screen."""
-
-        def can_replace(self, message: Message) -> bool:
-            return isinstance(message, LabScreen.Stepped)
-
     # repaint=False: a reactive on a screen repaints the whole screen by default (a full redraw
     # per step); each panel repaints itself when its part changes
     view: reactive[LabView | None] = reactive(None, init=False, always_update=True, repaint=False)
+
+    # the keys, each handed over to the object that owns what it does
+    action_step = hands_over("runs", "step")
+    action_run_window = hands_over("runs", "start", "window")
+    action_run_reflection = hands_over("runs", "start", "reflection")
+    action_run_each_reflection = hands_over("runs", "start", "each_reflection")
+    action_run_phase = hands_over("runs", "start", "phase")
+    action_pause = hands_over("runs", "pause")
+    action_faster = hands_over("runs", "faster")
+    action_slower = hands_over("runs", "slower")
+    action_tour = hands_over("tour", "advance")
+    action_decide = hands_over("decisions", "open")
+    action_rules = hands_over("decisions", "rules")
+    action_audit = hands_over("records", "audit")
+    action_results = hands_over("records", "results")
+    action_reflections = hands_over("records", "reflections")
+    action_compare = hands_over("files", "compare")
+    action_export = hands_over("files", "export")
+    action_save = hands_over("files", "save")
+    action_load = hands_over("files", "load")
+    action_new_session = hands_over("files", "new_session")
+    action_settings = hands_over("files", "open_settings")
 
     def __init__(self, host: SessionHost) -> None:
         super().__init__()
@@ -164,7 +187,6 @@ class LabScreen(SaysWhy, Screen):
         for widget in self.query("Input"):
             widget.cursor_blink = self.app.cursor_blink_enabled
         self._show_variant_panels()
-        self.host.on_step = self._post_stepped
         self.redraw(force=True)
         # after the first frame: computing it holds the interpreter and would delay that frame
         self.call_after_refresh(self._prepare)
@@ -185,15 +207,11 @@ class LabScreen(SaysWhy, Screen):
         for name, on in shown.items():
             self.query_one(f"#{name}-box").display = on
 
-    def _post_stepped(self) -> None:
-        self.post_message(self.Stepped())  # from the engine's thread: post_message is thread-safe
-
     @work(thread=True, group="prepare", exit_on_error=False)
     def _prepare(self) -> None:
         self.host.prepare()
 
     def on_unmount(self) -> None:
-        self.host.on_step = None
         self.host.pause()  # let the engine thread end with the screen
         try:
             self.host.session.llm.flush()  # a recording cassette keeps every call
@@ -235,7 +253,7 @@ class LabScreen(SaysWhy, Screen):
         self.call_after_refresh(self.redraw, True)
 
     # --------------------------------------------------------------- redraws
-    def on_lab_screen_stepped(self, message: Stepped) -> None:
+    def on_run_controls_stepped(self, message: RunControls.Stepped) -> None:
         self.show_notices()
         self.redraw()
 
@@ -354,31 +372,7 @@ class LabScreen(SaysWhy, Screen):
         entry = self.host.read(lambda s: memory_entry(s, event.tier, event.entry_id))
         self.panel(MemoryPanel).show_entry(entry)
 
-    # ----------------------------------------------------------------- runs
-    def action_step(self) -> None:
-        self.runs.step()
-
-    def action_run_window(self) -> None:
-        self.runs.start("window")
-
-    def action_run_reflection(self) -> None:
-        self.runs.start("reflection")
-
-    def action_run_each_reflection(self) -> None:
-        self.runs.start("each_reflection")
-
-    def action_run_phase(self) -> None:
-        self.runs.start("phase")
-
-    def action_pause(self) -> None:
-        self.runs.pause()
-
-    def action_faster(self) -> None:
-        self.runs.faster()
-
-    def action_slower(self) -> None:
-        self.runs.slower()
-
+    # ---------------------------------------------------- routing: runs
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """False hides a key from the footer (and turns it off): the run keys while a run
         goes, pause while none does, decide with nothing pending, panels on a big screen."""
@@ -438,10 +432,7 @@ class LabScreen(SaysWhy, Screen):
                 self.notify(o.message, severity="warning")
         runs.say_stopped(o)
 
-    # ----------------------------------------------------------------- tour
-    def action_tour(self) -> None:
-        self.tour.advance()
-
+    # ---------------------------------------------------- routing: tour
     def on_tour_card_due(self, message: Tour.CardDue) -> None:
         """The card's panel in view (a compact lab shows one page), then the card over it."""
         if self.compact:
@@ -455,47 +446,14 @@ class LabScreen(SaysWhy, Screen):
     def on_tour_run_to_moment(self, message: Tour.RunToMoment) -> None:
         self.runs.start("tour")
 
-    # ------------------------------------------------------ decisions, records
-    def action_decide(self) -> None:
-        self.decisions.open()
-
-    def action_rules(self) -> None:
-        self.decisions.rules()
-
+    # ------------------------------------------------ routing: decisions
     def on_decisions_decided(self, message: Decisions.Decided) -> None:
         """The panels show the decision; a tour's card that waited for it comes next."""
         self.redraw(force=True)
         if message.settled and self.tour.has_cards:
             self.call_after_refresh(self.tour.show_card)
 
-    def action_audit(self) -> None:
-        self.records.audit()
-
-    def action_results(self) -> None:
-        self.records.results()
-
-    def action_reflections(self) -> None:
-        self.records.reflections()
-
-    # ------------------------------------------------------- files, compare
-    def action_compare(self) -> None:
-        self.files.compare()
-
-    def action_export(self) -> None:
-        self.files.export()
-
-    def action_save(self) -> None:
-        self.files.save()
-
-    def action_load(self) -> None:
-        self.files.load()
-
-    def action_new_session(self) -> None:
-        self.files.new_session()
-
-    def action_settings(self) -> None:
-        self.files.open_settings()
-
+    # ---------------------------------------------------- routing: files
     def on_files_settings_changed(self, message: Files.SettingsChanged) -> None:
         self.redraw()
 
