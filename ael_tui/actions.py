@@ -208,6 +208,20 @@ def bindings_for(scope: str) -> list[Binding]:
     ]
 
 
+def hands_over(owner: str, method: str, *args: object):
+    """A screen's action that hands its key over to the object that owns it: `owner` is the
+    screen's attribute holding that object, `method` what it runs (with `args`). The screen
+    keeps the binding, because Textual looks a key up only in the focused widget and its
+    ancestors (an object that draws nothing is never focused); the object keeps the logic."""
+
+    def action(self) -> None:
+        getattr(getattr(self, owner), method)(*args)
+
+    action.__doc__ = f"The key of `{owner}.{method}`."
+    action.hands_over = (owner, method)  # type: ignore[attr-defined]  (what a test checks exists)
+    return action
+
+
 KEY_NAMES = {"space": "space", "escape": "esc", "question_mark": "?", "slash": "/", "plus": "+",
              "equals_sign": "=", "minus": "-", "enter": "enter"}
 

@@ -206,14 +206,14 @@ def test_the_whole_folder_has_a_quota_too(folder):
 async def test_a_save_export_and_screenshot_over_the_quota_are_refused_with_a_notification(folder):
     app = served(folder, synthetic(approval="auto"), quota_mib=0.001)  # about 1 KB: one save fills it
     async with app.run_test(size=SIZE) as pilot:
-        app.lab._write(Path("first.json"))
+        app.lab.files.write(Path("first.json"))
         await settle(pilot)
         assert (folder / "first.json").stat().st_size > 0.001 * MIB
-        app.lab._write(Path("second.json"))
+        app.lab.files.write(Path("second.json"))
         await settle(pilot)
         assert any("each visitor may write" in m for m in notifications(app))
         app.clear_notifications()
-        app.lab._export_to("history")
+        app.lab.files.export_to("history")
         await settle(pilot)
         assert any("each visitor may write" in m for m in notifications(app))
         app.clear_notifications()

@@ -111,10 +111,10 @@ async def test_a_save_inside_the_folder_opens(folder):
 async def test_exports_of_a_served_lab_stay_in_its_folder(folder, tmp_path):
     app = served(folder, synthetic(approval="auto"))
     async with app.run_test(size=SIZE) as pilot:
-        app.lab._export_to("../leak")
+        app.lab.files.export_to("../leak")
         await settle(pilot)
         assert any("outside this lab's sessions folder" in m for m in notifications(app))
-        app.lab._export_to(str(app.settings.exports_dir / "history"))
+        app.lab.files.export_to(str(app.settings.exports_dir / "history"))
         await settle(pilot)
     assert not (tmp_path / "leak.csv").exists()
     assert (folder / "exports" / "history.csv").exists()

@@ -162,7 +162,7 @@ def test_the_whole_tour_on_support_in_a_real_terminal(tmp_path):
         term.wait_for(r"That was every moment of the tour")
         assert "ael-lab-exit" not in term.screen()
         term.keys("C-q")
-        term.wait_for(r"Quit anyway")
+        term.wait_for(r"Stay \(n\)")  # the leave-the-lab question's buttons (its sentence wraps)
         term.keys("y")
         term.wait_for(r"ael-lab-exit=0")
 
@@ -179,6 +179,6 @@ def test_space_right_after_the_first_frame_steps_every_press(tmp_path):
         time.sleep(1.0)                              # and no fourth: each press is one episode
         assert "episode 3/1200" in term.screen()
         term.keys("C-q")
-        term.wait_for(r"Quit anyway")
+        term.wait_for(r"Stay \(n\)")  # the leave-the-lab question's buttons (its sentence wraps)
         term.keys("y")
         term.wait_for(r"ael-lab-exit=0")

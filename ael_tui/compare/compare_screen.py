@@ -11,17 +11,17 @@ reflection changes, and when.
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal
-from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
 
-from ael_tui.actions import bindings_for
+from ael_tui.actions import SaysWhy, bindings_for, hands_over
 from ael_tui.compare.lockstep import CompareHost
-from ael_tui.lab.session_host import RUN_MODES, RunOutcome
+from ael_tui.lab.session_host import RUN_MODES
 from ael_tui.readouts import compare_status, posterior_rows, progress_data, selector_summary
 from ael_tui.compare.arm_bars import ArmBars
 from ael_tui.charts.compare_pictures import ComparePictures
@@ -30,11 +30,11 @@ from ael_tui.compare.compare_chart import RICH_COLOURS, CompareChart
 from ael_tui.lab.status_bar import CompareStatusBar
 from ael_tui.compare.timeline import Timeline
 from ael_tui.dialogs import PromptScreen
+from ael_tui.files.export_answer import export_answer
 from ael_tui.run_controls import RunControls
 from ael_tui.steady_footer import SteadyFooter
 
 PLOT_EVERY = 0.25
-RUN_ACTIONS = {"step": "step", "run_window": "window", "run_reflection": "reflection", "run_phase": "phase"}
 
 
 def _fmt(v: float | None, kind: str) -> str:
@@ -43,26 +43,23 @@ def _fmt(v: float | None, kind: str) -> str:
     return f"{v:.2f}" if kind != "equity" else f"{v:.3f}×"
 
 
-class CompareScreen(RunControls, Screen):
+class CompareScreen(SaysWhy, Screen):
     ACTION_SCOPE = "compare"
     BINDINGS = bindings_for("compare")
     AUTO_FOCUS = "#compare-timeline"  # not the chart (focusable for S and k): the screen's keys lead the footer
 
-    class RunStopped(Message):
-        def __init__(self, outcome: RunOutcome) -> None:
-            super().__init__()
-            self.outcome = outcome
-
-    class Stepped(Message):
-        """Posted by the engine's worker after each lockstep round; a newer one replaces
-        one still queued, so a fast run never floods the screen."""
-
-        def can_replace(self, message: Message) -> bool:
-            return isinstance(message, CompareScreen.Stepped)
-
     # the host's version the panels show; repaint=False: a reactive on a screen repaints the
     # whole screen by default (a full redraw per step), and each panel repaints itself
     shown = reactive(-1, init=False, repaint=False)
+
+    # the run keys, handed over to the object that owns running
+    action_step = hands_over("runs", "start", "step")
+    action_run_window = hands_over("runs", "start", "window")
+    action_run_reflection = hands_over("runs", "start", "reflection")
+    action_run_phase = hands_over("runs", "start", "phase")
+    action_pause = hands_over("runs", "pause")
+    action_faster = hands_over("runs", "faster")
+    action_slower = hands_over("runs", "slower")
 
     def __init__(self, host: CompareHost) -> None:
         super().__init__()
@@ -70,8 +67,10 @@ class CompareScreen(RunControls, Screen):
         self.colours = {name: RICH_COLOURS[i % len(RICH_COLOURS)] for i, name in enumerate(host.names)}
         self._drawn = -1           # the host's version the arm bars and timeline show
         self._status_key = None
+        self.runs = RunControls(host, self.ACTION_SCOPE)  # the run keys: start, pause, speed
 
     def compose(self) -> ComposeResult:
+        yield self.runs
         yield CompareStatusBar(id="compare-status")
         with Horizontal(id="compare-top"):
             yield CompareChart(PLOT_EVERY, id="compare-chart", classes="panel")
@@ -88,18 +87,16 @@ class CompareScreen(RunControls, Screen):
         for i, name in enumerate(self.host.names):
             box = self.query_one(f"#arms-{i}")
             box.border_title = f"[{self.colours[name]}]■[/] {name}"
-        self.host.on_step = lambda: self.post_message(self.Stepped())
         self.redraw(force=True)
 
     def on_unmount(self) -> None:
         self.host.pause()
-        self.host.on_step = None
 
     def on_screen_suspend(self) -> None:
         self.host.pause()  # back in the lab: a comparison never runs unseen
 
     def on_screen_resume(self) -> None:
-        self.host.on_step = lambda: self.post_message(self.Stepped())
+        self.runs.listen()
 
     def on_resize(self) -> None:
         self.set_class(self.size.height < 42 or self.size.width < 120, "-compact")
@@ -107,7 +104,7 @@ class CompareScreen(RunControls, Screen):
         self.call_after_refresh(self.redraw, True)
 
     # ------------------------------------------------------------ redraw
-    def on_compare_screen_stepped(self, message: Stepped) -> None:
+    def on_run_controls_stepped(self, message: RunControls.Stepped) -> None:
         self.shown = self.host.version
 
     def watch_shown(self) -> None:
@@ -154,16 +151,27 @@ class CompareScreen(RunControls, Screen):
 
     # ----------------------------------------------------------- running
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        running = self.host.running is not None  # False hides the key: run keys or pause, not both
-        if action in RUN_ACTIONS:
-            return not running
-        if action == "pause":
-            return running
+        """False hides the key (and turns it off): the run keys or pause, not both."""
         if action == "pictures":
             return self.has_class("-compact")  # a large screen shows the pictures and the posteriors
-        return True
+        allowed = self.runs.allows(action)
+        return True if allowed is None else allowed
 
-    def on_compare_screen_run_stopped(self, message: RunStopped) -> None:
+    def why_not(self, action: str, key: str) -> str | None:
+        """What a key hidden by `check_action` says when pressed (SaysWhy.on_key)."""
+        return self.runs.why_not(action, key)
+
+    def on_run_controls_changed(self, message: RunControls.Changed) -> None:
+        self.redraw()
+
+    def on_run_controls_run_keys_due(self, message: RunControls.RunKeysDue) -> None:
+        self.refresh_bindings()
+
+    def on_run_controls_failed(self, message: RunControls.Failed) -> None:
+        self.refresh_bindings()
+        self.redraw(force=True)
+
+    def on_run_controls_stopped(self, message: RunControls.Stopped) -> None:
         o = message.outcome  # the host has cleared `running` already
         was = o.mode
         if was != "step":
@@ -209,7 +217,4 @@ class CompareScreen(RunControls, Screen):
                          placeholder="exports/name", ok="Export", input_id="export-path", required="a path",
                          hint="Writes NAME.csv (one row per episode and selector) and NAME.json; "
                               f"the folder must exist ({self.host.settings.exports_dir}/ is created)."),
-            self._export_to)
-
-    def _exported_sessions(self) -> dict:
-        return self.host.sessions
+            partial(export_answer, self, self.host, lambda: self.host.sessions))

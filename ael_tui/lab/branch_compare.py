@@ -21,7 +21,8 @@ from scenarios import make_scenario
 
 from engine.session import Session
 
-from ael_tui.compare.compare_screen import RUN_ACTIONS, CompareScreen
+from ael_tui.compare.compare_screen import CompareScreen
+from ael_tui.run_controls import RunControls
 from ael_tui.compare.lockstep import CompareHost, TimelineEntry
 from ael_tui.config import LabSettings
 from ael_tui.lab.status_bar import SEP, CompareStatusBar
@@ -100,12 +101,12 @@ class BranchCompareScreen(CompareScreen):
         self.query_one("#compare-chart").border_title = f"The original run and the branch · {where}"
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in RUN_ACTIONS or action == "pause":
+        if action in RunControls.RUN_KEYS or action == "pause":
             return False
         return super().check_action(action, parameters)
 
     def why_not(self, action: str, key: str) -> str | None:
-        if action in RUN_ACTIONS:
+        if action in RunControls.RUN_KEYS:
             return (f"The original and the branch are frozen here: step the branch in the lab "
                     f"({self.app.key_for('compare.close')}), then compare again.")
         return None

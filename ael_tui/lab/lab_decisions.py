@@ -1,13 +1,18 @@
-"""The lab's decisions and records: a proposal or a quarantined code arm put before a
-person (one at a time, or a batch), standing rules, and the views of what happened
-(audit log, reflections, results beside the baselines)."""
+"""`Decisions`: what the lab puts before a person, as one object: a proposal or a
+quarantined code arm (one at a time, or a batch of proposals), and the standing rules.
+It opens the dialog, records what was decided through the host, says so, and opens the
+next one that waits.
+
+It draws nothing (`display: none`); `Decided` tells its screen the session changed (the
+panels redraw, and a tour's card that waited for the decision comes next)."""
 
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from textual import work
+from textual.message import Message
+from textual.widget import Widget
 
 from engine.errors import AELError
 from engine.preview import preview, window_of
@@ -15,24 +20,33 @@ from engine.timetravel import detached
 
 from ael_tui.decisions.approval import ApprovalScreen, BatchDecision, Decision, ProposalContext
 from ael_tui.decisions.code_review import CodeReviewScreen, MethodCode
-from ael_tui.lab.records import AuditScreen, ReflectionsScreen, ResultsScreen, RulesScreen, inspect_episode
-from ael_tui.readouts import evidence_episodes, proposal_notes, window_stats
-
-if TYPE_CHECKING:
-    from ael_tui.lab.session_host import SessionHost
+from ael_tui.lab.records import RulesScreen, inspect_episode
+from ael_tui.lab.session_host import SessionHost
+from ael_tui.readouts import evidence_episodes, window_stats
 
 PAST = {"approve": "approved", "edit": "approved as edited", "reject": "rejected",
         "always": "approved (and every later one of its kind will be)"}
 
 
-class LabDecisions:
-    """Mixed into the lab screen (`host`, `redraw`, and the
-    tour mixin's `_show_card`)."""
+class Decisions(Widget):
+    DEFAULT_CSS = "Decisions { display: none; }"
 
-    host: SessionHost
-    _run_note: str = ""  # what the run that opened a proposal passed on its way, said in the dialog
+    class Decided(Message):
+        """A decision was recorded, or refused (the panels show the session as it is now).
+        `settled`: nothing waits for a decision any more, so a tour's card may come next."""
 
-    def action_decide(self) -> None:
+        def __init__(self, settled: bool = False) -> None:
+            super().__init__()
+            self.settled = settled
+
+    def __init__(self, host: SessionHost, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.host = host
+        self.note = ""  # what the run that opened a proposal passed on its way, said in the dialog
+
+    def open(self) -> None:
+        """The code arm a file brought in first (a person looks before anything runs), else
+        the first pending proposal; says so if nothing waits."""
         if any(isinstance(screen, (ApprovalScreen, CodeReviewScreen)) for screen in self.app.screen_stack):
             return
         with self.host.lock:
@@ -59,7 +73,7 @@ class LabDecisions:
                 return
             p = pending[0]
             reflection = s.reflections[p.reflection] if 0 <= p.reflection < len(s.reflections) else None
-            note = self._run_note
+            note = self.note
             if self.host.tour is not None:
                 note = " ".join(x for x in (note, f"The tour waits for this decision: decide to go on "
                                                   f"({self.app.key_for('lab.tour')} then runs to the next moment).") if x)
@@ -68,7 +82,7 @@ class LabDecisions:
                                   retrieval_arms=s.scenario.spec.retrieval_arms,
                                   preview=partial(self._preview, p.id), preview_window=window_of(s, p),
                                   open_episode=self._open_episode)
-        self._run_note = ""  # no notification covers the dialog: AelLab holds them while it is open
+        self.note = ""  # no notification covers the dialog: AelLab holds them while it is open
         self.app.push_screen(ApprovalScreen(ctx, partial(self._validate, p)), partial(self._decided, p.id))
 
     def _preview(self, pid: int, should_stop) -> Any:
@@ -104,10 +118,9 @@ class LabDecisions:
             else:
                 self.host.decide(pid, decision.action, reason=decision.reason)
         except AELError as err:
+            self.post_message(self.Decided())
             self.notify(str(err), severity="error", title=f"Proposal #{pid}")
             return
-        finally:
-            self.redraw(force=True)
         # what the engine recorded: an edit that changed nothing is an approval
         recorded = self.host.read(lambda s: s.queue.get(pid).status)
         action = "approve" if decision.action == "edit" and recorded == "approved" else decision.action
@@ -115,11 +128,11 @@ class LabDecisions:
         self._next_after_decision()
 
     def _next_after_decision(self) -> None:
-        """The next pending proposal, else the tour's card that waited for this decision."""
-        if self.host.read(lambda s: bool(s.queue.pending)):
-            self.call_after_refresh(self.action_decide)
-        elif self.host.tour is not None and self.host.tour.cards:
-            self.call_after_refresh(self._show_card)
+        """The screen hears of the decision; the next pending proposal opens."""
+        pending = self.host.read(lambda s: bool(s.queue.pending))
+        self.post_message(self.Decided(settled=not pending))
+        if pending:
+            self.call_after_refresh(self.open)
 
     def _reviewed(self, name: str, decision: str | None) -> None:
         if decision is None:
@@ -133,11 +146,11 @@ class LabDecisions:
             self.notify(str(err), severity="error", title=f"Code policy {name!r}")
             return
         finally:
-            self.redraw(force=True)
+            self.post_message(self.Decided())
         done = "admitted: it runs sandboxed" if decision == "admit" else "rejected: its arm is never sampled"
         self.notify(f"Code policy {name!r} {done}.", title="Reviewed")
         if self.host.read(lambda s: bool(s.queue.pending or s.code_arms.quarantined)):
-            self.call_after_refresh(self.action_decide)
+            self.call_after_refresh(self.open)
 
     def _decided_batch(self, batch: BatchDecision) -> None:
         """Each ticked proposal in turn; one refused (an invalid arm) is said and stays pending."""
@@ -148,58 +161,21 @@ class LabDecisions:
                 done.append(pid)
             except AELError as err:
                 self.notify(str(err), severity="error", title=f"Proposal #{pid}")
-        self.redraw(force=True)
         if done:
             self.notify(f"{len(done)} proposal(s) {PAST[batch.action]}: " + ", ".join(f"#{i}" for i in done),
                         title="Decided")
         self._next_after_decision()
 
-    # ---------------------------------------------------------------- records
-    def action_audit(self) -> None:
-        audit = self.host.read(lambda s: list(s.queue.audit))
-        self.app.push_screen(AuditScreen(audit, show_times=self.app.show_times))
-
-    def action_results(self) -> None:
-        if self.host.running:
-            self.notify("Results are computed when the run is paused (p).", severity="warning")
-            return
-        t, warmup = self.host.read(lambda s: (s.t, s.warmup))
-        if t == 0:
-            self.notify("No episode yet: nothing to compare.", severity="warning")
-            return
-        if t <= warmup:
-            self.notify(f"Only warm-up so far ({t} of its {warmup} episodes): every selector plays the same first "
-                        "arm there, so there is nothing to compare yet.", severity="warning")
-            return
-        self.notify("Running the baselines on this world and seed…", timeout=2)
-        self._compute_results()
-
-    @work(thread=True, exclusive=True, group="results", exit_on_error=False)
-    def _compute_results(self) -> None:
-        from ael_tui.lab.results_table import compute_results
-        try:
-            table = self.host.read(compute_results)
-        except AELError as err:
-            self.app.call_from_thread(self.notify, str(err), severity="error", title="No results")
-            return
-        self.app.call_from_thread(self._show_results, table)
-
-    def _show_results(self, table) -> None:
-        if not any(isinstance(s, ResultsScreen) for s in self.app.screen_stack):
-            self.app.push_screen(ResultsScreen(table))
-
-    def action_rules(self) -> None:
+    # ------------------------------------------------------------ standing rules
+    def rules(self) -> None:
+        """The standing rules, who set each and when; one chosen there is revoked."""
         rules = self.host.read(lambda s: list(s.queue.rules))
 
         def chosen(kind: str | None) -> None:
             if kind is None:
                 return
             self.host.revoke_rule(kind)
-            self.redraw(force=True)
+            self.post_message(self.Decided())
             self.notify(f"Standing rule revoked: {kind} proposals now wait for a person.", title="Rules")
 
         self.app.push_screen(RulesScreen(rules, show_times=self.app.show_times), chosen)
-
-    def action_reflections(self) -> None:
-        reflections, notes = self.host.read(lambda s: (list(s.reflections), proposal_notes(s)))
-        self.app.push_screen(ReflectionsScreen(reflections, notes))

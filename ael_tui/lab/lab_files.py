@@ -1,33 +1,43 @@
-"""The lab's ways out of the session and back: compare it with other selectors, export
-its history, save, load, start anew, and the settings (autosave, delay)."""
+"""`Files`: the lab's ways out of the session and back, as one object: compare it with
+other selectors (the last comparison kept, reopened as it was), export its history,
+save, load, start anew, and the settings (autosave, delay).
+
+It draws nothing (`display: none`); `SettingsChanged` tells its screen to redraw (the
+status shows the delay and the autosave)."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from textual import work
+from textual.message import Message
+from textual.widget import Widget
 
 from engine.errors import AELError
 
 from ael_tui.compare.compare_screen import CompareScreen
 from ael_tui.compare.lockstep import CompareHost, build_compare, default_selectors
 from ael_tui.dialogs import CompareSetupScreen, ConfirmScreen, PromptScreen, SettingsAnswer, SettingsScreen
+from ael_tui.files.export_answer import export_answer
 from ael_tui.files.load_dialog import LoadScreen
 from ael_tui.files.opening import selectors_of
-
-if TYPE_CHECKING:
-    from ael_tui.lab.session_host import SessionHost
+from ael_tui.lab.session_host import SessionHost
 
 
-class LabFiles:
-    """Mixed into the lab screen (`host`, `redraw`, and RunControls' `_export_to`)."""
+class Files(Widget):
+    DEFAULT_CSS = "Files { display: none; }"
 
-    host: SessionHost
-    _compare: CompareHost | None = None  # the last comparison, reopened as it was if the same is asked
+    class SettingsChanged(Message):
+        """The autosave or the delay changed: the status shows them."""
+
+    def __init__(self, host: SessionHost, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.host = host
+        self._compare: CompareHost | None = None  # the last comparison, reopened as it was if the same is asked
 
     # --------------------------------------------------------------- compare
-    def action_compare(self) -> None:
+    def compare(self) -> None:
+        """Ask which selectors to run beside this one (the run pauses), then open the comparison."""
         self.host.pause()
         config = self.host.read(lambda s: s.config)
         available = selectors_of(config.scenario)
@@ -65,7 +75,8 @@ class LabFiles:
     def screenshot_name(self) -> str:
         return f"lab-{self.host.session_name()}-e{self.host.read(lambda s: s.t)}"
 
-    def action_export(self) -> None:
+    def export(self) -> None:
+        """Ask where, then write the history as NAME.csv and NAME.json (`export_to`)."""
         exports = self.host.settings.exports_dir
         default = exports / f"{self.host.session_name()}-e{self.host.read(lambda s: s.t)}-history"
         self.app.push_screen(
@@ -73,24 +84,26 @@ class LabFiles:
                          hint=f"Writes NAME.csv (one row per episode) and NAME.json (with reflections, new arms "
                               f"and decisions); the folder must exist ({exports}/ is created).",
                          input_id="export-path", required="a path"),
-            self._export_to)
+            self.export_to)
 
-    def _exported_sessions(self) -> dict:
-        """Selector -> session, what `x` writes (RunControls calls it under the lock)."""
-        return {self.host.session.config.selector: self.host.session}
+    def export_to(self, text: str | None) -> None:
+        """Write NAME.csv and NAME.json for the answer of the export prompt (None: cancelled)."""
+        export_answer(self, self.host, lambda: {self.host.session.config.selector: self.host.session}, text)
 
     # ------------------------------------------------------------- sessions
-    def action_settings(self) -> None:
+    def open_settings(self) -> None:
+        """The autosave interval and the delay between episodes, in a dialog."""
         st = self.host.settings
 
         def done(answer: SettingsAnswer | None) -> None:
             if answer is not None:
                 st.autosave_every, st.delay = answer.autosave_every, answer.delay
-                self.redraw()
+                self.post_message(self.SettingsChanged())
 
         self.app.push_screen(SettingsScreen(st.autosave_every, st.delay, str(self.host.autosave_path())), done)
 
-    def action_save(self) -> None:
+    def save(self) -> None:
+        """Ask where (asking again before overwriting a file), then `write`."""
         default = str(self.host.read(lambda s: self.host.default_save_path()))
         self.app.push_screen(
             PromptScreen("Save the session as", value=default, placeholder="saves/name.json", ok="Save",
@@ -109,14 +122,15 @@ class LabFiles:
         if path.exists():
             def confirmed(yes: bool | None) -> None:
                 if yes:
-                    self._write(path)
+                    self.write(path)
 
             self.app.push_screen(ConfirmScreen(f"{path} exists. Overwrite it?", yes="Overwrite", no="Keep it"),
                                  confirmed)
         else:
-            self._write(path)
+            self.write(path)
 
-    def _write(self, path: Path) -> None:
+    def write(self, path: Path) -> None:
+        """Save the session to `path` (placed by the settings: a served lab, in its folder)."""
         try:
             self.host.save(path)
         except AELError as err:
@@ -124,7 +138,7 @@ class LabFiles:
             return
         self.notify(f"Saved episode {self.host.read(lambda s: s.t)} to {path}", title="Saved")
 
-    def action_load(self) -> None:
+    def load(self) -> None:
         self.host.pause()
 
         def chosen(path: Path | None) -> None:
@@ -133,6 +147,6 @@ class LabFiles:
 
         self.app.push_screen(LoadScreen(self.host.settings.saves_dir), chosen)
 
-    def action_new_session(self) -> None:
+    def new_session(self) -> None:
         self.host.pause()
         self.app.show_start(self.host.read(lambda s: s.config))

@@ -1,18 +1,28 @@
-"""The lab screen: every panel of a running session, and the keys that drive it.
+"""The lab screen: every panel of a running session, the keys that drive it, and the
+routing between the objects that own the lab's concerns.
 
-Engine work runs in one thread worker (`RunControls._run_engine`) through the session
-host; this screen never steps the session itself. After every step the worker
+Each concern is one object with its state, its logic and a public interface, composed
+here as a widget that draws nothing: the runs (`LabRuns`, lab_runs.py), the decisions
+(`Decisions`, lab_decisions.py), the records (`Records`, lab_records.py), the guided tour
+(`Tour`, lab_tour.py), and files, compare and settings (`Files`, lab_files.py). They
+talk to the screen by messages (`RunControls.Stepped`, `RunControls.Stopped`,
+`Decisions.Decided`, `Tour.CardDue`, ...), and the screen routes each to the panels or
+to the object it concerns; no object calls another's. The screen keeps the `BINDINGS`
+(from actions.py: Textual looks a key up only in the focused widget and its ancestors,
+so keys of an unfocused object would not fire from anywhere on the screen), and each
+action hands over to its object in one line.
+
+Engine work runs in one thread worker of `LabRuns` through the session host; this screen
+never steps the session itself. After every step of a longer run the host's `on_step`
 posts `Stepped` (a newer one replaces one still queued); the screen then takes a
 `LabView` of the session under the host's lock into its reactive `view`, and
 `watch_view` gives each panel its part. The cheap panels update at once; the
 charts, the density plot and the memory table at most every PLOT_EVERY seconds
 (`Throttle`), each only when its data changed. No timer polls the session.
 
-The keys live in mixins by concern: runs (`lab_runs`), decisions and records
-(`lab_decisions`), the guided tour (`lab_tour`), compare, exports, files and
-settings (`lab_files`). Below 120 columns or 42 rows the screen takes the class
-`-compact` and shows one group of panels at a time (bandit, progress, memory,
-episodes), chosen with the tabs or v; lab.tcss does the layout.
+Below 120 columns or 42 rows the screen takes the class `-compact` and shows one group
+of panels at a time (bandit, progress, memory, episodes), chosen with the tabs or v;
+lab.tcss does the layout.
 """
 
 from __future__ import annotations
@@ -22,17 +32,17 @@ import gc
 from textual import work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, ScrollableContainer, Vertical, VerticalScroll
-from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Tab, Tabs
 
-from ael_tui.actions import bindings_for
+from ael_tui.actions import SaysWhy, bindings_for, hands_over
 from ael_tui.lab.episode_log import EpisodeLog
-from ael_tui.lab.lab_decisions import LabDecisions
-from ael_tui.lab.lab_files import LabFiles
+from ael_tui.lab.lab_decisions import Decisions
+from ael_tui.lab.lab_files import Files
+from ael_tui.lab.lab_records import Records
 from ael_tui.lab.lab_runs import LabRuns
-from ael_tui.lab.lab_tour import LabTour
+from ael_tui.lab.lab_tour import Tour
 from ael_tui.lab.lab_view import LabView, take_view, variant_panels
 from ael_tui.lab.posteriors import DensityPlot, PosteriorTable
 from ael_tui.lab.progress_chart import ProgressPanel
@@ -95,22 +105,40 @@ def settle_heap_soon(screen: Screen) -> None:
         screen.call_after_refresh(settle_heap)
 
 
-class LabScreen(LabRuns, LabDecisions, LabTour, LabFiles, RunControls, Screen):
+class LabScreen(SaysWhy, Screen):
     ACTION_SCOPE = "lab"
     BINDINGS = bindings_for("lab")
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (140, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (42, "-tall")]
 
-    class Stepped(Message):
-        """Posted by the engine's worker after each step; a newer one replaces one still
-        queued, so a fast run never floods the screen."""
-
-        def can_replace(self, message: Message) -> bool:
-            return isinstance(message, LabScreen.Stepped)
-
     # repaint=False: a reactive on a screen repaints the whole screen by default (a full redraw
     # per step); each panel repaints itself when its part changes
     view: reactive[LabView | None] = reactive(None, init=False, always_update=True, repaint=False)
+
+    # the keys, each handed over to the object that owns what it does
+    action_step = hands_over("runs", "step")
+    action_run_window = hands_over("runs", "start", "window")
+    action_run_reflection = hands_over("runs", "start", "reflection")
+    action_run_each_reflection = hands_over("runs", "start", "each_reflection")
+    action_run_phase = hands_over("runs", "start", "phase")
+    action_pause = hands_over("runs", "pause")
+    action_faster = hands_over("runs", "faster")
+    action_slower = hands_over("runs", "slower")
+    action_tour = hands_over("tour", "advance")
+    action_decide = hands_over("decisions", "open")
+    action_rules = hands_over("decisions", "rules")
+    action_audit = hands_over("records", "audit")
+    action_results = hands_over("records", "results")
+    action_reflections = hands_over("records", "reflections")
+    action_compare = hands_over("files", "compare")
+    action_export = hands_over("files", "export")
+    action_save = hands_over("files", "save")
+    action_load = hands_over("files", "load")
+    action_new_session = hands_over("files", "new_session")
+    action_settings = hands_over("files", "open_settings")
+    action_rewind = hands_over("travel", "ask_rewind")
+    action_undo = hands_over("travel", "undo")
+    action_branches = hands_over("travel", "compare_branches")
 
     def __init__(self, host: SessionHost) -> None:
         super().__init__()
@@ -119,10 +147,21 @@ class LabScreen(LabRuns, LabDecisions, LabTour, LabFiles, RunControls, Screen):
         self._memory = Throttle(self.set_timer, PLOT_EVERY, self._show_memory, host.settings.clock)
         self.panel = Parts(self)  # the panels, looked up once: every step gives each its part
         self._footer_state: tuple[bool, bool] | None = None  # what the footer's keys were built for
-        self.travel = TimeTravelKeys(self)  # go back, undo, compare a branch (time_travel_keys.py)
+        self.runs = LabRuns(host, self.ACTION_SCOPE)
+        self.tour = Tour(host)
+        self.decisions = Decisions(host)
+        self.records = Records(host)
+        self.files = Files(host)
+        self.travel = TimeTravelKeys(host)
 
     # ---------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
+        yield self.runs
+        yield self.tour
+        yield self.decisions
+        yield self.records
+        yield self.files
+        yield self.travel
         yield StatusBar(id="status")
         yield Tabs(Tab("Bandit", id="page-bandit"), Tab("Progress", id="page-progress"),
                    Tab("Memory", id="page-memory"), Tab("Episodes", id="page-episodes"), id="lab-pages")
@@ -155,7 +194,6 @@ class LabScreen(LabRuns, LabDecisions, LabTour, LabFiles, RunControls, Screen):
             widget.cursor_blink = self.app.cursor_blink_enabled
         self._show_variant_panels()
         self.panel(EpisodeLog).inputs = InputTexts(lambda: self.host.session.scenario)  # the filter's text:
-        self.host.on_step = self._post_stepped
         self.redraw(force=True)
         # after the first frame: computing it holds the interpreter and would delay that frame
         self.call_after_refresh(self._prepare)
@@ -166,7 +204,7 @@ class LabScreen(LabRuns, LabDecisions, LabTour, LabFiles, RunControls, Screen):
             self.notify(f"{reason} (press {self.app.key_for('lab.decide')})", severity="warning",
                         title="Decision pending")
         if quarantined:
-            self.call_after_refresh(self.action_decide)  # code from a file: a person looks before anything runs
+            self.call_after_refresh(self.decisions.open)  # code from a file: a person looks before anything runs
 
     def _show_variant_panels(self) -> None:
         """The variants' row, and in it the panels of the variants this session runs
@@ -176,15 +214,11 @@ class LabScreen(LabRuns, LabDecisions, LabTour, LabFiles, RunControls, Screen):
         for name, on in shown.items():
             self.query_one(f"#{name}-box").display = on
 
-    def _post_stepped(self) -> None:
-        self.post_message(self.Stepped())  # from the engine's thread: post_message is thread-safe
-
     @work(thread=True, group="prepare", exit_on_error=False)
     def _prepare(self) -> None:
         self.host.prepare()
 
     def on_unmount(self) -> None:
-        self.host.on_step = None
         self.host.pause()  # let the engine thread end with the screen
         try:
             self.host.session.llm.flush()  # a recording cassette keeps every call
@@ -226,7 +260,7 @@ class LabScreen(LabRuns, LabDecisions, LabTour, LabFiles, RunControls, Screen):
         self.call_after_refresh(self.redraw, True)
 
     # --------------------------------------------------------------- redraws
-    def on_lab_screen_stepped(self, message: Stepped) -> None:
+    def on_run_controls_stepped(self, message: RunControls.Stepped) -> None:
         self.show_notices()
         self.redraw()
 
@@ -332,27 +366,108 @@ class LabScreen(LabRuns, LabDecisions, LabTour, LabFiles, RunControls, Screen):
         self.panel(MemoryPanel).show_entry(entry)
 
     # ----------------------------------------------------------- time travel
-    def action_rewind(self) -> None:
-        self.travel.ask_rewind()
-
-    def action_undo(self) -> None:
-        self.travel.undo()
-
-    def action_branches(self) -> None:
-        self.travel.compare_branches()
-
     def on_progress_chart_episode_clicked(self, event: ProgressChart.EpisodeClicked) -> None:
         self.travel.go_to(event.episode)
 
+    def on_time_travel_keys_moved(self, message: TimeTravelKeys.Moved) -> None:
+        self.redraw(force=True)
+        self.refresh_bindings()  # the branch key comes with an original to compare with
+
+    def on_time_travel_keys_reopened(self, message: TimeTravelKeys.Reopened) -> None:
+        self.call_after_refresh(self.decisions.open)
+
+    # ---------------------------------------------------- routing: runs
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """False hides a key from the footer (and turns it off): the run keys while a run
+        goes, pause while none does, decide with nothing pending, panels on a big screen."""
+        if action == "decide":
+            return self.view is not None and self.view.decision_waits
+        if action == "next_panels":
+            return self.compact
         if action == "branches":  # hidden until there is a run to compare the branch with
             return self.host.original is not None
-        return super().check_action(action, parameters)
+        allowed = self.runs.allows(action)
+        return True if allowed is None else allowed
 
     def why_not(self, action: str, key: str) -> str | None:
+        """What a key hidden by `check_action` says when pressed (SaysWhy.on_key)."""
+        if action == "decide":
+            return "Nothing is waiting for a decision."
         if action == "branches":
             return self.travel.why_no_branch()
-        return super().why_not(action, key)
+        if action == "next_panels":
+            return (f"Every panel is in view: {self.app.key_for('lab.panels')} pages through them only on a small "
+                    "terminal (below 120 columns or 42 rows).")
+        return self.runs.why_not(action, key)
+
+    def on_run_controls_changed(self, message: RunControls.Changed) -> None:
+        self.redraw()
+
+    def on_run_controls_run_keys_due(self, message: RunControls.RunKeysDue) -> None:
+        self._show_footer((True, self.view is not None and self.view.decision_waits))
+
+    def on_run_controls_failed(self, message: RunControls.Failed) -> None:
+        self.redraw(force=True)  # its view refreshes the footer: the run is over
+
+    def on_run_controls_stopped(self, message: RunControls.Stopped) -> None:
+        """What opens when a run stops: the tour's card, a decision, the results beside the
+        baselines (the runs say the rest)."""
+        o = message.outcome  # the host has cleared `running` already
+        runs = self.runs
+        runs.say_suspended(o)
+        self.show_notices()
+        if o.mode != "step":
+            self._footer_state = None  # the view that follows refreshes the footer, whatever else did meanwhile
+        self.redraw(force=o.mode != "step")  # one step: its numbers now, the charts on their throttle
+        tour_waits = self.tour.has_cards
+        if o.reason == "finished":
+            if tour_waits:
+                self.tour.show_card()
+            else:
+                self.records.results()  # the end of the last phase: this run beside the baselines
+        elif o.reason == "reached" and o.mode == "phase":
+            self.records.results()  # the end of a phase
+        elif o.reason == "moment":
+            self.tour.show_card()
+        elif o.reason == "blocked":
+            self.decisions.note = runs.passed(o).strip()  # said in the dialog: a notice would cover it
+            # (a proposal waits in manual mode, or where a person decided it in the run stepped along again)
+            manual_pending = self.host.read(lambda s: bool(s.queue.pending))
+            if tour_waits:
+                self.tour.show_card()  # the card first; t on it opens the decision
+            elif manual_pending:
+                self.decisions.open()
+            else:
+                self.notify(o.message, severity="warning")
+        runs.say_stopped(o)
+
+    # ---------------------------------------------------- routing: tour
+    def on_tour_card_due(self, message: Tour.CardDue) -> None:
+        """The card's panel in view (a compact lab shows one page), then the card over it."""
+        if self.compact:
+            self.show_page(message.panel)
+        self.redraw(force=True)
+        self.tour.open_card()
+
+    def on_tour_decision_first(self, message: Tour.DecisionFirst) -> None:
+        self.decisions.open()
+
+    def on_tour_run_to_moment(self, message: Tour.RunToMoment) -> None:
+        self.runs.start("tour")
+
+    # ------------------------------------------------ routing: decisions
+    def on_decisions_decided(self, message: Decisions.Decided) -> None:
+        """The panels show the decision; a tour's card that waited for it comes next."""
+        self.redraw(force=True)
+        if message.settled and self.tour.has_cards:
+            self.call_after_refresh(self.tour.show_card)
+
+    # ---------------------------------------------------- routing: files
+    def on_files_settings_changed(self, message: Files.SettingsChanged) -> None:
+        self.redraw()
+
+    def screenshot_name(self) -> str:
+        return self.files.screenshot_name()
 
     # ---------------------------------------------------------------- memory
     def action_focus_filter(self) -> None:

@@ -277,7 +277,7 @@ class ClassLink:
                 self.goal = None
                 self._tell(f"Your teacher moved the class to episode {s.t}.")
             elif self.app.screen is lab:
-                lab._start("step")
+                lab.runs.start("step")
             return
         shown = host.tour.shown if host.tour is not None else 0
         card_open = isinstance(self.app.screen, TourCardScreen)
