@@ -378,7 +378,7 @@ class LabScreen(SaysWhy, Screen):
 
     # ---------------------------------------------------- routing: runs
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """False hides a key from the footer (and turns it off): the run keys while a run
+        """False hides a key from the footer (and disables it): the run keys while a run
         goes, pause while none does, decide with nothing pending, panels on a big screen."""
         if action == "decide":
             return self.view is not None and self.view.decision_waits
