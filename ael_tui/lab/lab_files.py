@@ -8,6 +8,7 @@ status shows the delay and the autosave)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import work
 from textual.message import Message
@@ -15,13 +16,14 @@ from textual.widget import Widget
 
 from engine.errors import AELError
 
-from ael_tui.compare.compare_screen import CompareScreen
-from ael_tui.compare.lockstep import CompareHost, build_compare, default_selectors
 from ael_tui.dialogs import CompareSetupScreen, ConfirmScreen, PromptScreen, SettingsAnswer, SettingsScreen
 from ael_tui.files.export_answer import export_answer
 from ael_tui.files.load_dialog import LoadScreen
 from ael_tui.files.opening import selectors_of
 from ael_tui.lab.session_host import SessionHost
+
+if TYPE_CHECKING:
+    from ael_tui.compare.lockstep import CompareHost
 
 
 class Files(Widget):
@@ -38,6 +40,9 @@ class Files(Widget):
     # --------------------------------------------------------------- compare
     def compare(self) -> None:
         """Ask which selectors to run beside this one (the run pauses), then open the comparison."""
+        from ael_tui.compare.compare_screen import CompareScreen  # the compare view: loaded when opened
+        from ael_tui.compare.lockstep import default_selectors
+
         self.host.pause()
         config = self.host.read(lambda s: s.config)
         available = selectors_of(config.scenario)
@@ -60,6 +65,8 @@ class Files(Widget):
 
     @work(thread=True, exclusive=True, group="compare-build", exit_on_error=False)
     def _build_compare(self, config, selectors: list[str]) -> None:
+        from ael_tui.compare.lockstep import CompareHost, build_compare
+
         try:
             host = CompareHost(build_compare(config, selectors), self.host.settings)
         except AELError as err:
@@ -68,6 +75,8 @@ class Files(Widget):
         self.app.call_from_thread(self.open_compare, host)
 
     def open_compare(self, host: CompareHost) -> None:
+        from ael_tui.compare.compare_screen import CompareScreen
+
         self._compare = host
         self.app.push_screen(CompareScreen(host))
 

@@ -23,7 +23,6 @@ from .atomic import write_json_atomic
 from .documents import MAX_SESSION_BYTES, parse_json, read_capped, validation_error
 from ..errors import AELError
 from ..session import Session
-from .session_schema import SessionDoc
 
 FORMAT = "ael-lab-session"
 SCHEMA_VERSION = 1
@@ -61,6 +60,8 @@ def read_document(path: str | os.PathLike) -> dict[str, Any]:
         version = doc["schema_version"]
     if not isinstance(doc.get("session"), dict):
         raise AELError(f"{p} has no session in it")
+    from .session_schema import SessionDoc  # the models of every extension: built when a file is read
+
     try:
         SessionDoc.model_validate(doc["session"])
     except ValidationError as err:
