@@ -237,6 +237,7 @@ def test_an_openai_compatible_server_without_a_key_gets_no_auth_header(server):
     assert not any(k.lower() == "authorization" for k in server.requests[0].headers)
 
 
+@pytest.mark.heavy
 def test_nothing_listening_is_a_connection_error_after_retries():
     with FakeLLMServer() as gone:
         url = gone.url

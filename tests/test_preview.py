@@ -101,6 +101,7 @@ def _put_in(fresh: Session, p: Proposal) -> None:
 
 
 @pytest.mark.parametrize("world", WORLDS)
+@pytest.mark.heavy
 def test_the_preview_agrees_with_a_direct_replay_and_leaves_the_session_as_it_was(builders, world):
     s = at_proposal(builders[world])
     for p in list(s.queue.pending):
@@ -127,6 +128,7 @@ def test_the_preview_agrees_with_a_direct_replay_and_leaves_the_session_as_it_wa
 
 
 @pytest.mark.parametrize("world", ("support", "stream"))
+@pytest.mark.heavy
 def test_an_arms_fixed_and_broken_episodes_are_the_worlds_counterfactual_and_hold_the_reflections_count(
         builders, world):
     s = at_proposal(builders[world])
@@ -163,6 +165,7 @@ def test_the_preview_is_the_same_twice(builders):
     assert preview(s, p.id).to_dict() == preview(s, p.id).to_dict()
 
 
+@pytest.mark.heavy
 def test_an_insight_the_offline_agent_does_not_read_changes_no_decision(builders):
     s = at_proposal(builders["support"])
     p = next(p for p in s.queue.pending if p.kind == "insight")
@@ -197,6 +200,7 @@ def test_a_preview_keeps_its_lists_in_a_plain_document(builders):
     assert json.loads(json.dumps(d)) == d and set(d) >= {"fixed", "broken", "changed", "window", "episodes"}
 
 
+@pytest.mark.heavy
 def test_stepping_along_a_rewound_run_makes_the_decisions_a_person_made_between_its_episodes(builders):
     """The window's episodes are stepped as they went, with what a person did between them
     (here a standing rule set after episode 49 of the portfolio) made again in its place."""
@@ -215,6 +219,7 @@ def test_stepping_along_a_rewound_run_makes_the_decisions_a_person_made_between_
     assert len(s.queue.rules) == 1 and s.timeline.tape is None
 
 
+@pytest.mark.heavy
 def test_a_loaded_save_previews_the_same_from_its_only_checkpoint_and_hears_a_stop_on_the_way(builders):
     s = at_proposal(builders["support"])
     loaded = Session.from_dict(json.loads(json.dumps(s.to_dict())), scenarios.make_scenario)

@@ -60,6 +60,7 @@ def test_the_store_keeps_config_metrics_rewards_and_timings_per_run(tmp_path, ca
     assert {"overall", "sharpe", "regimes.R3"} <= names
 
 
+@pytest.mark.heavy
 def test_a_failed_run_is_recorded_and_the_others_finish(tmp_path, capsys):
     folder = tmp_path / "s"
     code, _, err = sweep(capsys, "synthetic,portfolio", "--seeds", "1,2", "--selector", "ts",
@@ -106,6 +107,7 @@ def test_setting_axes_multiply_the_grid(tmp_path, capsys):
     assert len(json.loads(export(capsys, folder))) == 4  # one run --json document per setting
 
 
+@pytest.mark.heavy
 def test_a_toml_grid_is_the_same_as_its_flags(tmp_path, capsys):
     grid = tmp_path / "grid.toml"
     grid.write_text('scenarios = ["synthetic"]\nselectors = ["ts", "ts+reflection"]\nseeds = "1..6"\n')

@@ -85,6 +85,7 @@ def test_support_rewind_and_unchanged_branch_replay_exactly(support_run):
     assert comparable(b) == full
 
 
+@pytest.mark.heavy
 def test_news_on_the_generated_corpus_replays_exactly(tmp_path):
     from tests.news_corpus import write_corpus
 
@@ -138,6 +139,7 @@ def test_a_session_keeping_no_checkpoints_still_rewinds_exactly():
 
 
 # ------------------------------------------------------- a decision flipped
+@pytest.mark.heavy
 def test_support_branch_with_the_first_proposal_rejected(support_run):
     s, full = support_run
     first = full["queue"]["audit"][0]
@@ -275,6 +277,7 @@ def test_explain_input_of_every_world(tmp_path):
 
 
 # ------------------------------------------------------------------------ CLI
+@pytest.mark.heavy
 def test_cli_branch_then_resume_continues_the_branch(tmp_path, capsys, support_run):
     from ael_cli.main import main
     from engine.store.persistence import save_session
@@ -348,6 +351,7 @@ def test_a_saved_branch_that_rejected_an_auto_approved_proposal_goes_back_exactl
     assert comparable(loaded) == branch
 
 
+@pytest.mark.heavy
 def test_a_rule_decision_undone_and_decided_otherwise_is_replayed_as_the_person_decided():
     """Undo where a rule had approved (auto), reject by hand: going back before it and forward
     again gives the run with the rejection, and stepping on waits for the person there."""
