@@ -176,9 +176,12 @@ class Timeline:
             self.tape = None  # caught up with the run as it was: the session holds all of it again
 
     def person_decided(self, p) -> bool:
-        """Proposal `p` (just made) was decided by a person in the run being replayed (the tape),
-        e.g. after an undo where a rule had decided it: it waits for that decision again, replayed
-        at its boundary (a rewind) or made by the person stepping on, instead of the rule's."""
+        """Proposal `p` (just made) is a person's to decide, not the approval mode's or a standing
+        rule's: a branch decides it the other way (`_flip`), or a person decided it in the run being
+        replayed (the tape), e.g. after an undo where a rule had decided it. It waits for that
+        decision, made at its boundary (a rewind, a branch) or by the person stepping on."""
+        if p.id in self._flip:
+            return True
         tape = self.tape
         return tape is not None and any(
             a.proposal_id == p.id and a.kind == p.kind and a.proposed == p.payload and not _who_is_rule(a.who)
@@ -425,8 +428,7 @@ class Timeline:
         self._replay(s, first, tape)  # up to the start of the episode after which the decision came
         self._flip = flips
         self._who = who
-        with self._rules_hold(s, set(flips)):  # they wait for the branch's decision
-            s.step()
+        s.step()  # the proposals in `flips` wait for the branch's decision (person_decided)
         known = len(s.queue.proposals)  # proposals made so far are the original's; later ones may not be
         self.tape = None  # the branch is the run now: what came after its change is another run
         self.drop_after(first)
@@ -435,26 +437,6 @@ class Timeline:
         finally:
             self._flip = {}
             self.diverged_at = None
-
-    @staticmethod
-    @contextmanager
-    def _rules_hold(s: "Session", held: set[int]) -> Iterator[None]:
-        """Inside the block, the approval mode and standing rules leave the proposals in `held`
-        pending (a person decides them between steps)."""
-        if not held:
-            yield
-            return
-        original = s.queue.automatic_decision
-
-        def automatic(p):
-            return None if p.id in held else original(p)
-
-        s.queue.automatic_decision = automatic  # type: ignore[method-assign]
-        try:
-            yield
-        finally:
-            if "automatic_decision" in vars(s.queue):
-                del s.queue.automatic_decision
 
     def _decide_flips(self, s: "Session") -> None:
         for pid, decision in list(self._flip.items()):
