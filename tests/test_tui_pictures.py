@@ -20,18 +20,23 @@ from tests.tui_helpers import frozen_lab, make_app, notifications, settle, synth
 SVG = "{http://www.w3.org/2000/svg}"
 
 
+def lab_at(episode: int):
+    """The lab on a synthetic session (proposals approved automatically) run to `episode`."""
+    s = synthetic(approval="auto")
+    s.run(until=episode)
+    return make_app(s)
+
+
 def rendered(widget) -> str:
     return "\n".join(widget.render_line(y).text for y in range(widget.size.height))
 
 
 async def test_the_strip_under_the_progress_chart_shows_the_arms_and_the_new_arm_in_line_with_the_chart():
-    s = synthetic(approval="auto")
-    s.run(until=60)  # the synthetic reflector adds arm a10 at episode 13
-    app = make_app(s)
+    app = lab_at(60)  # the synthetic reflector adds arm a10 at episode 13
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
         strip, chart = app.screen.query_one(ArmStrip), app.screen.query_one(ProgressChart)
-        assert [d.policies for d in strip.runs] == [[r["policy"] for r in s.history]]
+        assert [d.policies for d in strip.runs] == [[r["policy"] for r in app.lab.host.session.history]]
         row = rendered(strip).splitlines()[0]
         left = chart.plot_margins()[0]
         assert row.startswith("arm ".rjust(left)) and "+" in row  # the cells start under the plot's
@@ -39,9 +44,7 @@ async def test_the_strip_under_the_progress_chart_shows_the_arms_and_the_new_arm
 
 
 async def test_k_switches_the_progress_chart_to_cumulative_reward_then_regret_and_back():
-    s = synthetic(approval="auto")
-    s.run(until=60)
-    app = make_app(s)
+    app = lab_at(60)
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
         chart = app.screen.query_one(ProgressChart)
@@ -57,9 +60,7 @@ async def test_k_switches_the_progress_chart_to_cumulative_reward_then_regret_an
 
 
 async def test_s_on_the_focused_chart_writes_it_alone_as_svg_into_exports_and_never_over_a_file():
-    s = synthetic(approval="auto")
-    s.run(until=60)
-    app = make_app(s)
+    app = lab_at(60)
     async with app.run_test(size=(100, 30)) as pilot:  # a small screen: the progress page holds the chart
         await settle(pilot)
         await pilot.press("v")
@@ -78,9 +79,7 @@ async def test_s_on_the_focused_chart_writes_it_alone_as_svg_into_exports_and_ne
 
 
 async def test_a_chart_that_cannot_be_written_says_so_in_one_line():
-    s = synthetic(approval="auto")
-    s.run(until=20)
-    app = make_app(s)
+    app = lab_at(20)
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
         Path("exports").write_text("a file where the folder should be")
@@ -143,9 +142,7 @@ async def test_a_small_compare_view_brings_the_pictures_forward_with_i_and_expor
 
 
 async def test_the_beta_densities_export_a_curve_per_arm():
-    s = synthetic(approval="auto")
-    s.run(until=20)
-    app = make_app(s)
+    app = lab_at(20)
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
         assert app.focused is None or app.focused.id != "density"  # a chart never takes the first focus
@@ -154,7 +151,7 @@ async def test_the_beta_densities_export_a_curve_per_arm():
         await pilot.pause()
         root = ET.parse("exports/lab-synthetic-s42-e20-posteriors.svg").getroot()
         titles = [g.find(f"{SVG}title").text for g in root.iter(f"{SVG}g") if g.get("class") == "series"]
-        assert sorted(titles) == sorted(a.name for a in s.selector.arms)
+        assert sorted(titles) == sorted(a.name for a in app.lab.host.session.selector.arms)
 
 
 def test_a_cell_with_an_approval_and_a_rejection_says_both():
