@@ -51,7 +51,7 @@ class Basis:
         tl = s.timeline
         tl._check_replayable(s)  # a live model would be asked again: refused before anything is built
         tape = tl.tape if tl.tape is not None and tl.tape.t >= s.t else Tape.of(s)
-        return cls(Tape(tape.t, list(tape.history), list(tape.audit), list(tape.rules)), dict(tl.checkpoints),
+        return cls(tape.copy(), dict(tl.checkpoints),
                    s.config.to_dict(), type(s.scenario))
 
     def forced_up_to(self, t: int) -> dict[int, Checkpoint]:

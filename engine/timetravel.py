@@ -80,6 +80,10 @@ class Tape:
     def of(cls, s: "Session") -> "Tape":
         return cls(s.t, list(s.history), list(s.queue.audit), [asdict(r) for r in s.queue.rules])
 
+    def copy(self) -> "Tape":
+        """Another tape of the same run, for another session to follow (its lists its own)."""
+        return Tape(self.t, list(self.history), list(self.audit), list(self.rules))
+
     def decided_after(self, e: int) -> list["AuditEntry"]:
         """The decisions a person made between episode e and the next (in the order made)."""
         if self._by_episode is None:
@@ -462,7 +466,7 @@ def detached(s: "Session") -> "Callable[[], Session]":
     blob = pickle.dumps(s.to_dict(), protocol=pickle.HIGHEST_PROTOCOL)
     checkpoints = dict(s.timeline.checkpoints)  # a checkpoint is a saved state: shared, never changed
     tape = s.timeline.tape
-    ahead = Tape(tape.t, list(tape.history), list(tape.audit), list(tape.rules)) if tape is not None else None
+    ahead = tape.copy() if tape is not None else None
     session_class, world = type(s), type(s.scenario)
 
     def build() -> "Session":
