@@ -230,7 +230,9 @@ class ProgressData:
 
 
 def progress_data(session: Session) -> ProgressData:
-    h = session.history
+    # one copy, read once: x and y must count the same episodes even if a step lands
+    # while this runs (a served lab's exit drew a 3-point x against a 4-point y)
+    h = list(session.history)
     window = max(20, session.slow_window)
     x = np.arange(len(h))
     # (a portfolio's records carry a return; looked for in the last one before reading them all)
