@@ -111,11 +111,14 @@ def test_a_stale_temp_file_is_swept_by_the_next_save_of_its_target_only(tmp_path
 
 # A child that writes TARGET and blocks inside the write (in fsync) until signalled.
 BLOCKED_WRITER = textwrap.dedent("""
-    import os, sys, time
+    import os, signal, sys, time
     import engine.store.atomic as atomic
 
     if sys.argv[2] == "handler":
         atomic.remove_temp_files_on_signals()
+    else:  # Python's own Ctrl-C, whatever this process inherited (a parent that ignored
+        # SIGINT passes that on, and a run of the suite once hung here for two minutes)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
     def blocked_fsync(fd):
         print("writing", flush=True)
