@@ -327,7 +327,7 @@ def run_app(args: argparse.Namespace | None = None) -> int:
     elif command == "open":
         path = Path(args.file)
         session = open_session(path, llm_url=getattr(args, "llm_url", None))
-    app = AelLab(session, path=path)
+    app = AelLab(session, path=path, settings=LabSettings(tends_heap=True))
     app.run()
     return app.return_code or 0  # a crash inside the interface must not look like success
 

@@ -144,6 +144,10 @@ class LabSettings:
     exports_dir: Path = Path("exports")  # CSV, JSON and SVG exports: never mixed into the saves lists
     served: Any = None               # a serve.quota.VisitorFiles when a browser visitor drives this lab
     clock: Clock = SYSTEM_CLOCK      # redraw throttles, the run keys' delay, the wait between episodes
+    # the lab is its process's only program (`ael-lab lab`, a served lab): it may move what a
+    # session holds out of the garbage collector's sight (lab_screen.settle_heap). Off inside
+    # another program (a test runner, a notebook), whose heap is not the lab's to freeze
+    tends_heap: bool = False
 
     def place(self, path: Path, what: str = "file") -> Path:
         """Where a path a person typed may be used: itself, or for a served lab

@@ -62,7 +62,7 @@ MEMORY = 1500
 
 
 def _app(session, saves: Path) -> AelLab:
-    return AelLab(session, settings=LabSettings(delay=0.0, saves_dir=saves), cursor_blink=False, show_times=False)
+    return AelLab(session, settings=LabSettings(delay=0.0, saves_dir=saves, tends_heap=True), cursor_blink=False, show_times=False)
 
 
 def support_with_memory(t: int = 1100, total: int = MEMORY):
@@ -233,7 +233,7 @@ from textual.widgets import Footer
 async def main():
     args = build_parser().parse_args(["lab", "support", "--seed", "42"])
     session = build_session(NewSession(args.scenario, args.seed, args.selector, args.approve, llm=llm_config(args)))
-    app = AelLab(session, settings=LabSettings(saves_dir=Path(SAVES)), cursor_blink=False)
+    app = AelLab(session, settings=LabSettings(saves_dir=Path(SAVES), tends_heap=True), cursor_blink=False)
     shown, pressed, stepped = [], [], []
     original = app._display
 

@@ -384,3 +384,25 @@ async def test_a_row_lists_scrollbar_repaints_when_its_thumb_moves_and_only_then
             assert len(drawn) < 20  # the thumb moved on a few of the 40 rows only
             assert moved_up or round(log.scroll_offset.y) == log.max_scroll_y
         assert log.cursor < len(rows) - 20  # the scrolled-up view stayed where it was left
+
+
+# ---------------------------------------------------------------- the heap is the lab's only in its own process
+async def test_only_a_lab_that_owns_its_process_freezes_the_garbage_collectors_heap():
+    import gc
+
+    from ael_tui.app import AelLab
+
+    async def freeze_count_after_a_lab(tends: bool) -> int:
+        app = AelLab(synthetic(approval="auto"), settings=LabSettings(delay=0.0, tends_heap=tends),
+                     cursor_blink=False, show_times=False)
+        async with app.run_test(size=(160, 48)) as pilot:
+            await settle(pilot)
+        return gc.get_freeze_count()
+
+    before = gc.get_freeze_count()  # (the suite's conftest froze what collection imported)
+    assert await freeze_count_after_a_lab(False) <= before  # nothing more frozen: a test runner's heap is not the lab's
+    gc.unfreeze()
+    try:
+        assert await freeze_count_after_a_lab(True) > 0
+    finally:
+        gc.freeze()

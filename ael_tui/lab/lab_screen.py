@@ -197,7 +197,8 @@ class LabScreen(SaysWhy, Screen):
         self.redraw(force=True)
         # after the first frame: computing it holds the interpreter and would delay that frame
         self.call_after_refresh(self._prepare)
-        settle_heap_soon(self)
+        if self.host.settings.tends_heap:
+            settle_heap_soon(self)
         reason, quarantined = self.host.read(
             lambda s: (s.blocked_reason if s.queue.pending else None, bool(s.code_arms.quarantined)))
         if reason:

@@ -151,7 +151,7 @@ def main() -> int:
     except (AELError, OSError) as err:
         print(f"ael-lab: {err}", file=sys.stderr)
         return 2
-    app = ServedLab(mode, session)
+    app = ServedLab(mode, session, settings=LabSettings(tends_heap=True))
     app.run()
     return app.return_code or 0
 

@@ -118,13 +118,15 @@ def child(sock: socket.socket, fds: list[int], request: dict, prepared) -> int:
     if isinstance(env, dict):
         os.environ.clear()
         os.environ.update({str(k): str(v) for k, v in env.items()})
+    from ..config import LabSettings
     from ..lab.lab_screen import keep_shared_heap_frozen
     from .lab import ServedLab
 
     keep_shared_heap_frozen()
     mode, session = prepared
     os.chdir(mode.folder)
-    app = ServedLab(mode, session, control=socket.socket(fileno=control),
+    app = ServedLab(mode, session, settings=LabSettings(tends_heap=True),
+                    control=socket.socket(fileno=control),
                     visitor=str(request.get("visitor", "")))
     app.run()
     return app.return_code or 0
