@@ -5,6 +5,12 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
+# Python writes the bytecode of the project's own modules (__pycache__, ignored by
+# git): with PYTHONDONTWRITEBYTECODE set, as on this machine and CI, every process
+# compiled every module again (half of a lab's start, and of each test's child
+# process), and pytest rewrote every test module again in every worker
+unexport PYTHONDONTWRITEBYTECODE
+
 CLUSTER := $(VENV)/.cluster-installed
 # compile jobs for llama-cpp-python: 2 leaves a shared machine usable
 LOCAL_JOBS ?= 2
