@@ -84,6 +84,7 @@ def branch_command(args: argparse.Namespace) -> int:
     session = _load(args.file, args.trust_code)
     if args.at > session.t:
         raise AELError(f"--at {args.at}: {args.file} has run only to episode {session.t}")
+    session.timeline.keep_original(session)  # the run it branches from: the lab's compare view (B) shows both
     stopped = session.branch(args.at, decide)
     save_session(session, args.save)
     changed = ", ".join(f"#{k} {'approved' if w == 'approve' else 'rejected'}" for k, w in sorted(decide.items()))

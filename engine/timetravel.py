@@ -84,6 +84,16 @@ class Tape:
         """Another tape of the same run, for another session to follow (its lists its own)."""
         return Tape(self.t, list(self.history), list(self.audit), list(self.rules))
 
+    def to_dict(self) -> dict[str, Any]:
+        return {"t": self.t, "history": self.history, "audit": [asdict(a) for a in self.audit],
+                "rules": self.rules}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "Tape":
+        from .approvals import AuditEntry
+
+        return cls(d["t"], list(d["history"]), [AuditEntry(**a) for a in d["audit"]], list(d["rules"]))
+
     def decided_after(self, e: int) -> list["AuditEntry"]:
         """The decisions a person made between episode e and the next (in the order made)."""
         if self._by_episode is None:
@@ -112,6 +122,9 @@ class Timeline:
     checkpoints: dict[int, Checkpoint] = field(default_factory=dict)
     tape: Tape | None = None
     diverged_at: int | None = None  # the episode where a replay first differed from the tape
+    # the run as it stood before a person went back (a session's to_dict), kept so that a branch
+    # can be compared with it; the lab decides when (ael_tui/lab/time_travel.py), a save keeps it
+    original: dict[str, Any] | None = None
     _post_signature: tuple | None = None
     _flip: dict[int, str | None] = field(default_factory=dict)  # proposals a branch decides the other way
     _who: str = "human"           # who the branch's decisions are recorded as made by
@@ -120,6 +133,48 @@ class Timeline:
     _cost: float = 0.0            # what the last checkpoint took
     _atomic: bool = False         # inside `atomic`: an inner one takes no second snapshot
     capture_s: float = 0.0        # what all checkpoints took (bench/rewind.py)
+
+    def keep_original(self, s: "Session") -> None:
+        """Before going back: freeze the run as it stands (`original`), unless the session is a
+        branch of the one kept; that one stays, the run the branch is compared with."""
+        o = self.original
+        if o is None or (s.t >= len(o["history"]) and s.history[:len(o["history"])] == o["history"]):
+            self.original = pickle.loads(pickle.dumps(s.to_dict(), protocol=pickle.HIGHEST_PROTOCOL))
+
+    # ---------------------------------------------------------------- in a save
+    def to_doc(self, s: "Session") -> dict[str, Any] | None:
+        """What a save keeps of going back (None: nothing): the run ahead, so that stepping on
+        after a load follows it as if the session had never stopped (a person's decisions in it
+        wait for the person again, a replay that differs says so), and the original of a branch.
+        Checkpoints are not kept: they are rebuilt by replaying, which is exact."""
+        tape = self.tape if self.tape is not None and self.tape.t > s.t else None
+        if tape is None and self.original is None:
+            return None
+        return {"tape": tape.to_dict() if tape is not None else None, "original": self.original}
+
+    def load_doc(self, doc: dict[str, Any] | None, s: "Session") -> None:
+        """`to_doc`'s document (checked against the schema) back into the timeline of `s`, the
+        session it was saved with; AELError naming the field where it belongs to another run."""
+        if not doc:
+            return
+        tape = doc.get("tape")
+        if tape is not None:
+            if not s.t < tape["t"] <= s.n_episodes:
+                raise AELError(f"field timeline.tape.t: {tape['t']} is not an episode ahead of this session "
+                               f"(at {s.t} of {s.n_episodes})")
+            if tape["history"][:s.t] != s.history:
+                first = next(i for i, (a, b) in enumerate(zip(tape["history"], s.history)) if a != b)
+                raise AELError(f"field timeline.tape.history[{first}]: the run ahead does not continue this "
+                               f"session (its episode {first} is another)")
+            self.tape = Tape.from_dict(tape)
+        original = doc.get("original")
+        if original is not None:
+            mine, theirs = s.config.to_dict(), original["config"]
+            for key in ("scenario", "seed", "selector", "scenario_options", "variants", "llm"):
+                if theirs.get(key) != mine.get(key):
+                    raise AELError(f"field timeline.original.config.{key}: the original run is not a run of "
+                                   f"this session ({theirs.get(key)!r}, this one {mine.get(key)!r})")
+            self.original = original
 
     # ---------------------------------------------------------------- hooks
     @staticmethod

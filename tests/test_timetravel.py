@@ -287,8 +287,11 @@ def test_cli_branch_then_resume_continues_the_branch(tmp_path, capsys, support_r
     save_session(s, save)
     out = tmp_path / "b.json"
     assert main(["branch", str(save), "--at", "950", "--save", str(out)]) == 0
-    assert main(["run", "support", "--resume", str(out), "--save", str(out), "--quiet"]) == 0
     from engine.store.persistence import read_document
+
+    kept = read_document(out)["timeline"]  # the run ahead, and the run it branched from (the lab's B)
+    assert kept["tape"]["t"] == 1200 and kept["original"]["history"] == full["history"]
+    assert main(["run", "support", "--resume", str(out), "--save", str(out), "--quiet"]) == 0
 
     resumed = read_document(out)["session"]
     assert resumed["history"] == full["history"]

@@ -158,7 +158,7 @@ async def test_going_back_says_why_not_for_a_bad_episode_and_loses_nothing(suppo
 
 
 # -------------------------------------------------------------- branch
-async def test_rewind_to_300_step_to_920_reject_the_arm_and_compare_both_branches(support_run):
+async def test_rewind_to_300_step_to_920_reject_the_arm_and_compare_both_branches(support_run, tmp_path):
     """The issue's done-when, in the lab: back to 300, r to 920, the arm rejected there."""
     app = make_app(opened(support_run))
     async with app.run_test(size=SIZE) as pilot:
@@ -192,6 +192,14 @@ async def test_rewind_to_300_step_to_920_reject_the_arm_and_compare_both_branche
         assert original.t == 1000 and any("frozen" in m for m in notifications(app))
         await pilot.press("c")
         await until(pilot, lambda: isinstance(app.screen, LabScreen), "back in the lab")
+        app.lab.host.save(tmp_path / "branch.json")
+    # the save holds the original too: opened again, B compares the same two runs
+    again = make_app(load_session(tmp_path / "branch.json", scenarios.make_scenario))
+    async with again.run_test(size=SIZE) as pilot:
+        assert again.lab.view.travel.ghost_label == "original"
+        await pilot.press("B")
+        await until(pilot, lambda: isinstance(again.screen, BranchCompareScreen), "the compare view, reopened")
+        assert again.screen.parted.decision == "#2 rejected (the original approved it)"
 
 
 def test_divergence_finds_the_decision_and_the_first_episode_played_otherwise(support_run):
@@ -266,5 +274,6 @@ async def test_a_save_after_going_back_resumes_exactly(support_run, tmp_path):
         save_session(s, path)
         loaded = load_session(path, scenarios.make_scenario)
         assert loaded.t == 300 and comparable(loaded.to_dict()) == comparable(s.to_dict())
+        assert loaded.timeline.reach(loaded) == 1000 and loaded.timeline.original == s.timeline.original  # kept
         loaded.run()  # to the proposals at 920, as the original
         assert loaded.t == 920 and loaded.history == support_run["history"][:920]

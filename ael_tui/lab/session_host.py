@@ -59,9 +59,18 @@ class SessionHost(RunLoop):
         self.autosave_id = f"{time.strftime('%Y%m%dT%H%M%S')}-p{os.getpid()}-{next(_HOSTS)}"
         self.queued_steps = 0                  # step presses made while a step was running
         self._silent = 0                       # silent reflections passed in this run (mode "reflection")
-        self.original: dict[str, Any] | None = None  # the run before it went back (ael_tui/lab/time_travel.py)
         self.undone: dict[int, str] = {}       # proposals reopened by an undo: what their next decision's
                                                # reason says, so the audit log tells of the undo
+
+    @property
+    def original(self) -> dict[str, Any] | None:
+        """The run before it went back (ael_tui/lab/time_travel.py), kept on the session's
+        timeline so that a save holds it and a load brings it back."""
+        return self.session.timeline.original
+
+    @original.setter
+    def original(self, doc: dict[str, Any] | None) -> None:
+        self.session.timeline.original = doc
 
     def read(self, look: Callable[[Session], T]) -> T:
         """`look(session)` under the lock: how the interface reads the session (it waits at

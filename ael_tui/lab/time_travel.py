@@ -5,7 +5,7 @@ The engine does the travelling (engine/timetravel.py: checkpoints, an exact repl
 run ahead kept as a tape that stepping on follows). What the lab adds:
 
 - `host.original`: the run as it stood before it went back, frozen (a copy of its
-  save, `Session.to_dict`). A rewind keeps the tape only until the run departs from it
+  save, `Session.to_dict`; kept on the session's timeline, so a save holds it). A rewind keeps the tape only until the run departs from it
   (another decision, an undo), and the compare view needs both runs after that. It is
   taken when the session goes back from its furthest point, and kept while the
   session is still on its path; once the session has branched, going back again
@@ -20,7 +20,6 @@ Every function here takes the host's lock: the engine's thread never steps meanw
 
 from __future__ import annotations
 
-import pickle
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -52,18 +51,10 @@ def last_decision(s: "Session") -> "AuditEntry | None":
     return next((a for a in reversed(s.queue.audit) if a.proposal_id > 0 and a.decision in DECIDED), None)
 
 
-def _on_path_of(s: "Session", original: dict[str, Any]) -> bool:
-    """The session is the original run, or that run carried further (nothing decided otherwise)."""
-    h = original["history"]
-    return s.t >= len(h) and s.history[:len(h)] == h
-
-
 def keep_original(host: "SessionHost") -> None:
     """Before going back: freeze the run as it stands, unless it is a branch of the one kept
     (then that one stays, the run the branch is compared with). Call with the lock held."""
-    s = host.session
-    if host.original is None or _on_path_of(s, host.original):
-        host.original = pickle.loads(pickle.dumps(s.to_dict(), protocol=pickle.HIGHEST_PROTOCOL))
+    host.session.timeline.keep_original(host.session)
 
 
 def rewind(host: "SessionHost", n: int) -> None:

@@ -1,6 +1,8 @@
 """Sessions on disk: one JSON document, written atomically, never pickle.
 
-A save is `{"format": "ael-lab-session", "schema_version": N, "saved_at": ..., "session": {...}}`.
+A save is `{"format": "ael-lab-session", "schema_version": N, "saved_at": ..., "session": {...}}`,
+and `"timeline": {...}` when the session went back (the run ahead, a branch's original:
+engine/timetravel.py, `Timeline.to_doc`).
 Writing goes to a temp file in the same folder, is fsynced, then renamed over
 the target, so a crash or a bad session never leaves a half-written file and
 the previous save stays intact. Loading refuses, with one line a person can
@@ -34,6 +36,9 @@ def save_session(session: Session, path: str | os.PathLike) -> None:
     try:
         document = {"format": FORMAT, "schema_version": SCHEMA_VERSION, "saved_at": now_iso(),
                     "session": session.to_dict()}
+        timeline = session.timeline.to_doc(session)
+        if timeline is not None:
+            document["timeline"] = timeline
         write_json_atomic(path, document)
     except (TypeError, ValueError) as err:  # a value JSON cannot hold: a bug, but never a half file
         raise AELError(f"cannot save to {path}: session state is not serialisable ({err})") from err
@@ -60,12 +65,17 @@ def read_document(path: str | os.PathLike) -> dict[str, Any]:
         version = doc["schema_version"]
     if not isinstance(doc.get("session"), dict):
         raise AELError(f"{p} has no session in it")
-    from .session_schema import SessionDoc  # the models of every extension: built when a file is read
+    from .session_schema import SessionDoc, TimelineDoc  # the models of every extension: built when a file is read
 
     try:
         SessionDoc.model_validate(doc["session"])
     except ValidationError as err:
         raise validation_error(err, p, ("session",)) from None
+    if doc.get("timeline") is not None:
+        try:
+            TimelineDoc.model_validate(doc["timeline"])
+        except ValidationError as err:
+            raise validation_error(err, p, ("timeline",)) from None
     return doc
 
 
@@ -106,6 +116,10 @@ def load_session(path: str | os.PathLike, scenario_factory, *, llm_url: str | No
     if session.t > session.n_episodes:  # needs the scenario: its stream's length
         raise AELError(f"{path}: field session.t: {session.t} is beyond the end of the "
                        f"{session.config.scenario} stream ({session.n_episodes} episodes)")
+    try:
+        session.timeline.load_doc(doc.get("timeline"), session)
+    except AELError as err:
+        raise AELError(f"{path}: {err}") from None
     return session
 
 

@@ -431,6 +431,30 @@ class SessionDoc(Strict):
         return self
 
 
+class Tape(Strict):
+    """The run ahead of a session that went back (engine/timetravel.py, `Tape`)."""
+    t: Count
+    history: Annotated[list[Record], Items]
+    audit: Annotated[list[Audit], Items]
+    rules: Annotated[list[StandingRule], Items] = []
+
+    @model_validator(mode="after")
+    def _whole(self) -> "Tape":
+        if len(self.history) != self.t:
+            raise ValueError(f"t is {self.t} but the history holds {len(self.history)} episodes")
+        for i, r in enumerate(self.history):
+            if r.episode != i:
+                raise ValueError(f"history[{i}] is numbered episode {r.episode}")
+        return self
+
+
+class TimelineDoc(Strict):
+    """`"timeline"` in a save (`Timeline.to_doc`): whether it belongs to the session beside it is
+    checked once that session is built (`Timeline.load_doc`)."""
+    tape: Tape | None = None
+    original: SessionDoc | None = None
+
+
 def _check_variant_states(d: SessionDoc) -> None:
     """Every saved variant state belongs to a variant the config runs, and fits its model."""
     running = {parse_variant(v).name for v in d.config.variants}

@@ -84,6 +84,22 @@ def sessions() -> None:
         d["t"] = 300
     case("t-beyond-the-stream", "session.t: 300 is beyond the end", beyond_stream)
 
+    # a timeline (the run ahead of a rewound session, a branch's original) that is not this run's
+    def with_timeline(name: str, expect: str, timeline) -> None:
+        doc = copy.deepcopy(base)
+        doc["timeline"] = timeline(copy.deepcopy(base["session"]))
+        write(f"sessions/{name}.json", json.dumps(doc), expect)
+
+    with_timeline("timeline-tape-not-ahead", "timeline.tape.t",
+                  lambda d: {"tape": {"t": d["t"], "history": d["history"], "audit": [], "rules": []}})
+    with_timeline("timeline-tape-another-run", "timeline.tape.history[2]",
+                  lambda d: {"tape": {"t": d["t"] + 1, "audit": [], "rules": [],
+                                      "history": [*d["history"][:2], {**d["history"][2], "reward": 0.123},
+                                                  *d["history"][3:], {**d["history"][-1], "episode": d["t"]}]}})
+    with_timeline("timeline-original-another-seed", "timeline.original.config.seed",
+                  lambda d: {"original": {**d, "config": {**d["config"], "seed": 7}}})
+    with_timeline("timeline-unknown-field", "timeline.junk", lambda d: {"tape": None, "junk": 1})
+
     nested: object = 1
     for _ in range(200):
         nested = [nested]
