@@ -58,6 +58,10 @@ def summary(app) -> str:
     return str(app.screen.query_one("#preview-summary", Static).render())
 
 
+def headline(app) -> Static:
+    return app.screen.query_one("#approval-headline", Static)
+
+
 async def test_the_dialog_opens_at_once_then_lists_the_fixed_and_broken_tickets_and_opens_one(monkeypatch):
     go = held(monkeypatch)
     app = make_app(at_the_arm())
@@ -66,6 +70,7 @@ async def test_the_dialog_opens_at_once_then_lists_the_fixed_and_broken_tickets_
         await pilot.pause()
         assert isinstance(app.screen, ApprovalScreen)
         assert summary(app).startswith("Replaying the window… (episodes 880–919")
+        assert str(headline(app).render()).startswith("Replaying the window with and without it")
         listing = app.screen.query_one("#preview-list", OptionList)
         assert listing.option_count == 0 and not listing.display
         go.set()
@@ -78,6 +83,12 @@ async def test_the_dialog_opens_at_once_then_lists_the_fixed_and_broken_tickets_
         text = summary(app)
         assert "fixed 8: #904 #905 #908 #910 #914 #915 #918 #919" in text and "broken 2: #888 #899" in text
         assert listing.display and listing.region.width <= 80
+        # the finding in one line at the top, in view at 80x24 before any scrolling (the arm's JSON is long)
+        line = headline(app)
+        assert " ".join(str(line.render()).split()) == \
+            "Replayed: route_aware fixes 8 of the window's 22 failures and breaks 2 · the episodes below"
+        body = app.screen.query_one("#approval-body")
+        assert body.scroll_y == 0 and line.region.y < body.region.bottom and line.region.height >= 1
         room = listing.scrollable_content_region.width
         assert all(listing.get_option_at_index(i).prompt.cell_len <= room for i in range(listing.option_count))
         listing.focus()
@@ -122,3 +133,4 @@ async def test_a_code_proposal_says_why_it_is_not_replayed(monkeypatch):
         await settle(pilot)
         assert isinstance(app.screen, ApprovalScreen)
         assert summary(app).startswith("No preview: proposal #2 is Python code")
+        assert str(headline(app).render()).startswith("No replay: proposal #2 is Python code")

@@ -35,7 +35,7 @@ from ael_tui.tick_list import TickList
 from ael_tui.lab.reflection_panel import evidence_text
 from ael_tui.dialogs import PromptScreen
 from ael_tui.decisions.editor import EditProposalScreen
-from ael_tui.decisions.preview_panel import PreviewPanel
+from ael_tui.decisions.preview_panel import REPLAYING, PreviewPanel, headline
 
 KIND_NAMES = {"arm": "a new arm", "insight": "an insight", "allocator": "allocation code", "planner": "a new planner"}
 
@@ -193,6 +193,8 @@ class ApprovalScreen(SaysWhy, ModalScreen[Decision | None]):
             with VerticalScroll(id="approval-body"):
                 if self.ctx.note:
                     yield Static(Text(self.ctx.note, style="italic"), id="approval-note")
+                if self.ctx.preview is not None:  # the replay's finding in one line, above a long proposal
+                    yield Static(Text(REPLAYING, style="dim"), id="approval-headline")
                 # what is being decided first, in view without scrolling; the why below it
                 yield Static(self._payload(p), id="approval-payload")
                 yield Static(self._diagnosis(p, r), id="approval-diagnosis")
@@ -274,10 +276,14 @@ class ApprovalScreen(SaysWhy, ModalScreen[Decision | None]):
         panels = self.query(PreviewPanel)
         if not panels:
             return
+        line = self.query_one("#approval-headline", Static)
         if result is None:
             panels.first().fail(why)
+            line.update(Text(f"No replay: {why}", style="dim"))
         else:
-            panels.first().show(result, str(self.proposal.payload.get("name", "")))
+            name = str(self.proposal.payload.get("name", ""))
+            panels.first().show(result, name)
+            line.update(headline(result, name))
 
     def on_preview_panel_open_episode(self, event: PreviewPanel.OpenEpisode) -> None:
         if self.ctx.open_episode is not None:

@@ -33,6 +33,27 @@ def numbers(rows: list["Replayed"]) -> str:
     return text + (f" … (+{len(rows) - SHOWN})" if len(rows) > SHOWN else "")
 
 
+REPLAYING = "Replaying the window with and without it… (what it finds shows here and further down)"
+
+
+def headline(pv: "Preview", name: str) -> Text:
+    """What the replay found, in one line at the top of the dialog (the episodes further down)."""
+    out = Text()
+    out.append("Replayed: ", style="bold")
+    if pv.kind == "arm":
+        out.append(f"{name} fixes ")
+        out.append(str(len(pv.fixed)), style="bold green")
+        out.append(f" of the window's {pv.failures} failures and breaks ")
+        out.append(str(len(pv.broken)), style="bold red")
+    elif pv.changed:
+        out.append(f"it changes {len(pv.changed)} of the agent's decisions ({len(pv.fixed)} fixed, "
+                   f"{len(pv.broken)} broken)")
+    else:
+        out.append("it changes none of the agent's decisions in the window")
+    out.append(" · the episodes below", style="dim")
+    return out
+
+
 def summary(pv: "Preview", name: str) -> Text:
     """What the replay found, in a few lines: for an arm fixed and broken, else changed decisions."""
     lo, hi = pv.window
