@@ -90,6 +90,8 @@ class Decisions(Widget):
         of the session taken under its lock: the live session is never moved, so the lab reads
         it as it is while the replay runs."""
         build = self.host.read(detached)
+        if should_stop():  # the dialog closed meanwhile (a quick decision): no copy built for nothing
+            raise AELError("the dialog closed before the replay began")
         return preview(build(), pid, should_stop)
 
     def _open_episode(self, n: int) -> None:
