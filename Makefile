@@ -51,7 +51,7 @@ lab: $(STAMP)
 CORES := $(shell nproc 2>/dev/null || echo 2)
 TEST_JOBS ?= $(shell echo $$(( $(CORES) + 1 )))
 test: $(STAMP)
-	$(PY) -m pytest -n $(TEST_JOBS) --dist loadfile
+	$(PY) -m pytest -n $(TEST_JOBS) --dist loadfile --no-loadscope-reorder
 
 # the one-minute loop while you work: unit tests only (no lab, no server, no process,
 # no model), one case of each parametrized test; `make test` before you push
