@@ -74,9 +74,11 @@ def pytest_ignore_collect(collection_path, config):
     return None
 
 
-# the order `make test` hands modules to its workers: the long ones first, so the run
-# does not end with one worker on a long module while the other has nothing left
-LONG_FIRST = {"model": 0, "lab": 1, "served": 2, "process": 3, "unit": 4}
+# the order `make test` hands modules to its workers (--no-loadscope-reorder): the long ones
+# first, so the run does not end with one worker on a long module while the others have
+# nothing left. The served modules hold the longest after the model's (a class of forty
+# visitors, a teacher's tour: 40-50 s each), the lab's are many but shorter
+LONG_FIRST = {"model": 0, "served": 1, "lab": 2, "process": 3, "unit": 4}
 
 
 def pytest_collection_modifyitems(config, items):
