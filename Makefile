@@ -46,7 +46,7 @@ lab: $(STAMP)
 # one worker more than the cores (TEST_JOBS=1 for one process): about a fifth of the
 # suite waits on other processes (servers, browsers, tmux, the sandbox, the local
 # model's own thread), and a third worker fills those waits (on 2 cores: 482 s against
-# 560 s with two). A module's tests share a worker, so a module-scoped fixture (the
+# 560 s with two, measured before the bytecode and garbage-collector changes). A module's tests share a worker, so a module-scoped fixture (the
 # local model's run, a served lab) is built once
 CORES := $(shell nproc 2>/dev/null || echo 2)
 TEST_JOBS ?= $(shell echo $$(( $(CORES) + 1 )))
