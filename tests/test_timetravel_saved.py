@@ -100,3 +100,6 @@ def test_a_timeline_of_another_run_is_refused_in_one_line(tmp_path):
     assert "timeline.tape" in _saved_with(tmp_path, lambda t: t["tape"].update(t=61))  # t against its history
     assert "timeline.original.config.seed" in _saved_with(tmp_path, lambda t: t["original"]["config"].update(seed=7))
     assert "timeline.unknown" in _saved_with(tmp_path, lambda t: t.update(unknown=1))
+    # the original is rebuilt by the compare view: its world's state is checked as the session's is
+    assert "timeline.original.scenario_state" in _saved_with(
+        tmp_path, lambda t: t["original"].update(scenario_state={"planted": 1}))

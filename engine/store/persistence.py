@@ -116,6 +116,14 @@ def load_session(path: str | os.PathLike, scenario_factory, *, llm_url: str | No
     if session.t > session.n_episodes:  # needs the scenario: its stream's length
         raise AELError(f"{path}: field session.t: {session.t} is beyond the end of the "
                        f"{session.config.scenario} stream ({session.n_episodes} episodes)")
+    original = (doc.get("timeline") or {}).get("original")
+    if original is not None:  # the compare view (B) rebuilds it: the same checks as the session's
+        where = ("timeline", "original")
+        _check_scenario_state(original["scenario_state"], session.scenario, path, where)
+        _check_memory_metadata(original["memory"], session.scenario.memory_metadata, path, where)
+        if original["t"] > session.n_episodes:
+            raise AELError(f"{path}: field timeline.original.t: {original['t']} is beyond the end of the "
+                           f"{session.config.scenario} stream ({session.n_episodes} episodes)")
     try:
         session.timeline.load_doc(doc.get("timeline"), session)
     except AELError as err:
@@ -150,30 +158,31 @@ def _endpoint(url: str | None) -> str | None:
     return re.sub(r"://[^/@]*@", "://", url) if url else url
 
 
-def _check_memory_metadata(memory: dict[str, Any], models: dict[str, Any], path) -> None:
+def _check_memory_metadata(memory: dict[str, Any], models: dict[str, Any], path,
+                           where: tuple[str, ...] = ("session",)) -> None:
     """What the scenario reads from its memory entries (`Scenario.memory_metadata`)."""
     for tier, model in models.items():
         for i, row in enumerate(memory["tiers"].get(tier, [])):
             try:
                 model.model_validate(row["metadata"])
             except ValidationError as err:
-                raise validation_error(err, path, ("session", "memory", "tiers", tier, i, "metadata")) from None
+                raise validation_error(err, path, (*where, "memory", "tiers", tier, i, "metadata")) from None
 
 
 class _Refused(AELError):
     """A refusal that already names the file and the field."""
 
 
-def _check_scenario_state(state: dict[str, Any], scenario, path) -> None:
+def _check_scenario_state(state: dict[str, Any], scenario, path, where: tuple[str, ...] = ("session",)) -> None:
     """The save's "scenario_state" against the model the scenario's class declares
     (`state_model`; none: the world keeps no run state, so only `{}` fits)."""
     model = getattr(scenario, "state_model", None)
     if model is None:
         if state:
-            raise _Refused(f"{path}: field session.scenario_state: the {getattr(scenario, 'name', '')} scenario keeps no "
-                           f"run state, but the save holds {sorted(state)[0]!r}")
+            raise _Refused(f"{path}: field {'.'.join(where)}.scenario_state: the {getattr(scenario, 'name', '')} "
+                           f"scenario keeps no run state, but the save holds {sorted(state)[0]!r}")
         return
     try:
         model.model_validate(state)
     except ValidationError as err:
-        raise _Refused(str(validation_error(err, path, ("session", "scenario_state")))) from None
+        raise _Refused(str(validation_error(err, path, (*where, "scenario_state")))) from None
