@@ -5,8 +5,9 @@ The engine does the travelling (engine/timetravel.py: checkpoints, an exact repl
 run ahead kept as a tape that stepping on follows). What the lab adds:
 
 - `host.original`: the run as it stood before it went back, frozen (a copy of its
-  save, `Session.to_dict`; kept on the session's timeline, so a save holds it). A rewind keeps the tape only until the run departs from it
-  (another decision, an undo), and the compare view needs both runs after that. It is
+  save, `Session.to_dict`, kept on the session's timeline, so a save holds it). A
+  rewind keeps the tape only until the run departs from it (another decision, an
+  undo), and the compare view needs both runs after that. It is
   taken when the session goes back from its furthest point, and kept while the
   session is still on its path; once the session has branched, going back again
   within the branch keeps the original it branched from.
