@@ -169,11 +169,17 @@ class Timeline:
             self.tape = Tape.from_dict(tape)
         original = doc.get("original")
         if original is not None:
-            mine, theirs = s.config.to_dict(), original["config"]
-            for key in ("scenario", "seed", "selector", "scenario_options", "variants", "llm"):
-                if theirs.get(key) != mine.get(key):
+            # going back never changes a session's config, so a branch's original has all of it (its
+            # prior, split, approval mode, allow_code_auto...): any field that differs is another run's
+            mine = s.config.to_dict()
+            try:  # (a save from before a field existed holds its default: read as the session's was)
+                theirs = type(s.config).from_dict(original["config"]).to_dict()
+            except (TypeError, ValueError, KeyError) as err:
+                raise AELError(f"field timeline.original.config: not a session's config ({err})") from None
+            for key, value in mine.items():
+                if theirs.get(key) != value:
                     raise AELError(f"field timeline.original.config.{key}: the original run is not a run of "
-                                   f"this session ({theirs.get(key)!r}, this one {mine.get(key)!r})")
+                                   f"this session ({theirs.get(key)!r}, this one {value!r})")
             self.original = original
 
     # ---------------------------------------------------------------- hooks

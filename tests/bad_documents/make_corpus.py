@@ -98,6 +98,11 @@ def sessions() -> None:
                                                   *d["history"][3:], {**d["history"][-1], "episode": d["t"]}]}})
     with_timeline("timeline-original-another-seed", "timeline.original.config.seed",
                   lambda d: {"original": {**d, "config": {**d["config"], "seed": 7}}})
+    # a field outside the six the original was once checked on (scenario, seed, selector, options,
+    # variants, llm): going back never changes a config, so any field that differs is another run's
+    with_timeline("timeline-original-another-prior", "timeline.original.config.prior",
+                  lambda d: {"original": {**d, "config": {**d["config"], "prior": [2.0, 5.0],
+                                                                "variants": []}}})
     with_timeline("timeline-unknown-field", "timeline.junk", lambda d: {"tape": None, "junk": 1})
 
     nested: object = 1
