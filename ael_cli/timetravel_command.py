@@ -40,6 +40,10 @@ def episode(text: str) -> int:
     return n
 
 
+# what the refusal of a save whose LLM calls go to a URL asks for (engine/store/persistence.py)
+LLM_URL_HELP = "confirm the LLM endpoint the save names (a file cannot choose where your API key goes)"
+
+
 def add_parsers(sub) -> None:
     br = sub.add_parser("branch", help="a saved run taken back to episode N, a decision changed there")
     br.add_argument("file", metavar="SAVE", help="a saved session")
@@ -50,6 +54,7 @@ def add_parsers(sub) -> None:
     br.add_argument("--force", action="store_true", help="let --save replace a file that is not a session")
     br.add_argument("--trust-code", action="store_true",
                     help="admit the save's Python-code policies unreviewed (they run sandboxed)")
+    br.add_argument("--llm-url", help=LLM_URL_HELP)
 
     ex = sub.add_parser("explain", help="why episode N of a saved run went as it did")
     ex.add_argument("file", metavar="SAVE", help="a saved session")
@@ -57,15 +62,16 @@ def add_parsers(sub) -> None:
     ex.add_argument("--json", action="store_true", help="print the explanation as JSON")
     ex.add_argument("--trust-code", action="store_true",
                     help="admit the save's Python-code policies unreviewed (they run sandboxed)")
+    ex.add_argument("--llm-url", help=LLM_URL_HELP)
 
 
-def _load(path: str, trust_code: bool):
+def _load(path: str, trust_code: bool, llm_url: str | None):
     from engine.store.persistence import load_session
     from scenarios import make_scenario
 
     from ael_cli.runner import admit_saved_code
 
-    session = load_session(path, make_scenario)
+    session = load_session(path, make_scenario, llm_url=llm_url)
     admit_saved_code(session, argparse.Namespace(resume=path, trust_code=trust_code))
     return session
 
@@ -81,7 +87,7 @@ def branch_command(args: argparse.Namespace) -> int:
         if decide.get(k, what) != what:
             raise AELError(f"--decide: proposal #{k} is given both approve and reject")
         decide[k] = what
-    session = _load(args.file, args.trust_code)
+    session = _load(args.file, args.trust_code, args.llm_url)
     if args.at > session.t:
         raise AELError(f"--at {args.at}: {args.file} has run only to episode {session.t}")
     session.timeline.keep_original(session)  # the run it branches from: the lab's compare view (B) shows both
@@ -101,7 +107,7 @@ SIDE_BY_SIDE = 120
 def explain_command(args: argparse.Namespace) -> int:
     from engine.explain import explain, render
 
-    session = _load(args.file, args.trust_code)
+    session = _load(args.file, args.trust_code, args.llm_url)
     report = explain(session, args.episode)
     if args.json:
         sys.stdout.write(json.dumps(report, indent=2, default=str) + "\n")
