@@ -39,6 +39,10 @@ from ael_cli.flags.scenario_flags import add_scenario_flags, scenario_help
 from ael_cli.flags.variant_flags import add_variant_flag
 
 EXIT_USAGE = 2
+RUN_EXIT_CODES = ("exit status: 0 the runs reached their end (or --until); 2 a bad input, in one line; 3 a "
+                  "resumed run stopped before its end at a proposal waiting for a person (a save made in manual "
+                  "approval, a branch's run ahead): one line names it and the --decide or --approve that "
+                  "decides it, no table is printed, and --json says \"complete\": false")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -56,13 +60,19 @@ def build_parser() -> argparse.ArgumentParser:
     specs = all_specs()
     scenario_names = f"one of: {scenario_help(specs)}"
 
-    run = sub.add_parser("run", help="run sessions headless and print the results table")
+    from .timetravel_command import decision
+
+    run = sub.add_parser("run", help="run sessions headless and print the results table", epilog=RUN_EXIT_CODES)
     run.add_argument("scenario", help=scenario_names)
     run.add_argument("--seeds", type=parse_seeds, help="comma list and/or ranges: 42,123 or 1..200 (default 42)")
     run.add_argument("--selector", help=f"{method_help()}; a comma list, or all (default ts+reflection)")
     run.add_argument("--episodes", type=types.episodes, help="stop the stream after N episodes")
     run.add_argument("--approve", choices=["auto", "reject"],
-                     help="what happens to proposals in batch (default auto)")
+                     help="what happens to proposals in batch (default auto); with --resume, to those the "
+                          "resumed run waits at (one a person decided in the run ahead is decided as there)")
+    run.add_argument("--decide", type=decision, action="append", metavar="K=approve|reject",
+                     help="with --resume: decide proposal K (its number in the audit log) this way when the "
+                          "resumed run waits at it (repeatable)")
     run.add_argument("--until", type=types.until, help="stop at this episode (exclusive), e.g. to --save mid-run")
     run.add_argument("--save", help="save the session here at the end (one run only)")
     run.add_argument("--resume", help="continue a saved session to the end")

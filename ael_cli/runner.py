@@ -17,6 +17,8 @@ from scenarios import all_specs, make_scenario, spec_of
 from ael_cli.flags.reflection_flags import reflector_options as flag_reflector_options
 from ael_cli.flags.llm_flags import llm_config
 from ael_cli.outputs import check_run_outputs
+from ael_cli.resume_decisions import (EXIT_STOPPED, decide_waiting, decisions_given, outcome, prepare,
+                                      stopped_line, unused_decisions)
 from ael_cli.flags.scenario_flags import given_scenario_flags
 from ael_cli.flags.variant_flags import variants_of
 from ael_cli.flags.scenario_flags import scenario_options as scenario_options_of
@@ -65,14 +67,16 @@ def _check_outputs(args: argparse.Namespace, n_runs: int, selectors: list[str] =
 
 
 # flags that shape a new session; a resumed session keeps the settings it was saved with
-# (--llm-url and --record are allowed: they confirm the endpoint and cassette a file names)
-SESSION_FLAGS = ("seeds", "selector", "approve", "episodes", "warmup", "split", "prior", "trigger",
+# (--llm-url and --record are allowed: they confirm the endpoint and cassette a file names; --approve
+# and --decide decide what a resumed run waits at: ael_cli/resume_decisions.py)
+SESSION_FLAGS = ("seeds", "selector", "episodes", "warmup", "split", "prior", "trigger",
                  "reflect_every", "reflect_window", "reflect_threshold", "agent_model",
                  "reflector_model", "llm_context", "replay", "variant")
 
 
 def run_command(args: argparse.Namespace) -> int:
     check_run_outputs(args)  # before any work: a refused output must not cost a run
+    decisions_given(args)  # --decide: only with --resume, never both ways
     spec = spec_of(args.scenario)
     if args.resume:
         given = [f for f in SESSION_FLAGS if getattr(args, f) is not None]
@@ -87,6 +91,7 @@ def run_command(args: argparse.Namespace) -> int:
         if session.config.scenario != args.scenario:
             raise AELError(f"{args.resume} is a {session.config.scenario} session, not {args.scenario}")
         admit_saved_code(session, args)
+        prepare(session, args)
         _check_outputs(args, 1)
         sessions = [session]
         seeds = [session.config.seed]
@@ -118,12 +123,22 @@ def run_command(args: argparse.Namespace) -> int:
                 sessions.append(config)
     runs = _execute(sessions, args)
     document = finite({"scenario": args.scenario, "seeds": seeds, "runs": runs, "summary": summarise(runs),
-                       "paper_comparable": args.until is None and _paper_comparable(sessions)})
+                       "paper_comparable": args.until is None and _paper_comparable(sessions),
+                       "complete": all(r.get("complete", True) for r in runs)})
     if args.json_path:
         try:
             write_json_atomic(args.json_path, document)
         except OSError as err:
             raise AELError(f"cannot write {args.json_path}: {err.strerror or err}") from err
+    if any(r.get("waiting") for r in runs):
+        # a part of the stream, stopped at a decision: never a table beside the paper's row of the whole
+        _warn(stopped_line(sessions[0], args) if args.resume else
+              f"a run stopped before its end: {next(r['waiting'] for r in runs if r.get('waiting'))} waits "
+              "for a person's decision", prefix="ael-lab: ")
+        return EXIT_STOPPED
+    if args.resume:
+        for k in unused_decisions(sessions[0], args):
+            _warn(f"--decide {k}=...: proposal #{k} never waited in this run")
     if not args.quiet:
         from ael_cli.report import print_table
 
@@ -227,7 +242,7 @@ def _execute_here(items: list, args: argparse.Namespace) -> list[dict[str, Any]]
                 s.llm.on_notice(_warn)  # breaker and Retry-After notices, as warnings while the run goes on
                 advance(0, f"{s.config.selector} seed {s.config.seed}")
                 _run_one(s, args)
-                runs.append(run_result(s))
+                runs.append({**run_result(s), **outcome(s)})
                 advance(1)
     finally:
         for llm in runtimes:
@@ -242,6 +257,8 @@ def _run_one(s: Session, args: argparse.Namespace) -> None:
     s.timeline.keep = False  # a headless run never goes back: no checkpoints (engine/timetravel.py)
     try:
         s.run(until=args.until)
+        while decide_waiting(s, args, args.until):  # a resumed run stopped at a proposal the flags decide
+            s.run(until=args.until)
     except AELError as err:
         # an LLM failure under --error-policy raise: the episode was undone, so the
         # session can still be saved where it stopped

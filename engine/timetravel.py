@@ -252,6 +252,25 @@ class Timeline:
             a.proposal_id == p.id and a.kind == p.kind and a.proposed == p.payload and not _who_is_rule(a.who)
             and a.decision in HUMAN_DECISIONS for a in tape.audit)
 
+    def recorded_decision(self, p) -> str | None:
+        """How a person decided proposal `p` in the run ahead (approve, edit or reject), if one did."""
+        tape = self.tape
+        for a in reversed(tape.audit if tape is not None else []):
+            if a.proposal_id == p.id and a.kind == p.kind and a.proposed == p.payload and not _who_is_rule(a.who) \
+                    and a.decision in HUMAN_DECISIONS:
+                return a.decision
+        return None
+
+    def decide_as_before(self, s: "Session") -> bool:
+        """The decisions a person made here (after episode s.t - 1) in the run ahead, made again as they
+        were (who, reason, an edit's object), with the standing rules set here: a headless resume has
+        nobody to ask (ael_cli/resume_decisions.py). Whether any decision was made."""
+        if self.tape is None:
+            return False
+        made = len(s.queue.audit)
+        self._boundary(s, self.tape, None)
+        return len(s.queue.audit) > made
+
     def _audit_follows_tape(self, s: "Session") -> bool:
         audit, tape = s.queue.audit, self.tape.audit  # type: ignore[union-attr]
         return len(audit) <= len(tape) and all(_comparable(a) == _comparable(b) for a, b in zip(audit, tape))
