@@ -14,7 +14,8 @@
     ael-lab chart SAVE --kind K --svg OUT  a saved run as one SVG picture (arms, reward, regret, regimes)
 
 Every error a user can cause is one line on stderr and exit code 2; no file
-is written unless the run succeeded (saves and JSON are atomic).
+is written unless the run succeeded (saves and JSON are atomic). A resumed run
+that stops at a proposal waiting for a person exits 3 (ael_cli/resume_decisions.py).
 """
 
 from __future__ import annotations

@@ -3,7 +3,8 @@
     ael-lab branch SAVE --at N [--decide K=approve|reject ...] --save OUT
         the run of SAVE as it stood at the start of episode N, with proposal K (its
         number in the audit log) decided the other way; `ael-lab run SCENARIO --resume
-        OUT` continues the branch.
+        OUT` continues the branch (it stops, exit code 3, where a person's decision of the
+        run ahead waits; `--approve auto` there makes it as it was).
     ael-lab explain SAVE --episode N [--json]
         episode N as the agent saw it, what it retrieved and why, what the other
         policies would have retrieved, the decision and the outcome.
