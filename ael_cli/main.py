@@ -69,8 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--selector", help=f"{method_help()}; a comma list, or all (default ts+reflection)")
     run.add_argument("--episodes", type=types.episodes, help="stop the stream after N episodes")
     run.add_argument("--approve", choices=["auto", "reject"],
-                     help="what happens to proposals in batch (default auto); with --resume, to those the "
-                          "resumed run waits at (one a person decided in the run ahead is decided as there)")
+                     help="what happens to proposals in batch (default auto); with --resume, the approval mode "
+                          "from there on, for a manual-approval save too (a proposal a person decided in the "
+                          "run ahead is decided as there)")
     run.add_argument("--decide", type=decision, action="append", metavar="K=approve|reject",
                      help="with --resume: decide proposal K (its number in the audit log) this way when the "
                           "resumed run waits at it (repeatable)")
