@@ -34,11 +34,11 @@ def run_task(task: RunTask) -> dict[str, Any]:
     if config.selector.startswith("baseline:"):
         # a baseline is not a bandit session: the scenario builds its run directly
         scenario = make_scenario(config.scenario, config.seed, config.scenario_options)
-        return {**scenario.baseline_run(config.selector.split(":", 1)[1]), "complete": True}
+        return scenario.baseline_run(config.selector.split(":", 1)[1])
     session = Session(config, _scenario(config))
     session.timeline.keep = False  # a batch run never goes back: no checkpoints (engine/timetravel.py)
     session.run(until=task.until)
-    return {**run_result(session), "complete": session.done}  # (--until stops it before the end)
+    return run_result(session)
 
 
 def affinity(task: RunTask) -> tuple:

@@ -93,13 +93,10 @@ def waiting(session: Session) -> str | None:
 
 
 def outcome(session: Session) -> dict:
-    """What a run's result says of how far it went: `complete` (it played its whole stream) and,
-    where a proposal stopped it, `waiting` and `stopped_at`."""
-    out: dict = {"complete": session.done}
+    """Beside a run's result (whose `complete` says whether it played its whole stream): where a
+    proposal stopped it, `waiting` and `stopped_at`."""
     what = None if session.done else waiting(session)
-    if what:
-        out.update(waiting=what, stopped_at=session.t)
-    return out
+    return {"waiting": what, "stopped_at": session.t} if what else {}
 
 
 def stopped_line(session: Session, args: argparse.Namespace) -> str:

@@ -123,8 +123,7 @@ def run_command(args: argparse.Namespace) -> int:
                 sessions.append(config)
     runs = _execute(sessions, args)
     document = finite({"scenario": args.scenario, "seeds": seeds, "runs": runs, "summary": summarise(runs),
-                       "paper_comparable": args.until is None and _paper_comparable(sessions),
-                       "complete": all(r.get("complete", True) for r in runs)})
+                       "paper_comparable": args.until is None and _paper_comparable(sessions)})
     if args.json_path:
         try:
             write_json_atomic(args.json_path, document)

@@ -30,6 +30,7 @@ def run_result(session: Session) -> dict[str, Any]:
                                                if session.config.variants else ""),
         "seed": session.config.seed,
         "episodes": len(session.history),
+        "complete": session.done,  # False: stopped before the stream's end (--until, a decision waiting)
         "regimes": regimes,
         "overall": float(rewards.mean()) if len(rewards) else 0.0,
         "sharpe": sharpe(rewards),

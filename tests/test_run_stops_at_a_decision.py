@@ -48,7 +48,6 @@ def test_a_manual_save_resumed_stops_at_its_first_proposal_and_says_so(manual_sa
     assert "stopped at episode 13 of 208" in err and "proposal #1 (a new arm)" in err
     assert f"--resume {manual_save} --decide 1=approve" in err and "--approve auto|reject" in err
     doc = results(out)
-    assert doc["complete"] is False
     assert {k: doc["runs"][0][k] for k in ("complete", "waiting", "stopped_at", "episodes")} == \
         {"complete": False, "waiting": "proposal #1 (a new arm)", "stopped_at": 13, "episodes": 13}
 
@@ -59,7 +58,7 @@ def test_approve_auto_on_a_manual_save_is_the_run_auto_approval_makes(manual_sav
                  "--json", str(resumed)]) == 0
     assert main(["run", "synthetic", "--seeds", "42", "--quiet", "--json", str(fresh)]) == 0
     assert results(resumed)["runs"] == results(fresh)["runs"]
-    assert results(fresh)["complete"] is True and results(fresh)["runs"][0]["complete"] is True
+    assert results(fresh)["runs"][0]["complete"] is True
 
 
 def test_decide_decides_the_proposal_and_the_run_goes_on(manual_save, tmp_path, capsys):
@@ -73,7 +72,7 @@ def test_decide_decides_the_proposal_and_the_run_goes_on(manual_save, tmp_path, 
     if code == EXIT_STOPPED:  # a later proposal waits in its turn, named as the first was
         assert doc["runs"][0]["stopped_at"] > 13 and "#1 " not in doc["runs"][0]["waiting"]
     else:
-        assert code == 0 and doc["complete"] is True
+        assert code == 0 and doc["runs"][0]["complete"] is True
     from engine.store.persistence import read_document
 
     assert read_document(saved)["session"]["t"] == 13  # the save is where it stopped, #1 still waiting
@@ -90,7 +89,7 @@ def test_a_branch_resumed_stops_where_its_run_ahead_had_a_persons_decision(tmp_p
     err = one_line(capsys)
     assert "proposal #1 (a new arm) waits" in err and "the run ahead: #1 rejected" in err
     assert f"--resume {b5} --decide 1=reject" in err
-    assert results(out)["complete"] is False
+    assert results(out)["runs"][0]["complete"] is False
     truth = tmp_path / "truth.json"  # the branch continued: what b5 was cut from
     assert main(["run", "synthetic", "--resume", str(b100), "--quiet", "--json", str(truth)]) == 0
     for flags in (["--approve", "auto"], ["--decide", "1=reject"]):
@@ -139,8 +138,8 @@ def test_the_issues_four_support_commands(tmp_path, capsys):
     assert main(["run", "support", "--resume", str(b300), "--json", str(out)]) == EXIT_STOPPED
     err = one_line(capsys)
     assert "stopped at episode 920 of 1200" in err and "proposal #2 (a new arm)" in err
-    assert results(out)["complete"] is False and results(out)["runs"][0]["episodes"] == 920
+    assert results(out)["runs"][0]["complete"] is False and results(out)["runs"][0]["episodes"] == 920
     assert main(["run", "support", "--resume", str(b1000), "--quiet", "--json", str(truth)]) == 0
     assert main(["run", "support", "--resume", str(b300), "--approve", "auto", "--quiet", "--json", str(out)]) == 0
     assert results(out)["runs"] == results(truth)["runs"]
-    assert round(results(out)["runs"][0]["overall"], 3) == 0.637 and results(out)["complete"] is True
+    assert round(results(out)["runs"][0]["overall"], 3) == 0.637 and results(out)["runs"][0]["complete"] is True
