@@ -102,7 +102,9 @@ def outcome(session: Session) -> dict:
 def stopped_line(session: Session, args: argparse.Namespace) -> str:
     """The one line a run stopped at waiting proposals ends with: where, what, and the command that decides them."""
     pending = session.queue.pending
-    decide, ahead = [], []
+    # the decisions given this time stay in the command: from the same save, they are needed again
+    decide = [f"--decide {k}={what}" for k, what in decisions_given(args).items() if not args.save]
+    ahead = []
     for p in pending:
         before = session.timeline.recorded_decision(p)  # approve, edit, reject or None
         decide.append(f"--decide {p.id}={'reject' if before == 'reject' else 'approve'}")

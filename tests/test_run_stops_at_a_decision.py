@@ -68,11 +68,13 @@ def test_decide_decides_the_proposal_and_the_run_goes_on(manual_save, tmp_path, 
     assert f"saved at episode 13 to {saved}" in err and f"--resume {saved} --decide 1=approve" in err
     out = tmp_path / "r.json"
     code = main(["run", "synthetic", "--resume", str(saved), "--decide", "1=reject", "--json", str(out), "--quiet"])
-    doc = results(out)
-    if code == EXIT_STOPPED:  # a later proposal waits in its turn, named as the first was
-        assert doc["runs"][0]["stopped_at"] > 13 and "#1 " not in doc["runs"][0]["waiting"]
-    else:
-        assert code == 0 and doc["runs"][0]["complete"] is True
+    assert code == EXIT_STOPPED  # the next proposal waits in its turn, named as the first was
+    assert {k: results(out)["runs"][0][k] for k in ("waiting", "stopped_at")} == \
+        {"waiting": "proposal #2 (a new arm)", "stopped_at": 78}
+    assert f"--resume {saved} --decide 1=reject --decide 2=approve " in one_line(capsys)  # #1 is still to decide there
+    code = main(["run", "synthetic", "--resume", str(saved), "--decide", "1=reject", "--approve", "auto",
+                 "--json", str(out), "--quiet"])
+    assert code == 0 and results(out)["runs"][0]["complete"] is True and results(out)["runs"][0]["episodes"] == 208
     from engine.store.persistence import read_document
 
     assert read_document(saved)["session"]["t"] == 13  # the save is where it stopped, #1 still waiting
