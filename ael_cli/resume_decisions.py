@@ -19,6 +19,7 @@ EXIT_STOPPED. What decides, with --resume:
 from __future__ import annotations
 
 import argparse
+import shlex
 
 from engine.errors import AELError
 from engine.secrets import scrub
@@ -111,11 +112,11 @@ def stopped_line(session: Session, args: argparse.Namespace) -> str:
         if before:
             ahead.append(f"#{p.id} {PAST[before]}")
     source = args.save or args.resume
-    command = f"ael-lab run {session.config.scenario} --resume {source} {' '.join(decide)}"
+    command = f"ael-lab run {session.config.scenario} --resume {shlex.quote(source)} {' '.join(decide)}"
     if getattr(args, "trust_code", False):
         command += " --trust-code"
     if getattr(args, "llm_url", None):
-        command += f" --llm-url {args.llm_url}"
+        command += f" --llm-url {shlex.quote(args.llm_url)}"
     verb = "waits" if len(pending) == 1 else "wait"
     told = f"; the run ahead: {', '.join(ahead)}" if ahead else ""
     saved = f"; saved at episode {session.t} to {args.save}" if args.save else ""
