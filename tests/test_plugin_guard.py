@@ -170,3 +170,12 @@ def test_the_labs_status_line_names_the_plugins(monkeypatch):
     assert status_of(new_session(episodes=10)).plugins == ""
     monkeypatch.setattr(plugins, "_admitted", {"some_dist": "2.0"})
     assert status_of(new_session(episodes=10)).plugins == "plugins: some_dist 2.0"
+
+
+def test_no_plugins_reaches_the_labs_of_a_served_class():
+    from ael_tui.serve.mode import ServedMode
+    from ael_tui.serve.server import app_environment
+
+    env = {"PATH": "/usr/bin", "AEL_NO_PLUGINS": "1", "AEL_PLUGIN_TIMEOUT": "2", "GEMINI_API_KEY": "g"}
+    safe = app_environment(env, ServedMode(root="/class"))
+    assert safe["AEL_NO_PLUGINS"] == "1" and safe["AEL_PLUGIN_TIMEOUT"] == "2" and "GEMINI_API_KEY" not in safe
