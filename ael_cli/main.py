@@ -148,11 +148,14 @@ def _no_plugins_asked(argv: Sequence[str]) -> bool:
 def main(argv: Sequence[str] | None = None) -> int:
     remove_temp_files_on_signals()
     warnings.showwarning = _notice_line
-    if _no_plugins_asked(sys.argv[1:] if argv is None else argv):
-        from engine.plugins import OFF
-
-        os.environ[OFF] = "1"  # this process and every one it starts (workers, the lab's)
     try:
+        if _no_plugins_asked(sys.argv[1:] if argv is None else argv):
+            from engine import plugins
+
+            os.environ[plugins.OFF] = "1"  # this process and every one it starts (workers, the lab's)
+            if plugins.loaded():  # main() called in a process that had already read them
+                raise AELError(f"{NO_PLUGINS}: plugins were loaded before the command line was read "
+                               f"({plugins.loaded_line()}); start a new process with {plugins.OFF}=1")
         parser = build_parser()  # reads every registry, plugins included
         from engine.plugins import NOTICES
 

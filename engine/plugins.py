@@ -33,6 +33,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import threading
 from typing import Any, Callable, Iterator
 
 SCENARIOS = "ael_lab.scenarios"
@@ -116,14 +117,16 @@ def _probe(ep: Any) -> dict[str, Any]:
 
 @contextlib.contextmanager
 def _stdout_to_stderr() -> Iterator[None]:
-    """What a plugin prints while it loads goes to stderr, from Python and from C alike."""
+    """What a plugin prints while it loads goes to stderr, from Python and from C alike (the
+    descriptor too only while this is the one thread: a running lab's writer owns fd 1)."""
     saved = None
-    try:
-        sys.stdout.flush()
-        saved = os.dup(1)
-        os.dup2(2, 1)
-    except (OSError, ValueError, AttributeError):
-        saved = None
+    if threading.active_count() == 1:
+        try:
+            sys.stdout.flush()
+            saved = os.dup(1)
+            os.dup2(2, 1)
+        except (OSError, ValueError, AttributeError):
+            saved = None
     try:
         with contextlib.redirect_stdout(sys.stderr):
             yield

@@ -179,3 +179,13 @@ def test_no_plugins_reaches_the_labs_of_a_served_class():
     env = {"PATH": "/usr/bin", "AEL_NO_PLUGINS": "1", "AEL_PLUGIN_TIMEOUT": "2", "GEMINI_API_KEY": "g"}
     safe = app_environment(env, ServedMode(root="/class"))
     assert safe["AEL_NO_PLUGINS"] == "1" and safe["AEL_PLUGIN_TIMEOUT"] == "2" and "GEMINI_API_KEY" not in safe
+
+
+def test_no_plugins_in_a_process_that_already_loaded_them_says_so(monkeypatch, capsys):
+    from ael_cli.main import main
+
+    monkeypatch.setenv("AEL_NO_PLUGINS", "")  # restored after: main sets it for the processes it starts
+    monkeypatch.setattr(plugins, "_admitted", {"some_dist": "2.0"})
+    assert main(["--no-plugins", *RUN]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--no-plugins: plugins were loaded before" in err and "some_dist 2.0" in err
