@@ -189,3 +189,17 @@ def test_no_plugins_in_a_process_that_already_loaded_them_says_so(monkeypatch, c
     assert main(["--no-plugins", *RUN]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--no-plugins: plugins were loaded before" in err and "some_dist 2.0" in err
+
+
+def test_the_labs_export_and_the_reproduce_report_name_the_plugins(tmp_path, monkeypatch):
+    from ael_cli.reproduce.markdown import plugin_lines
+    from ael_tui.files.exports import export_history
+    from tests.conftest import new_session
+
+    session = new_session(episodes=10)
+    session.run()
+    assert plugin_lines() == []
+    monkeypatch.setattr(plugins, "_admitted", {"some_dist": "2.0"})
+    _, json_path = export_history({"ts": session}, tmp_path / "run")
+    assert json.loads(json_path.read_text())["plugins"] == [{"distribution": "some_dist", "version": "2.0"}]
+    assert "Plugins: some_dist 2.0" in plugin_lines()[0]
