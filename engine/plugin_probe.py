@@ -5,7 +5,8 @@ child, not the command.
 `probe(dist, entries)` runs `python -c CHILD` with the parent's `sys.path` and
 AEL_NO_PLUGINS=1 (a plugin importing the engine must not probe plugins in turn),
 in a session of its own that is killed whole after AEL_PLUGIN_TIMEOUT seconds
-(default 5). The child imports each entry point's object, writes one line on a
+(default 5). The child imports each entry point's object (and a world's `SPEC.factory`,
+which a command imports later, when it builds one), writes one line on a
 private copy of its stdout (the plugin's own prints go to its stderr, thrown away),
 and ends with `os._exit(0)` so that nothing the plugin registered runs after it.
 Its answer, per entry point, is None (imported) or the one line that says why not;
@@ -45,7 +46,10 @@ from importlib.metadata import EntryPoint
 verdicts = {}
 for value in request["values"]:
     try:
-        EntryPoint(name="probe", value=value, group="probe").load()
+        loaded = EntryPoint(name="probe", value=value, group="probe").load()
+        factory = getattr(getattr(loaded, "SPEC", None), "factory", None)
+        if isinstance(factory, str) and ":" in factory:  # a world's class, imported when one is built
+            EntryPoint(name="probe", value=factory, group="probe").load()
         verdicts[value] = None
     except BaseException as err:
         text = " ".join(str(err).split())[:160]

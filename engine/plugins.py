@@ -138,6 +138,21 @@ def _stdout_to_stderr() -> Iterator[None]:
             os.close(saved)
 
 
+@contextlib.contextmanager
+def plugin_code(what: str) -> Iterator[None]:
+    """A plugin's code run after start-up (a world's class imported when one is built): what it
+    prints goes to stderr, and an exit or interrupt it raises is one line (AELError naming `what`)."""
+    from .errors import AELError
+
+    with _stdout_to_stderr():
+        try:
+            yield
+        except Exception:
+            raise
+        except BaseException as err:  # noqa: BLE001 - SystemExit, KeyboardInterrupt from a plugin's import
+            raise AELError(f"{what}: {type(err).__name__} ({_short(err)})") from None
+
+
 def load(group: str, admit: Callable[[Any], None]) -> None:
     """Read `group` once: `admit(entry_point)` registers one plugin, raising to refuse it
     (any exception: it becomes one notice line naming the plugin)."""

@@ -203,3 +203,37 @@ def test_the_labs_export_and_the_reproduce_report_name_the_plugins(tmp_path, mon
     _, json_path = export_history({"ts": session}, tmp_path / "run")
     assert json.loads(json_path.read_text())["plugins"] == [{"distribution": "some_dist", "version": "2.0"}]
     assert "Plugins: some_dist 2.0" in plugin_lines()[0]
+
+
+def split_world(folder: Path, prefix: str) -> None:
+    """The example world with its SPEC and its class in two modules, the class's module
+    starting with `prefix`: imported only when a world is built, after start-up."""
+    head, tail = (ROOT / "examples" / "plugin-world" / "ael_plugin_world.py").read_text().split("LAMPS = ", 1)
+    spec = head.replace('"plugin-world"', '"split-world"').replace("ael_plugin_world:", "ael_guard_split_world:")
+    world = (prefix + "from engine.options import resolve\nfrom engine.policies import PolicySpec\n"
+             "from engine.scenario import Outcome, Query, ScenarioBase\nfrom ael_guard_split_spec import SPEC\n"
+             "LAMPS = " + tail)
+    fake_distribution(folder, "split_world", {"ael_lab.scenarios": {"split-world": "ael_guard_split_spec"}},
+                      {"ael_guard_split_spec": spec, "ael_guard_split_world": world})
+
+
+def test_a_worlds_class_module_is_probed_and_guarded_too(tmp_path):
+    cache = tmp_path / "cache"
+    split_world(tmp_path, "print('the world module on stdout')\n")
+    ran = ael(["run", "split-world", "--seeds", "1", "--selector", "ts", "--lamps-on", "20"], tmp_path, cache)
+    assert ran.returncode == 0 and "split-world: 1 seed(s) · plugins: split_world 0.1" in ran.stdout, ran.stderr
+    assert "on stdout" not in ran.stdout and "the world module on stdout" in ran.stderr
+
+    for name in ("ael_guard_split_spec.py", "ael_guard_split_world.py"):
+        (tmp_path / name).unlink()
+    split_world(tmp_path / "exits", "import sys\nsys.exit(5)\n")  # in the probe's child too: out at start-up
+    helped = ael(["--help"], tmp_path / "exits", cache)
+    assert helped.returncode == 0 and our_lines(helped.stderr) == [
+        "ael-lab: warning: plugin 'split-world' (ael_lab.scenarios from split_world, ael_guard_split_spec) was "
+        "left out: SystemExit: 5"]
+
+    split_world(tmp_path / "here", "import os\nif not os.environ.get('AEL_NO_PLUGINS'):\n    raise SystemExit(4)\n")
+    built = ael(["run", "split-world", "--seeds", "1", "--selector", "ts", "--quiet", "--workers", "1"],
+                tmp_path / "here", cache)
+    assert built.returncode == 2 and our_lines(built.stderr) == [
+        "ael-lab: scenario 'split-world' (a plugin) could not be built: SystemExit (4)"], built.stderr
