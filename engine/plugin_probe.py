@@ -125,8 +125,11 @@ def _answer(out: bytes, nonce: str, code: int, values: list[str]) -> dict[str, A
 
 def _kill_group(child: subprocess.Popen) -> None:
     try:
-        os.killpg(child.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError, OSError):
+        if hasattr(os, "killpg"):
+            os.killpg(child.pid, signal.SIGKILL)  # the child's session: it and whatever it started
+        elif child.poll() is None:
+            child.kill()
+    except OSError:  # gone already (ProcessLookupError), or not ours to signal
         pass
     try:
         child.wait(timeout=5)
