@@ -70,7 +70,7 @@ def _entry_points(group: str) -> list[Any]:
     try:
         found = entry_points(group=group)
     except Exception as err:  # noqa: BLE001 - a broken installed distribution must not stop the lab
-        NOTICES.append(f"plugins of {group} were not read ({type(err).__name__}: {_short(err)})")
+        _notice(f"plugins of {group} were not read ({type(err).__name__}: {_short(err)})")
         return []
     seen, out = set(), []
     for ep in sorted(found, key=lambda e: (e.name, e.value)):
@@ -85,6 +85,18 @@ def _short(err: BaseException) -> str:
     return " ".join(str(err).split())[:160] or type(err).__name__
 
 
+def _printable(text: str) -> str:
+    """A plugin's names and messages reach the terminal: an escape or control character in
+    them is shown as "?", never obeyed."""
+    return "".join(c if c.isprintable() else "?" for c in text)
+
+
+def _notice(line: str) -> None:
+    line = _printable(line)
+    if line not in NOTICES:  # one line for a distribution, however many entry points it has
+        NOTICES.append(line)
+
+
 def _where(ep: Any) -> str:
     dist = getattr(ep, "dist", None)
     return f" from {dist.name}" if dist is not None and getattr(dist, "name", None) else ""
@@ -94,8 +106,8 @@ def _distribution(ep: Any) -> tuple[str, str]:
     dist = getattr(ep, "dist", None)
     name = getattr(dist, "name", None) if dist is not None else None
     if not name:
-        return ep.value.partition(":")[0].strip(), "?"  # an entry point with no distribution: its module
-    return str(name)[:100], str(getattr(dist, "version", None) or "?")[:40]
+        return _printable(ep.value.partition(":")[0].strip()[:100]), "?"  # no distribution: its module
+    return _printable(str(name)[:100]), _printable(str(getattr(dist, "version", None) or "?")[:40])
 
 
 def _probe(ep: Any) -> dict[str, Any]:
@@ -150,7 +162,7 @@ def plugin_code(what: str) -> Iterator[None]:
         except Exception:
             raise
         except BaseException as err:  # noqa: BLE001 - SystemExit, KeyboardInterrupt from a plugin's import
-            raise AELError(f"{what}: {type(err).__name__} ({_short(err)})") from None
+            raise AELError(_printable(f"{what}: {type(err).__name__} ({_short(err)})")) from None
 
 
 def load(group: str, admit: Callable[[Any], None]) -> None:
@@ -165,9 +177,7 @@ def load(group: str, admit: Callable[[Any], None]) -> None:
         name, version = _distribution(ep)
         outcome = _probe(ep)
         if outcome["failed"]:
-            line = f"plugin distribution {name} {version} was left out: {outcome['failed']}"
-            if line not in NOTICES:  # one line for a distribution, however many entry points it has
-                NOTICES.append(line)
+            _notice(f"plugin distribution {name} {version} was left out: {outcome['failed']}")
             continue
         why = outcome["verdicts"].get(ep.value)
         if why is None:
@@ -179,4 +189,4 @@ def load(group: str, admit: Callable[[Any], None]) -> None:
                 except BaseException as err:  # noqa: BLE001 - SystemExit, KeyboardInterrupt too: its, not ours
                     kind = "" if type(err).__name__ == "AELError" else f"{type(err).__name__}: "
                     why = f"{kind}{_short(err)}"
-        NOTICES.append(f"plugin {ep.name!r} ({group}{_where(ep)}, {ep.value}) was left out: {why}")
+        _notice(f"plugin {ep.name!r} ({group}{_where(ep)}, {ep.value}) was left out: {why}")

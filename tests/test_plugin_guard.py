@@ -237,3 +237,17 @@ def test_a_worlds_class_module_is_probed_and_guarded_too(tmp_path):
                 tmp_path / "here", cache)
     assert built.returncode == 2 and our_lines(built.stderr) == [
         "ael-lab: scenario 'split-world' (a plugin) could not be built: SystemExit (4)"], built.stderr
+
+
+def test_a_plugins_names_and_messages_reach_the_terminal_shown_not_obeyed(fresh_plugins, monkeypatch):
+    title = "\x1b]0;pwned\x07"
+    clipboard = "\x1b]52;c;cm0gLXJmIH4=\x07"
+    fake_distribution(fresh_plugins, "loud", {"ael_lab.methods": {"loud": "ael_test_plugin_loud:Thing"}},
+                      {"ael_test_plugin_loud": f"raise RuntimeError({clipboard!r} + 'done')\n"})
+    metadata = fresh_plugins / "loud-0.1.dist-info" / "METADATA"
+    metadata.write_text(metadata.read_text().replace("Version: 0.1", f"Version: 0.1{title}"))
+    monkeypatch.syspath_prepend(str(fresh_plugins))
+    plugins.load(plugins.METHODS, methods._admit_plugin)
+    assert len(plugins.NOTICES) == 1 and "RuntimeError: ?]52;c;cm0gLXJmIH4=?done" in plugins.NOTICES[0]
+    assert not any(c in plugins.NOTICES[0] for c in "\x1b\x07")
+    assert plugins._distribution(next(iter(plugins._entry_points(plugins.METHODS))))[1] == "0.1?]0;pwned?"
