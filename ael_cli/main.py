@@ -29,7 +29,6 @@ from typing import Sequence
 
 from engine.store.atomic import remove_temp_files_on_signals
 from engine.errors import AELError
-from engine.methods import method_help
 from scenarios import all_specs
 
 from ael_cli.flags import values as types
@@ -37,13 +36,16 @@ from ael_cli.flags.values import parse_seeds
 from ael_cli.flags.llm_flags import add_llm_flags
 from ael_cli.flags.reflection_flags import add_reflection_flags
 from ael_cli.flags.scenario_flags import add_scenario_flags, scenario_help
-from ael_cli.flags.variant_flags import add_variant_flag
+
+# Nothing imported above reads a plugin registry: `--no-plugins` is honoured in main()
+# before build_parser imports the methods and variants (whose import reads their plugins).
 
 EXIT_USAGE = 2
 RUN_EXIT_CODES = ("exit status: 0 the runs reached their end (or --until); 2 a bad input, in one line; 3 a "
                   "resumed run stopped before its end at a proposal waiting for a person (a save made in manual "
                   "approval, a branch's run ahead): one line names it and the --decide or --approve that "
                   "decides it, no table is printed, and --json says \"complete\": false")
+NO_PLUGINS = "--no-plugins"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -54,7 +56,13 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from engine.methods import method_help  # reads the methods' plugins (engine/plugins.py)
+    from ael_cli.flags.variant_flags import add_variant_flag  # and the variants'
+
     p = _Parser(prog="ael-lab", description="AEL Lab: step, watch and steer an agent that learns how to use its memory.")
+    p.add_argument(NO_PLUGINS, action="store_true",
+                   help="load no plugin (no entry point of ael_lab.scenarios, .methods, .variants); "
+                        "the lab: AEL_NO_PLUGINS=1")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
 
     # what the scenarios and methods declare: their names, one-line summaries and options
@@ -139,10 +147,27 @@ def _notice_line(message, category, filename, lineno, file=None, line=None) -> N
     print(f"ael-lab: note: {message}", file=file or sys.stderr)
 
 
+def _no_plugins_asked(argv: Sequence[str]) -> bool:
+    """`--no-plugins` among the options before the command (read before any registry is)."""
+    for arg in argv:
+        if arg == NO_PLUGINS:
+            return True
+        if not arg.startswith("-"):
+            return False
+    return False
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     remove_temp_files_on_signals()
     warnings.showwarning = _notice_line
     try:
+        if _no_plugins_asked(sys.argv[1:] if argv is None else argv):
+            from engine import plugins
+
+            os.environ[plugins.OFF] = "1"  # this process and every one it starts (workers, the lab's)
+            if plugins.loaded():  # main() called in a process that had already read them
+                raise AELError(f"{NO_PLUGINS}: plugins were loaded before the command line was read "
+                               f"({plugins.loaded_line()}); start a new process with {plugins.OFF}=1")
         parser = build_parser()  # reads every registry, plugins included
         from engine.plugins import NOTICES
 

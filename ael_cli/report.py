@@ -66,6 +66,13 @@ def _p(value: float | None) -> str:
     return f"{value:.2f}" if value >= 0.1 else f"{value:.3f}" if value >= 0.001 else "<0.001"
 
 
+def _plugins_named(document: dict[str, Any]) -> str:
+    """" · plugins: NAME VERSION, ..." when plugins ran in the engine: numbers beside the
+    paper's say what else could have changed them."""
+    names = ", ".join(f"{p['distribution']} {p['version']}" for p in document.get("plugins") or ())
+    return f" · plugins: {names}" if names else ""
+
+
 def print_table(document: dict[str, Any], spec: ScenarioSpec) -> None:
     comparable = document.get("paper_comparable", True)
     paper = spec.paper_table if comparable else {}
@@ -83,7 +90,7 @@ def print_table(document: dict[str, Any], spec: ScenarioSpec) -> None:
     # a run may also say its data is not the paper's (the news world on another corpus)
     if not all(r.get("paper_comparable", True) for r in document["runs"]):
         paper = {}
-    title = f"{document['scenario']}: {len(document['seeds'])} seed(s)"
+    title = f"{document['scenario']}: {len(document['seeds'])} seed(s)" + _plugins_named(document)
     table = Table(title=title, caption="dim rows: the paper's published values" if paper else None)
     table.add_column("selector")
     for g in regimes:
@@ -129,7 +136,7 @@ def _print_test_table(summary: list[dict[str, Any]], paper: dict[str, dict[str, 
                       document: dict[str, Any]) -> None:
     """The test phase; the paper's rows only where comparable (its own data, D-full)."""
     keys = list(TEST_COLUMNS)
-    table = Table(title="test phase (mean ± sample sd over seeds)",
+    table = Table(title="test phase (mean ± sample sd over seeds)" + _plugins_named(document),
                   caption="dim rows: the paper's published values (± population sd)" if paper else None)
     table.add_column("selector")
     for k in keys:

@@ -7,6 +7,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from engine.errors import AELError
+from engine.plugins import loaded as plugins_loaded
 from engine.store.atomic import write_json_atomic
 from engine.llm.setup import LLMConfig, fallback_line, shared_cassette
 from engine.results import finite, run_result, summarise
@@ -123,7 +124,8 @@ def run_command(args: argparse.Namespace) -> int:
                 sessions.append(config)
     runs = _execute(sessions, args)
     document = finite({"scenario": args.scenario, "seeds": seeds, "runs": runs, "summary": summarise(runs),
-                       "paper_comparable": args.until is None and _paper_comparable(sessions)})
+                       "paper_comparable": args.until is None and _paper_comparable(sessions),
+                       "plugins": plugins_loaded()})  # what else ran in the engine (engine/plugins.py)
     if args.json_path:
         try:
             write_json_atomic(args.json_path, document)

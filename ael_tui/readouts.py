@@ -18,6 +18,7 @@ import numpy as np
 
 from engine.approvals import Proposal
 from engine.errors import AELError
+from engine.plugins import loaded_line
 from engine.store.persistence import read_document
 from engine.session import Session
 
@@ -77,6 +78,7 @@ class Status:
     backend: str
     cost: float
     done: bool
+    plugins: str = ""  # "plugins: NAME VERSION, ..." when any ran in the engine (engine/plugins.py)
 
 
 def status_of(session: Session) -> Status:
@@ -88,6 +90,7 @@ def status_of(session: Session) -> Status:
         selector=c.selector + (f" · variant {session.variants.text}" if session.variants else ""),
         approval=session.queue.mode, standing=dict(session.queue.standing),
         pending=len(session.queue.pending), backend=backend, cost=cost, done=session.done,
+        plugins=loaded_line(),
     )
 
 

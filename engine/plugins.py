@@ -17,18 +17,51 @@ nothing edited here. Each group is read once, when its registry is first used
 plugin that fails (raises on import, names the wrong thing, takes a built-in name) is left
 out with one line in `NOTICES`, which the command line prints on stderr at start-up and
 the lab shows as a notification: never a crash.
+
+A plugin's code is not ours to trust with the process: each distribution is imported
+first in a child (engine/plugin_probe.py), so one that exits, calls `os._exit`, hangs
+or dies there is left out (one line naming it) before it runs here; what it raises
+here, `SystemExit` and `KeyboardInterrupt` included, leaves it out too; what it prints
+while loading goes to stderr, so `--json`, `--export` and `export-stream` output stays
+parseable. `loaded()` names the distributions admitted (name and version): every
+result says what else ran in the engine. AEL_NO_PLUGINS=1 (`ael-lab --no-plugins`)
+reads no entry point at all.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable
+import contextlib
+import os
+import sys
+import threading
+from typing import Any, Callable, Iterator
 
 SCENARIOS = "ael_lab.scenarios"
 METHODS = "ael_lab.methods"
 VARIANTS = "ael_lab.variants"
+GROUPS = (SCENARIOS, METHODS, VARIANTS)
+OFF = "AEL_NO_PLUGINS"
 
 NOTICES: list[str] = []  # one line per plugin left out, in the order they were met
 _loaded: set[str] = set()
+_admitted: dict[str, str] = {}  # distribution name -> version, of the plugins registered
+_probed: dict[tuple[str, str], dict[str, Any]] = {}  # a distribution's probe, once per process
+
+
+def disabled() -> bool:
+    """Whether plugins are off (AEL_NO_PLUGINS set to anything but "" or "0")."""
+    return os.environ.get(OFF, "") not in ("", "0")
+
+
+def loaded() -> list[dict[str, str]]:
+    """The distributions whose plugins this process registered, by name: what every result names."""
+    return [{"distribution": name, "version": _admitted[name]} for name in sorted(_admitted)]
+
+
+def loaded_line() -> str:
+    """"plugins: NAME VERSION, ..." or "" when none was loaded (a status line, a report)."""
+    names = ", ".join(f"{p['distribution']} {p['version']}" for p in loaded())
+    return f"plugins: {names}" if names else ""
 
 
 def _entry_points(group: str) -> list[Any]:
@@ -37,7 +70,7 @@ def _entry_points(group: str) -> list[Any]:
     try:
         found = entry_points(group=group)
     except Exception as err:  # noqa: BLE001 - a broken installed distribution must not stop the lab
-        NOTICES.append(f"plugins of {group} were not read ({type(err).__name__}: {_short(err)})")
+        _notice(f"plugins of {group} were not read ({type(err).__name__}: {_short(err)})")
         return []
     seen, out = set(), []
     for ep in sorted(found, key=lambda e: (e.name, e.value)):
@@ -52,9 +85,84 @@ def _short(err: BaseException) -> str:
     return " ".join(str(err).split())[:160] or type(err).__name__
 
 
+def _printable(text: str) -> str:
+    """A plugin's names and messages reach the terminal: an escape or control character in
+    them is shown as "?", never obeyed."""
+    return "".join(c if c.isprintable() else "?" for c in text)
+
+
+def _notice(line: str) -> None:
+    line = _printable(line)
+    if line not in NOTICES:  # one line for a distribution, however many entry points it has
+        NOTICES.append(line)
+
+
 def _where(ep: Any) -> str:
     dist = getattr(ep, "dist", None)
     return f" from {dist.name}" if dist is not None and getattr(dist, "name", None) else ""
+
+
+def _distribution(ep: Any) -> tuple[str, str]:
+    dist = getattr(ep, "dist", None)
+    name = getattr(dist, "name", None) if dist is not None else None
+    if not name:
+        return _printable(ep.value.partition(":")[0].strip()[:100]), "?"  # no distribution: its module
+    return _printable(str(name)[:100]), _printable(str(getattr(dist, "version", None) or "?")[:40])
+
+
+def _probe(ep: Any) -> dict[str, Any]:
+    """The child's verdict on `ep`'s distribution, every AEL entry point of it at once."""
+    from . import plugin_probe
+
+    key = _distribution(ep)
+    if key not in _probed:
+        dist = getattr(ep, "dist", None)
+        try:
+            values = sorted({e.value for e in dist.entry_points if e.group in GROUPS}) if dist else [ep.value]
+            metadata = "".join((dist.read_text(f) or "")[:65536] for f in ("METADATA", "entry_points.txt")) \
+                if dist else ""
+        except Exception:  # noqa: BLE001 - unreadable metadata: probe this entry point alone
+            values, metadata = [ep.value], ""
+        _probed[key] = plugin_probe.probe(key, values if ep.value in values else [*values, ep.value], metadata)
+    return _probed[key]
+
+
+@contextlib.contextmanager
+def _stdout_to_stderr() -> Iterator[None]:
+    """What a plugin prints while it loads goes to stderr, from Python and from C alike (the
+    descriptor too only while this is the one thread: a running lab's writer owns fd 1)."""
+    saved = None
+    if threading.active_count() == 1:
+        try:
+            sys.stdout.flush()
+            saved = os.dup(1)
+            os.dup2(2, 1)
+        except (OSError, ValueError, AttributeError):
+            saved = None
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        if saved is not None:
+            with contextlib.suppress(OSError, ValueError, AttributeError):
+                sys.stderr.flush()
+            os.dup2(saved, 1)
+            os.close(saved)
+
+
+@contextlib.contextmanager
+def plugin_code(what: str) -> Iterator[None]:
+    """A plugin's code run after start-up (a world's class imported when one is built): what it
+    prints goes to stderr, and an exit or interrupt it raises is one line (AELError naming `what`)."""
+    from .errors import AELError
+
+    with _stdout_to_stderr():
+        try:
+            yield
+        except Exception:
+            raise
+        except BaseException as err:  # noqa: BLE001 - SystemExit, KeyboardInterrupt from a plugin's import
+            raise AELError(_printable(f"{what}: {type(err).__name__} ({_short(err)})")) from None
 
 
 def load(group: str, admit: Callable[[Any], None]) -> None:
@@ -63,9 +171,22 @@ def load(group: str, admit: Callable[[Any], None]) -> None:
     if group in _loaded:
         return
     _loaded.add(group)
+    if disabled():
+        return
     for ep in _entry_points(group):
-        try:
-            admit(ep)
-        except Exception as err:  # noqa: BLE001 - a plugin's own bug, reported, never a crash
-            kind = "" if type(err).__name__ == "AELError" else f"{type(err).__name__}: "
-            NOTICES.append(f"plugin {ep.name!r} ({group}{_where(ep)}, {ep.value}) was left out: {kind}{_short(err)}")
+        name, version = _distribution(ep)
+        outcome = _probe(ep)
+        if outcome["failed"]:
+            _notice(f"plugin distribution {name} {version} was left out: {outcome['failed']}")
+            continue
+        why = outcome["verdicts"].get(ep.value)
+        if why is None:
+            with _stdout_to_stderr():
+                try:
+                    admit(ep)
+                    _admitted[name] = version
+                    continue
+                except BaseException as err:  # noqa: BLE001 - SystemExit, KeyboardInterrupt too: its, not ours
+                    kind = "" if type(err).__name__ == "AELError" else f"{type(err).__name__}: "
+                    why = f"{kind}{_short(err)}"
+        _notice(f"plugin {ep.name!r} ({group}{_where(ep)}, {ep.value}) was left out: {why}")

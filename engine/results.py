@@ -46,6 +46,10 @@ def run_result(session: Session) -> dict[str, Any]:
         result["code_failures"] = code_failures
         result["code_suspended"] = sorted(session.code_arms.suspended)
     result.update(scenario.summary(session.history))
+    from .plugins import loaded
+
+    if loaded():  # absent without plugins: old results unchanged; with one, no result hides what else ran
+        result["plugins"] = loaded()
     return result
 
 

@@ -78,6 +78,15 @@ def all_specs() -> list[ScenarioSpec]:
 
 def scenario_class(name: str):
     module, _, cls = spec_of(name).factory.partition(":")
+    if REGISTRY[name].startswith("scenarios."):
+        return _import_class(name, module, cls)
+    from engine.plugins import plugin_code  # a plugin's world: its prints to stderr, its exit one line
+
+    with plugin_code(f"scenario {name!r} (a plugin) could not be built"):
+        return _import_class(name, module, cls)
+
+
+def _import_class(name: str, module: str, cls: str):
     try:
         return getattr(importlib.import_module(module), cls)
     except (ImportError, AttributeError) as err:

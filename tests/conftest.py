@@ -21,6 +21,7 @@ def _private_cache_dir(tmp_path_factory):
     import os
 
     os.environ["AEL_LAB_CACHE_DIR"] = str(tmp_path_factory.mktemp("cache"))
+    os.environ["AEL_LAB_PLUGIN_CACHE"] = str(tmp_path_factory.mktemp("plugin-cache"))  # engine/verdict_cache.py
 
 
 @pytest.fixture

@@ -39,6 +39,8 @@ def fresh_plugins(monkeypatch, tmp_path):
     """The registries as a new process finds them: nothing read yet, no notices; undone after."""
     monkeypatch.setattr(plugins, "_loaded", set())
     monkeypatch.setattr(plugins, "NOTICES", [])
+    monkeypatch.setattr(plugins, "_admitted", {})
+    monkeypatch.setattr(plugins, "_probed", {})
     registry, known_methods, known_variants = dict(scenarios.REGISTRY), dict(METHODS), dict(VARIANTS)
     yield tmp_path
     scenarios.REGISTRY.clear()

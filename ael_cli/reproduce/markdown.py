@@ -110,7 +110,7 @@ def write_report(path: Path, tables: list[PaperTable], outcomes: dict[str, list[
              f"Written by `{command}` ({agent}) on {time.strftime('%Y-%m-%d')}: {ran} runs in {seconds:.0f} s "
              f"(runs already in the store are not run again); the runs are in `{store_path}` "
              f"(`ael-lab sweep --out {Path(store_path).parent} --export csv` lists them).", "",
-             *(failed_lines(failures)), RULE, "",
+             *(plugin_lines()), *(failed_lines(failures)), RULE, "",
              "| table | rows | " + " | ".join(s if s != NOT_RESOLVED else f"{s} (seeds too few)" for s in counts)
              + " |", "|---|---|" + "---|" * len(counts)]
     for table in tables:
@@ -135,6 +135,15 @@ def write_report(path: Path, tables: list[PaperTable], outcomes: dict[str, list[
             write_text_atomic(path.with_name(svg_name), chart(f"{table.label}: {table.metrics[0]}", plotted))
         lines.append(table_markdown(table, rows, svg_name, table_seeds(table, seeds), args.agent))
     write_text_atomic(path, "\n".join(lines))
+
+
+def plugin_lines() -> list[str]:
+    """The header's line naming the plugins that ran in the engine (nothing when none did)."""
+    from engine.plugins import loaded_line
+
+    line = loaded_line()
+    return [f"**{line[:1].upper()}{line[1:]}** (they ran in the engine beside these numbers; "
+            "`ael-lab --no-plugins reproduce` runs without them).", ""] if line else []
 
 
 def failed_lines(failures) -> list[str]:

@@ -1,10 +1,11 @@
 """`ael-lab sweep --out DIR --export csv|parquet|json`: the store on standard output.
 
 json: the document `ael-lab run --json` writes (scenario, seeds, runs, summary,
-paper_comparable) for each scenario and setting of the sweep: one document when
+paper_comparable, plugins) for each scenario and setting of the sweep: one document when
 the sweep has one, else a JSON list of them. Runs that failed are listed under
 "failed" (selector, seed, error). csv and parquet: one row per run, with its
-settings and every metric as columns (parquet needs pyarrow).
+settings and every metric as columns (parquet needs pyarrow), and `plugins` (the
+distributions whose plugins ran in its worker) when any did.
 
 Only verified runs are exported: a run whose content no longer matches its digest
 (see store.py) makes the export one line naming the store, exit 2, with nothing
@@ -89,13 +90,24 @@ def documents(store: Store) -> list[dict[str, Any]]:
         configs = [SessionConfig.from_dict(r["config"]) for r in rows]
         seeds = list(dict.fromkeys(r["seed"] for r in rows))
         doc = {"scenario": rows[0]["scenario"], "seeds": seeds, "runs": runs, "summary": summarise(runs),
-               "paper_comparable": all(r["until"] is None for r in rows) and _paper_comparable(configs)}
+               "paper_comparable": all(r["until"] is None for r in rows) and _paper_comparable(configs),
+               "plugins": plugins_of(runs)}
         failed = [{"selector": r["selector"], "seed": r["seed"], "error": r["error"]} for r in rows
                   if r["status"] == "failed"]
         if failed:
             doc["failed"] = failed
         docs.append(finite(doc))
     return docs
+
+
+def plugins_of(results: list[dict[str, Any]]) -> list[dict[str, str]]:
+    """The plugins the runs' workers had loaded (each result names its own: engine/results.py)."""
+    seen = {(p["distribution"], p["version"]): p for r in results for p in (r or {}).get("plugins") or ()}
+    return [seen[k] for k in sorted(seen)]
+
+
+def plugins_cell(result: dict[str, Any] | None) -> str:
+    return "; ".join(f"{p['distribution']} {p['version']}" for p in (result or {}).get("plugins") or ())
 
 
 def table(store: Store):
@@ -115,6 +127,8 @@ def table(store: Store):
                     "agent": (c["llm"] or {}).get("agent", "offline"),
                     "reflector": (c["llm"] or {}).get("reflector", "offline")}
         rows.append({**{k: row[k] for k in RUN_COLUMNS}, **settings})
+        if plugins_cell(row["result"]):  # a column only where a plugin ran: old exports unchanged
+            rows[-1]["plugins"] = plugins_cell(row["result"])
     frame = pd.DataFrame(rows)
     if len(wide) and len(frame):
         metric_cols = wide.drop(columns=[c for c in wide.columns if c in frame.columns], errors="ignore")

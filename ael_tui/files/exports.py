@@ -19,6 +19,7 @@ from typing import Any
 
 from engine.store.atomic import write_json_atomic, write_text_atomic
 from engine.errors import AELError
+from engine.plugins import loaded as plugins_loaded
 from engine.session import Session
 
 from ael_tui.readouts import regime_name
@@ -74,6 +75,7 @@ def export_history(sessions: dict[str, Session], base: Path) -> tuple[Path, Path
         "episodes": max(s.t for s in sessions.values()), "n_episodes": lead.n_episodes,
         "regime_names": list(lead.scenario.regime_names),
         "selectors": {name: {"config": s.config.to_dict(), **session_document(s)} for name, s in sessions.items()},
+        "plugins": plugins_loaded(),  # what else ran in the engine (engine/plugins.py)
     }
     try:
         write_text_atomic(csv_path, csv_text(rows))

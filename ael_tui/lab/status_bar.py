@@ -120,6 +120,7 @@ class StatusBar(Widget):
             Text.assemble("true regime " if wide else "regime ", (s.regime or "—", "bold")),
             Text.assemble("reflector: ",
                           ((f"{s.belief[0]} ({s.belief[1]:.2f})", "bold magenta") if s.belief else ("—", "dim"))),
+            *([Text(s.plugins, style="bold yellow")] if s.plugins else []),  # what else runs in the engine
         ]
         standing = ", ".join(f"always {v} {k}" for k, v in sorted(s.standing.items()))
         if standing:  # where the rule can be seen in full and revoked
@@ -147,6 +148,7 @@ class CompareStatusBar(StatusBar):
                           *((" · ", ("❄ frozen for test", "bold blue")) if s.frozen else ())),
             Text.assemble("true regime ", (s.regime or "—", "bold")),
             Text.assemble((f"{count} selectors in lockstep", "bold"), ": ", s.selector),
+            *([Text(s.plugins, style="bold yellow")] if s.plugins else []),
         ]
         line2 = [
             Text.assemble((" approvals automatic", "bold black on yellow"),

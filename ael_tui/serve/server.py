@@ -50,6 +50,8 @@ SAFE_ENV = ("PATH", "HOME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "PYTHONPATH", "V
             "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "AEL_LAB_KEYS", "AEL_LAB_CACHE_DIR",  # the support table's cache
             "COLUMNS", "ROWS", "TERM", "TERM_PROGRAM", "TERM_PROGRAM_VERSION")
 SAFE_PREFIXES = ("LC_", "TEXTUAL")
+# `ael-lab --no-plugins serve` reaches the visitors' labs too (engine/plugins.py); none holds a secret
+SAFE_ENV += ("AEL_NO_PLUGINS", "AEL_PLUGIN_TIMEOUT")
 MAX_FRAME = 64 * 1024            # bytes of one browser frame: keys, pastes, mouse reports
 WIDTH, HEIGHT = (10, 400), (5, 200)  # terminal sizes a browser may ask for
 STOP_GRACE = 10.0                # seconds an app has to quit before it is killed

@@ -1,8 +1,9 @@
 """Sessions on disk: one JSON document, written atomically, never pickle.
 
-A save is `{"format": "ael-lab-session", "schema_version": N, "saved_at": ..., "session": {...}}`,
-and `"timeline": {...}` when the session went back (the run ahead, a branch's original:
-engine/timetravel.py, `Timeline.to_doc`).
+A save is `{"format": "ael-lab-session", "schema_version": N, "saved_at": ..., "session": {...},
+"plugins": [...]}` (the plugins loaded when it was written: engine/store/plugin_refs.py; absent
+in older saves), and `"timeline": {...}` when the session went back (the run ahead, a branch's
+original: engine/timetravel.py, `Timeline.to_doc`).
 Writing goes to a temp file in the same folder, is fsynced, then renamed over
 the target, so a crash or a bad session never leaves a half-written file and
 the previous save stays intact. Loading refuses, with one line a person can
@@ -24,6 +25,7 @@ from pydantic import ValidationError
 from .atomic import write_json_atomic
 from .documents import MAX_SESSION_BYTES, parse_json, read_capped, validation_error
 from ..errors import AELError
+from ..plugins import loaded as plugins_loaded
 from ..session import Session
 
 FORMAT = "ael-lab-session"
@@ -39,6 +41,7 @@ def save_session(session: Session, path: str | os.PathLike) -> None:
         timeline = session.timeline.to_doc(session)
         if timeline is not None:
             document["timeline"] = timeline
+        document["plugins"] = plugins_loaded()  # what else ran in the engine that made this run
         write_json_atomic(path, document)
     except (TypeError, ValueError) as err:  # a value JSON cannot hold: a bug, but never a half file
         raise AELError(f"cannot save to {path}: session state is not serialisable ({err})") from err
@@ -76,6 +79,12 @@ def read_document(path: str | os.PathLike) -> dict[str, Any]:
             TimelineDoc.model_validate(doc["timeline"])
         except ValidationError as err:
             raise validation_error(err, p, ("timeline",)) from None
+    from .plugin_refs import PLUGIN_REFS
+
+    try:
+        PLUGIN_REFS.validate_python(doc.setdefault("plugins", []))  # absent in saves made before plugins were named
+    except ValidationError as err:
+        raise validation_error(err, p, ("plugins",)) from None
     return doc
 
 
