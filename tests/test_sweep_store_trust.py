@@ -4,7 +4,10 @@ store is called read-only, never "not a sweep store"."""
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
+import subprocess
+from contextlib import contextmanager
 
 import pytest
 
@@ -68,8 +71,8 @@ def _read_only_connect(monkeypatch):
     whom chmod takes nothing away): a real read-only connection, its writes refused."""
     connect = sqlite3.connect
 
-    def read_only(path, *args, **kwargs):
-        return connect(f"file:{path}?mode=ro", *args, uri=True, **kwargs)
+    def read_only(path, *args, uri=False, **kwargs):
+        return connect(str(path) if uri else f"file:{path}?mode=ro", *args, uri=True, **kwargs)
 
     monkeypatch.setattr(store_module.sqlite3, "connect", read_only)
 
@@ -107,3 +110,29 @@ def test_a_store_in_a_read_only_folder_is_named_read_only(swept, capsys, monkeyp
         assert code == 2 and out == "" and err.count("\n") == 1, err
         assert "the sweep store is read-only (its folder cannot be written" in err, err
         assert "not a sweep store" not in err
+
+
+@contextmanager
+def immutable(path):
+    """`path` made immutable (chattr +i): refused to root too, as a read-only mount is."""
+    if shutil.which("chattr") is None or subprocess.run(["chattr", "+i", str(path)], capture_output=True).returncode:
+        pytest.skip("chattr +i is not possible here")
+    try:
+        yield
+    finally:
+        subprocess.run(["chattr", "-i", str(path)], check=True)
+
+
+@pytest.mark.parametrize("what", ["folder", "file"])
+def test_a_store_that_cannot_be_written_is_named_read_only_and_exports(swept, capsys, what):
+    """Really read-only, not simulated: the finding's folder gave "not a sweep store"."""
+    for leftover in swept.glob(f"{STORE_NAME}-*"):
+        leftover.unlink()  # closed cleanly: no journal beside it
+    with immutable(swept if what == "folder" else swept / STORE_NAME):
+        code, out, err = sweep(capsys, *GRID[:1], "--seeds", "1..4", "--selector", "ts", "--out", str(swept),
+                               "--quiet")
+        assert code == 2 and err.count("\n") == 1, err
+        assert "the sweep store is read-only" in err and "not a sweep store" not in err, err
+        assert ("its folder" if what == "folder" else "the file") in err
+        code, out, err = sweep(capsys, "--out", str(swept), "--export", "csv")
+        assert code == 0 and len(out.strip().splitlines()) == 1 + 3, err

@@ -42,8 +42,10 @@ To drop runs on purpose, delete them from `ledger` too. A store of format 2 gets
 its ledger when opened, from the runs it holds then.
 
 A read-only store (its file or its folder: SQLite writes its journal beside the
-file even to read a store in WAL mode) is one line saying so, never "not a sweep
-store" or a bare SQLite error.
+file even to read a store in WAL mode) is one line saying so to a sweep, never
+"not a sweep store" or a bare SQLite error; `--export` reads it as it stands
+(read-only, or immutable when its folder is read-only too and no journal lies
+beside it).
 
 A store of format 1 (before digests) is migrated when opened: the column is
 added and its runs are left without a digest, which is "unverified": nobody can
@@ -54,13 +56,17 @@ in any edit made before the upgrade.
 
 from __future__ import annotations
 
+import errno
 import functools
 import hashlib
 import itertools
 import json
+import os
 import sqlite3
 import sys
+import tempfile
 import time
+import urllib.parse
 from array import array
 from operator import itemgetter
 from dataclasses import fields
@@ -220,31 +226,51 @@ class Store:
             raise AELError(f"{self.folder}: no sweep store here (expected {self.path}); run a sweep with --out first")
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            self.db = sqlite3.connect(self.path, timeout=30)
-        except sqlite3.DatabaseError as err:
-            if _read_only(err):
-                raise self.read_only(err) from None
-            raise AELError(f"{self.path}: not a sweep store this version can read ({err})") from None
         except OSError as err:
             raise AELError(f"cannot create {self.folder}: {err.strerror or err}") from None
         try:
-            self._open()
+            self._connect(self.path)
+        except AELError as err:
+            if create or "read-only" not in str(err):
+                raise
+            self._read_as_it_stands(err)
+        self._committed = time.monotonic()
+
+    def _read_as_it_stands(self, refused: AELError) -> None:
+        """An export only reads: a store it may not write is opened read-only; in a folder
+        it may not write either (no room for SQLite's shared-memory file), as immutable,
+        which is safe only while no journal of runs not yet merged lies beside it."""
+        uri = f"file:{urllib.parse.quote(str(self.path.resolve()))}"
+        wal = Path(f"{self.path}-wal")
+        tries = [f"{uri}?mode=ro"] + ([] if wal.exists() and wal.stat().st_size else [f"{uri}?immutable=1"])
+        for where in tries:
+            try:
+                return self._connect(where, writable=False)
+            except AELError:
+                pass
+        raise refused
+
+    def _connect(self, where: str | Path, writable: bool = True) -> None:
+        try:
+            self.db = sqlite3.connect(where, timeout=30, uri=not writable)
+        except sqlite3.DatabaseError as err:
+            raise self.open_error(err) from None
+        try:
+            self._open(writable)
         except BaseException:
             self.db.close()
             raise
-        self._committed = time.monotonic()
 
-    def _open(self) -> None:
+    def _open(self, writable: bool = True) -> None:
         try:
-            self.db.execute("PRAGMA journal_mode=WAL")
-            # NORMAL in WAL mode: a killed process loses nothing committed; only a power
-            # cut may lose the last commits (never corrupt the file), and those runs rerun
-            self.db.execute("PRAGMA synchronous=NORMAL")
+            if writable:
+                self.db.execute("PRAGMA journal_mode=WAL")
+                # NORMAL in WAL mode: a killed process loses nothing committed; only a power
+                # cut may lose the last commits (never corrupt the file), and those runs rerun
+                self.db.execute("PRAGMA synchronous=NORMAL")
             problems = [" ".join(str(p).split()) for (p,) in self.db.execute("PRAGMA quick_check(3)")]
         except sqlite3.DatabaseError as err:
-            if "malformed" in str(err) or _read_only(err):
-                raise self.error(err) from None
-            raise AELError(f"{self.path}: not a sweep store this version can read ({err})") from None
+            raise self.open_error(err) from None
         if problems != ["ok"]:
             raise AELError(f"{self.path}: the sweep store is damaged (PRAGMA quick_check: {problems[0][:200]}); "
                            "none of its runs can be trusted: move it away (or restore a copy) and run the sweep again")
@@ -280,9 +306,37 @@ class Store:
                             "move it away (or restore a copy) and run the sweep again")
         return AELError(f"{self.path}: the sweep store failed ({type(err).__name__}: {text})")
 
-    def read_only(self, err: sqlite3.Error) -> AELError:
+    def open_error(self, err: sqlite3.DatabaseError) -> AELError:
+        """One line for a store SQLite could not open: damaged, read-only, or not a store."""
+        if "malformed" in str(err) or _read_only(err):
+            return self.error(err)
+        which = self._unwritable()  # SQLite says only "unable to open database file"
+        if which:
+            return self.read_only(err, which)
+        return AELError(f"{self.path}: not a sweep store this version can read ({err})")
+
+    def _unwritable(self) -> str | None:
+        """Which of the store's file and folder cannot be written ("the file", "its folder"),
+        found by trying: os.access answers yes to root, whom an immutable file or a read-only
+        mount refuses all the same."""
+        refused = (errno.EACCES, errno.EPERM, errno.EROFS)
+        try:
+            os.close(os.open(self.path, os.O_RDWR | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)))
+        except OSError as err:
+            if err.errno in refused:
+                return "the file"
+        try:
+            with tempfile.TemporaryFile(dir=self.folder):
+                pass
+        except OSError as err:
+            if err.errno in refused:
+                return "its folder"
+        return None
+
+    def read_only(self, err: sqlite3.Error, which: str | None = None) -> AELError:
         """The one line for a store SQLite may not write (a read-only file, folder or disk)."""
-        which = "its folder" if getattr(err, "sqlite_errorname", "") == "SQLITE_READONLY_DIRECTORY" else "the file"
+        which = which or ("its folder" if getattr(err, "sqlite_errorname", "") == "SQLITE_READONLY_DIRECTORY"
+                          else "the file")
         return AELError(f"{self.path}: the sweep store is read-only ({which} cannot be written: a sweep records its "
                         "runs in it, and SQLite writes its journal beside it even to read it); make "
                         f"{self.folder} and the store writable, or copy the folder and give the copy to --out")
