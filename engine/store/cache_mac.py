@@ -80,12 +80,6 @@ def mac(*parts: bytes) -> str | None:
     return h.hexdigest()
 
 
-def matches(expected: str | None, *parts: bytes) -> bool:
-    """Whether `expected` is the MAC of `parts` under our key (compared in constant time)."""
-    actual = mac(*parts)
-    return actual is not None and isinstance(expected, str) and hmac.compare_digest(expected, actual)
-
-
 class CacheWarning(UserWarning):
     """A cache file that did not verify: recomputed, never used (the CLI prints it as a note)."""
 
