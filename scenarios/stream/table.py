@@ -152,15 +152,19 @@ def _parse(path: str, raw: bytes):
 def _depth(value: Any) -> int:
     """How many containers deep `value` nests (a scalar 0, `{}` 1), walked without recursion:
     a row that parsed at a depth the parser allowed must not exhaust the stack later
-    (pandas, `_cell`'s json.dumps)."""
-    deepest, stack = 0, [(value, 1)]
+    (pandas, `_cell`'s json.dumps). Only containers are stacked: a flat row costs a look
+    at each value."""
+    if not isinstance(value, (dict, list)):
+        return 0
+    deepest, stack = 1, [(value, 1)]
     while stack:
         node, level = stack.pop()
-        if isinstance(node, (dict, list)):
-            deepest = max(deepest, level)
-            if level > MAX_DEPTH:
-                break  # deep enough to refuse: no need to walk the rest
-            stack.extend((child, level + 1) for child in (node.values() if isinstance(node, dict) else node))
+        deepest = max(deepest, level)
+        if level > MAX_DEPTH:
+            break  # deep enough to refuse: no need to walk the rest
+        for child in (node.values() if isinstance(node, dict) else node):
+            if isinstance(child, (dict, list)):
+                stack.append((child, level + 1))
     return deepest
 
 
