@@ -17,11 +17,12 @@ def session_factory():
 @pytest.fixture(autouse=True, scope="session")
 def _private_cache_dir(tmp_path_factory):
     """Caches that persist between processes (the support table) go to a folder of
-    this test run, not the user's ~/.cache."""
+    this test run, not the user's ~/.cache; the key that signs them too, outside it."""
     import os
 
     os.environ["AEL_LAB_CACHE_DIR"] = str(tmp_path_factory.mktemp("cache"))
     os.environ["AEL_LAB_PLUGIN_CACHE"] = str(tmp_path_factory.mktemp("plugin-cache"))  # engine/verdict_cache.py
+    os.environ["AEL_LAB_CACHE_KEY"] = str(tmp_path_factory.mktemp("cache-key") / "cache.key")
 
 
 @pytest.fixture

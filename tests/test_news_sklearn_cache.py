@@ -64,3 +64,18 @@ def test_garbage_bytes_in_the_cache_are_one_line(tmp_path, monkeypatch):
     (tmp_path / corpus.PICKLE_CACHE).write_bytes(os.urandom(4096))
     with pytest.raises(AELError, match="is not scikit-learn's 20 Newsgroups cache"):
         corpus.fetch()
+
+
+def test_the_cache_rewritten_after_the_lab_read_it_is_one_line_not_other_results(tmp_path, monkeypatch):
+    """Whoever can write the data home could change every news result: the lab seals the
+    articles it read (a keyed MAC kept beside its cache key, not in the data home)."""
+    monkeypatch.setenv("SCIKIT_LEARN_DATA", str(tmp_path / "home"))
+    _write(tmp_path / "home", {"train": _bunch(), "test": _bunch()})
+    first = corpus.fetch()
+    assert corpus.fetch() == first  # read again, unchanged: the same corpus
+    edited = _bunch()
+    edited.data[0] = "Subject: one\n\nsomething else entirely"
+    path = _write(tmp_path / "home", {"train": edited, "test": _bunch()})
+    with pytest.raises(AELError, match=f"news: {path} holds other articles than when this lab first read it"):
+        corpus.fetch()
+    assert not any(p.name.startswith(("seal", "news")) for p in (tmp_path / "home").iterdir())  # not in the data home

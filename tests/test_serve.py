@@ -218,7 +218,8 @@ def test_a_visitors_lab_writes_only_in_the_sessions_folder_and_one_address_has_a
     (teacher / "tmp").mkdir(parents=True)
     env = {"HOME": str(teacher), "TMPDIR": str(teacher / "tmp"), "XDG_CACHE_HOME": str(teacher / ".cache"),
            "XDG_CONFIG_HOME": str(teacher / ".config"), "AEL_LAB_CACHE_DIR": str(teacher / "cache"),
-           "SCIKIT_LEARN_DATA": str(teacher / "sk")}
+           "SCIKIT_LEARN_DATA": str(teacher / "sk"),
+           "AEL_LAB_CACHE_KEY": ""}  # as a teacher has it: the cache's key would go under their home
     served = serve("--scenario", "support", "--seed", "42", "--max-per-address", "1", env=env)
     folder = tmp_path / "class"
 
@@ -247,6 +248,7 @@ def test_a_visitors_lab_writes_only_in_the_sessions_folder_and_one_address_has_a
     assert list(folder.glob("support-s42-e1*.json"))
     stop_group(served.process)
     assert list((folder / ".ael-lab" / "cache" / "support").glob("*.npy"))  # the table, computed in the folder
+    assert (folder / ".ael-lab" / "home" / ".local" / "state" / "ael-lab" / "cache.key").is_file()  # and its key
     assert [p for p in teacher.rglob("*") if p.is_file()] == [] and list((teacher / "tmp").iterdir()) == []
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from ael_cli.main import main
-from ael_cli.sweep.store import STORE_NAME, Store
+from ael_cli.sweep.store import FORMAT, STORE_NAME, Store
 
 GRID = ["synthetic", "--seeds", "1..3", "--selector", "ts", "--workers", "1"]
 
@@ -181,7 +181,7 @@ def test_a_store_from_before_hashes_opens_its_runs_are_unverified_and_run_again(
     code, out, _ = sweep(capsys, "--out", str(folder), "--export", "json")
     assert code == 0 and out == expected
     db = sqlite3.connect(folder / STORE_NAME)
-    assert db.execute("SELECT value FROM sweep WHERE key = 'format'").fetchone() == ("2",)
+    assert db.execute("SELECT value FROM sweep WHERE key = 'format'").fetchone() == (str(FORMAT),)  # migrated
     db.close()
 
 

@@ -7,9 +7,10 @@ the sweep has one, else a JSON list of them. Runs that failed are listed under
 settings and every metric as columns (parquet needs pyarrow), and `plugins` (the
 distributions whose plugins ran in its worker) when any did.
 
-Only verified runs are exported: a run whose content no longer matches its digest
-(see store.py) makes the export one line naming the store, exit 2, with nothing
-written; the same sweep run again runs it again.
+Only verified runs are exported, and only a whole store: a run whose content no
+longer matches its digest, or a run the store recorded and no longer holds (deleted;
+see store.py's ledger), makes the export one line naming the store and the run,
+exit 2, with nothing written; the same sweep run again runs it again.
 """
 
 from __future__ import annotations

@@ -11,6 +11,8 @@ Tables (query them with `sqlite3` or `pandas.read_sql`):
   rewards  the per-episode rewards of every run (run = runs.id, episode, reward, regime,
            phase, policy).
   sweep    what the sweep was (key/value: format version, the grid).
+  ledger   every run the store has recorded (hash, scenario, selector, seed), kept
+           when its row goes: a run deleted from `runs` is named, not silently absent.
 
 Written only by the process that drives the sweep, in WAL mode, whole runs at a
 time: the runs that finish within COMMIT_EVERY_S share one transaction (a
@@ -32,6 +34,19 @@ SQLite error (a full disk, a malformed page met later) is one line naming the
 file (AELError), never a traceback. The digest finds damage and edits of the
 store, not an editor who also recomputes the digest: nothing here is secret.
 
+Deleted runs are reported. `ledger` keeps the hash of every run recorded, written in
+the run's transaction; a run of the ledger that `runs` no longer holds was deleted
+(by hand, by a tool): `--export` refuses the store in one line naming it (exit 2,
+nothing written), as for a changed run, and the same sweep run again runs it again.
+To drop runs on purpose, delete them from `ledger` too. A store of format 2 gets
+its ledger when opened, from the runs it holds then.
+
+A read-only store (its file or its folder: SQLite writes its journal beside the
+file even to read a store in WAL mode) is one line saying so to a sweep, never
+"not a sweep store" or a bare SQLite error; `--export` reads it as it stands
+(read-only, or immutable when its folder is read-only too and no journal lies
+beside it).
+
 A store of format 1 (before digests) is migrated when opened: the column is
 added and its runs are left without a digest, which is "unverified": nobody can
 tell now whether they were changed, so they are treated as changed (a sweep runs
@@ -41,13 +56,17 @@ in any edit made before the upgrade.
 
 from __future__ import annotations
 
+import errno
 import functools
 import hashlib
 import itertools
 import json
+import os
 import sqlite3
 import sys
+import tempfile
 import time
+import urllib.parse
 from array import array
 from operator import itemgetter
 from dataclasses import fields
@@ -60,7 +79,7 @@ from engine.secrets import scrub
 from ael_cli.batch import RunTask
 
 STORE_NAME = "sweep.sqlite"
-FORMAT = 2              # 2: runs.digest, the content hash of each run
+FORMAT = 3              # 2: runs.digest, the content hash of each run; 3: the ledger of runs recorded
 COMMIT_EVERY_S = 0.5
 
 SCHEMA = """
@@ -83,6 +102,9 @@ CREATE TABLE IF NOT EXISTS rewards (
     run INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, episode INTEGER NOT NULL, reward REAL,
     regime INTEGER, phase TEXT, policy TEXT,
     PRIMARY KEY (run, episode)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS ledger (
+    hash TEXT PRIMARY KEY, scenario TEXT NOT NULL, selector TEXT NOT NULL, seed INTEGER NOT NULL
 ) WITHOUT ROWID;
 """
 
@@ -176,6 +198,11 @@ def run_digest(row: tuple, metrics: list[tuple], rewards: list[tuple], skip: int
     return h.hexdigest()
 
 
+def _read_only(err: BaseException) -> bool:
+    """Whether SQLite refused to write because the store's file or its folder is read-only."""
+    return str(getattr(err, "sqlite_errorname", "")).startswith("SQLITE_READONLY") or "readonly database" in str(err)
+
+
 def _one_line(method):
     """The method's SQLite errors as one AELError line naming the store."""
     @functools.wraps(method)
@@ -194,33 +221,56 @@ class Store:
         self.folder = Path(folder)
         self.path = self.folder / STORE_NAME
         self.rejected: list[dict[str, Any]] = []  # runs the last finished()/runs() found unverifiable
+        self.missing: list[dict[str, Any]] = []   # runs of the ledger the last runs() found deleted
         if not create and not self.path.is_file():
             raise AELError(f"{self.folder}: no sweep store here (expected {self.path}); run a sweep with --out first")
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            self.db = sqlite3.connect(self.path, timeout=30)
-        except sqlite3.DatabaseError as err:
-            raise AELError(f"{self.path}: not a sweep store this version can read ({err})") from None
         except OSError as err:
             raise AELError(f"cannot create {self.folder}: {err.strerror or err}") from None
         try:
-            self._open()
+            self._connect(self.path)
+        except AELError as err:
+            if create or "read-only" not in str(err):
+                raise
+            self._read_as_it_stands(err)
+        self._committed = time.monotonic()
+
+    def _read_as_it_stands(self, refused: AELError) -> None:
+        """An export only reads: a store it may not write is opened read-only; in a folder
+        it may not write either (no room for SQLite's shared-memory file), as immutable,
+        which is safe only while no journal of runs not yet merged lies beside it."""
+        uri = f"file:{urllib.parse.quote(str(self.path.resolve()))}"
+        wal = Path(f"{self.path}-wal")
+        tries = [f"{uri}?mode=ro"] + ([] if wal.exists() and wal.stat().st_size else [f"{uri}?immutable=1"])
+        for where in tries:
+            try:
+                return self._connect(where, writable=False)
+            except AELError:
+                pass
+        raise refused
+
+    def _connect(self, where: str | Path, writable: bool = True) -> None:
+        try:
+            self.db = sqlite3.connect(where, timeout=30, uri=not writable)
+        except sqlite3.DatabaseError as err:
+            raise self.open_error(err) from None
+        try:
+            self._open(writable)
         except BaseException:
             self.db.close()
             raise
-        self._committed = time.monotonic()
 
-    def _open(self) -> None:
+    def _open(self, writable: bool = True) -> None:
         try:
-            self.db.execute("PRAGMA journal_mode=WAL")
-            # NORMAL in WAL mode: a killed process loses nothing committed; only a power
-            # cut may lose the last commits (never corrupt the file), and those runs rerun
-            self.db.execute("PRAGMA synchronous=NORMAL")
+            if writable:
+                self.db.execute("PRAGMA journal_mode=WAL")
+                # NORMAL in WAL mode: a killed process loses nothing committed; only a power
+                # cut may lose the last commits (never corrupt the file), and those runs rerun
+                self.db.execute("PRAGMA synchronous=NORMAL")
             problems = [" ".join(str(p).split()) for (p,) in self.db.execute("PRAGMA quick_check(3)")]
         except sqlite3.DatabaseError as err:
-            if "malformed" in str(err):
-                raise self.error(err) from None
-            raise AELError(f"{self.path}: not a sweep store this version can read ({err})") from None
+            raise self.open_error(err) from None
         if problems != ["ok"]:
             raise AELError(f"{self.path}: the sweep store is damaged (PRAGMA quick_check: {problems[0][:200]}); "
                            "none of its runs can be trusted: move it away (or restore a copy) and run the sweep again")
@@ -237,6 +287,8 @@ class Store:
                 if "digest" not in columns:  # format 1: its runs stay without a digest, unverified
                     self.db.execute("ALTER TABLE runs ADD COLUMN digest TEXT")
                 if found is None or found[0] != str(FORMAT):
+                    # format 2 and before: the ledger starts from the runs the store holds now
+                    self.db.execute("INSERT OR IGNORE INTO ledger SELECT hash, scenario, selector, seed FROM runs")
                     self.db.execute("INSERT OR REPLACE INTO sweep VALUES ('format', ?)", (str(FORMAT),))
         except sqlite3.Error as err:
             raise self.error(err) from None
@@ -244,6 +296,8 @@ class Store:
     def error(self, err: sqlite3.Error) -> AELError:
         """One line for a SQLite error met while using the store."""
         text = " ".join(str(err).split()) or type(err).__name__
+        if _read_only(err):
+            return self.read_only(err)
         if "full" in text:
             return AELError(f"{self.path}: cannot write the sweep store ({text}); the runs committed before are "
                             "kept, and the same sweep resumes from them once there is room")
@@ -251,6 +305,41 @@ class Store:
             return AELError(f"{self.path}: the sweep store is damaged ({text}); none of its runs can be trusted: "
                             "move it away (or restore a copy) and run the sweep again")
         return AELError(f"{self.path}: the sweep store failed ({type(err).__name__}: {text})")
+
+    def open_error(self, err: sqlite3.DatabaseError) -> AELError:
+        """One line for a store SQLite could not open: damaged, read-only, or not a store."""
+        if "malformed" in str(err) or _read_only(err):
+            return self.error(err)
+        which = self._unwritable()  # SQLite says only "unable to open database file"
+        if which:
+            return self.read_only(err, which)
+        return AELError(f"{self.path}: not a sweep store this version can read ({err})")
+
+    def _unwritable(self) -> str | None:
+        """Which of the store's file and folder cannot be written ("the file", "its folder"),
+        found by trying: os.access answers yes to root, whom an immutable file or a read-only
+        mount refuses all the same."""
+        refused = (errno.EACCES, errno.EPERM, errno.EROFS)
+        try:
+            os.close(os.open(self.path, os.O_RDWR | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)))
+        except OSError as err:
+            if err.errno in refused:
+                return "the file"
+        try:
+            with tempfile.TemporaryFile(dir=self.folder):
+                pass
+        except OSError as err:
+            if err.errno in refused:
+                return "its folder"
+        return None
+
+    def read_only(self, err: sqlite3.Error, which: str | None = None) -> AELError:
+        """The one line for a store SQLite may not write (a read-only file, folder or disk)."""
+        which = which or ("its folder" if getattr(err, "sqlite_errorname", "") == "SQLITE_READONLY_DIRECTORY"
+                          else "the file")
+        return AELError(f"{self.path}: the sweep store is read-only ({which} cannot be written: a sweep records its "
+                        "runs in it, and SQLite writes its journal beside it even to read it); make "
+                        f"{self.folder} and the store writable, or copy the folder and give the copy to --out")
 
     @_one_line
     def commit(self) -> None:
@@ -356,6 +445,7 @@ class Store:
                     self.db.execute(f"DELETE FROM {table} WHERE {key} = ?", (old,))  # a failed try, replaced
             run = self.db.execute(f"INSERT INTO runs ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
                                   tuple(row.values())).lastrowid
+            self.db.execute("INSERT OR IGNORE INTO ledger VALUES (?, ?, ?, ?)", (h, c.scenario, c.selector, c.seed))
             metrics = [] if result is None else [(name, value) for name, value in numeric_leaves(result)
                                                  if not name.startswith("llm.")]
             rewards = [tuple(r) for r in out.get("rewards", ())]
@@ -399,9 +489,20 @@ class Store:
                     raise AELError(f"{self.path}: the {cell} of run {row['id']} ({row['scenario']} {row['selector']} "
                                    f"seed {row['seed']}) is not JSON ({err})") from None
             out.append(row)
+        held = {h for (h,) in self.db.execute("SELECT hash FROM runs")}
+        self.missing = [{"hash": h, "scenario": scenario, "selector": selector, "seed": seed}
+                        for h, scenario, selector, seed in self.db.execute(
+                            "SELECT hash, scenario, selector, seed FROM ledger ORDER BY scenario, selector, seed")
+                        if h not in held and (wanted is None or h in wanted)]
         if self.rejected and unverified == "raise":
             raise AELError(f"{self.rejected_line()}; none of them is read as a result: run the same sweep "
                            "again (it runs them again), then export")
+        if self.missing and unverified == "raise":
+            first = self.missing[0]
+            raise AELError(f"{self.path}: {len(self.missing)} run(s) the sweep recorded are no longer in the store "
+                           f"(deleted), the first {first['scenario']} {first['selector']} seed {first['seed']}; "
+                           "an export without them would be incomplete: run the same sweep again (it runs them "
+                           "again), then export")
         return out
 
     @_one_line

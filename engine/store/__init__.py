@@ -6,4 +6,5 @@
     documents.py       reading a document a user hands us: capped, parsed, bounded, validated
     atomic.py          atomic JSON files: a crash leaves the old file or the new one
     cache_files.py     files the lab writes for itself and reads back whole
+    cache_mac.py       the keyed MAC a cache file must carry (its key kept outside the cache folder)
 """

@@ -5,8 +5,9 @@ FIFO: the open is O_NOFOLLOW | O_NONBLOCK and fstat refuses everything but a
 regular file before a byte is read; a file over its size limit is refused too.
 `write_atomic` puts new bytes in a file's place through a temporary file and
 `os.replace`, so a reader sees the old file or the new one whole, and a symlink,
-FIFO or device that stood there is replaced, never written through. The callers
-keep a sha256 of what they wrote (`digest`) and recompute what no longer has it.
+FIFO or device that stood there is replaced, never written through. A sha256 of
+what was written (`digest`) finds damage only: a cache that changes a result is
+trusted by its keyed MAC (cache_mac.py), whose key the cache folder does not hold.
 """
 
 from __future__ import annotations

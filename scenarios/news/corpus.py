@@ -310,16 +310,17 @@ def fetch() -> Corpus:
     download = downloads_allowed()  # a served lab's visitor: what is in the data home, never the network
     check_pickle_cache(home)
     cached = os.path.join(home, PICKLE_CACHE)
-    if os.path.lexists(cached):
-        cache = read_pickle_cache(cached)
-    else:
-        cache = _download(home, download)
+    downloaded = not os.path.lexists(cached)
+    cache = _download(home, download) if downloaded else read_pickle_cache(cached)
     groups: list[str] = []
     raws: list[str] = []
     for subset in ("train", "test"):
         bunch = cache[subset]
         groups += [bunch["target_names"][int(i)] for i in bunch["target"]]
         raws += list(bunch["data"])
+    from .corpus_seal import check  # the articles as this lab first read them, or one line
+
+    check(home, cached, groups, raws, downloaded)
     return _corpus(f"scikit-learn ({home})", groups, raws)
 
 

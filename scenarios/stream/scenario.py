@@ -40,18 +40,21 @@ def _sha256_or_none(path: str) -> str | None:
 def _priors(labels: tuple[str, ...]) -> list[str]:
     """The vote's answer without evidence before each row t (and after the last): the label
     seen most often among rows < t, ties to the first by name; before any row, the first
-    label by name. One pass over the rows, not a recount at every episode."""
+    label by name. One pass over the rows, not a recount at every episode, and the first
+    of the tied leaders kept as it changes: the minimum of the set of leaders, taken at
+    every row, was quadratic when every label is unique (161 s before the first episode
+    at 100,000 rows)."""
     counts: dict[str, int] = {}
-    best, leaders = 0, {min(labels)}
+    best, leader = 0, min(labels)
     out = []
     for label in labels:
-        out.append(min(leaders))
+        out.append(leader)
         c = counts[label] = counts.get(label, 0) + 1
-        if c > best:
-            best, leaders = c, {label}
-        elif c == best:
-            leaders.add(label)
-    out.append(min(leaders))
+        if c > best:  # a label alone in front
+            best, leader = c, label
+        elif c == best and label < leader:  # one more tied leader: the first by name leads
+            leader = label
+    out.append(leader)
     return out
 
 

@@ -33,7 +33,9 @@ MIN_ROWS = 2
 MAX_TEXT = 20_000       # characters of a row's text that are vectorised
 MAX_REGIMES = 64
 MAX_META = 16
+MAX_DEPTH = 32          # containers nested in one JSONL row (the row's object counts as one)
 RESERVED = ("label",)   # the memory entries' own key for the true label
+_TOO_DEEP = object()    # a JSONL row the parser could not nest into
 FORMATS = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl",
            ".parquet": "parquet", ".pq": "parquet"}
 
@@ -129,6 +131,11 @@ def _parse(path: str, raw: bytes):
             except json.JSONDecodeError as err:
                 raise AELError(f"--data {path}: line {n} is not JSON ({err.msg}); JSONL holds one object "
                                "per line") from None
+            except RecursionError:  # "[[[[…" a hundred thousand deep: the parser's own stack gave out
+                row = _TOO_DEEP
+            if row is _TOO_DEEP or _depth(row) > MAX_DEPTH:
+                raise AELError(f"--data {path}: line {n} nests deeper than {MAX_DEPTH} levels; a row is an "
+                               "object of plain values") from None
             if not isinstance(row, dict):
                 raise AELError(f"--data {path}: line {n} is not a JSON object")
             records.append(row)
@@ -140,6 +147,25 @@ def _parse(path: str, raw: bytes):
                            keep_default_na=False, na_values=[""])
     except Exception as err:  # noqa: BLE001 - pandas' parser errors have many types
         raise AELError(f"--data {path}: not a readable {fmt.upper()} file ({_reason(err)})") from None
+
+
+def _depth(value: Any) -> int:
+    """How many containers deep `value` nests (a scalar 0, `{}` 1), walked without recursion:
+    a row that parsed at a depth the parser allowed must not exhaust the stack later
+    (pandas, `_cell`'s json.dumps). Only containers are stacked: a flat row costs a look
+    at each value."""
+    if not isinstance(value, (dict, list)):
+        return 0
+    deepest, stack = 1, [(value, 1)]
+    while stack:
+        node, level = stack.pop()
+        deepest = max(deepest, level)
+        if level > MAX_DEPTH:
+            break  # deep enough to refuse: no need to walk the rest
+        for child in (node.values() if isinstance(node, dict) else node):
+            if isinstance(child, (dict, list)):
+                stack.append((child, level + 1))
+    return deepest
 
 
 def _reason(err: Exception) -> str:
