@@ -154,6 +154,11 @@ class LabSettings:
         (`ael-lab serve`) the same inside its sessions folder, else AELError."""
         return path if self.served is None else self.served.confine(path, what)
 
+    def readable(self, path: Path, what: str = "file", example: str = "mysession.json") -> Path:
+        """Where a file a person named may be read (a data file's preview): itself, or for a
+        served lab the same inside its sessions folder, else AELError."""
+        return path if self.served is None else self.served.readable(path, what, example)
+
     def faster(self) -> float:
         slower = [d for d in DELAYS if d < self.delay]
         self.delay = slower[-1] if slower else DELAYS[0]

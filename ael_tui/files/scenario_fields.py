@@ -9,6 +9,7 @@ scenarios never rebuilds the form.
 
 from __future__ import annotations
 
+from pathlib import PurePath
 from typing import Any, Iterator
 
 from textual.widget import Widget
@@ -63,6 +64,15 @@ def data_preview_of(scenario: str):
     module = REGISTRY.get(scenario)
     hook = getattr(importlib.import_module(module), "preview", None) if module else None
     return hook if callable(hook) else None
+
+
+def data_example(scenario: str) -> str:
+    """A file name like the scenario's data option's example (tickets.csv): the hint of a
+    served lab's refusal of a data file outside its folder."""
+    from scenarios import spec_of
+
+    option = next((o for o in spec_of(scenario).options if o.name == "data"), None)
+    return PurePath(option.example).name if option is not None and option.example else "data.csv"
 
 
 def show_for(root: Widget, scenario: str) -> None:

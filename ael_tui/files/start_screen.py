@@ -18,7 +18,8 @@ from ael_tui.actions import bindings_for
 from ael_tui.files.opening import (APPROVAL_MODES, NewSession, scenario_availability, selectors_of, usable_backends)
 from ael_tui.readouts import SaveInfo, list_saves
 from ael_tui.files.save_list import SaveTable
-from ael_tui.files.scenario_fields import data_preview_of, option_fields, option_values, show_for
+from ael_tui.files.scenario_fields import (data_example, data_preview_of, option_fields, option_values,
+                                           show_for)
 from ael_tui.steady_footer import SteadyFooter
 
 
@@ -147,13 +148,13 @@ class StartScreen(Screen):
     @work(thread=True, exclusive=True, group="start-preview")
     def preview_data(self, scenario: str, path: str) -> None:
         hook = data_preview_of(scenario)
-        if not path or hook is None:
-            text = ""
-        elif not Path(path).expanduser().is_file():
-            text = f"{path}: no such file (yet)"
-        else:
+        text = ""
+        if path and hook is not None:
             try:
-                text = hook(path)
+                # a served lab reads only inside its sessions folder: placed before anything is read
+                placed = self.app.settings.readable(Path(path), "data file", data_example(scenario))
+                # not a regular file (a FIFO, a device) is the hook's one line, read never begun
+                text = hook(str(placed)) if placed.expanduser().exists() else f"{path}: no such file (yet)"
             except AELError as err:
                 text = str(err)
         self.app.call_from_thread(self._show_preview, scenario, path, text)

@@ -7,7 +7,9 @@ from what the teacher gave: the portfolio's offline generator (a data folder
 would read the teacher's disk, Yahoo would use the teacher's network on every
 visitor's behalf) and the news world's articles from the teacher's local copy
 (`--news-data`), offered only when there is one (`scenario_options`, and
-`make_scenario` for every session a visitor builds or loads).
+`make_scenario` for every session a visitor builds or loads). A world that reads a
+file the person names (the stream world's table, FILE_DATA) reads it only from the
+sessions folder, confined as a save is (`confined_data`), its preview too.
 
 Everything the visitor's process writes for itself (its home, temporary files,
 caches, scikit-learn's data home) is under `.ael-lab/` in the sessions folder
@@ -28,6 +30,9 @@ from engine.network import NO_DOWNLOADS
 ENV = "AEL_LAB_SERVED"  # the JSON of a ServedMode, set by the server in each app's environment
 PRIVATE = ".ael-lab"    # the lab's own files inside the sessions folder (home, tmp, caches)
 PRIVATE_DIRS = ("home", "tmp", "cache", "cache/support", "scikit_learn_data")
+# the worlds whose `data` is a file a visitor may name: read only from the sessions folder
+# (the teacher puts it there), the path confined as a save's is, before anything reads it
+FILE_DATA = {"stream": "tickets.csv"}  # world -> an example name for the refusal
 DEFAULT_QUOTA_MIB = 50.0          # what one visitor's lab may write into the sessions folder
 DEFAULT_FOLDER_QUOTA_MIB = 2048.0  # the whole sessions folder, every visitor together
 
@@ -62,14 +67,15 @@ class ServedMode:
     def private(self) -> Path:
         return self.folder / PRIVATE
 
-    def confine(self, path: Path, what: str = "file") -> Path:
+    def confine(self, path: Path, what: str = "file", example: str = "mysession.json") -> Path:
         """`path` inside the sessions folder, or AELError. A relative path is taken inside the
         folder; `..` is refused wherever it is, and so is anything that resolves outside
         (an absolute path elsewhere, `~`, a symlink leading out) or into the lab's own
-        `.ael-lab/` (its caches: a visitor's file there could change another's results)."""
+        `.ael-lab/` (its caches: a visitor's file there could change another's results).
+        Every path a visitor names comes here: saves, loads, exports, data files."""
         text = str(path)
         refuse = AELError(f"{what}: {text!r} is outside this lab's sessions folder; "
-                          "give a name such as mysession.json")
+                          f"give a name such as {example}")
         if not text.strip() or "\x00" in text or text.startswith("~") or ".." in Path(text).parts:
             raise refuse
         folder = self.folder
@@ -134,8 +140,19 @@ class ServedMode:
                 raise AELError("news: a served lab reads the teacher's copy of the articles; leave Articles "
                                "at its first choice")
             options["data"] = self.news_data
+        options = self.confined_data(scenario, options)
         self.check_options(scenario, options)
         return options
+
+    def confined_data(self, scenario: str, options: dict[str, Any]) -> dict[str, Any]:
+        """`options` with a world's data file (FILE_DATA) placed in the sessions folder (its
+        absolute path there: a save's relative name is read from the folder, never from
+        wherever the process stands), AELError when it is outside."""
+        data = options.get("data")
+        if scenario not in FILE_DATA or data in (None, ""):
+            return options
+        placed = self.confine(Path(str(data)), "data file", FILE_DATA[scenario])
+        return {**options, "data": str(placed)}
 
     def check_options(self, scenario: str, options: dict[str, Any] | None) -> None:
         """Refuse scenario options that would read or write outside the folder, or download."""
@@ -147,6 +164,8 @@ class ServedMode:
             if data != self.news_data:
                 raise AELError(f"this news session reads its articles from {data or 'a download'}; a served lab "
                                "reads only the teacher's copy: start a new news session here")
+        elif scenario in FILE_DATA:
+            self.confined_data(scenario, options)  # AELError when its data file is outside the folder
         elif data not in (None, "", "synthetic"):
             raise AELError("this session reads data from outside; a served lab uses the synthetic market")
         if options.get("cache_dir") is not None:
@@ -158,7 +177,7 @@ class ServedMode:
         from scenarios import make_scenario
 
         self.check_options(name, options)
-        return make_scenario(name, seed, options)
+        return make_scenario(name, seed, self.confined_data(name, options) if options else options)
 
     def admit(self, session) -> None:
         """Refuse a loaded session whose settings call a model, unless the teacher allowed it."""

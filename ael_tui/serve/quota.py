@@ -79,5 +79,10 @@ class VisitorFiles:
             self.record(placed)
         return placed
 
+    def readable(self, path: Path, what: str = "file", example: str = "mysession.json") -> Path:
+        """The path inside the folder (`ServedMode.confine`) a read may use: no quota, nothing
+        is written."""
+        return self.mode.confine(path, what, example)
+
     def record(self, *paths: Path) -> None:
         self.written.update(Path(p).resolve() for p in paths)

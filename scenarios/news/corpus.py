@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from engine.data_files import open_data
 from engine.errors import AELError
 from engine.network import downloads_allowed
 
@@ -50,6 +51,7 @@ MAX_FILES = 40_000           # the real corpus has 18,846
 MAX_GROUPS = 100
 MAX_MEMBERS = 50_000              # the real archive has 18,888 (its folders included)
 MAX_ARCHIVE_BYTES = 400 * 2**20   # of members' content; the real archive unpacks to about 85 MB
+MAX_ARCHIVE_FILE_BYTES = MAX_ARCHIVE_BYTES + MAX_MEMBERS * 1024  # the archive file: content and headers
 _MEMBER = re.compile(r"^(?:\./)?(20news-bydate-(?:train|test))/([^/]+)/([^/]+)$")
 ARCHIVE = "http://qwone.com/~jason/20Newsgroups/20news-bydate.tar.gz"
 
@@ -191,7 +193,9 @@ def read_archive(path: str, flag: str = "--data") -> Corpus:
     total = members = 0
     groups_seen: set[tuple[str, str]] = set()
     try:
-        with tarfile.open(Path(path).expanduser(), "r:*") as tar:
+        # a regular file within its cap, checked before the open reads it (a FIFO or device
+        # named by a save would otherwise be read forever)
+        with open_data(path, where, MAX_ARCHIVE_FILE_BYTES) as raw, tarfile.open(fileobj=raw, mode="r:*") as tar:
             for member in tar:
                 members += 1
                 if members > MAX_MEMBERS:

@@ -9,7 +9,6 @@ a resume on a changed file is one line.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -28,13 +27,6 @@ from .spec import MEMORY_CAP, REPLAY_ROWS, SPEC
 
 SNIPPET = 160  # characters of the text in a memory entry
 SIMS_KEPT = 64  # rows whose similarities to every row are kept (the replay of a slow window asks ~25)
-
-
-def _sha256_or_none(path: str) -> str | None:
-    try:
-        return tables.file_sha256(str(Path(path).expanduser()))
-    except OSError:
-        return None  # missing or unreadable: `tables.load` says which, in one line
 
 
 def _priors(labels: tuple[str, ...]) -> list[str]:
@@ -72,8 +64,10 @@ class StreamScenario(ScenarioBase):
         self.seed = int(seed)
         self.options = o
         if o["data_sha256"]:  # a saved session: its file first, before a changed file fails in another way
-            now = _sha256_or_none(o["data"])
-            if now is not None and now != o["data_sha256"]:
+            # a regular file within the size cap before it is hashed (AELError otherwise: a save
+            # naming /dev/zero or a FIFO would never finish hashing), and missing is one line too
+            now = tables.file_sha256(o["data"])
+            if now != o["data_sha256"]:
                 raise AELError(f"--data {o['data']}: the file changed since this session was saved (its SHA-256 "
                                f"was {o['data_sha256'][:12]}…, now {now[:12]}…); put the saved file back")
         self.table = tables.load(o["data"], o["text"], o["label"], tuple(o["meta"]), o["regime"], o["order"])

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.data_files import open_data, read_data
 from engine.errors import AELError
 
 MAX_BYTES = 256 * 2**20
@@ -58,10 +59,15 @@ class Table:
 
 
 def file_sha256(path: str) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
+    """The file's content hash, once it is a regular file within `MAX_BYTES` (AELError
+    otherwise: a save naming /dev/zero or a FIFO would be hashed forever)."""
+    h, left = hashlib.sha256(), MAX_BYTES + 1
+    with open_data(path, f"--data {path}", MAX_BYTES) as f:
+        while left > 0 and (chunk := f.read(min(1 << 20, left))):  # bounded: a file still growing ends too
             h.update(chunk)
+            left -= len(chunk)
+    if left <= 0:
+        raise AELError(f"--data {path}: grew past the {MAX_BYTES:,} bytes a data file may have while it was read")
     return h.hexdigest()
 
 
@@ -74,20 +80,7 @@ def _format(path: str) -> str:
 
 
 def _read_bytes(path: str) -> bytes:
-    p = Path(path).expanduser()
-    if not p.exists():
-        raise AELError(f"--data {path}: no such file")
-    if not p.is_file():
-        raise AELError(f"--data {path}: not a regular file")
-    size = p.stat().st_size
-    if size > MAX_BYTES:
-        raise AELError(f"--data {path}: {size:,} bytes is more than the {MAX_BYTES:,} bytes "
-                       f"({MAX_BYTES / 2**20:g} MB) a stream may have; take a sample of the rows")
-    try:
-        with open(p, "rb") as f:
-            return f.read(MAX_BYTES + 1)
-    except OSError as err:
-        raise AELError(f"--data {path}: cannot read it: {err.strerror or err}") from None
+    return read_data(path, f"--data {path}", MAX_BYTES)  # a regular file within MAX_BYTES, checked first
 
 
 def _decode(path: str, raw: bytes) -> str:
