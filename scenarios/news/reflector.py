@@ -15,7 +15,6 @@ from revealed classes only), never the true regime.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from engine.policies import PolicySpec
 from engine.reflection import Reflection, ReflectionContext
