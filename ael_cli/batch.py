@@ -1,5 +1,6 @@
 """One run as a pure function of its configuration: what `engine.executor` runs in
-its workers for `ael-lab run` (and for `ael-lab sweep`).
+its workers for `ael-lab run`, and, through `play`, what `ael-lab sweep` (and so
+`reproduce`) runs in a local or a Dask worker: one way to run a configuration.
 
 A task returns the run's result dict, never the session: a finished session
 (its memory, history and reflections) is dropped as soon as its numbers are
@@ -27,18 +28,32 @@ class RunTask:
     registry_line: tuple[str, str] | None = None
 
 
-def run_task(task: RunTask) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Played:
+    result: dict[str, Any]          # as run_result gives it (a baseline's own run dict)
+    history: list[dict[str, Any]]   # the episode records ([] for a baseline: it has no session)
+
+
+def play(task: RunTask) -> Played:
+    """Run one configuration to `task.until` (or its end) in this process."""
     config = task.config
     if task.registry_line is not None:
         register(*task.registry_line)
     if config.selector.startswith("baseline:"):
         # a baseline is not a bandit session: the scenario builds its run directly
         scenario = make_scenario(config.scenario, config.seed, config.scenario_options)
-        return scenario.baseline_run(config.selector.split(":", 1)[1])
+        return Played(scenario.baseline_run(config.selector.split(":", 1)[1]), [])
     session = Session(config, _scenario(config))
     session.timeline.keep = False  # a batch run never goes back: no checkpoints (engine/timetravel.py)
-    session.run(until=task.until)
-    return run_result(session)
+    try:
+        session.run(until=task.until)
+        return Played(run_result(session), session.history)
+    finally:
+        session.llm.close()  # flushes a cassette this run recorded to
+
+
+def run_task(task: RunTask) -> dict[str, Any]:
+    return play(task).result
 
 
 def affinity(task: RunTask) -> tuple:

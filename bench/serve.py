@@ -18,7 +18,6 @@ import os
 import platform
 import re
 import select
-import signal
 import statistics
 import subprocess
 import sys
@@ -27,6 +26,8 @@ import time
 from pathlib import Path
 
 import aiohttp
+
+from engine.processes import end_group
 
 ANSI = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[@-Z\\-_])")
 STATUS = re.compile(r"episode 0/1200")
@@ -132,12 +133,7 @@ def run(visitors: int = VISITORS) -> list[dict]:
                 raise RuntimeError("the server did not announce itself and its labs")
             m = asyncio.run(measure(url, server.pid, visitors))
         finally:
-            os.killpg(server.pid, signal.SIGTERM)
-            try:
-                server.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                os.killpg(server.pid, signal.SIGKILL)
-                server.wait()
+            end_group(server, grace=15)
     per_visitor = (m["total_pss"] - m["zygote_pss"]) / max(1, m["labs"])
     print(f"bench serve: {platform.machine()}, {os.cpu_count()} cores, {platform.python_version()}, "
           f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} before the run; {visitors} visitors, "

@@ -39,10 +39,17 @@ from .variants import VARIANTS
 SpecOf = Callable[[str], Any]
 MakeScenario = Callable[[str, int, dict], Any]
 
-# what must stay equal between a run that was saved and resumed and one that never stopped
-# (the queue without the wall-clock times its decisions carry; not the LLM ledger)
-LEARNED = ("t", "rng", "selector", "pool", "memory", "queue", "history", "reflections", "insight", "injections",
-           "last_hits", "reflector", "scenario_state", "method", "variants", "code_arms")
+
+
+def learned(session_type: type[Session] = Session) -> tuple[str, ...]:
+    """What must stay equal between a run that was saved and resumed and one that never
+    stopped: every part of the session's state (`PARTS`) but what is spent rather than
+    learned (the LLM ledger); the queue is compared without the wall-clock times its
+    decisions carry (`CLOCK`)."""
+    return tuple(part.key for part in session_type.PARTS if part.kind != "spent")
+
+
+LEARNED = learned()
 CLOCK = ("at", "revoked_at", "saved_at")
 
 
@@ -115,7 +122,7 @@ def check_resume(what: str, config: SessionConfig, make_scenario: MakeScenario, 
 def _first_difference(a: Session, b: Session) -> str | None:
     """The first part of what a session learns that differs between the two, or None."""
     da, db = a.to_dict(), b.to_dict()
-    for key in LEARNED:
+    for key in learned(type(a)):
         if json.dumps(_no_clock(da.get(key)), sort_keys=True) != json.dumps(_no_clock(db.get(key)), sort_keys=True):
             return key
     return None

@@ -143,46 +143,33 @@ def _explain(session: "Session", n: int) -> dict[str, Any]:
                   for a in session.selector.arms]
     memory, scenario, pool = session.memory, session.scenario, session.pool
     retrievals: list[dict[str, Any]] = []
-    seen: dict[str, Any] = {}
-    real_retrieve, real_act = memory.retrieve, scenario.act
 
-    def retrieve(spec, query, similarity=None, count=True):
-        if count and len(retrievals) < COMPARED_RETRIEVALS * 4:
-            record: dict[str, Any] = {"policy": spec.name, "query": {k: v for k, v in query.items()
-                                                                     if not k.startswith("_")}}
-            if len(retrievals) < COMPARED_RETRIEVALS:  # before the real read, which counts its hits
-                others = {}
-                for name, other in pool.items():
-                    if name == spec.name:
-                        continue
-                    hits = real_retrieve(other, query, similarity, count=False)
-                    others[name] = hits
-                record["others"] = others
-            hits = real_retrieve(spec, query, similarity, count)
-            record["hits"] = [_hit(session, spec, h, query) for h in hits]
+    def observe(spec, query, similarity, hits) -> None:
+        """Each policy read of the episode, and (for the first few) every other policy's read of
+        the same query at the same moment: the hook runs before the read's hits are counted."""
+        if len(retrievals) >= COMPARED_RETRIEVALS * 4:
+            return
+        record: dict[str, Any] = {"policy": spec.name, "query": {k: v for k, v in query.items()
+                                                                 if not k.startswith("_")}}
+        record["hits"] = [_hit(session, spec, h, query) for h in hits]
+        if len(retrievals) < COMPARED_RETRIEVALS:
             chosen_ids = {h["id"] for h in record["hits"]}
-            if "others" in record:
-                compared = {}
-                for name, ohits in record.pop("others").items():
-                    ids = [h.entry.id for h in ohits]
-                    compared[name] = {
-                        "hits": [{"id": h.entry.id, "tier": h.entry.tier, "episode": h.entry.episode,
-                                  "score": h.score, "content": h.entry.content,
-                                  "shared": h.entry.id in chosen_ids} for h in ohits],
-                        "only_here": [i for i in ids if i not in chosen_ids],
-                        "missing": [i for i in chosen_ids if i not in set(ids)],
-                        "same": set(ids) == chosen_ids}
-                record["other_policies"] = compared
-            retrievals.append(record)
-            return hits
-        return real_retrieve(spec, query, similarity, count)
+            compared = {}
+            for name, other in pool.items():
+                if name == spec.name:
+                    continue
+                ohits = memory.retrieve(other, query, similarity, count=False)
+                ids = [h.entry.id for h in ohits]
+                compared[name] = {
+                    "hits": [{"id": h.entry.id, "tier": h.entry.tier, "episode": h.entry.episode,
+                              "score": h.score, "content": h.entry.content,
+                              "shared": h.entry.id in chosen_ids} for h in ohits],
+                    "only_here": [i for i in ids if i not in chosen_ids],
+                    "missing": [i for i in chosen_ids if i not in set(ids)],
+                    "same": set(ids) == chosen_ids}
+            record["other_policies"] = compared
+        retrievals.append(record)
 
-    def act(query, ctx):
-        seen["query"], seen["ctx"] = query, ctx
-        return real_act(query, ctx)
-
-    memory.retrieve = retrieve  # type: ignore[method-assign]
-    scenario.act = act  # type: ignore[method-assign]
     calls: list[dict[str, Any]] = []
     clients = [c for c in {id(c): c for c in (session.llm.agent, session.llm.reflector) if c is not None}.values()
                if hasattr(c, "provider")]
@@ -190,15 +177,14 @@ def _explain(session: "Session", n: int) -> dict[str, Any]:
         c.provider = _Watched(c.provider, calls)
     spent = len(session.usage.records)
     try:
-        session.step()
+        with memory.observing(observe):
+            session.step()
     finally:
-        del memory.retrieve
-        del scenario.act
         for c in clients:
             c.provider = c.provider._inner
     usage = [asdict(r) for r in session.usage.records[spent:]]
     record = session.history[-1]
-    query, ctx = seen["query"], seen["ctx"]
+    query, ctx = session.acted
     draws = getattr(session.selector, "last_draws", None) if record["phase"] != "warmup" else None
     report = {
         "scenario": session.config.scenario, "seed": session.config.seed, "selector": session.config.selector,

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .errors import AELError
-from .timetravel import Checkpoint, Tape, _comparable
+from .timetravel import Checkpoint, Tape, comparable
 
 if TYPE_CHECKING:
     from .session import Session
@@ -49,7 +49,7 @@ class Basis:
     @classmethod
     def of(cls, s: "Session") -> "Basis":
         tl = s.timeline
-        tl._check_replayable(s)  # a live model would be asked again: refused before anything is built
+        tl.check_replayable(s)  # a live model would be asked again: refused before anything is built
         tape = tl.tape if tl.tape is not None and tl.tape.t >= s.t else Tape.of(s)
         return cls(tape.copy(), dict(tl.checkpoints),
                    s.config.to_dict(), type(s.scenario))
@@ -90,15 +90,10 @@ class Replica:
 
     def move_to(self, basis: Basis, n: int) -> "Session":
         """The replica at the start of episode n of the live run in `basis` (call with `lock`)."""
-        s, tl = self.session, self.session.timeline
+        s = self.session
         start = max(k for k in basis.checkpoints if k <= n)
-        tl.checkpoints, tl.tape, tl.diverged_at = dict(basis.checkpoints), basis.tape, None
-        if self._stands_on(basis, start, n):
-            self.restored_from = None
-        else:
-            tl._restore(s, basis.checkpoints[start], basis.tape.history)
-            self.restored_from = start
-        tl._replay(s, n, basis.tape)
+        self.restored_from = None if self._stands_on(basis, start, n) else start
+        s.timeline.follow(s, basis.tape, basis.checkpoints, n, self.restored_from)
         if s.t != n:
             raise AELError(f"episode {n} cannot be replayed: {s.blocked_reason or 'the replay stopped short'}")
         self._forced = basis.forced_up_to(n)
@@ -117,4 +112,4 @@ class Replica:
             return False
         audit = basis.tape.audit
         return len(s.queue.audit) <= len(audit) and all(
-            _comparable(a) == _comparable(b) for a, b in zip(s.queue.audit, audit))
+            comparable(a) == comparable(b) for a, b in zip(s.queue.audit, audit))

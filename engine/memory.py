@@ -20,9 +20,10 @@ rule bookkeeping stop, reads go on.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from operator import attrgetter, is_
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -207,6 +208,19 @@ class MemoryStore:
         self.pruned: list[dict[str, Any]] = []
         # runs a code policy in a sandbox (the session's `CodeArms.run`); code never runs here
         self.code_runner: Callable[[PolicySpec, list[MemoryEntry], dict[str, Any]], list[MemoryEntry]] | None = None
+        # told of every counted read before it counts (`observing`): the explanation's instrument
+        self._observer: Callable[[PolicySpec, dict[str, Any], Any, list[Hit]], None] | None = None
+
+    @contextmanager
+    def observing(self, observer: Callable[[PolicySpec, dict[str, Any], Any, list[Hit]], None]) -> Iterator[None]:
+        """While the block runs, `observer(spec, query, similarity, hits)` sees each counted
+        read (a policy's retrieval for an episode) before its hits are counted, so it may read
+        other policies for the same query, uncounted, as memory stood at that moment."""
+        before, self._observer = self._observer, observer
+        try:
+            yield
+        finally:
+            self._observer = before
 
     # ---------------------------------------------------------------- writes
     def write(self, tier: str, content: str, metadata: dict[str, Any], quality: float,
@@ -311,6 +325,8 @@ class MemoryStore:
         reads without raising the entries' retrieval counts (a counterfactual read
         is not a use)."""
         hits = self._retrieve(spec, query, similarity)
+        if count and self._observer is not None:
+            self._observer(spec, query, similarity, hits)
         if count and not self.frozen and hits:
             for h in hits:
                 h.entry.retrieval_count += 1

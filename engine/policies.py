@@ -222,3 +222,27 @@ def _paper_policies() -> tuple[PolicySpec, ...]:
 
 
 PAPER_POLICIES: tuple[PolicySpec, ...] = _paper_policies()
+
+
+
+def voting_pool(*, items: str, nothing: str, group: str, group_noun: str,
+                window: int | None = None) -> tuple[PolicySpec, ...]:
+    """The five-arm pool of the worlds whose agent votes over past items with the 5 nearest
+    (support, news, stream: the paper's 20NG section), in arm order: none, recent_window,
+    compressed, full_detailed, class_balanced. `items` names what memory holds ("tickets"),
+    `nothing` says what `none` answers, `group` is the metadata key class_balanced balances
+    over and `group_noun` its word; `window` bounds the similarity arms to the newest rows
+    (a long stream)."""
+    among = f" among the last {window:,}" if window else ""
+    episodic = ("episodic",)
+    return (
+        PolicySpec("none", (), 0, format="none", description=nothing),
+        PolicySpec("recent_window", episodic, 20, order="recency",
+                   description=f"The last 20 {items}; the 5 most similar vote."),
+        PolicySpec("compressed", episodic, 10, order="similarity", window=window,
+                   description=f"The 10 {items} most similar to the query{among}."),
+        PolicySpec("full_detailed", episodic, 200, order="recency",
+                   description=f"The last 200 {items}; the 5 most similar vote."),
+        PolicySpec("class_balanced", episodic, 3, order="similarity", per_group=group, window=window,
+                   description=f"The 3 most similar {items} of each {group_noun} seen so far{among}."),
+    )

@@ -24,13 +24,16 @@ The gate's state is its two marks; a reflector saves them under its own keys
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Any, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
 import numpy as np
 
 from .policies import PolicySpec
 from .reflection import ReflectionContext, ReflectorBase
+
+if TYPE_CHECKING:
+    from .scenario_spec import ScenarioSpec
 
 
 @dataclass(frozen=True)
@@ -223,3 +226,65 @@ class GatedReflector(ReflectorBase):
     @cooldown_until.setter
     def cooldown_until(self, value: int | None) -> None:
         self.gate.cooldown_until = value
+
+
+@dataclass
+class DeclaredReflector(GatedReflector):
+    """A gated reflector whose settings are the reflector options its world's spec declares.
+
+    The subclass names its `SPEC`; every option the spec declares (trigger, cadence, window,
+    threshold: `scenario_spec.reflection_options`) is a field here, defaulted and checked by
+    its `OptionSpec` (a bad value is one AELError naming it), so a world states its defaults
+    once, in its spec. The gate is the trailing accuracy with a cool-down of three cadences
+    unless the subclass builds another (`make_gate`). The saved state is the settings, the
+    gate's two marks and the subclass's `SAVED` fields; loading sets what the state holds
+    and settles again, so a save made before a setting existed still loads.
+    """
+
+    SPEC: ClassVar["ScenarioSpec"]
+    SAVED: ClassVar[tuple[str, ...]] = ()   # the subclass's own fields kept in the save
+    COOLDOWN_CADENCES: ClassVar[int] = 3    # a rejection: look again after three slow windows
+    # each option's long name (the session's key, the flag without its dashes), in errors and accepted
+    # by from_options beside the short one
+    LONG_NAMES: ClassVar[dict[str, str]] = {"trigger": "reflect_trigger", "cadence": "reflect_every",
+                                            "window": "reflect_window", "threshold": "reflect_threshold"}
+
+    trigger: str | None = None
+    cadence: int | None = None
+    window: int | None = None
+    threshold: float | None = None
+    gate: ReflectionGate = field(init=False, repr=False)  # with the marks proposed_at and cooldown_until
+
+    def __post_init__(self) -> None:
+        for option in self.SPEC.reflector:
+            value = getattr(self, option.name, None)
+            setattr(self, option.name, option.check(option.default if value is None else value,
+                                                    self.LONG_NAMES.get(option.name, option.name)))
+        self._configure(self.make_gate())
+
+    def make_gate(self) -> ReflectionGate:
+        return ReflectionGate(cadence=self.cadence, cooldown=self.COOLDOWN_CADENCES * self.cadence,
+                              metric=TrailingAccuracy(), window=self.window, threshold=self.threshold)
+
+    @classmethod
+    def from_options(cls, options: dict[str, Any]) -> "DeclaredReflector":
+        """The options the spec declares, by their short or long names (missing or None: the
+        default); other keys belong to the session and are ignored."""
+        given = {short: options[long] for short, long in cls.LONG_NAMES.items() if options.get(long) is not None}
+        given.update({k: v for k, v in options.items() if v is not None})
+        return cls(**cls.SPEC.reflector_settings(given))
+
+    def state_dict(self) -> dict[str, Any]:
+        state = {option.name: getattr(self, option.name) for option in self.SPEC.reflector}
+        for key in self.SAVED:
+            value = getattr(self, key)
+            state[key] = list(value) if isinstance(value, list) else dict(value) if isinstance(value, dict) else value
+        state.update(proposed_at=self.proposed_at, cooldown_until=self.cooldown_until)
+        return state
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        known = self.state_dict()
+        for key, value in state.items():
+            if key in known:
+                setattr(self, key, list(value) if isinstance(value, list) else value)
+        self.__post_init__()

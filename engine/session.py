@@ -188,6 +188,7 @@ class Session(Decisions):
         self.insight: dict[str, Any] | None = None
         self.injections: list[dict[str, Any]] = []
         self.last_hits: list[str] = []
+        self.acted: tuple | None = None  # (query, AgentContext) of the last step: not saved, not learning
         self._patterns_at = -1
         self._patterns: list = []
         self.timeline = Timeline()  # checkpoints kept as the run goes: rewind and branch (engine/timetravel.py)
@@ -340,6 +341,7 @@ class Session(Decisions):
             if t == 0:
                 self.variants.start(self)  # before episode 0; a loaded session restores what it set up
             self.variants.agent_context(self, query, ctx)
+        self.acted = (query, ctx)  # what the agent was given this episode (an explanation reads it)
         outcome = scenario.act(query, ctx)
         self.method.observe(query, outcome, t, learning=not self.memory.frozen)
         credited = self.variants.credit(self, query, outcome, ctx) if self.variants else outcome.reward

@@ -60,7 +60,8 @@ def _who_is_rule(who: str) -> bool:
     return who.startswith("rule:") or who == "engine"
 
 
-def _comparable(entry: "AuditEntry") -> tuple:
+def comparable(entry: "AuditEntry") -> tuple:
+    """An audit entry without its wall-clock time: two runs that decided alike compare equal."""
     d = asdict(entry)
     d.pop("at", None)
     return tuple(sorted((k, repr(v)) for k, v in d.items()))
@@ -273,7 +274,7 @@ class Timeline:
 
     def _audit_follows_tape(self, s: "Session") -> bool:
         audit, tape = s.queue.audit, self.tape.audit  # type: ignore[union-attr]
-        return len(audit) <= len(tape) and all(_comparable(a) == _comparable(b) for a, b in zip(audit, tape))
+        return len(audit) <= len(tape) and all(comparable(a) == comparable(b) for a, b in zip(audit, tape))
 
     def _diverge(self, t: int) -> None:
         """The run departs from the tape after episode t: what came later is another run."""
@@ -298,7 +299,8 @@ class Timeline:
         """The furthest episode this timeline can go to."""
         return max(s.t, self.tape.t if self.tape is not None else 0)
 
-    def _check_replayable(self, s: "Session") -> None:
+    def check_replayable(self, s: "Session") -> None:
+        """AELError unless going back can give the same run again (no live model plays it)."""
         cfg = s.llm.config
         if cfg.uses_llm and not cfg.replay:
             raise AELError(f"this session is played by a model ({s.backend}): going back would ask it again "
@@ -310,6 +312,17 @@ class Timeline:
         s.load_state(d, keep_usage=True)
         self._post_signature = self.signature(s)
         self._spent = 0.0
+
+    def follow(self, s: "Session", tape: Tape, checkpoints: dict[int, Checkpoint], n: int,
+               restore_from: int | None) -> None:
+        """Put `s` at the start of episode n of the run `tape` records, under `checkpoints`:
+        restored from the checkpoint at `restore_from` (None: go on from where `s` stands,
+        which the caller has shown lies on that run), then replayed with the tape's decisions.
+        The public way to follow a run (an explanation's replica does)."""
+        self.checkpoints, self.tape, self.diverged_at = dict(checkpoints), tape, None
+        if restore_from is not None:
+            self._restore(s, checkpoints[restore_from], tape.history)
+        self._replay(s, n, tape)
 
     def snapshot(self, s: "Session") -> tuple:
         """The session and this timeline now, for `put_back`."""
@@ -363,7 +376,7 @@ class Timeline:
             self._rewind(s, n)
 
     def _rewind(self, s: "Session", n: int) -> None:
-        self._check_replayable(s)
+        self.check_replayable(s)
         reach = self.reach(s)
         if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= reach:
             raise AELError(f"episode {n} is out of range: this run can go to 0..{reach}")
@@ -446,7 +459,7 @@ class Timeline:
             return self._branch(s, n, decide, who)
 
     def _branch(self, s: "Session", n: int, decide: dict[int, str], who: str) -> str | None:
-        self._check_replayable(s)
+        self.check_replayable(s)
         reach = self.reach(s)
         if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= reach:
             raise AELError(f"episode {n} is out of range: this run can go to 0..{reach}")
@@ -481,7 +494,7 @@ class Timeline:
             self._reopen(s, pid)
 
     def _reopen(self, s: "Session", pid: int) -> None:
-        self._check_replayable(s)
+        self.check_replayable(s)
         tape = self._tape_of(s)
         entry = self._decided(tape, pid)
         self._take(s, tape, entry.episode, entry.episode + 1, {pid: None}, "human")
@@ -542,7 +555,7 @@ def detached(s: "Session") -> "Callable[[], Session]":
     session): call this under the lock that guards `s` (it takes the session's state, its
     checkpoints and the run ahead, each immutable or copied); the function it returns builds
     the copy, outside the lock. The copy goes back exactly as `s` would."""
-    s.timeline._check_replayable(s)
+    s.timeline.check_replayable(s)
     blob = pickle.dumps(s.to_dict(), protocol=pickle.HIGHEST_PROTOCOL)
     checkpoints = dict(s.timeline.checkpoints)  # a checkpoint is a saved state: shared, never changed
     tape = s.timeline.tape

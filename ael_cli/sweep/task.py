@@ -1,6 +1,6 @@
 """One run of a sweep, in whatever process runs it (a local worker or a Dask worker).
 
-`sweep_task` is `ael_cli.batch.run_task` plus what the store keeps beside the
+`sweep_task` is `ael_cli.batch.play` plus what the store keeps beside the
 result: the per-episode rewards, timings, and the error of a run that failed
 (returned, not raised, so one failure never stops the others). The result
 itself is exactly the one `ael-lab run` computes for the same configuration.
@@ -14,12 +14,9 @@ import time
 import traceback
 from typing import Any
 
-from engine.results import finite, run_result
-from engine.session import Session
-from scenarios import make_scenario, register
+from engine.results import finite
 
-from ael_cli.batch import RunTask
-from ael_cli.batch import _scenario as shared_scenario  # the per-process scenario cache `run` uses
+from ael_cli.batch import RunTask, play
 
 # episode record fields the rewards table keeps (the rest is in the session, not the store)
 REWARD_FIELDS = ("episode", "reward", "regime", "phase", "policy")
@@ -42,17 +39,6 @@ def sweep_task(task: RunTask) -> dict[str, Any]:
 
 
 def _run(task: RunTask) -> dict[str, Any]:
-    config = task.config
-    if task.registry_line is not None:
-        register(*task.registry_line)
-    if config.selector.startswith("baseline:"):
-        scenario = make_scenario(config.scenario, config.seed, config.scenario_options)
-        return {"result": finite(scenario.baseline_run(config.selector.split(":", 1)[1])), "rewards": []}
-    session = Session(config, shared_scenario(config))
-    session.timeline.keep = False  # a sweep run never goes back: no checkpoints (engine/timetravel.py)
-    try:
-        session.run(until=task.until)
-        rewards = [tuple(h.get(f) for f in REWARD_FIELDS) for h in session.history]
-        return {"result": finite(run_result(session)), "rewards": rewards}
-    finally:
-        session.llm.close()  # flushes a cassette this run recorded to
+    played = play(task)
+    rewards = [tuple(h.get(f) for f in REWARD_FIELDS) for h in played.history]
+    return {"result": finite(played.result), "rewards": rewards}

@@ -15,8 +15,6 @@ import argparse
 import asyncio
 import base64
 import json
-import os
-import signal
 import shutil
 import subprocess
 import tempfile
@@ -26,6 +24,8 @@ from pathlib import Path
 from typing import Any, AsyncIterator, Awaitable, Callable
 
 import aiohttp
+
+from engine.processes import end_group
 
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--remote-debugging-port=0"]
@@ -75,12 +75,7 @@ async def devtools(width: int, height: int, timeout: float = 60.0) -> AsyncItera
                                deviceScaleFactor=1, mobile=False)
                     yield call
         finally:
-            os.killpg(process.pid, signal.SIGTERM)
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
+            end_group(process)
 
 
 async def capture(url: str, out: Path, width: int, height: int, settle: float, timeout: float) -> None:

@@ -27,7 +27,7 @@ from typing import Sequence
 import numpy as np
 
 from engine.memory import Hit
-from engine.policies import Filter, PolicySpec
+from engine.policies import Filter, PolicySpec, voting_pool
 
 from .corpus import cluster_of
 
@@ -36,21 +36,14 @@ LABEL_WINDOW = 20  # how many of the latest revealed classes the regime label re
 UNKNOWN = "unknown"
 EPISODIC = ("episodic",)
 
-NONE = PolicySpec("none", (), 0, format="none", description="No article: the prior class.")
-RECENT_WINDOW = PolicySpec("recent_window", EPISODIC, 20, order="recency",
-                           description="The last 20 articles; the 5 most similar vote.")
-COMPRESSED = PolicySpec("compressed", EPISODIC, 10, order="similarity",
-                        description="The 10 articles most similar to the query.")
-FULL_DETAILED = PolicySpec("full_detailed", EPISODIC, 200, order="recency",
-                           description="The last 200 articles; the 5 most similar vote.")
-CLASS_BALANCED = PolicySpec("class_balanced", EPISODIC, 3, order="similarity", per_group="label",
-                            description="The 3 most similar articles of each class seen so far.")
+INITIAL_POOL: tuple[PolicySpec, ...] = voting_pool(
+    items="articles", nothing="No article: the prior class.", group="label", group_noun="class")
+NONE, RECENT_WINDOW, COMPRESSED, FULL_DETAILED, CLASS_BALANCED = INITIAL_POOL
 REGIME_FILTERED = PolicySpec(
     "regime_filtered", EPISODIC, 10, order="similarity", filters=(Filter("regime_label"),),
     description="The 10 most similar articles seen under the same regime label as the query "
                 "(the reflector's label: the commonest topic cluster of the last 20 revealed classes).")
 
-INITIAL_POOL: tuple[PolicySpec, ...] = (NONE, RECENT_WINDOW, COMPRESSED, FULL_DETAILED, CLASS_BALANCED)
 # P0..P5 of the paper's oracle row, in order
 ALL_POLICIES: tuple[PolicySpec, ...] = (*INITIAL_POOL, REGIME_FILTERED)
 

@@ -14,56 +14,29 @@ from revealed classes only), never the true regime.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
-from engine.errors import AELError
 from engine.policies import PolicySpec
 from engine.reflection import Reflection, ReflectionContext
-from engine.reflection_gate import GatedReflector, ReflectionGate, TrailingAccuracy, is_correct
+from engine.reflection_gate import DeclaredReflector, is_correct
 
 from .policies import REGIME_FILTERED, regime_label
 from .spec import SPEC
 
-DEFAULTS = SPEC.reflector_defaults()
-TRIGGERS = SPEC.reflector_option("trigger").values
 MIN_FIXED = 5
 MIN_FIXED_SHARE = 0.25
 
 
 @dataclass
-class NewsReflector(GatedReflector):
-    trigger: str = DEFAULTS["trigger"]
-    cadence: int = DEFAULTS["cadence"]
-    window: int = DEFAULTS["window"]
-    threshold: float = DEFAULTS["threshold"]
+class NewsReflector(DeclaredReflector):
+    SPEC = SPEC
     name: str = "news-offline"
-    gate: ReflectionGate = field(init=False, repr=False)  # with the marks proposed_at and cooldown_until
-
-    def __post_init__(self) -> None:
-        if self.trigger not in TRIGGERS:
-            raise AELError(f"reflector trigger {self.trigger!r}: expected one of {', '.join(TRIGGERS)}")
-        for key in ("cadence", "window"):
-            value = getattr(self, key)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise AELError(f"reflector {key}: must be a positive integer, got {value!r}")
-        if not 0.0 <= float(self.threshold) <= 1.0:
-            raise AELError(f"reflector threshold: must be between 0 and 1, got {self.threshold!r}")
-        self.threshold = float(self.threshold)
-        # a rejected proposal: look again after three slow windows, not at the very next one
-        self._configure(ReflectionGate(cadence=self.cadence, cooldown=3 * self.cadence, metric=TrailingAccuracy(),
-                                       window=self.window, threshold=self.threshold))
 
     def outlook(self, episode: int) -> str:
         if self.gate.cooling(episode):
             return (f"A proposal was rejected: the reflector looks at {REGIME_FILTERED.name} again from "
                     f"episode {self.cooldown_until}.")
         return ""
-
-    @classmethod
-    def from_options(cls, options: dict[str, Any]) -> "NewsReflector":
-        settings = SPEC.reflector_settings(options)
-        return cls(**settings)
 
     def holds_candidate(self, pool: list[PolicySpec]) -> bool:
         return any(p.name == REGIME_FILTERED.name or p.fingerprint == REGIME_FILTERED.fingerprint for p in pool)
@@ -103,13 +76,3 @@ class NewsReflector(GatedReflector):
             rationale=(f"Paper gate: {gate}." if self.trigger == "paper" and not supported else
                        f"{counts[0].upper()}{counts[1:]} (≥ {MIN_FIXED} and ≥ {MIN_FIXED_SHARE:.0%})."),
         )
-
-    def state_dict(self) -> dict[str, Any]:
-        return {"trigger": self.trigger, "cadence": self.cadence, "window": self.window,
-                "threshold": self.threshold, "proposed_at": self.proposed_at, "cooldown_until": self.cooldown_until}
-
-    def load_state_dict(self, state: dict[str, Any]) -> None:
-        for key in ("trigger", "cadence", "window", "threshold", "proposed_at", "cooldown_until"):
-            if key in state:
-                setattr(self, key, state[key])
-        self.__post_init__()

@@ -43,17 +43,14 @@ from typing import Any
 
 import numpy as np
 
-from engine.errors import AELError
 from engine.policies import PolicySpec
 from engine.reflection import Reflection, ReflectionContext
-from engine.reflection_gate import CheckDays, GatedReflector, MeanPosterior, ReflectionGate, Verdict
+from engine.reflection_gate import CheckDays, DeclaredReflector, MeanPosterior, ReflectionGate, Verdict
 
 from .agent import EXPOSURE_CUT
 from .memory_records import short
 from .spec import SPEC
 
-DEFAULTS = SPEC.reflector_defaults()  # a daily reflection: cadence 4, window 20 (spec.py)
-TRIGGERS = SPEC.reflector_option("trigger").values
 CANDIDATE: dict[str, Any] = {
     "name": "regime_filtered", "tiers": ["episodic", "semantic", "procedural"], "k": 8, "order": "relevance",
     "filters": [{"key": "regime"}], "format": "full",
@@ -87,43 +84,32 @@ def regime_label(side: dict[str, Any]) -> tuple[str, float]:
 
 
 @dataclass
-class PortfolioReflector(GatedReflector):
-    """Daily diagnose-before-prescribe reflection with the paper or the diagnose trigger."""
+class PortfolioReflector(DeclaredReflector):
+    """Daily diagnose-before-prescribe reflection with the paper or the diagnose trigger
+    (threshold None: DEFAULT_THRESHOLD of the trigger)."""
 
-    trigger: str = DEFAULTS["trigger"]
-    cadence: int = DEFAULTS["cadence"]
-    window: int = DEFAULTS["window"]
-    threshold: float | None = DEFAULTS["threshold"]  # None: DEFAULT_THRESHOLD of the trigger
+    SPEC = SPEC
+    SAVED = ("margin", "candidate", "last_label", "checks", "cooldown")
     margin: float = 0.10
     candidate: dict[str, Any] = field(default_factory=lambda: dict(CANDIDATE))
     last_label: str = ""
     checks: list[int] = field(default_factory=list)
     cooldown: int = 20                  # bars (5 days) without proposals after a rejection
     name: str = "portfolio-offline"
-    gate: ReflectionGate = field(init=False, repr=False)  # with the marks proposed_at and cooldown_until
 
     def __post_init__(self) -> None:
-        if self.trigger not in TRIGGERS:
-            raise AELError(f"reflector trigger {self.trigger!r}: expected one of {', '.join(TRIGGERS)}")
-        for key in ("cadence", "window"):
-            value = getattr(self, key)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise AELError(f"reflector {key}: must be a positive integer, got {value!r}")
+        if self.threshold is None and self.trigger in DEFAULT_THRESHOLD:
+            self.threshold = DEFAULT_THRESHOLD[self.trigger]
+        super().__post_init__()
         if self.threshold is None:
             self.threshold = DEFAULT_THRESHOLD[self.trigger]
-        if not 0.0 <= float(self.threshold) <= 1.0:
-            raise AELError(f"reflector threshold: must be between 0 and 1, got {self.threshold!r}")
-        self.threshold = float(self.threshold)
+
+    def make_gate(self) -> ReflectionGate:
         # the gate holds back proposals only: the day's diagnosis runs at every cadence
         paper = self.trigger == "paper"
-        self._configure(ReflectionGate(cadence=self.cadence, cooldown=self.cooldown,
-                                       metric=MeanPosterior() if paper else None, window=self.window,
-                                       threshold=self.threshold, check_days=PAPER_CHECK_DAYS if paper else None))
-
-    @classmethod
-    def from_options(cls, options: dict[str, Any]) -> "PortfolioReflector":
-        """The CLI's keys trigger / cadence / window / threshold; missing or None means the default."""
-        return cls(**SPEC.reflector_settings(options))
+        return ReflectionGate(cadence=self.cadence, cooldown=self.cooldown,
+                              metric=MeanPosterior() if paper else None, window=self.window,
+                              threshold=self.threshold, check_days=PAPER_CHECK_DAYS if paper else None)
 
     def rejected(self, kind: str, episode: int) -> None:
         """A rejected insight or policy: no proposal for `cooldown` bars (the diagnosis goes on),
@@ -237,19 +223,6 @@ class PortfolioReflector(GatedReflector):
             return False, f"Replay: {numbers}; the gain {cand - played:+.3f} is under {self.margin:.2f}, no proposal."
         return True, (f"Replay: {numbers}: a gain of {cand - played:+.3f} ≥ {self.margin:.2f} with the played "
                       f"reward {played_reward:.3f} < {self.threshold:.2f}, so {name} is proposed.")
-
-    # ---------------------------------------------------------- persistence
-    def state_dict(self) -> dict[str, Any]:
-        return {"trigger": self.trigger, "cadence": self.cadence, "window": self.window,
-                "threshold": self.threshold, "margin": self.margin, "candidate": dict(self.candidate),
-                "proposed_at": self.proposed_at, "last_label": self.last_label, "checks": list(self.checks),
-                "cooldown": self.cooldown, "cooldown_until": self.cooldown_until}
-
-    def load_state_dict(self, state: dict[str, Any]) -> None:
-        for key, value in state.items():
-            if key in self.state_dict():
-                setattr(self, key, list(value) if key == "checks" else value)
-        self.__post_init__()
 
 
 def _tool_verdicts(accuracy: dict[str, dict[str, int]]) -> tuple[dict[str, str], dict[str, str]]:

@@ -30,24 +30,16 @@ from typing import Sequence
 import numpy as np
 
 from engine.memory import Hit
-from engine.policies import Filter, PolicySpec
+from engine.policies import Filter, PolicySpec, voting_pool
 
 K_NEIGHBOURS = 5
 EPISODIC = ("episodic",)
 CANDIDATE_K = 10
 CANDIDATE_WINDOW = 20
 
-NONE = PolicySpec("none", (), 0, format="none", description="No row: the prior label.")
-RECENT_WINDOW = PolicySpec("recent_window", EPISODIC, 20, order="recency",
-                           description="The last 20 rows; the 5 most similar vote.")
-COMPRESSED = PolicySpec("compressed", EPISODIC, 10, order="similarity", window=1000,
-                        description="The 10 rows most similar to the query among the last 1,000.")
-FULL_DETAILED = PolicySpec("full_detailed", EPISODIC, 200, order="recency",
-                           description="The last 200 rows; the 5 most similar vote.")
-CLASS_BALANCED = PolicySpec("class_balanced", EPISODIC, 3, order="similarity", per_group="label", window=1000,
-                            description="The 3 most similar rows of each label among the last 1,000.")
-
-INITIAL_POOL: tuple[PolicySpec, ...] = (NONE, RECENT_WINDOW, COMPRESSED, FULL_DETAILED, CLASS_BALANCED)
+INITIAL_POOL: tuple[PolicySpec, ...] = voting_pool(
+    items="rows", nothing="No row: the prior label.", group="label", group_noun="label", window=1000)
+NONE, RECENT_WINDOW, COMPRESSED, FULL_DETAILED, CLASS_BALANCED = INITIAL_POOL
 
 
 def policy_name(column: str, taken: set[str] = frozenset()) -> str:

@@ -28,49 +28,24 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from engine.errors import AELError
 from engine.reflection import Reflection, ReflectionContext
-from engine.reflection_gate import GatedReflector, ReflectionGate, TrailingAccuracy, is_correct
+from engine.reflection_gate import DeclaredReflector, is_correct
 
 from .spec import SPEC
 
-DEFAULTS = SPEC.reflector_defaults()
-TRIGGERS = SPEC.reflector_option("trigger").values
 MIN_FIXED = 5
 MIN_FIXED_SHARE = 0.25
 ALPHA = 0.01  # the chance control's level, shared among the columns tried (Bonferroni)
 
 
 @dataclass
-class StreamReflector(GatedReflector):
-    trigger: str = DEFAULTS["trigger"]
-    cadence: int = DEFAULTS["cadence"]
-    window: int = DEFAULTS["window"]
-    threshold: float = DEFAULTS["threshold"]
+class StreamReflector(DeclaredReflector):
+    """Its candidates are not fixed (one per --meta column): the pool is checked in the diagnosis."""
+    SPEC = SPEC
     name: str = "stream-offline"
-    gate: ReflectionGate = field(init=False, repr=False)  # with the marks proposed_at and cooldown_until
-
-    def __post_init__(self) -> None:
-        if self.trigger not in TRIGGERS:
-            raise AELError(f"reflector trigger {self.trigger!r}: the stream world reflects only by "
-                           f"{', '.join(TRIGGERS)} (it has no paper gate)")
-        for key in ("cadence", "window"):
-            value = getattr(self, key)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise AELError(f"reflector {key}: must be a positive integer, got {value!r}")
-        if not 0.0 <= float(self.threshold) <= 1.0:
-            raise AELError(f"reflector threshold: must be between 0 and 1, got {self.threshold!r}")
-        self.threshold = float(self.threshold)
-        # its candidates are not fixed (one per --meta column): the pool is checked in the diagnosis
-        self._configure(ReflectionGate(cadence=self.cadence, cooldown=3 * self.cadence, metric=TrailingAccuracy(),
-                                       window=self.window, threshold=self.threshold))
-
-    @classmethod
-    def from_options(cls, options: dict[str, Any]) -> "StreamReflector":
-        return cls(**SPEC.reflector_settings(options))
 
     def outlook(self, episode: int) -> str:
         if self.gate.cooling(episode):
@@ -144,16 +119,6 @@ class StreamReflector(GatedReflector):
                        f"the other columns fix {_others(open_, counts, column, best)}."
                        f"{' ' + pattern if pattern else ''}"),
         )
-
-    def state_dict(self) -> dict[str, Any]:
-        return {"trigger": self.trigger, "cadence": self.cadence, "window": self.window,
-                "threshold": self.threshold, "proposed_at": self.proposed_at, "cooldown_until": self.cooldown_until}
-
-    def load_state_dict(self, state: dict[str, Any]) -> None:
-        for key in ("trigger", "cadence", "window", "threshold", "proposed_at", "cooldown_until"):
-            if key in state:
-                setattr(self, key, state[key])
-        self.__post_init__()
 
 
 def _replay(scenario, specs: list, episodes: list[int]) -> list:

@@ -29,22 +29,17 @@ import numpy as np
 
 from engine.errors import AELError
 from engine.memory import Hit, MemoryStore
-from engine.policies import Filter, PolicySpec
+from engine.policies import Filter, PolicySpec, voting_pool
 
 from .bank import ROUTES
 from .predictor import K_NEIGHBOURS, Vote, vote
 
 EPISODIC = ("episodic",)
 
-NONE = PolicySpec("none", (), 0, format="none", description="No retrieval: always answer backend_error.")
-RECENT_WINDOW = PolicySpec("recent_window", EPISODIC, 20, order="recency",
-                           description="The last 20 tickets; the router votes with the 5 most similar.")
-COMPRESSED = PolicySpec("compressed", EPISODIC, 10, order="similarity",
-                        description="The 10 tickets most similar to the query.")
-FULL_DETAILED = PolicySpec("full_detailed", EPISODIC, 200, order="recency",
-                           description="The last 200 tickets; the router votes with the 5 most similar.")
-CLASS_BALANCED = PolicySpec("class_balanced", EPISODIC, 3, order="similarity", per_group="route",
-                            description="The 3 most similar tickets of each route seen so far.")
+# Arm order of the initial pool (spec §6: UCB1 plays arms 0..4 in this order).
+INITIAL_POOL: tuple[PolicySpec, ...] = voting_pool(
+    items="tickets", nothing="No retrieval: always answer backend_error.", group="route", group_noun="route")
+NONE, RECENT_WINDOW, COMPRESSED, FULL_DETAILED, CLASS_BALANCED = INITIAL_POOL
 ROUTE_AWARE = PolicySpec(
     "route_aware", EPISODIC, 10, order="similarity", filters=(Filter("endpoint"),), window=10,
     min_score=0.2, vote_share=0.67, vote_k=10, fallback="compressed",
@@ -52,8 +47,6 @@ ROUTE_AWARE = PolicySpec(
                 "share 0.67; when that vote is not confident, exactly compressed.",
 )
 
-# Arm order of the initial pool (spec §6: UCB1 plays arms 0..4 in this order).
-INITIAL_POOL: tuple[PolicySpec, ...] = (NONE, RECENT_WINDOW, COMPRESSED, FULL_DETAILED, CLASS_BALANCED)
 # Every built-in policy, candidate last: the columns of the prediction table.
 ALL_POLICIES: tuple[PolicySpec, ...] = (*INITIAL_POOL, ROUTE_AWARE)
 BY_NAME: dict[str, PolicySpec] = {p.name: p for p in ALL_POLICIES}

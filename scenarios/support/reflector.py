@@ -34,48 +34,34 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.errors import AELError
 from engine.memory import Pattern
 from engine.policies import PolicySpec
 from engine.reflection import Reflection, ReflectionContext
-from engine.reflection_gate import GatedReflector, ReflectionGate, TrailingAccuracy, is_correct
+from engine.reflection_gate import DeclaredReflector, ReflectionGate, TrailingAccuracy, is_correct
 
 from .policies import INITIAL_POOL, ROUTE_AWARE, behaviour_key
 from .spec import SPEC
 
-DEFAULTS = SPEC.reflector_defaults()  # the paper's 40 / 120 / 0.58, declared once (spec.py)
-TRIGGERS = SPEC.reflector_option("trigger").values
 MIN_FIXED = 5
 MIN_FIXED_SHARE = 0.25
 
 
 @dataclass
-class SupportReflector(GatedReflector):
-    """Diagnose-before-prescribe reflection for the support stream."""
+class SupportReflector(DeclaredReflector):
+    """Diagnose-before-prescribe reflection for the support stream (the paper's 40 / 120 / 0.58
+    are the spec's defaults)."""
 
-    trigger: str = DEFAULTS["trigger"]
-    cadence: int = DEFAULTS["cadence"]
-    window: int = DEFAULTS["window"]
-    threshold: float = DEFAULTS["threshold"]
+    SPEC = SPEC
+    SAVED = ("candidate", "cooldown")
     candidate: dict[str, Any] = field(default_factory=ROUTE_AWARE.to_dict)
     cooldown: int | None = None     # episodes to wait after a rejection (None: 3 cadences)
     name: str = "support-offline"
-    gate: ReflectionGate = field(init=False, repr=False)  # with the marks proposed_at and cooldown_until
 
-    def __post_init__(self) -> None:
-        if self.trigger not in TRIGGERS:
-            raise AELError(f"reflector trigger {self.trigger!r}: expected one of {', '.join(TRIGGERS)}")
-        if not isinstance(self.cadence, int) or self.cadence < 1:
-            raise AELError(f"reflect_every: must be a positive integer, got {self.cadence!r}")
-        if not isinstance(self.window, int) or self.window < 1:
-            raise AELError(f"reflect_window: must be a positive integer, got {self.window!r}")
-        if not 0.0 <= float(self.threshold) <= 1.0:
-            raise AELError(f"reflect_threshold: must be between 0 and 1, got {self.threshold!r}")
-        self.threshold = float(self.threshold)
+    def make_gate(self) -> ReflectionGate:
         if self.cooldown is None:
-            self.cooldown = 3 * self.cadence
-        self._configure(ReflectionGate(cadence=self.cadence, cooldown=self.cooldown, metric=TrailingAccuracy(),
-                                       window=self.window, threshold=self.threshold))
+            self.cooldown = self.COOLDOWN_CADENCES * self.cadence
+        return ReflectionGate(cadence=self.cadence, cooldown=self.cooldown, metric=TrailingAccuracy(),
+                              window=self.window, threshold=self.threshold)
 
     def outlook(self, episode: int) -> str:
         """When this reflector will next consider a proposal (for the lab's reflection panel)."""
@@ -84,21 +70,6 @@ class SupportReflector(GatedReflector):
             return (f"A proposal was rejected: cool-down until episode {self.cooldown_until}; the reflector "
                     f"next considers {self.candidate['name']} after episode {first}, on failures since then.")
         return ""
-
-    @classmethod
-    def from_options(cls, options: dict[str, Any]) -> "SupportReflector":
-        """Read trigger / cadence / window / threshold (the CLI's keys; the long
-        names reflect_trigger, reflect_every, reflect_window, reflect_threshold
-        are accepted too). Missing or None means the default; other keys belong
-        to the session and are ignored."""
-        def pick(short: str, long: str) -> Any:
-            for key in (short, long):
-                if options.get(key) is not None:
-                    return options[key]
-            return DEFAULTS[short]
-
-        return cls(trigger=pick("trigger", "reflect_trigger"), cadence=pick("cadence", "reflect_every"),
-                   window=pick("window", "reflect_window"), threshold=pick("threshold", "reflect_threshold"))
 
     def holds_candidate(self, pool: list[PolicySpec]) -> bool:
         """The candidate is in the pool by name or by behaviour (a renamed copy counts)."""
@@ -158,19 +129,6 @@ class SupportReflector(GatedReflector):
                        f"{n_fixed / max(n_f, 1):.2f} ≥ {MIN_FIXED_SHARE} of the failures).{support}"
                        if supported else f"Paper gate: {gate}.{support}"),
         )
-
-    # ---------------------------------------------------------- persistence
-    def state_dict(self) -> dict[str, Any]:
-        return {"trigger": self.trigger, "cadence": self.cadence, "window": self.window,
-                "threshold": self.threshold, "candidate": dict(self.candidate), "proposed_at": self.proposed_at,
-                "cooldown": self.cooldown, "cooldown_until": self.cooldown_until}
-
-    def load_state_dict(self, state: dict[str, Any]) -> None:
-        for key in ("trigger", "cadence", "window", "threshold", "candidate", "proposed_at", "cooldown",
-                    "cooldown_until"):
-            if key in state:
-                setattr(self, key, state[key])
-        self.__post_init__()
 
 
 def _fixed_pattern(ctx: ReflectionContext, fixed: list[int]) -> Pattern | None:
