@@ -266,6 +266,13 @@ class DeclaredReflector(GatedReflector):
         return ReflectionGate(cadence=self.cadence, cooldown=self.COOLDOWN_CADENCES * self.cadence,
                               metric=TrailingAccuracy(), window=self.window, threshold=self.threshold)
 
+    def slow_window_failures(self, ctx: ReflectionContext) -> tuple[int, list[int]]:
+        """The slow window just completed (its first episode) and its failed episodes, in order:
+        what a diagnosis replays its candidates on."""
+        t = ctx.episode
+        start = t - self.cadence + 1
+        return start, sorted(r["episode"] for r in ctx.history if start <= r["episode"] <= t and not is_correct(r))
+
     @classmethod
     def from_options(cls, options: dict[str, Any]) -> "DeclaredReflector":
         """The options the spec declares, by their short or long names (missing or None: the

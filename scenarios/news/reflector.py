@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from engine.policies import PolicySpec
 from engine.reflection import Reflection, ReflectionContext
-from engine.reflection_gate import DeclaredReflector, is_correct
+from engine.reflection_gate import DeclaredReflector
 
 from .policies import REGIME_FILTERED, regime_label
 from .spec import SPEC
@@ -45,11 +45,9 @@ class NewsReflector(DeclaredReflector):
         verdict = self.gate.check(ctx, self.holds_candidate)
         if not verdict:
             return None
-        t = ctx.episode
-        acc = verdict.value
+        t, acc = ctx.episode, verdict.value
         label = regime_label(ctx.scenario.labels, t + 1)
-        start = t - self.cadence + 1
-        failures = sorted(r["episode"] for r in ctx.history if start <= r["episode"] <= t and not is_correct(r))
+        start, failures = self.slow_window_failures(ctx)
         cand = ctx.scenario.counterfactual(REGIME_FILTERED, failures)
         pool = [ctx.scenario.counterfactual(p, failures) for p in ctx.pool]
         fixed = [u for i, u in enumerate(failures) if cand[i] and not any(ok[i] for ok in pool)]

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.reflection import Reflection, ReflectionContext
-from engine.reflection_gate import DeclaredReflector, is_correct
+from engine.reflection_gate import DeclaredReflector
 
 from .spec import SPEC
 
@@ -62,10 +62,8 @@ class StreamReflector(DeclaredReflector):
         verdict = self.gate.check(ctx)
         if not verdict:
             return None
-        t = ctx.episode
-        acc = verdict.value
-        start = t - self.cadence + 1
-        failures = sorted(r["episode"] for r in ctx.history if start <= r["episode"] <= t and not is_correct(r))
+        t, acc = ctx.episode, verdict.value
+        start, failures = self.slow_window_failures(ctx)
         open_ = self._open_candidates(ctx)
         replayed = _replay(ctx.scenario, [*ctx.pool, *open_], failures) if open_ else []
         pool_ok, cand_ok = replayed[:len(ctx.pool)], replayed[len(ctx.pool):]

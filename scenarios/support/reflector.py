@@ -37,7 +37,7 @@ from typing import Any
 from engine.memory import Pattern
 from engine.policies import PolicySpec
 from engine.reflection import Reflection, ReflectionContext
-from engine.reflection_gate import DeclaredReflector, ReflectionGate, TrailingAccuracy, is_correct
+from engine.reflection_gate import DeclaredReflector, ReflectionGate, TrailingAccuracy
 
 from .policies import INITIAL_POOL, ROUTE_AWARE, behaviour_key
 from .spec import SPEC
@@ -81,10 +81,8 @@ class SupportReflector(DeclaredReflector):
         verdict = self.gate.check(ctx, self.holds_candidate)
         if not verdict:
             return None
-        t = ctx.episode
-        acc = verdict.value
-        start = t - self.cadence + 1
-        failures = sorted(r["episode"] for r in ctx.history if start <= r["episode"] <= t and not is_correct(r))
+        t, acc = ctx.episode, verdict.value
+        start, failures = self.slow_window_failures(ctx)
         candidate = PolicySpec.from_dict(self.candidate)
         cand_ok = ctx.scenario.counterfactual(candidate, failures)
         init_ok = [ctx.scenario.counterfactual(p, failures) for p in INITIAL_POOL]
