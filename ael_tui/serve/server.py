@@ -309,7 +309,7 @@ class LabServer(TeacherPage, Server):
         while not self.stopping and self.zygote is not None:
             self.warm = [p for p in self.warm if not p.link.closed.is_set()]
             if len(self.warm) >= self.warm_target or len(self.warm) + self.cap.active >= self.cap.limit:
-                if not announced:
+                if not announced and self.warm:  # once full, and again once filled after visitors took labs
                     self.out(f"AEL Lab: {len(self.warm)} labs warm and waiting for visitors "
                              f"({time.monotonic() - self.started:.1f} s after start)")
                     announced = True
@@ -326,6 +326,7 @@ class LabServer(TeacherPage, Server):
             zygote = self.zygote
             if zygote is None or self.stopping:
                 return
+            announced = False
             link = LabLink(self.new_visitor())
             link.size = WARM_SIZE
             try:
