@@ -15,12 +15,16 @@ import json
 import os
 import select
 import signal
+import subprocess
 import time
 from pathlib import Path
 
 import aiohttp
 import pytest
 
+from ael_tui.serve import server as server_module
+from ael_tui.serve.mode import ServedMode
+from ael_tui.serve.supervise import RestartBudget
 from tests.test_serve_class import BOUND, Visitor, server  # noqa: F401  (server: the fixture)
 
 SUPPORT = ("--scenario", "support", "--seed", "42")
@@ -134,3 +138,68 @@ def test_when_the_server_goes_every_lab_autosaves_and_ends(server, tmp_path, how
     saved = list(folder.glob("autosave-support-s42-*.json"))
     assert len(saved) == 1  # the visitor's (the warm lab had nothing to save)
     assert len(json.loads(saved[0].read_text())["session"]["history"]) == 1
+
+
+# ------------------------------------------------------- in process, no lab
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class StandInForkServer:
+    """A process that stands for the fork server: it is ready at once and forks nothing."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.process = subprocess.Popen(["cat"], stdin=subprocess.PIPE)
+
+    def wait_ready(self, timeout: float = 300.0) -> bool:
+        return True
+
+    async def spawn(self, env, link):
+        raise BrokenPipeError("the fork server is gone")
+
+    def close(self) -> None:
+        pass
+
+    def stop(self) -> None:
+        self.process.kill()
+        self.process.wait()
+
+
+def test_restarts_are_counted_within_their_window():
+    clock = FakeClock()
+    budget = RestartBudget(limit=3, window=600.0, clock=clock)
+    assert [budget.take() for _ in range(4)] == [True, True, True, False]
+    clock.now += 601
+    assert budget.take()
+
+
+async def test_a_fork_server_that_keeps_dying_is_given_up_and_the_teacher_told(tmp_path, monkeypatch):
+    monkeypatch.setattr(server_module, "Zygote", StandInForkServer)
+    monkeypatch.setattr(server_module, "lab_environment", lambda mode, *size: {})
+    said: list[str] = []
+    served = server_module.LabServer(ServedMode(root=str(tmp_path)), host="127.0.0.1", port=0, what="test",
+                                     warm=0, out=said.append)
+    served.restarts = RestartBudget(limit=2, clock=FakeClock())
+    await served.on_startup(None)
+    started = []
+    try:
+        for _ in range(3):
+            dying = served.zygote
+            started.append(dying)
+            dying.process.kill()
+            await served._replaced(dying, within=BOUND)
+            assert served.zygote is not dying
+            if served.zygote is not None:
+                started.append(served.zygote)
+        assert served.zygote is None  # the third death is past the budget
+        assert sum("starting a new one for the next visitors" in line for line in said) == 2
+        assert "each new lab now starts as a new process" in said[-1] and said[-1] == f"AEL Lab: {served.notice}"
+        assert await served.spawn_lab({}, server_module.LabLink("v1")) is None  # textual-serve's way, then
+    finally:
+        await served.on_shutdown(None)
+        for stand_in in started:
+            stand_in.stop()

@@ -336,10 +336,10 @@ class LabServer(TeacherPage, Server):
                 await self._replaced(zygote)
                 continue
             self.warm.append(process)
-            try:
-                await asyncio.wait_for(link.reported.wait(), 120.0)
-            except asyncio.TimeoutError:
-                pass
+            waits = [asyncio.ensure_future(link.reported.wait()), asyncio.ensure_future(link.closed.wait())]
+            await asyncio.wait(waits, timeout=120.0, return_when=asyncio.FIRST_COMPLETED)  # closed: never forked
+            for waiting in waits:
+                waiting.cancel()
 
     def initialize_logging(self) -> None:
         # plain lines: textual-serve's handler prints tracebacks with local variables
