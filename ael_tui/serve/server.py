@@ -43,6 +43,8 @@ from aiohttp import WSMsgType, web
 from textual_serve.app_service import AppService
 from textual_serve.server import Server
 
+from engine.errors import AELError
+
 from .classroom import LabLink, LabProcess, Zygote
 from .mode import ENV, ServedMode
 from .supervise import RestartBudget, how_it_ended, process_ended
@@ -413,7 +415,11 @@ class LabServer(TeacherPage, Server):
         url = f"http://{self.host}:{self.port}/teacher?key=KEY"
         if self.key_file is None:
             return f"The teacher's page: {url} (KEY: the --teacher-key you gave)"
-        write_key_file(self.key_file, self.guard.key)
+        try:
+            write_key_file(self.key_file, self.guard.key)
+        except OSError as err:
+            raise AELError(f"cannot write the teacher's key to {self.key_file}: {err.strerror or err}; "
+                           "give one with --teacher-key") from None
         return (f"The teacher's page: {url}, KEY in {self.key_file} (kept off this screen, which a class may "
                 "see; or give one with --teacher-key)")
 
