@@ -47,11 +47,9 @@ class Server:
     def url(self) -> str:
         return re.search(r"http://127\.0\.0\.1:\d+/", "".join(self.lines))[0]
 
-    @property
-    def key(self) -> str:
-        return re.search(r"/teacher\?key=(\S+)", "".join(self.lines))[1]
-
     def stop(self) -> None:
+        if self.process.stdout.closed:
+            return
         for sig in (signal.SIGTERM, signal.SIGKILL):
             try:
                 os.killpg(self.process.pid, sig)
@@ -62,6 +60,7 @@ class Server:
                 break
             except subprocess.TimeoutExpired:
                 continue
+        self.lines.append(self.process.stdout.read())  # the rest of what it said, to its end
         self.process.stdout.close()
 
 
@@ -143,17 +142,20 @@ def test_forty_visitors_at_once_each_get_a_lab_drawn(server):
     assert asyncio.run(main()) == 40
 
 
+KEY = "sesame-open-up-0123456789"
+
+
 def test_the_teacher_sends_the_class_to_card_3(server):
     s = server("--scenario", "support", "--seed", "42", "--tour", "--max-per-address", "4", "--warm-labs", "2",
-               "--teacher-key", "sesame")
+               "--teacher-key", KEY)
     s.wait_for("warm and waiting")
     ws_url = s.url.replace("http://", "ws://") + "ws?width=160&height=48"
 
     async def main() -> None:
-        async with aiohttp.ClientSession() as http:
+        async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as http:  # 127.0.0.1's cookies
             async with http.get(s.url) as page:  # while a lab starts, the page says so and moves
                 assert "Starting your lab" in await page.text()
-            async with http.get(s.url + "teacher?key=wrong") as page:
+            async with http.get(s.url + "teacher?key=wrong-wrong-wrong-wrong") as page:
                 assert page.status == 403
             async with http.get(s.url + "teacher/labs") as page:
                 assert page.status == 403
@@ -163,11 +165,15 @@ def test_the_teacher_sends_the_class_to_card_3(server):
                 await b.until(r"Tour 1/")
                 await two.send_json(["stdin", "t"])  # the second student goes on to card 2
                 await b.until(r"Tour 2/")
-                async with http.get(s.url + "teacher?key=sesame") as page:
-                    assert page.status == 200
-                    html = await page.text()
-                    assert html.count("<td>v") == 2 and "support" in html
-                async with http.post(s.url + "teacher", data={"key": "sesame", "cmd": "card", "n": "3"},
+                while True:  # the wrong key slowed this address for half a second: the page says how long
+                    async with http.get(s.url + f"teacher?key={KEY}") as page:
+                        html = await page.text()
+                        if page.status != 429:
+                            break
+                        await a.next_frame(float(page.headers["Retry-After"]))  # not a fixed sleep: frames or then
+                assert page.status == 200 and str(page.url).endswith("/teacher")  # the key left the URL
+                assert html.count("<td>v") == 2 and "support" in html and "Wrong keys tried: 1" in html
+                async with http.post(s.url + "teacher", data={"cmd": "card", "n": "3"},  # the cookie, no key
                                      allow_redirects=False) as sent:
                     assert sent.status == 303
                 moved = r"(?s)(?=.*Tour 3/)(?=.*moved the class to tour card 3)"  # in whichever order drawn
@@ -175,7 +181,7 @@ def test_the_teacher_sends_the_class_to_card_3(server):
                 await b.until(moved)
                 deadline = time.monotonic() + BOUND
                 while time.monotonic() < deadline:  # the status reports catch up within a second or two
-                    async with http.get(s.url + "teacher/labs?key=sesame") as page:
+                    async with http.get(s.url + "teacher/labs") as page:
                         rows = await page.json()
                     if [r["card"] for r in rows] == [3, 3]:
                         break
@@ -183,3 +189,6 @@ def test_the_teacher_sends_the_class_to_card_3(server):
                 assert [r["card"] for r in rows] == [3, 3]
 
     asyncio.run(main())
+    s.stop()
+    said = "".join(s.lines)
+    assert "teacher" in said and KEY not in said  # the server's lines and its access log: no key

@@ -129,7 +129,8 @@ class Zygote:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.sock = ours
         with theirs:
-            self.process = subprocess.Popen([sys.executable, "-m", "ael_tui.serve.zygote", str(theirs.fileno())],
+            self.process = subprocess.Popen([sys.executable, "-m", "ael_tui.serve.zygote", str(theirs.fileno()),
+                                             str(os.getpid())],
                                             pass_fds=(theirs.fileno(),), env=env, stdin=subprocess.DEVNULL)
         self.ready = False
 
@@ -173,6 +174,10 @@ class Zygote:
         stdin = asyncio.StreamWriter(transport, protocol, None, loop)
         await link.attach(ours)
         return LabProcess(stdin, stdout, stderr, link)
+
+    def close(self) -> None:
+        """Our end of its socket, once it has died."""
+        self.sock.close()
 
     def stop(self) -> None:
         self.sock.close()  # the zygote reads the end of its socket and exits
@@ -221,17 +226,30 @@ class ClassLink:
             pass
 
     def _read(self) -> None:
-        with self.sock.makefile("rb") as lines:
-            for line in lines:
-                try:
-                    command = json.loads(line)
-                except ValueError:
-                    continue
-                if isinstance(command, dict):
+        try:
+            with self.sock.makefile("rb") as lines:
+                for line in lines:
                     try:
-                        self.app.call_from_thread(self.command, command)
-                    except RuntimeError:  # the app has ended
-                        return
+                        command = json.loads(line)
+                    except ValueError:
+                        continue
+                    if isinstance(command, dict):
+                        try:
+                            self.app.call_from_thread(self.command, command)
+                        except RuntimeError:  # the app has ended
+                            return
+        except (OSError, ValueError):  # the socket closed under us: the lab is ending anyway
+            return
+        self.server_gone()
+
+    def server_gone(self) -> None:
+        """The server's end of the socket closed, which only its death does (kill -9, the OOM
+        killer; it ends labs otherwise by asking them to quit): no one will ever see this
+        lab again, so it ends now, autosaving as when its tab closes (ServedLab)."""
+        try:
+            self.app.call_from_thread(self.app.exit)
+        except RuntimeError:  # the app has ended already
+            pass
 
     # ------------------------------------------------------------ commands
     def command(self, command: dict[str, Any]) -> None:

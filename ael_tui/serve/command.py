@@ -43,6 +43,19 @@ def font_size(text: str) -> int:
     return value
 
 
+def teacher_key(text: str) -> str:
+    """The teacher's key: long enough not to be guessed, one token a URL and a form carry as is."""
+    from .teacher import MIN_KEY
+
+    if len(text) < MIN_KEY:
+        raise AELError(f"--teacher-key: {len(text)} character{'' if len(text) == 1 else 's'} {'is' if len(text) == 1 else 'are'} too few (a short key is guessed); give "
+                       f"{MIN_KEY} or more, or leave the flag out for a new random key")
+    if len(text) > 256 or not text.isprintable() or any(c.isspace() for c in text):
+        raise AELError("--teacher-key: give up to 256 printable characters without spaces, e.g. from "
+                       "python -c 'import secrets; print(secrets.token_urlsafe(24))'")
+    return text
+
+
 max_sessions = types.integer("--max-sessions", 1, "at least 1 session")
 max_per_address = types.integer("--max-per-address", 1, "at least 1 session")
 
@@ -94,8 +107,9 @@ def add_parser(sub) -> None:
     p.add_argument("--scenario", help="open every visitor's lab on this scenario (default: the start screen)")
     p.add_argument("--seed", type=types.seed, default=42, help="with --scenario: its seed (default 42)")
     p.add_argument("--selector", default="ts+reflection", help="with --scenario: its selector (default ts+reflection)")
-    p.add_argument("--teacher-key", metavar="KEY",
-                   help="the key of the teacher's page /teacher?key=KEY (default: a new one, printed at start)")
+    p.add_argument("--teacher-key", metavar="KEY", type=teacher_key,
+                   help="the key of the teacher's page /teacher?key=KEY, 16 characters or more (default: a new one, "
+                        "written to .ael-lab/teacher-key in the sessions folder; never printed)")
     p.add_argument("--no-fork", action="store_true",
                    help="start each visitor's lab as a new Python process instead of forking a prepared one")
     p.add_argument("--warm-labs", type=types.integer("--warm-labs", 0, "0 or more"), default=None,

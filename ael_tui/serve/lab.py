@@ -6,13 +6,18 @@ not do: a file outside the folder, a session that would call a model with the
 teacher's keys, data from outside (or downloaded), a write over the visitor's
 quota (quota.py). In class mode it opens on the teacher's scenario and seed, at
 the tour's first card. When the server ends it (tab closed, idle), unsaved
-progress is autosaved to the folder.
+progress is autosaved to the folder; so it is on SIGTERM or SIGHUP (the teacher's
+terminal closing) and when the server dies (kill -9, the OOM killer), which a
+forked lab hears as its control socket's close (ClassLink) and a lab the server
+started itself (--no-fork) as its parent's death (die_with_parent).
 """
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import os
+import signal
 import socket
 import sys
 from pathlib import Path
@@ -31,6 +36,7 @@ from ..files.opening import NewSession, build_session
 from .classroom import ClassLink
 from .mode import ServedMode
 from .quota import VisitorFiles
+from .supervise import die_with_parent
 
 
 class ServedLab(AelLab):
@@ -50,6 +56,11 @@ class ServedLab(AelLab):
 
     def on_mount(self) -> None:
         super().on_mount()
+        if not self.is_headless:  # (the fork server's warm-up is headless: its signals stay the server's)
+            try:  # SIGHUP as the web driver takes SIGTERM: an autosave, then the end
+                asyncio.get_running_loop().add_signal_handler(signal.SIGHUP, self.exit)
+            except (NotImplementedError, RuntimeError, ValueError):  # no SIGHUP here, or not the main thread
+                pass
         if self.class_link is not None:
             self.class_link.start()
         if self.served.tour and self.initial_session is not None:
@@ -145,6 +156,7 @@ def main() -> int:
     if mode is None:
         print("ael-lab: this module is started by `ael-lab serve`, not by hand", file=sys.stderr)
         return 2
+    die_with_parent(signal.SIGHUP)  # the server started us (--no-fork): its death ends us, with an autosave
     try:
         os.chdir(mode.folder)
         session = first_session(mode)

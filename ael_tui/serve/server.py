@@ -12,21 +12,26 @@ textual-serve starts one app process per websocket. On top of it:
   - frames from the browser are checked (JSON shape, terminal sizes clamped),
     since a visitor can send anything;
   - the page's URLs follow the address the visitor used, so `--host 0.0.0.0`
-    works from other machines, and the page loads nothing from the internet.
+    works from other machines, and the page loads nothing from the internet;
+  - the fork server is watched: one that dies is started again (at most
+    RestartBudget's times, then labs start as new processes, and the teacher is
+    told), and the pool of warm labs is filled again as visitors leave;
+  - SIGHUP (the teacher's terminal closing) ends the server as SIGTERM does: every
+    lab autosaves and ends (labs whose server died without a word hear it from
+    their control socket's close: ClassLink);
+  - the teacher's page and its key: teacher.py.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hmac
-import html
 import itertools
 import json
 import os
 import logging
 import re
-import secrets
 import shlex
+import signal
 import socket
 import sys
 import time
@@ -38,8 +43,12 @@ from aiohttp import WSMsgType, web
 from textual_serve.app_service import AppService
 from textual_serve.server import Server
 
-from .classroom import LabLink, Zygote
+from engine.errors import AELError
+
+from .classroom import LabLink, LabProcess, Zygote
 from .mode import ENV, ServedMode
+from .supervise import RestartBudget, how_it_ended, process_ended
+from .teacher import KeyGuard, QuietAccessLog, TeacherPage, new_key, write_key_file
 
 log = logging.getLogger("ael-lab.serve")
 
@@ -147,7 +156,9 @@ class LabAppService(AppService):
         if process is None:
             link = LabLink(server.new_visitor())
             env = {**self._build_environment(width, height), **ONE_THREAD}
-            process = await server.zygote.spawn(env, link)
+            process = await server.spawn_lab(env, link)
+            if process is None:  # the fork server is given up: a new process, as --no-fork
+                return await super()._open_app_process(width, height)
             link.size = (width, height)
         self.link = process.link
         self._process = process
@@ -175,7 +186,7 @@ class LabAppService(AppService):
             await process.wait()
 
 
-class LabServer(Server):
+class LabServer(TeacherPage, Server):
     def __init__(self, mode: ServedMode, *, host: str, port: int, what: str, max_sessions: int = 40,
                  idle_seconds: float = 1800.0, out: Callable[[str], None] | None = None,
                  max_per_address: int | None = None, teacher_key: str | None = None,
@@ -188,7 +199,9 @@ class LabServer(Server):
         self.idle_seconds = idle_seconds
         self.services: set[LabAppService] = set()
         self.out = out or (lambda line: print(line, flush=True))
-        self.teacher_key = teacher_key or secrets.token_urlsafe(16)
+        self.guard = KeyGuard(teacher_key or new_key())
+        self.key_file = None if teacher_key else mode.private / "teacher-key"  # a key we made, for the teacher
+        self.notice = ""  # one line for the teacher's page when the class is not as it should be
         self.fork = fork
         self.font_size = font_size  # the page's default; a visitor's ?fontsize= overrides it
         self.zygote: Zygote | None = None
@@ -196,7 +209,11 @@ class LabServer(Server):
         self._visitors = itertools.count(1)
         self.warm_target = max_sessions if warm is None else warm  # labs started before anyone asks
         self.warm: list = []
-        self._taken = asyncio.Event()
+        self._taken = asyncio.Event()  # the pool changed: a warm lab taken, a visitor gone, a fork server back
+        self.stopping = False
+        self.own_signals = False  # serve() takes SIGHUP; an app under test leaves the test's signals alone
+        self.restarts = RestartBudget()
+        self._zygote_ready = asyncio.Event()
 
     def new_visitor(self) -> str:
         return f"v{next(self._visitors)}"
@@ -210,24 +227,95 @@ class LabServer(Server):
                 return process
         return None
 
-    async def _keep_warm(self, started: float) -> None:
-        """Start labs one after another (each mounted before the next: the machine stays
-        usable) until `warm_target` wait unclaimed; again whenever one is taken."""
-        assert self.zygote is not None
-        if not await asyncio.get_running_loop().run_in_executor(None, self.zygote.wait_ready):
+    async def spawn_lab(self, env: dict[str, str], link: LabLink) -> LabProcess | None:
+        """A lab from the fork server (waiting in its queue while it starts); after a fork
+        server that has just died, from the one started in its place; None once the fork
+        server is given up."""
+        for _ in range(2):
+            zygote = self.zygote
+            if zygote is None:
+                return None
+            try:
+                return await zygote.spawn(env, link)
+            except OSError:  # it died before the supervisor noticed: wait for the next one
+                await self._replaced(zygote)
+        return None
+
+    async def _replaced(self, zygote: Zygote, within: float = 30.0) -> None:
+        deadline = time.monotonic() + within
+        while self.zygote is zygote and not self.stopping and time.monotonic() < deadline:
+            self._taken.clear()
+            try:
+                await asyncio.wait_for(self._taken.wait(), deadline - time.monotonic())
+            except asyncio.TimeoutError:
+                break
+
+    def _new_zygote(self) -> Zygote:
+        """A new fork server, importing; visitors' requests queue in its socket meanwhile.
+        Started from the event loop's thread: its parent-death signal follows that thread."""
+        self._zygote_ready.clear()
+        zygote = self.zygote = Zygote(lab_environment(self.mode))
+        self._taken.set()
+        return zygote
+
+    async def _ready(self, zygote: Zygote) -> bool:
+        """Wait until `zygote` has imported everything (True), or failed (False: ended, so the
+        supervisor's watch on it returns)."""
+        try:
+            ready = await asyncio.get_running_loop().run_in_executor(None, zygote.wait_ready)
+        except OSError:  # its socket closed under it: the server is stopping
+            ready = False
+        if not ready:
+            zygote.process.kill()
+        elif self.zygote is zygote:
+            self._zygote_ready.set()
+        return ready
+
+    async def _supervise(self, started: float) -> None:
+        """Start the fork server, and again whenever it dies (kill -9, the OOM killer); past
+        RestartBudget, or when a new one fails, labs start as new processes (--no-fork's
+        way) and the teacher is told in one line."""
+        if self.zygote is not None and await self._ready(self.zygote):
+            self.out(f"AEL Lab: labs ready ({time.monotonic() - started:.1f} s to prepare the fork server)")
+        elif not self.stopping:
             self.out("AEL Lab: the fork server failed to start; see the lines above")
+        why = ""
+        while not self.stopping and self.zygote is not None:
+            zygote = self.zygote
+            code = await process_ended(zygote.process)
+            if self.stopping or self.zygote is not zygote:
+                return
+            zygote.close()
+            why = how_it_ended(code)
+            if not self.restarts.take():
+                break
+            self.out(f"AEL Lab: the fork server stopped ({why}); starting a new one for the next visitors")
+            if await self._ready(self._new_zygote()):
+                self.out("AEL Lab: the new fork server is ready; labs start as before")
+        if self.stopping:
             return
-        self.out(f"AEL Lab: labs ready ({time.monotonic() - started:.1f} s to prepare the fork server)")
+        self.zygote = None
+        self._taken.set()
+        self._zygote_ready.set()  # the pool's loop sees no fork server and ends
+        self.notice = (f"The fork server stopped ({why}) and was not started again: each new lab now starts as a "
+                       "new process (slower; the teacher's commands do not reach those labs).")
+        self.out(f"AEL Lab: {self.notice}")
+
+    async def _keep_warm(self) -> None:
+        """Start labs one after another (each mounted before the next: the machine stays
+        usable) until `warm_target` wait unclaimed; again whenever one is taken, a visitor
+        leaves or a new fork server is ready."""
+        await self._zygote_ready.wait()
         if self.warm_target <= 0:
             return
         env = lab_environment(self.mode, *WARM_SIZE)
         announced = False
-        while self.zygote is not None:
+        while not self.stopping and self.zygote is not None:
             self.warm = [p for p in self.warm if not p.link.closed.is_set()]
             if len(self.warm) >= self.warm_target or len(self.warm) + self.cap.active >= self.cap.limit:
-                if not announced:
+                if not announced and self.warm:  # once full, and again once filled after visitors took labs
                     self.out(f"AEL Lab: {len(self.warm)} labs warm and waiting for visitors "
-                             f"({time.monotonic() - started:.1f} s after start)")
+                             f"({time.monotonic() - self.started:.1f} s after start)")
                     announced = True
                 self._taken.clear()
                 await self._taken.wait()
@@ -238,18 +326,24 @@ class LabServer(Server):
                     except asyncio.TimeoutError:
                         break
                 continue
+            await self._zygote_ready.wait()  # a fork server being replaced: wait for the new one
+            zygote = self.zygote
+            if zygote is None or self.stopping:
+                return
+            announced = False
             link = LabLink(self.new_visitor())
             link.size = WARM_SIZE
             try:
-                process = await self.zygote.spawn(env, link)
-            except OSError as err:
-                log.error("the fork server cannot start a lab: %s", err)
-                return
+                process = await zygote.spawn(env, link)
+            except OSError as err:  # it died: the supervisor starts the next one
+                log.info("the fork server cannot start a lab now: %s", err)
+                await self._replaced(zygote)
+                continue
             self.warm.append(process)
-            try:
-                await asyncio.wait_for(link.reported.wait(), 120.0)
-            except asyncio.TimeoutError:
-                pass
+            waits = [asyncio.ensure_future(link.reported.wait()), asyncio.ensure_future(link.closed.wait())]
+            await asyncio.wait(waits, timeout=120.0, return_when=asyncio.FIRST_COMPLETED)  # closed: never forked
+            for waiting in waits:
+                waiting.cancel()
 
     def initialize_logging(self) -> None:
         # plain lines: textual-serve's handler prints tracebacks with local variables
@@ -257,18 +351,31 @@ class LabServer(Server):
 
     async def _make_app(self) -> web.Application:
         app = await super()._make_app()
-        app.add_routes([web.get("/teacher", self.handle_teacher), web.post("/teacher", self.handle_teacher_command),
-                        web.get("/teacher/labs", self.handle_teacher_labs)])
+        app.add_routes(self.teacher_routes())
         return app
 
     async def on_startup(self, app: web.Application) -> None:
-        """The fork server starts importing now; visitors who come before it is ready wait in its queue."""
+        """The fork server starts importing now; visitors who come before it is ready wait in its
+        queue. SIGHUP (the terminal closed) stops the server as SIGTERM and Ctrl+C do."""
+        if self.own_signals:
+            try:
+                asyncio.get_running_loop().add_signal_handler(signal.SIGHUP, self._hang_up)
+            except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no SIGHUP here
+                pass
+        self.started = time.monotonic()
         if self.fork and self.zygote is None:
-            self.zygote = Zygote(lab_environment(self.mode))
-            self._warming = asyncio.create_task(self._keep_warm(time.monotonic()))
+            self._new_zygote()
+            self._supervisor = asyncio.create_task(self._supervise(self.started))
+            self._warming = asyncio.create_task(self._keep_warm())
+
+    def _hang_up(self) -> None:
+        self.stopping = True  # before anything else runs: no fork server is started again now
+        self.request_exit()
 
     async def on_shutdown(self, app: web.Application) -> None:
         """Stopping the server stops every visitor's app: none outlives it."""
+        self.stopping = True
+        self._zygote_ready.set()
         await asyncio.gather(*(s.stop_within(2.0) for s in list(self.services)), return_exceptions=True)
         for process in self.warm:
             process.kill()
@@ -293,15 +400,30 @@ class LabServer(Server):
 
     def serve(self, debug: bool = False, sock: socket.socket | None = None) -> None:
         sock = sock or self.bind()
+        self.own_signals = True
         self.initialize_logging()
         mode = self.mode
         self.out(f"AEL Lab: serving {self.what} at http://{self.host}:{self.port}/ "
                  f"(sessions folder {mode.folder}; up to {self.cap.limit} visitors, {self.cap.per_address} per "
                  f"address; {mode.quota_mib:g} MiB of files each; idle sessions end after "
                  f"{self.idle_seconds / 60:g} min; {'LLM backends allowed' if mode.allow_llm else 'offline only'})")
-        self.out(f"The teacher's page: http://{self.host}:{self.port}/teacher?key={self.teacher_key}")
+        self.out(self.teacher_line())
         self.out("Ctrl+C stops the server and every visitor's lab.")
-        web.run_app(self._make_app(), sock=sock, print=None, handle_signals=True)
+        web.run_app(self._make_app(), sock=sock, print=None, handle_signals=True, access_log_class=QuietAccessLog)
+
+    def teacher_line(self) -> str:
+        """Where the teacher's page is, without its key: a terminal is often on the projector,
+        and its scrollback is kept. A key we made goes to a file only this user can read."""
+        url = f"http://{self.host}:{self.port}/teacher?key=KEY"
+        if self.key_file is None:
+            return f"The teacher's page: {url} (KEY: the --teacher-key you gave)"
+        try:
+            write_key_file(self.key_file, self.guard.key)
+        except OSError as err:
+            raise AELError(f"cannot write the teacher's key to {self.key_file}: {err.strerror or err}; "
+                           "give one with --teacher-key") from None
+        return (f"The teacher's page: {url}, KEY in {self.key_file} (kept off this screen, which a class may "
+                "see; or give one with --teacher-key)")
 
     # ------------------------------------------------------------------ page
     def _base(self, request: web.Request) -> tuple[str, str]:
@@ -371,6 +493,7 @@ class LabServer(Server):
                 await service.stop_within(STOP_GRACE)
                 self.services.discard(service)
             self.cap.release(where)
+            self._taken.set()  # a place is free: the pool may start a warm lab in it
             if not websocket.closed:
                 await websocket.close()
         return websocket
@@ -419,43 +542,11 @@ class LabServer(Server):
                 await service.focus()
 
     # -------------------------------------------------------------- teacher
-    def _teacher(self, request: web.Request, key: str | None) -> None:
-        """Only the teacher's key opens the teacher's page (compared in constant time)."""
-        given = (key or "").encode("utf-8", "replace")
-        if not hmac.compare_digest(given, self.teacher_key.encode()):
-            raise web.HTTPForbidden(text="AEL Lab: the teacher's page needs the key printed when the server started.")
+    def warm_count(self) -> int:
+        return sum(1 for p in self.warm if not p.link.closed.is_set())
 
-    async def handle_teacher_labs(self, request: web.Request) -> web.Response:
-        self._teacher(request, request.query.get("key"))
-        return web.json_response([link.row() for link in self.links.values()])
-
-    async def handle_teacher(self, request: web.Request) -> web.Response:
-        self._teacher(request, request.query.get("key"))
-        key = html.escape(self.teacher_key)
-        rows = "".join(
-            f"<tr><td>{html.escape(r['visitor'])}</td><td>{html.escape(str(r.get('scenario') or '-'))}</td>"
-            f"<td>{r.get('episode') if r.get('episode') is not None else '-'}</td>"
-            f"<td>{r.get('card') or '-'}</td><td>{r['idle']:.0f} s</td>"
-            f"<td><form method=post><input type=hidden name=key value='{key}'>"
-            f"<input type=hidden name=visitor value='{html.escape(r['visitor'])}'>"
-            f"<button name=cmd value=end>End</button></form></td></tr>"
-            for r in (link.row() for link in self.links.values()))
-        page = f"""<!doctype html><html><head><meta charset=utf-8><meta http-equiv=refresh content=3>
-<title>{html.escape(self.title)} · teacher</title></head><body style="font-family:sans-serif">
-<h1>{html.escape(self.title)} · the class</h1>
-<form method=post><input type=hidden name=key value='{key}'>
-Everyone to <select name=cmd><option value=card>tour card</option><option value=episode>episode</option></select>
-<input name=n type=number min=1 value=1 style="width:5em"> <button>Go</button></form>
-<form method=post><input type=hidden name=key value='{key}'><button name=cmd value=pause>Pause every lab</button></form>
-<table border=1 cellpadding=4><tr><th>visitor</th><th>scenario</th><th>episode</th><th>tour card</th>
-<th>idle</th><th></th></tr>{rows}</table><p>{len(self.links)} connected.</p></body></html>"""
-        return web.Response(text=page, content_type="text/html")
-
-    async def handle_teacher_command(self, request: web.Request) -> web.Response:
-        form = await request.post()
-        key = form.get("key")
-        self._teacher(request, key if isinstance(key, str) else None)
-        cmd, n, visitor = form.get("cmd"), form.get("n"), form.get("visitor")
+    async def teacher_command(self, cmd: Any, n: Any, visitor: Any) -> None:
+        """What the teacher's page sent: end one lab, pause every lab, or send the class on."""
         if cmd == "end" and isinstance(visitor, str) and visitor in self.links:
             service = self.links[visitor].service
             if service is not None:
@@ -467,4 +558,3 @@ Everyone to <select name=cmd><option value=card>tour card</option><option value=
             await asyncio.gather(*(link.send({"cmd": cmd, "n": number}) for link in list(self.links.values())))
         else:
             raise web.HTTPBadRequest(text="AEL Lab: unknown command")
-        raise web.HTTPSeeOther(f"/teacher?key={self.teacher_key}")

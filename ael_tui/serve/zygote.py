@@ -109,7 +109,8 @@ def receive(sock: socket.socket) -> tuple[dict | None, list[int]]:
 
 def child(sock: socket.socket, fds: list[int], request: dict, prepared) -> int:
     sock.close()
-    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    for sig in (signal.SIGCHLD, signal.SIGTERM, signal.SIGHUP):  # a lab ends on these (ServedLab)
+        signal.signal(sig, signal.SIG_DFL)
     stdin, stdout, stderr, control = fds
     for fd, target in ((stdin, 0), (stdout, 1), (stderr, 2)):
         os.dup2(fd, target)
@@ -138,9 +139,21 @@ def main(argv: list[str]) -> int:
     except (IndexError, ValueError, OSError):
         print("ael-lab: this module is started by `ael-lab serve`, not by hand", file=sys.stderr)
         return 2
+    from .supervise import die_with_parent
+
+    # Ctrl+C, SIGTERM and SIGHUP to the class's process group are the server's to act on: it
+    # ends us by closing the socket (a restart on a signal the server is about to act on would be
+    # wasted). Its death, kill -9 included, ends us at once, even while we import.
+    server_signals = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    for sig in server_signals:
+        signal.signal(sig, signal.SIG_IGN)
+    die_with_parent(signal.SIGKILL)
+    if len(argv) > 1 and argv[1].isdigit() and os.getppid() != int(argv[1]):
+        return 0  # the server died before we could ask to hear of it
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
-    signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl+C is the server's; it ends us by closing the socket
     prepared = prepare()
+    for sig in server_signals:  # again: the warm-up's event loop may have put a default back
+        signal.signal(sig, signal.SIG_IGN)
     sys.stdout.flush()
     sys.stderr.flush()
     sock.send(b"ready")
