@@ -57,7 +57,9 @@ def shown(text: Any) -> str:
 
 
 def shown_lines(text: Any) -> str:
-    """Like `shown`, but a text of several lines keeps its line breaks (a reply shown in a
-    pane that wraps): each line is sanitised on its own."""
+    """Like `shown`, but a text of several lines keeps its line breaks and tabs (a reply or
+    a policy's code shown in a pane that wraps): each line is sanitised on its own."""
     text = text if isinstance(text, str) else str(text)
-    return "\n".join(shown(line) for line in _BREAKS.split(text))
+    if text.isprintable():
+        return text
+    return "\n".join("\t".join(shown(part) for part in line.split("\t")) for line in _BREAKS.split(text))
