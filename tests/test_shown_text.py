@@ -116,3 +116,17 @@ def test_a_sweeps_table_shows_the_regimes_escapes(tmp_path, capsys):
     out = out.getvalue()
     assert "mean ± sd over seeds" in out and "[bold]eggs" in out and "spam␛]52;" in out
     assert "\x1b" not in out and obeyed(out) == []
+
+
+def test_replays_table_shows_a_policys_escapes(tmp_path, capsys, monkeypatch):
+    """`replay` prints the policies' names and descriptions, which a model may have written."""
+    import ael_cli.replay_command as replay
+
+    save = tmp_path / "run.json"
+    assert main(["run", "synthetic", "--seeds", "1", "--selector", "ts", "--until", "20", "--save", str(save),
+                 "--quiet"]) == 0
+    real = replay.render
+    monkeypatch.setattr(replay, "render", lambda *a, **k: real(*a, **k) + f"\n  arm{TITLE}   0.500   {OSC52}")
+    assert main(["replay", str(save), "--runs", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "arm␛]0;PWNED␇" in out and obeyed(out) == []
