@@ -130,3 +130,10 @@ def test_replays_table_shows_a_policys_escapes(tmp_path, capsys, monkeypatch):
     assert main(["replay", str(save), "--runs", "2"]) == 0
     out = capsys.readouterr().out
     assert "arm␛]0;PWNED␇" in out and obeyed(out) == []
+
+
+def test_reproduces_report_lists_a_failed_runs_error_shown():
+    from ael_cli.reproduce.markdown import failed_lines
+
+    text = "\n".join(failed_lines([f"support ts seed 1: --data x{TITLE}: no such file"]))
+    assert "x␛]0;PWNED␇" in text and obeyed(text) == []
