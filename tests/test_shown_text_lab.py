@@ -14,7 +14,7 @@ from ael_tui.files.opening import NewSession, build_session
 from ael_tui.lab.episode_log import EpisodeLog
 from ael_tui.lab.lab_screen import LabScreen
 from scenarios.stream.demo import write_demo
-from tests.test_shown_text import OSC52, TITLE, obeyed
+from tests.test_shown_text import CLEAR, OSC52, TITLE, obeyed
 from tests.tui_helpers import frozen_lab, make_app, settle  # noqa: F401
 
 SIZE = (160, 50)
@@ -24,11 +24,12 @@ REGIME = "ph\u202ease"   # a bidi override in a column name (the lab never shows
 
 def hostile_demo(folder: Path) -> dict:
     """The demo stream (its reflector proposes a policy on `source`) with an escape in a
-    label, a column name, a meta value and the regime column's name."""
+    label, a column name, a meta value, a regime and the regime column's name."""
     path = write_demo(folder / "hostile.csv", 1)
     head, *rows = path.read_text(encoding="utf-8").splitlines()
     head = head.replace("source", META).replace("phase", REGIME)
-    rows = [r.replace("billing", "bill" + OSC52).replace("src01", "src\x9b01") for r in rows]
+    rows = [r.replace("billing", "bill" + OSC52).replace("src01", "src\x9b01") + (CLEAR if r.endswith("R3") else "")
+            for r in rows]  # the last regime's name clears the screen
     path.write_text("\n".join([head, *rows]) + "\n", encoding="utf-8")
     return {"data": str(path), "text": "text", "label": "label", "meta": [META, "region"], "regime": REGIME}
 
@@ -88,3 +89,20 @@ async def test_the_start_screens_preview_shows_a_files_escapes(tmp_path):
         preview = str(app.screen.query_one("#data-preview", Static).render())
         assert "700 rows" in preview and "source␛]0;PWNED␇" in preview
         assert obeyed(preview) == [] and obeyed(on_screen(app)) == []
+
+
+async def test_the_compare_view_shows_them_too(tmp_path):
+    from ael_tui.compare.compare_screen import CompareScreen
+    from ael_tui.compare.lockstep import CompareHost, build_compare
+    from ael_tui.config import LabSettings
+
+    config = build_session(NewSession("stream", 1, "ts+reflection", "manual", options=hostile_demo(tmp_path))).config
+    host = CompareHost(build_compare(config, ["ts", "ts+reflection"]), LabSettings(delay=0))
+    assert host.begin("phase") is None
+    host.run("phase")  # to the end: the proposal on the escaped column approved, the last regime begun
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.push_screen(CompareScreen(host))
+        await settle(pilot)
+        text = on_screen(app)
+    assert "source␛]0;PWNED␇" in text and obeyed(text) == []
