@@ -210,8 +210,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
     except AELError as err:
         from engine.secrets import scrub  # an error line is shown: it must never carry a key
+        from engine.shown_text import shown  # nor obey an escape a file's column name or value brought
 
-        print(f"ael-lab: {scrub(str(err))}", file=sys.stderr)
+        print(f"ael-lab: {shown(scrub(str(err)))}", file=sys.stderr)
         return EXIT_USAGE
     except OSError as err:
         if not _is_stdout_error(err):

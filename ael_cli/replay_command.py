@@ -13,6 +13,7 @@ from typing import Any
 from engine.bandit_replay import (DEFAULT_RUNS, ORACLE, SeedResult, check_selectors, mean_sd, replay_trace,
                                   trace_of)
 from engine.errors import AELError
+from engine.shown_text import shown_lines
 from engine.methods import parse_method, split_methods
 
 DEFAULT_SELECTORS = "rr,egreedy,ucb1,oracle"
@@ -64,7 +65,8 @@ def replay_command(args: argparse.Namespace) -> int:
         scenario = session["config"]["scenario"]
         traces.append(trace_of(session, path))
     results = [replay_trace(t, selectors, args.runs) for t in traces]
-    print(render(results, traces, selectors, args.runs, scenario == "portfolio"))
+    # the policies' names and descriptions a model may have written: shown, never obeyed
+    print(shown_lines(render(results, traces, selectors, args.runs, scenario == "portfolio")))
     return 0
 
 

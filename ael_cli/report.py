@@ -12,6 +12,7 @@ from rich.table import Table
 from engine.scenario_spec import ScenarioSpec
 
 from ael_cli.prior_report import confound_notes, paper_label, row_label
+from ael_cli.table_text import cell as text_cell  # (_print_test_table has a `cell` of its own)
 
 
 def _num(value: float | None) -> str:
@@ -91,10 +92,10 @@ def print_table(document: dict[str, Any], spec: ScenarioSpec) -> None:
     if not all(r.get("paper_comparable", True) for r in document["runs"]):
         paper = {}
     title = f"{document['scenario']}: {len(document['seeds'])} seed(s)" + _plugins_named(document)
-    table = Table(title=title, caption="dim rows: the paper's published values" if paper else None)
+    table = Table(title=text_cell(title), caption="dim rows: the paper's published values" if paper else None)
     table.add_column("selector")
-    for g in regimes:
-        table.add_column(g, justify="right")
+    for g in regimes:  # a stream's regimes are named by its file: text from data
+        table.add_column(text_cell(g), justify="right")
     table.add_column("overall ± sd", justify="right")
     show_sharpe = "sharpe" in spec.columns
     p_values = _p_values(document) if "p" in spec.columns else None
@@ -110,7 +111,7 @@ def print_table(document: dict[str, Any], spec: ScenarioSpec) -> None:
         if p_values is not None:
             extra.append("---" if row["selector"] == REFERENCE else _p(p_values.get(row["selector"])))
         table.add_row(
-            row_label(row["selector"], document), *[_num(row["regimes"].get(g)) for g in regimes],
+            text_cell(row_label(row["selector"], document)), *[_num(row["regimes"].get(g)) for g in regimes],
             f"{row['overall_mean']:.3f}" + (f"±{sd:.3f}" if sd is not None else ""), *extra, injected,
         )
         ref = paper.get(row["selector"])
@@ -120,12 +121,12 @@ def print_table(document: dict[str, Any], spec: ScenarioSpec) -> None:
             if p_values is not None:
                 extra.append(_p(ref["p"]) if "p" in ref else "---" if row["selector"] == REFERENCE else "")
             table.add_row(
-                paper_label(row["selector"]), *[_num(ref.get(g)) if g in ref else "" for g in regimes], overall,
+                text_cell(paper_label(row["selector"])), *[_num(ref.get(g)) if g in ref else "" for g in regimes], overall,
                 *extra, str(ref.get("injected", "")), style="dim",
             )
     _console().print(table)
     for line in confound_notes(summary, paper):  # the paper's TS only where its rows apply
-        _console().print(f"note: {line}")
+        _console().print(text_cell(f"note: {line}"))
 
 
 TEST_COLUMNS = {"sharpe": "Sharpe", "sortino": "Sortino", "calmar": "Calmar", "max_drawdown_pct": "MaxDD %",
@@ -150,11 +151,11 @@ def _print_test_table(summary: list[dict[str, Any]], paper: dict[str, dict[str, 
 
     for row in summary:
         m, s = row.get("test_mean", {}), row.get("test_std", {})
-        table.add_row(row_label(row["selector"], document), *[cell(m.get(k), s.get(k)) for k in keys],
+        table.add_row(text_cell(row_label(row["selector"], document)), *[cell(m.get(k), s.get(k)) for k in keys],
                       _injected(row["injection_episodes"]))
         ref = paper.get(row["selector"])
         if ref:
-            table.add_row(paper_label(row["selector"]),
+            table.add_row(text_cell(paper_label(row["selector"])),
                           *[cell(ref.get(k), ref.get(f"{k}_sd")) if k in ref else "" for k in keys], "",
                           style="dim")
     _console().print(table)

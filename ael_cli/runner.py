@@ -280,7 +280,9 @@ def _save(s: Session, path: str) -> None:
 def _warn(text: str, prefix: str = "ael-lab: warning: ") -> None:
     import sys
 
-    print(prefix + text, file=sys.stderr, flush=True)
+    from engine.shown_text import shown  # a warning may quote a model's reply or a file's value
+
+    print(prefix + shown(text), file=sys.stderr, flush=True)
 
 
 def _scenario_for(config: SessionConfig, scenarios: dict[tuple, Any]):

@@ -23,6 +23,7 @@ from textual.screen import ModalScreen
 
 from engine.errors import AELError
 from engine.session import Session, SessionConfig
+from engine.shown_text import shown, shown_lines
 from scenarios import all_specs, spec_of
 
 from ael_tui.actions import BY_ID, bindings_for, key_label
@@ -67,9 +68,10 @@ class AelLab(App):
 
     def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None,
                markup: bool = True, kind: str | None = None) -> None:
-        """Notifications carry engine messages and paths verbatim: never parsed as markup.
+        """Notifications carry engine messages and paths verbatim: never parsed as markup, and
+        a control in them (a file's column name, a model's words) shown, never obeyed.
         One of a `kind` (e.g. "reflection") replaces the previous one of that kind."""
-        notification = Notification(message, title, severity,
+        notification = Notification(shown_lines(message), shown(title), severity,
                                     self.NOTIFICATION_TIMEOUT if timeout is None else timeout, markup=False)
         if kind is not None:
             previous = self._notify_kinds.get(kind)

@@ -23,6 +23,8 @@ from textual.geometry import Region
 from textual.strip import Strip
 from textual.widget import Widget
 
+from engine.shown_text import shown
+
 from ael_tui.clock import clock_of
 from ael_tui.throttle import Throttle
 
@@ -186,7 +188,8 @@ def draw(chart: Chart | None, width: int, height: int) -> list[Strip]:
         return blank
     lw, rw = plot_margins(chart)
     title = chart.title if len(chart.title) <= width - 6 or not chart.short_title else chart.short_title
-    head = _head(title[:width], chart.legend, width, height - 5)
+    # the legend names arms a model named: shown, never obeyed
+    head = _head(shown(title[:width]), [(shown(text), colour) for text, colour in chart.legend], width, height - 5)
     cols, rows = width - lw - rw, height - 2 - len(head)
     if cols < 8 or rows < 2:
         return blank
@@ -235,6 +238,7 @@ def draw(chart: Chart | None, width: int, height: int) -> list[Strip]:
     name_row = 0 if chart.names_at_top else rows - 1
     free_from = 0
     for x, name, colour in chart.names:  # each where it has room, after the previous one
+        name = shown(name)  # a regime a file named: shown, never obeyed
         c = col_of(x) + 1
         if c < free_from or c + len(name) > cols:
             continue

@@ -21,6 +21,7 @@ from engine.errors import AELError
 from engine.plugins import loaded_line
 from engine.store.persistence import read_document
 from engine.session import Session
+from engine.shown_text import shown
 
 
 # ------------------------------------------------------------------ status
@@ -84,10 +85,12 @@ class Status:
 def status_of(session: Session) -> Status:
     c = session.config
     backend, cost = backend_and_cost(session)
+    regime, belief = true_regime(session), regime_belief(session)  # a file's regime, a model's label: shown
     return Status(
         scenario=c.scenario, seed=c.seed, t=session.t, n=session.n_episodes, phase=session.phase,
-        frozen=session.frozen, regime=true_regime(session), belief=regime_belief(session),
-        selector=c.selector + (f" · variant {session.variants.text}" if session.variants else ""),
+        frozen=session.frozen, regime=None if regime is None else shown(regime),
+        belief=None if belief is None else (shown(belief[0]), belief[1]),
+        selector=shown(c.selector + (f" · variant {session.variants.text}" if session.variants else "")),
         approval=session.queue.mode, standing=dict(session.queue.standing),
         pending=len(session.queue.pending), backend=backend, cost=cost, done=session.done,
         plugins=loaded_line(),
@@ -255,7 +258,7 @@ def progress_data(session: Session) -> ProgressData:
     for r in h:
         reg = r.get("regime")
         if reg != prev and reg is not None:
-            regime_starts.append((r["episode"], regime_name(session, reg)))
+            regime_starts.append((r["episode"], shown(regime_name(session, reg))))
         prev = reg
     phase_starts = [(end, name) for name, end in session.phase_ends.items()
                     if 0 < end < session.n_episodes and name != "test"]

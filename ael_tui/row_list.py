@@ -26,6 +26,8 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from engine.shown_text import shown
+
 from ael_tui.steady_scrollbar import SteadyScrollbars
 
 
@@ -188,7 +190,7 @@ class RowList(SteadyScrollbars, ScrollView, can_focus=True):
     def _line(self, cells: list[tuple[str, Style]], widths: list[int], base: Style, width: int) -> Strip:
         segments = [Segment(" ", base)]
         for column, ((text, style), w, (_, _, right)) in enumerate(zip(cells, widths, self.COLUMNS)):
-            text = self.cut_cell(column, text, w)
+            text = self.cut_cell(column, shown(text), w)  # a row's text comes from data: shown, never obeyed
             segments.append(Segment((text.rjust(w) if right else text.ljust(w)) + " " * self.GAP,
                                     base + style if style else base))
         return Strip(segments).crop_extend(0, width, base)

@@ -31,6 +31,7 @@ from .errors import AELError
 from .explain_columns import side_by_side
 from .explain_replica import Basis, Replica
 from .memory import TIER_BOOST
+from .shown_text import shown
 
 if TYPE_CHECKING:
     from .session import Session
@@ -208,7 +209,8 @@ def _explain(session: "Session", n: int) -> dict[str, Any]:
 
 
 def render(report: dict[str, Any], width: int | None = None) -> str:
-    """The explanation as text for a terminal. With a `width`, what the other policies would
+    """The explanation as text for a terminal (every line through engine/shown_text.py: an
+    escape sequence in a stream's text is printed, not obeyed). With a `width`, what the other policies would
     have retrieved is shown side by side in columns no wider than it (engine/explain_columns.py);
     without, listed policy by policy."""
     out: list[str] = []
@@ -220,7 +222,8 @@ def render(report: dict[str, Any], width: int | None = None) -> str:
         else:
             out.append("  What each policy would have retrieved for this query (= the played policy retrieved it too, + it did not):")
             out.extend(f"  {line}".rstrip() for line in side_by_side(part, width - 2))
-    return "\n".join(out) + "\n"
+    # the input's text, entries, rules and a model's reply come from data: shown, never obeyed
+    return "\n".join(shown(line) for line in out) + "\n"
 
 
 def listed(retrieval: dict[str, Any]) -> list[str]:

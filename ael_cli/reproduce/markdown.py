@@ -7,6 +7,7 @@ import argparse
 import time
 from pathlib import Path
 
+from engine.shown_text import shown
 from engine.store.atomic import write_text_atomic
 
 from .evaluate import NOT_HERE, NOT_RESOLVED, NOT_RUN, STATUSES, Outcome, comparisons
@@ -151,7 +152,7 @@ def failed_lines(failures) -> list[str]:
     if not failures:
         return []
     return [f"**{len(failures)} run(s) failed** (the command exits 1):", "",
-            *(f"- {f}".replace("|", "\\|") for f in failures), ""]
+            *(f"- {shown(f)}".replace("|", "\\|") for f in failures), ""]  # an error may quote a model or a file
 
 
 def header_counts(text: str) -> dict[str, int]:

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 from engine.errors import AELError
+from engine.shown_text import shown
 
 from .model import PaperTable
 from .tables import TABLES, table_keys
@@ -75,7 +76,7 @@ def reproduce_command(args: argparse.Namespace) -> int:
 
     write_report(report, chosen, outcomes, args, store_path, time.monotonic() - started, ran, failures)
     if failures:
-        print(f"ael-lab: reproduce: {len(failures)} run(s) failed, the first: {failures[0]} "
+        print(f"ael-lab: reproduce: {len(failures)} run(s) failed, the first: {shown(failures[0])} "
               f"(all listed at the top of {report})", file=sys.stderr)
     if not args.quiet:
         print(f"ael-lab: reproduce: wrote {report}", file=sys.stderr)

@@ -21,6 +21,7 @@ from typing import IO, Any
 
 from engine.errors import AELError
 from engine.results import finite, summarise
+from engine.safe_csv import frame_text
 from engine.session import SessionConfig
 
 from .store import Store
@@ -54,7 +55,7 @@ def export(store: Store, fmt: str, out: IO[str]) -> None:
         for column in TIME_COLUMNS:  # ISO-8601 (UTC), not epoch seconds: a person reads the CSV
             if column in frame:
                 frame[column] = [iso_time(x) for x in frame[column]]
-        frame.to_csv(out, index=False)
+        out.write(frame_text(frame))  # a run's error text or an option's value is never a formula
         return
     for column in TIME_COLUMNS:  # a timestamp type, which parquet keeps
         if column in frame:

@@ -13,6 +13,8 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
+from ael_cli.table_text import cell
+
 from .export import setting_of
 
 PHASE_COLUMNS = (("sharpe", "test Sharpe"), ("total_return_pct", "test return %"))
@@ -73,14 +75,16 @@ def _table(title: str, rows: list[dict[str, Any]]) -> Table:
     phases = any("phases" in r for r in results)
     regimes = list(dict.fromkeys(g for r in results for g in r.get("regimes", {})))
     seeds = len({r["seed"] for r in rows})
-    table = Table(title=f"{title}: {seeds} seed(s), mean ± sd over seeds", title_justify="left")
+    # the title names the grid's settings (a stream's data path) and the columns its regimes:
+    # text from data, shown through one sanitiser
+    table = Table(title=cell(f"{title}: {seeds} seed(s), mean ± sd over seeds"), title_justify="left")
     table.add_column("selector")
     if phases:
         for _, name in PHASE_COLUMNS:
             table.add_column(name, justify="right")
     else:
         for g in regimes:
-            table.add_column(g, justify="right")
+            table.add_column(cell(g), justify="right")
         table.add_column("overall", justify="right")
     table.add_column("runs", justify="right")
     for selector, rs in by_selector.items():
@@ -93,7 +97,7 @@ def _table(title: str, rows: list[dict[str, Any]]) -> Table:
             cells = [mean_sd([r["regimes"].get(g) for r in ok]) for g in regimes]
             cells.append(mean_sd([r["overall"] for r in ok]))
         failed = len(rs) - len(ok)
-        table.add_row(label, *cells, f"{len(ok)}" + (f" ({failed} failed)" if failed else ""))
+        table.add_row(cell(label), *cells, f"{len(ok)}" + (f" ({failed} failed)" if failed else ""))
     return table
 
 

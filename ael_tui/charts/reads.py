@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from engine.session import Session
+from engine.shown_text import shown
 
 from ael_tui.readouts import metric_name
 
@@ -121,4 +122,4 @@ def picture_source(session: Session, history: list[dict], name: str | None = Non
     """`history`: a copy of the session's, taken under the same lock."""
     return PictureSource(name or session.config.selector, max(session.n_episodes, len(history)),
                          [a.name for a in session.selector.arms], history, metric_name(session),
-                         list(session.scenario.regime_names), decisions_of(session))
+                         [shown(n) for n in session.scenario.regime_names], decisions_of(session))

@@ -9,6 +9,8 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widget import Widget
 
+from engine.shown_text import shown
+
 from ael_tui.readouts import ArmRow
 
 NAME = 16     # room for an arm's name (longer ones are cut)...
@@ -53,7 +55,7 @@ class ArmBars(Widget):
         out = Text(no_wrap=True, overflow="ellipsis")
         out.append(f"{'arm':<{name_w}}{'0':<{bar_w - 1}}1{'mean':>6}{'pulls':>6}\n", style="dim")
         for i, r in enumerate(self._rows):
-            name = r.name + (" +" if r.injected else "")
+            name = shown(r.name) + (" +" if r.injected else "")  # a policy a model named: shown, never obeyed
             name = name if len(name) < name_w else name[: name_w - 2] + "…"
             style = "bold reverse" if r.chosen else ("green" if r.injected else "")
             out.append(f"{name:<{name_w}}", style=style)

@@ -6,6 +6,8 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import RichLog
 
+from engine.shown_text import shown
+
 from ael_tui.compare.lockstep import TimelineEntry
 
 KIND_STYLE = {"regime": "bold", "phase": "bold blue", "reflection": "", "insight": "italic", "arm": "bold green"}
@@ -32,6 +34,6 @@ class Timeline(RichLog):
             if e.selector is not None:
                 line.append(e.selector, style=f"bold {self.colours.get(e.selector, '')}")
                 line.append(" ")
-            line.append(e.text, style=KIND_STYLE.get(e.kind, ""))
+            line.append(shown(e.text), style=KIND_STYLE.get(e.kind, ""))  # regimes and arms the data named
             self.write(line)
         self._written = len(entries)

@@ -28,6 +28,7 @@ from textual.worker import get_current_worker
 from engine.approvals import Proposal
 from engine.errors import AELError
 from engine.reflection import Reflection
+from engine.shown_text import shown, shown_lines
 
 from ael_tui.actions import SaysWhy, bindings_for
 from ael_tui.button_rows import ButtonRows
@@ -77,7 +78,8 @@ def episodes_table(records: list[dict[str, Any]]) -> Table:
     for col in ("episode", "policy", "action", "outcome"):
         table.add_column(col, justify="right" if col == "episode" else "left")
     for r in records:
-        table.add_row(str(r["episode"]), str(r.get("policy", "")), str(r.get("action", "")), str(r.get("result", "")))
+        # what the episodes did quotes the data: plain text (a str cell is markup), shown
+        table.add_row(str(r["episode"]), *(Text(shown(r.get(k, ""))) for k in ("policy", "action", "result")))
     return table
 
 
@@ -87,7 +89,7 @@ def window_table(window: dict[str, Any]) -> Table:
         table.add_column(col, justify="left" if col == "policy" else "right")
     for row in window.get("per_policy", []):
         post = row.get("posterior")
-        table.add_row(row["policy"], str(row["pulls"]), f"{row['mean']:.2f}", "—" if post is None else f"{post:.3f}")
+        table.add_row(Text(shown(row["policy"])), str(row["pulls"]), f"{row['mean']:.2f}", "—" if post is None else f"{post:.3f}")
     return table
 
 
@@ -100,16 +102,17 @@ def code_payload(p: Proposal):
 
     what = {"allocator": "HyperAgent's allocation code, written by a model",
             "planner": "a planner written by a model"}.get(p.kind, p.kind)
-    head = Text.assemble((f"Proposed: {what} ({p.payload.get('name', '')})\n", "bold"),
+    head = Text.assemble((f"Proposed: {what} ({shown(p.payload.get('name', ''))})\n", "bold"),
                          "Approved code is scored and run only in the sandboxed worker; rejected code is that "
                          "generation's validation failure. It is approved as it stands (no edit).\n",
                          ("SHA-256 ", "bold"), (source_hash(p.payload["code"]), "cyan"))
-    return Group(head, Syntax(p.payload["code"], "python", line_numbers=True, word_wrap=True))
+    # the code as it is, but a control or bidi override in it shown where it sits (Trojan Source)
+    return Group(head, Syntax(shown_lines(p.payload["code"]), "python", line_numbers=True, word_wrap=True))
 
 
 def proposal_line(p: Proposal) -> str:
     what = p.payload.get("insight", "") if p.kind == "insight" else p.payload.get("name", "?")
-    text = f"#{p.id} {KIND_NAMES.get(p.kind, p.kind)} after episode {p.episode}: {what}"
+    text = f"#{p.id} {KIND_NAMES.get(p.kind, p.kind)} after episode {p.episode}: {shown(what)}"
     return text if len(text) <= 110 else text[:109] + "…"
 
 
@@ -209,7 +212,7 @@ class ApprovalScreen(SaysWhy, ModalScreen[Decision | None]):
                     yield Static(Text("The episodes the evidence names", style="bold"))
                     yield Static(episodes_table(self.ctx.episodes), id="approval-episodes")
                 if p.rationale and (r is None or p.rationale.strip() != r.diagnosis.strip()):
-                    yield Static(Text.assemble(("Rationale\n", "bold"), p.rationale), id="approval-rationale")
+                    yield Static(Text.assemble(("Rationale\n", "bold"), shown_lines(p.rationale)), id="approval-rationale")
             with ButtonRows(classes="dialog-buttons"):
                 key = self.app.key_for
                 yield Button(f"Approve ({key('approval.approve')})", id="approve", variant="success", compact=True)
@@ -224,22 +227,23 @@ class ApprovalScreen(SaysWhy, ModalScreen[Decision | None]):
         if p.payload.get("code") and p.kind in ("allocator", "planner"):
             return code_payload(p)
         if p.kind == "arm" and not self.ctx.retrieval_arms:
-            shown = {k: p.payload[k] for k in ("name", "description") if k in p.payload}
-            return Text.assemble(("Proposed: a new arm\n", "bold"), json.dumps(shown, indent=2, ensure_ascii=False),
+            fields = {k: p.payload[k] for k in ("name", "description") if k in p.payload}
+            return Text.assemble(("Proposed: a new arm\n", "bold"),
+                                 shown_lines(json.dumps(fields, indent=2, ensure_ascii=False)),
                                  ("\nThis world's arms are Bernoulli machines: a retrieval policy's fields "
                                   "(tiers, k, order…) mean nothing here and are not shown.", "dim"))
         return Text.assemble(("Proposed, exactly as it would be used\n", "bold"),
-                             json.dumps(p.payload, indent=2, ensure_ascii=False))
+                             shown_lines(json.dumps(p.payload, indent=2, ensure_ascii=False)))
 
     def _diagnosis(self, p: Proposal, r: Reflection | None) -> Text:
         if r is None:
             return Text("No reflection recorded for this proposal.", style="dim")
         text = Text.assemble(
             ("Diagnosis", "bold"), f"  (reflection #{p.reflection + 1}, trigger {r.trigger}, {r.source})\n",
-            r.diagnosis,
+            shown_lines(r.diagnosis),
         )
         if r.regime_label:
-            text.append_text(Text.assemble("\n", ("Regime: ", "bold"), (r.regime_label, "magenta"),
+            text.append_text(Text.assemble("\n", ("Regime: ", "bold"), (shown(r.regime_label), "magenta"),
                                            f" · confidence {r.confidence:.2f}"))
         return text
 
@@ -279,9 +283,9 @@ class ApprovalScreen(SaysWhy, ModalScreen[Decision | None]):
         line = self.query_one("#approval-headline", Static)
         if result is None:
             panels.first().fail(why)
-            line.update(Text(f"No replay: {why}", style="dim"))
+            line.update(Text(f"No replay: {shown(why)}", style="dim"))
         else:
-            name = str(self.proposal.payload.get("name", ""))
+            name = shown(self.proposal.payload.get("name", ""))
             panels.first().show(result, name)
             line.update(headline(result, name))
 

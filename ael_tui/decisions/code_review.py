@@ -18,6 +18,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Static
 
 from engine.policies import PolicySpec
+from engine.shown_text import shown, shown_lines
 
 from ael_tui.actions import bindings_for
 from ael_tui.button_rows import ButtonRows
@@ -50,7 +51,8 @@ class CodeReviewScreen(ModalScreen[str | None]):
         spec = self.spec
         what = getattr(spec, "what", "Code policy")
         with Vertical(id="code-review", classes="dialog big-dialog") as box:
-            box.border_title = f"{what} {spec.name!r} from a saved file: quarantined"
+            # the file's words (its name, description, code): plain text, a control shown where it sits
+            box.border_title = Text(f"{what} {shown(spec.name)!r} from a saved file: quarantined")
             if self.remaining > 1:
                 box.border_subtitle = f"{self.remaining} code policies to review"
             with VerticalScroll(id="code-review-body"):
@@ -60,13 +62,13 @@ class CodeReviewScreen(ModalScreen[str | None]):
                     "runs only in a sandboxed worker process.\n",
                     ("SHA-256 ", "bold"), (self.sha256, "cyan")), id="code-review-why")
                 if spec.tiers:
-                    reads = ", ".join(spec.tiers)
+                    reads = shown(", ".join(spec.tiers))
                     yield Static(Text.assemble(("Reads ", "bold"), reads, f" · keeps at most {spec.k or 'all'}",
-                                               f" · falls back to {spec.fallback}" if spec.fallback else "",
-                                               f"\n{spec.description}" if spec.description else ""))
+                                               f" · falls back to {shown(spec.fallback)}" if spec.fallback else "",
+                                               f"\n{shown_lines(spec.description)}" if spec.description else ""))
                 elif spec.description:
-                    yield Static(Text(spec.description))
-                yield Static(Syntax(spec.code or "", "python", line_numbers=True, word_wrap=True),
+                    yield Static(Text(shown_lines(spec.description)))
+                yield Static(Syntax(shown_lines(spec.code or ""), "python", line_numbers=True, word_wrap=True),
                              id="code-review-source")
             with ButtonRows(classes="dialog-buttons"):
                 yield Button("Admit (y)", id="admit", variant="success", compact=True)

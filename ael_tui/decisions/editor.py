@@ -16,6 +16,7 @@ from textual.widgets import Button, Footer, Input, Label, Static, TextArea
 
 from engine.approvals import Proposal
 from engine.errors import AELError
+from engine.shown_text import shown, shown_lines
 
 from ael_tui.actions import bindings_for
 from ael_tui.button_rows import ButtonRows
@@ -35,7 +36,7 @@ def diff_text(before: str, after: str) -> Text:
         style = ("green" if line.startswith("+") and not line.startswith("+++") else
                  "red" if line.startswith("-") and not line.startswith("---") else
                  "cyan" if line.startswith("@@") else "dim")
-        out.append(line + "\n", style=style)
+        out.append(shown(line) + "\n", style=style)  # a model's proposal: shown, never obeyed
     return out
 
 
@@ -98,7 +99,7 @@ class EditProposalScreen(ModalScreen[tuple[dict[str, Any], str] | None]):
                 self.normalised, self.problem = None, str(err)
         if self.normalised is not None:
             status.update(Text("✓ valid: accept uses the object below", style="bold green"))
-            self.query_one("#editor-normalised", Static).update(pretty(self.normalised))
+            self.query_one("#editor-normalised", Static).update(shown_lines(pretty(self.normalised)))
         else:
             status.update(Text.assemble(("✗ invalid: ", "bold red"), (self.problem, "red")))
             self.query_one("#editor-normalised", Static).update(Text("nothing (the edit is invalid)", style="dim"))

@@ -6,13 +6,11 @@ reward, score, correct, action, result, hits, insight`, then any per-episode
 numbers the scenario reports (`info.*`, e.g. the portfolio's returns). `regime`
 is the scenario's name for it (R0…) where it has one. The JSON holds the same
 history plus reflections, injections and every decision, per selector. Both
-files are written atomically (temp file, fsync, rename).
+files are written atomically (temp file, fsync, rename). No CSV cell is a formula a spreadsheet would run.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -20,6 +18,7 @@ from typing import Any
 from engine.store.atomic import write_json_atomic, write_text_atomic
 from engine.errors import AELError
 from engine.plugins import loaded as plugins_loaded
+from engine.safe_csv import rows_text
 from engine.session import Session
 
 from ael_tui.readouts import regime_name
@@ -41,13 +40,9 @@ def history_rows(name: str, session: Session) -> list[dict[str, Any]]:
 
 
 def csv_text(rows: list[dict[str, Any]]) -> str:
+    """The rows as CSV, no cell a formula (a stream's text can begin with `=`: engine/safe_csv.py)."""
     extra = sorted({k for r in rows for k in r} - set(COLUMNS))
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=[*COLUMNS, *extra], extrasaction="ignore", lineterminator="\n")
-    w.writeheader()
-    for r in rows:
-        w.writerow({k: ("" if v is None else v) for k, v in r.items()})
-    return buf.getvalue()
+    return rows_text([*COLUMNS, *extra], rows)
 
 
 def session_document(session: Session) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Input, Label, Select, Static
 
 from engine.errors import AELError
+from engine.shown_text import shown_lines
 from engine.variants.session_variants import check_variants, split_variants
 from scenarios import all_specs, spec_of
 
@@ -168,7 +169,7 @@ class StartScreen(Screen):
 
     def _set_preview(self, text: str) -> None:
         widget = self.query_one("#data-preview", Static)
-        widget.update(text)
+        widget.update(shown_lines(text))  # a file's rows and column names: shown, never obeyed
         widget.display = bool(text)
 
     # ---------------------------------------------------------------- form

@@ -6,6 +6,8 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
+from engine.shown_text import shown
+
 from ael_tui.learning_readouts import CreditView, SkillsView
 
 PARTS = ("structural", "counterfactual", "shapley", "model", "combined")
@@ -26,10 +28,10 @@ def skills_table(view: SkillsView | None) -> Table | Text:
     for r in view.rows:
         style = "bold reverse" if r.used_now else ("" if r.open else "dim")
         mark = "" if r.open else " (gated)"
-        table.add_row(Text(f"{r.kind}: {r.text}{mark}", style=style), str(r.uses),
+        table.add_row(Text(shown(f"{r.kind}: {r.text}{mark}"), style=style), str(r.uses),  # a skill's words: shown
                       "–" if r.success is None else f"{r.success:.2f}", str(r.created_at))
     if view.pruned:
-        table.caption = Text("pruned: " + "; ".join(view.pruned[-3:]), style="dim italic")
+        table.caption = Text(shown("pruned: " + "; ".join(view.pruned[-3:])), style="dim italic")
         table.caption_justify = "left"
     return table
 

@@ -16,6 +16,7 @@ from engine.approvals import AuditEntry, StandingRule
 from engine.errors import AELError
 from engine.explain import basis, explain_from, render
 from engine.reflection import Reflection
+from engine.shown_text import shown, shown_lines
 
 from ael_tui.actions import bindings_for
 from ael_tui.row_list import cut
@@ -23,6 +24,7 @@ from ael_tui.lab.reflection_panel import reflection_text
 
 
 def _short(obj: dict[str, Any] | None, width: int = 60) -> str:
+    """A proposal in a few words (a model wrote it: shown, never obeyed)."""
     if obj is None:
         return "—"
     if "name" in obj and "insight" not in obj:
@@ -31,6 +33,7 @@ def _short(obj: dict[str, Any] | None, width: int = 60) -> str:
         text = f"insight: {obj['insight']}"
     else:
         text = json.dumps(obj, ensure_ascii=False)
+    text = shown(text)
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
@@ -76,9 +79,11 @@ class AuditScreen(ModalScreen[None]):
             who = a.who + (" ⚠ LLM fallback" if a.source == "fallback" else "")
             # code-arm decisions (admit, suspend) have no proposal; code carries its hash
             reason = " · ".join(x for x in (a.reason, a.code_sha256 and f"sha256 {a.code_sha256[:16]}…") if x)
+            # a reason and a proposal may be a model's words: plain text (a str cell is markup), shown
             row = [str(a.seq), str(a.episode), *([clock(a.at)] if self.show_times else []),
                    f"#{a.proposal_id}" if a.proposal_id else "—", a.kind,
-                   Text(a.decision, style=style), who, cut(reason, 40) if reason else "—", _short(a.accepted)]
+                   Text(a.decision, style=style), Text(shown(who)), Text(cut(shown(reason), 40) if reason else "—"),
+                   Text(_short(a.accepted))]
             table.add_row(*row)
         table.focus()
         self._detail(0)
@@ -95,7 +100,7 @@ class AuditScreen(ModalScreen[None]):
         text = Text.assemble((f"#{a.seq} · proposal #{a.proposal_id} ({a.kind}) · {a.decision} by {a.who}", "bold"),
                              f" · after episode {a.episode}",
                              f" · at {a.at.replace('T', ' ')}" if self.show_times and a.at else "", "\n",
-                             ("reason: ", "dim"), a.reason or "—", "\n")
+                             ("reason: ", "dim"), shown_lines(a.reason or "—"), "\n")
         if a.decision == "edit" and a.accepted is not None:
             text.append("What the person changed:\n", style="bold")
             text.append_text(diff_text(pretty(a.proposed), pretty(a.accepted)))
@@ -208,11 +213,12 @@ class ResultsScreen(ModalScreen[None]):
         table = Table(box=None, padding=(0, 2 if wide else 1), pad_edge=wide, header_style="bold")
         table.add_column("selector", no_wrap=True)
         for i, c in enumerate(r.columns):  # a header may wrap between its words, a value never
+            c = shown(c)  # a regime named by a stream's file: plain text, never markup or an escape
             longest = max([len(w) for w in c.split()] + [len(str(cells[i])) for _, cells, _ in r.rows])
-            table.add_column(c, justify="right", min_width=longest)
+            table.add_column(Text(c), justify="right", min_width=longest)
         styles = {"run": "bold green", "paper": "dim italic", "base": ""}
         for label, cells, kind in r.rows:
-            table.add_row(label, *cells, style=styles.get(kind, ""))
+            table.add_row(Text(shown(label)), *cells, style=styles.get(kind, ""))
         with Vertical(classes="dialog big-dialog", id="results") as box:
             box.border_title = f"Results: {r.title}"
             if self.app.size.width < 100:
@@ -256,14 +262,17 @@ class EpisodeScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         r = self.record
         with Vertical(classes="dialog big-dialog", id="episode") as box:
-            box.border_title = f"Episode {r.get('episode')} · {r.get('phase', '')} · policy {r.get('policy', '')}"
+            # a policy a model named: plain text (a str title is markup), shown
+            box.border_title = Text(shown(f"Episode {r.get('episode')} · {r.get('phase', '')} · policy "
+                                          f"{r.get('policy', '')}"))
             with VerticalScroll(id="episode-body"):
                 if self.why or self.explain is not None:
                     yield Static(self._why_text(self.why or self.WAITING), id="episode-why")
-                yield Static(Text.assemble(("Action\n", "bold"), str(r.get("action", "")), "\n\n",
-                                           ("Outcome\n", "bold"), str(r.get("result", "")), "\n\n",
+                # the action and outcome quote the data (a stream's text and label): shown, never obeyed
+                yield Static(Text.assemble(("Action\n", "bold"), shown(r.get("action", "")), "\n\n",
+                                           ("Outcome\n", "bold"), shown(r.get("result", "")), "\n\n",
                                            ("Record\n", "bold"),
-                                           json.dumps(r, indent=2, ensure_ascii=False, default=str)),
+                                           shown_lines(json.dumps(r, indent=2, ensure_ascii=False, default=str))),
                              id="episode-text")
         yield Footer()
 
@@ -276,7 +285,7 @@ class EpisodeScreen(ModalScreen[None]):
         try:
             report = self.explain()  # type: ignore[misc]
         except AELError as err:
-            self.post_message(self.Explained(None, f"No explanation: {err}"))
+            self.post_message(self.Explained(None, f"No explanation: {shown(err)}"))
         else:
             self.post_message(self.Explained(report))
 

@@ -9,47 +9,49 @@ from rich.text import Text
 from textual.widgets import Static
 
 from engine.reflection import Reflection
+from engine.shown_text import shown, shown_lines
 
 
 def evidence_text(evidence: dict[str, Any], limit: int = 8) -> Text:
-    """Evidence as `key: value` lines; long lists are cut with a count of what is left."""
+    """Evidence as `key: value` lines; long lists are cut with a count of what is left. A
+    reflector's evidence quotes the data and a model's words: shown, never obeyed."""
     out = Text()
     for key, value in evidence.items():
         if value in ("", None, [], {}):  # an empty "pattern:" says nothing
             continue
         if isinstance(value, list) and len(value) > limit:
-            shown = json.dumps(value[:limit], ensure_ascii=False, default=str)
-            value_text = f"{shown[:-1]}, … {len(value) - limit} more]"
+            head = json.dumps(value[:limit], ensure_ascii=False, default=str)
+            value_text = f"{head[:-1]}, … {len(value) - limit} more]"
         elif isinstance(value, (dict, list)):
             value_text = json.dumps(value, ensure_ascii=False, default=str)
         elif isinstance(value, float):
             value_text = f"{value:.4g}"
         else:
             value_text = str(value)
-        out.append(f"  {key}: ", style="dim")
-        out.append(value_text + "\n")
+        out.append(f"  {shown(key)}: ", style="dim")
+        out.append(shown(value_text) + "\n")
     return out
 
 
 def reflection_text(r: Reflection, index: int, decisions: list[str] | None = None) -> Text:
     text = Text.assemble(
         (f"Reflection #{index + 1}", "bold"), f" · after episode {r.episode} · trigger {r.trigger} · {r.source}\n",
-        ("Diagnosis: ", "bold"), r.diagnosis, "\n",
+        ("Diagnosis: ", "bold"), shown_lines(r.diagnosis), "\n",  # a model's words, or the data's
     )
     if r.regime_label:  # without a label its confidence is not about anything ("—, confidence 1.00")
-        text.append_text(Text.assemble(("Regime: ", "bold"), (r.regime_label, "magenta"),
+        text.append_text(Text.assemble(("Regime: ", "bold"), (shown(r.regime_label), "magenta"),
                                        f" · confidence {r.confidence:.2f}\n"))
     elif not r.insight and r.policy is None:
         text.append("Proposes nothing.\n", style="dim")
     if r.insight:
-        text.append_text(Text.assemble(("Proposed insight: ", "bold"), r.insight, "\n"))
+        text.append_text(Text.assemble(("Proposed insight: ", "bold"), shown_lines(r.insight), "\n"))
     if r.policy is not None:
-        text.append_text(Text.assemble(("Proposed policy: ", "bold"), str(r.policy.get("name", "?")), "\n"))
+        text.append_text(Text.assemble(("Proposed policy: ", "bold"), shown(r.policy.get("name", "?")), "\n"))
     if r.evidence:
         text.append("Evidence:\n", style="bold")
         text.append_text(evidence_text(r.evidence, limit=4))
     for d in decisions or []:
-        text.append(f"  → {d}\n", style="italic")
+        text.append(f"  → {shown(d)}\n", style="italic")
     return text
 
 
@@ -78,7 +80,7 @@ class ReflectionPanel(Static):
         if insight:
             text.append_text(Text.assemble(
                 ("Insight in use", "bold green"), f" (since episode {insight.get('episode', '?')}): ",
-                insight.get("insight", ""), "\n"))
+                shown_lines(insight.get("insight", "")), "\n"))
         else:
             text.append("No insight in use.\n", style="dim")
         if reflections:

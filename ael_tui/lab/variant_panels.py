@@ -8,6 +8,8 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
+from engine.shown_text import shown
+
 from ael_tui.variant_readouts import PlannerView, ToolRow
 
 
@@ -29,7 +31,7 @@ def planner_table(view: PlannerView | None) -> Table | Text:
         table.add_column(f"θ {feature}" if feature == view.short[0] else feature, justify="right", no_wrap=True)
     for r in view.rows:
         style = "bold reverse" if r.chosen else ("bold" if r.added_at else "")
-        table.add_row(Text(r.name + (" +" if r.added_at else ""), style=style), str(r.pulls), f"{r.estimate:+.3f}",
+        table.add_row(Text(shown(r.name) + (" +" if r.added_at else ""), style=style), str(r.pulls), f"{r.estimate:+.3f}",
                       f"{r.width:.3f}", "–" if r.score is None else f"{r.score:+.3f}",
                       *(f"{t:+.2f}" for t in r.theta))
     table.add_row(Text("x now", style="italic"), "", "", "", "", *(Text(f"{c:+.2f}", style="italic")
@@ -56,7 +58,8 @@ def tool_table(rows: list[ToolRow]) -> Table | Text:
         table.add_column("rating", justify="right")
         table.add_column("prior", justify="right")
     for r in rows:
-        cells: list = [Text(_short(r.name) + (" ●" if r.shown and per_tool else ""), style="bold" if r.shown else "dim")]
+        cells: list = [Text(_short(shown(r.name)) + (" ●" if r.shown and per_tool else ""),
+                            style="bold" if r.shown else "dim")]
         if per_tool:
             mean = r.alpha / (r.alpha + r.beta)
             cells += [f"{r.alpha:.1f}", f"{r.beta:.1f}", f"{mean:.3f}", str(r.pulls),

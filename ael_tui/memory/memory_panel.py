@@ -17,6 +17,8 @@ from textual.strip import Strip
 from textual.message import Message
 from textual.widgets import Input, Tab, Tabs
 
+from engine.shown_text import shown, shown_lines
+
 from ael_tui.memory.method_memory import MethodMemoryView
 from ael_tui.parts import Parts
 from ael_tui.readouts import TIERS, MemoryRow
@@ -197,10 +199,11 @@ class MemoryPanel(Vertical):
         if entry is None:
             detail.update("No entry selected.")
             return
-        meta = json.dumps(entry.metadata, ensure_ascii=False, default=str)
+        # an entry holds a row's text and metadata, or a model's words: shown, never obeyed
+        meta = shown(json.dumps(entry.metadata, ensure_ascii=False, default=str))
         detail.update(Text.assemble(
             (f"{entry.id}", "bold"), f" · {entry.tier} · written at episode {entry.episode}\n",
-            entry.content, "\n",
+            shown_lines(entry.content), "\n",
             ("quality ", "dim"), f"{entry.quality:.2f}", ("  retrievals ", "dim"), str(entry.retrieval_count),
             ("  usefulness ", "dim"), f"{entry.avg_usefulness:.2f} ({entry.usefulness:g} useful)\n",
             ("metadata ", "dim"), meta,

@@ -16,6 +16,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from engine.prior import Table, is_prior
+from engine.shown_text import shown, shown_lines
 
 MAX_ROWS = 200  # a table longer than this is cut (the newest or most relevant come first)
 
@@ -42,12 +43,12 @@ def render(tables: list[Table]) -> Group:
                 table.add_column(col, ratio=1, min_width=16, overflow="fold")
             else:
                 table.add_column(col, no_wrap=True, overflow="ellipsis")
-        for row in t.rows[:MAX_ROWS]:
-            table.add_row(*row)
+        for row in t.rows[:MAX_ROWS]:  # critiques, rules, the data's words: plain text, shown (a str is markup)
+            table.add_row(*(Text(shown(c)) if isinstance(c, str) else c for c in row))
         if not t.rows:
             table.add_row(*([""] * (len(t.columns) - 1)), Text("(empty)", style="dim"))
         parts.append(table)
-        parts.append(Text(t.note + ("\n" if t.note else "") + (f"… {len(t.rows) - MAX_ROWS} more\n"
+        parts.append(Text(shown_lines(t.note) + ("\n" if t.note else "") + (f"… {len(t.rows) - MAX_ROWS} more\n"
                                                               if len(t.rows) > MAX_ROWS else "")))
     return Group(*parts)
 

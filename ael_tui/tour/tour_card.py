@@ -13,6 +13,8 @@ from textual.css.query import NoMatches
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from engine.shown_text import shown_lines
+
 from ael_tui.actions import bindings_for
 from ael_tui.tour.guide import MOMENTS, Card
 
@@ -31,7 +33,7 @@ class TourCardScreen(ModalScreen[str]):
         with Vertical(id="tour-card") as box:
             box.border_title = f"Tour {self.number}/{len(MOMENTS)} · {self.card.title}"
             key = self.app.key_for
-            text = Text(self.card.text)
+            text = Text(shown_lines(self.card.text))  # it names regimes and policies the data and a model named
             if self.waits:
                 text.append(f"\n\nA proposal waits for your decision: decide to go on ({key('tour.next')} opens it; "
                             "the tour runs on once it is decided).", style="bold")

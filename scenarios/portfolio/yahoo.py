@@ -35,6 +35,7 @@ import pandas as pd
 from engine.store.cache_files import digest, read_regular, write_atomic
 from engine.errors import AELError
 from engine.network import downloads_allowed
+from engine.safe_csv import frame_text
 
 from .data import DFULL_SECTORS, MAX_CSV_BYTES, SLOTS, TZ, Market, load_folder
 
@@ -184,7 +185,7 @@ def _write_cache(folder: Path, frames: dict[str, pd.DataFrame]) -> None:
     for t, frame in frames.items():
         out = frame[["Close", "High", "Low", "Open", "Volume"]].copy()
         out.index.name = "Datetime"
-        data = out.to_csv().encode()
+        data = frame_text(out, index=True).encode()
         write_atomic(prices / f"{t}.csv", data, private=False)  # a half-written file is never read as cache
         sums[f"prices_1h/{t}.csv"] = digest(data)
     # the sectors file is a function of the cached tickers: written whole each time

@@ -16,12 +16,13 @@ Columns: id, time, text, label, source, region, channel, phase. One generator,
 
 from __future__ import annotations
 
-import csv
 import json
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from engine.safe_csv import write_rows
 
 LABELS = ("billing", "login", "crash", "network", "storage", "display")
 SOURCES = tuple(f"src{i:02d}" for i in range(12))
@@ -81,9 +82,7 @@ def write_demo(path: str | Path, seed: int, n_rows: int = N_ROWS) -> Path:
         path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     else:
         with open(path, "w", newline="", encoding="utf-8") as f:
-            w = csv.DictWriter(f, fieldnames=list(rows[0]))
-            w.writeheader()
-            w.writerows(rows)
+            write_rows(f, list(rows[0]), rows, lineterminator="\r\n")  # the csv module's own: the bytes as before
     return path
 
 
