@@ -1,7 +1,7 @@
 """The process a code policy runs in. Never imported by the lab or the CLI:
 `engine.sandbox.codeworker` starts it as `python -S -s -P child.py RP_DIR CONFIG`
 with an environment holding nothing but PYTHONHASHSEED, in a scratch folder,
-in its own process group (and, when the lab runs as root, as user nobody).
+in a session of its own (and, when the lab runs as root, as user nobody).
 
 Before it reads a line of policy code it imports all it will ever need and
 then closes its own doors, each a wall that holds on its own:
