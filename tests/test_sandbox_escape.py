@@ -79,3 +79,45 @@ def test_a_grandchild_that_left_the_worker_s_group_and_session_dies_with_it(tmp_
         worker.close()
         if grandchild:
             _cleanup(grandchild)
+
+
+def _named(comm: str) -> list[int]:
+    """Live processes whose name is `comm` (what the escapee calls itself)."""
+    found = []
+    for name in os.listdir("/proc"):
+        try:
+            if name.isdigit() and open(f"/proc/{name}/comm").read().strip() == comm and alive(int(name)):
+                found.append(int(name))
+        except OSError:
+            pass
+    return found
+
+
+def test_a_double_forked_daemon_is_killed_with_the_worker(tmp_path, monkeypatch):
+    # the classic escape: fork, fork again, the middle one exits, so init would adopt the last
+    child_with(tmp_path, monkeypatch,
+               "real = child.resource.setrlimit\n"
+               "child.resource.setrlimit = lambda which, v: None if which == child.resource.RLIMIT_NPROC "
+               "else real(which, v)")
+    comm = f"escapee{os.getpid() % 100000}"
+    daemon = ("import os, ctypes\ndef retrieve(entries, query):\n    middle = os.fork()\n    if middle == 0:\n"
+              "        if os.fork() == 0:\n            os.setsid()\n"
+              f"            ctypes.CDLL(None).prctl(15, {comm.encode()!r}, 0, 0, 0)\n"
+              "            while True:\n                pass\n        os._exit(0)\n"
+              "    os.waitpid(middle, 0)\n    raise ValueError('forked')\n")
+    worker = CodeWorker(plain_python=True)
+    try:
+        with pytest.raises(CodePolicyError, match="forked"):
+            worker.call("daemon", daemon, entry_rows([{"id": "a"}]), {}, 5.0)
+        deadline = time.monotonic() + 5  # bounds, not waits: until the kernel has run the daemon
+        while not _named(comm) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert _named(comm)  # it is out there
+        worker.close()
+        deadline = time.monotonic() + 5
+        while _named(comm) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert _named(comm) == []
+    finally:
+        worker.close()
+        _cleanup(*_named(comm))
