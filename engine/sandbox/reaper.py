@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import os
 import signal
-from pathlib import Path
 
-PROC = Path("/proc")
 MAX_ROUNDS = 20   # rounds of look-and-stop; a tree that still grows after this many is killed as found
 
 
@@ -58,7 +56,7 @@ def members(root: int) -> set[int]:
 
 def alive(pid: int) -> bool:
     """Whether `pid` runs (a zombie, dead but not yet reaped, does not)."""
-    entry = _stat(PROC / str(pid) / "stat")
+    entry = _stat(f"/proc/{pid}/stat")
     if entry is None:
         try:
             os.kill(pid, 0)
@@ -66,7 +64,7 @@ def alive(pid: int) -> bool:
             return False
         except PermissionError:
             return True
-        return not PROC.is_dir()
+        return not os.path.isdir("/proc")
     return entry[0] not in ("Z", "X")
 
 
@@ -74,28 +72,29 @@ def _process_table() -> dict[int, tuple[int, int, int]]:
     """pid -> (parent, group, session) of every live process /proc shows."""
     table = {}
     try:
-        names = os.listdir(PROC)
+        names = os.listdir("/proc")
     except OSError:
         return table
     for name in names:
         if not name.isdigit():
             continue
-        entry = _stat(PROC / name / "stat")
+        entry = _stat(f"/proc/{name}/stat")
         if entry is not None and entry[0] not in ("Z", "X"):
             table[int(name)] = entry[1:]
     return table
 
 
-def _stat(path: Path) -> tuple[str, int, int, int] | None:
+def _stat(path: str) -> tuple[str, int, int, int] | None:
     """(state, parent, group, session) from a /proc/PID/stat file, or None when it is gone."""
     try:
-        text = path.read_text(errors="replace")
+        with open(path, "rb") as f:  # plain bytes: a scan reads a few hundred of these
+            data = f.read()
     except OSError:
         return None
     # the command name is in parentheses and may itself hold ") ": the fields follow the last one
-    fields = text.rpartition(")")[2].split()
+    fields = data.rpartition(b")")[2].split()
     try:
-        return fields[0], int(fields[1]), int(fields[2]), int(fields[3])
+        return fields[0].decode("ascii", "replace"), int(fields[1]), int(fields[2]), int(fields[3])
     except (IndexError, ValueError):
         return None
 
