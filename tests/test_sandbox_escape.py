@@ -42,14 +42,17 @@ def test_a_worker_that_moves_into_our_group_is_killed_and_the_next_call_does_not
     worker = CodeWorker(plain_python=True)
     rows = entry_rows([{"id": "a"}])
     escaped = None
+    honest = "def retrieve(entries, query):\n    return entries\n"
     try:
+        assert worker.call("ok", honest, rows, {}, 30.0) == rows  # started: only the kill is timed below
         started = time.monotonic()
         with pytest.raises(CodePolicyError, match="did not finish within 0.3 s"):
             worker.call("escape", JOINS_OUR_GROUP, rows, {}, 0.3)
         escaped = worker.last_pid
+        # the deadline and the kill; the kill of a worker that had got away waited 5 s for it
+        assert time.monotonic() - started < 3.0
         assert not alive(escaped)
-        assert worker.call("ok", "def retrieve(entries, query):\n    return entries\n", rows, {}, 5.0) == rows
-        assert time.monotonic() - started < 4.0  # a hang guard: the kill once waited 5 s for a survivor
+        assert worker.call("ok", honest, rows, {}, 30.0) == rows and worker.starts == 2
     finally:
         worker.close()
         if escaped:
