@@ -124,3 +124,20 @@ def test_a_double_forked_daemon_is_killed_with_the_worker(tmp_path, monkeypatch)
     finally:
         worker.close()
         _cleanup(*_named(comm))
+
+
+def test_a_worker_that_closes_its_output_and_runs_on_is_killed_not_waited_for():
+    # the old parent waited for its exit, which only its CPU limit (60 s) would bring
+    closes = "import os\ndef retrieve(entries, query):\n    os.close(1)\n    while True:\n        pass\n"
+    worker = CodeWorker(plain_python=True)
+    rows = entry_rows([{"id": "a"}])
+    try:
+        worker.call("ok", "def retrieve(entries, query):\n    return entries\n", rows, {}, 30.0)
+        started = time.monotonic()
+        with pytest.raises(CodePolicyError, match="the sandbox process died"):
+            worker.call("closes", closes, rows, {}, 30.0)
+        assert time.monotonic() - started < 10  # a bound: a second's grace, then the kill
+        assert not alive(worker.last_pid)
+    finally:
+        worker.close()
+        _cleanup(worker.last_pid)

@@ -5,8 +5,9 @@ and the query to the worker (`engine.sandbox.child`), waits at most the call's
 deadline, and returns the entries it chose, each checked against those it was
 given. On overrun, crash, a reply that breaks the protocol or a fatal error
 (memory, recursion) the worker and all it started are killed (`reaper.kill_tree`)
-and the next call starts a fresh worker; the caller gets a `CodePolicyFailure` saying what happened and
-decides what to fall back on. Nothing here runs policy code in this process.
+and the next call starts a fresh worker; the caller gets a `CodePolicyFailure`
+saying what happened and decides what to fall back on. Nothing here runs policy
+code in this process.
 
 The worker keeps the entries it has seen; a call sends only entries that are
 new or changed since the last one (the order is sent in full), which is what
@@ -39,6 +40,7 @@ from .rules import ALLOWED_METHODS, SAFE_BUILTINS, CodePolicyError
 
 CHILD = Path(__file__).with_name("child.py")
 NOBODY = 65534
+EXIT_GRACE_S = 1.0  # how long a worker whose output closed has to end on its own before it is killed
 MAX_REPLY_BYTES = 4 * 2**20  # every id of the largest memory is well under 1 MB; more is an attack on our memory
 # what the worker is sent of each entry, in `child._FIELDS` order but with metadata second
 _FIELDS = operator.attrgetter("id", "metadata", "tier", "content", "quality", "episode", "retrieval_count",
@@ -281,10 +283,7 @@ class CodeWorker:
             except BlockingIOError:
                 continue
             if not chunk:
-                code = _exit_status(self._proc)
-                if code is None:  # it closed its end of the pipe but runs on: it is done for
-                    kill_tree(self._proc.pid)
-                    code = self._proc.wait()
+                code = self._exit_code_after_eof()
                 why = f"killed by signal {-code}" if code < 0 else f"exit code {code}"
                 raise CodePolicyFailure(f"the sandbox process died ({why}: over its CPU or memory limit?)",
                                         "crash")
@@ -296,6 +295,21 @@ class CodeWorker:
             return json.loads(line)
         except ValueError:
             raise CodePolicyFailure("the sandbox broke the protocol", "protocol") from None
+
+
+    def _exit_code_after_eof(self) -> int:
+        """How the worker ended, once its output has closed: it is usually gone a moment later
+        (the exit, or the signal of a limit, is what the message reports); one that closed its
+        output and runs on is killed with all it started."""
+        end = time.monotonic() + EXIT_GRACE_S
+        code = _exit_status(self._proc)
+        while code is None and time.monotonic() < end:
+            time.sleep(0.005)
+            code = _exit_status(self._proc)
+        if code is None:
+            kill_tree(self._proc.pid)
+            code = self._proc.wait()
+        return code
 
 
 class SandboxWarning(UserWarning):
