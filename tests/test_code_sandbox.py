@@ -371,9 +371,10 @@ def test_a_policy_just_under_its_deadline_on_every_call_goes_over_its_cpu_budget
         "over its budget of 50% of that (5 s per 20 calls)")
 
 
-@pytest.mark.parametrize("seconds", [0.002, 0.24])
-def test_a_policy_within_its_cpu_budget_is_never_suspended(seconds):
-    arms = CodeArms(deadline_s=0.5)
+@pytest.mark.parametrize("seconds, run_floor_s", [(0.002, 5.0), (0.24, 1000.0)])
+def test_a_policy_within_its_cpu_budget_is_never_suspended(seconds, run_floor_s):
+    # 0.24 s a call is within the window's budget; the run's (tested below) is set out of its way
+    arms = CodeArms(deadline_s=0.5, run_cpu_floor_s=run_floor_s)
     arms.worker = MeasuredWorker(seconds)
     spec, rows = SimpleNamespace(name="quick", code=WINNERS), entry_rows([{"id": "a"}])
     for _ in range(200):
@@ -417,6 +418,49 @@ def test_a_session_suspends_a_policy_over_its_cpu_budget_and_says_why():
     assert after and all(r["policy"] != "winners" for r in after)  # no longer sampled
     [audit] = [a for a in s.queue.audit if a.decision == "suspend"]
     assert audit.who == "engine" and audit.code_sha256 == source_hash(WINNERS)
+
+
+# ---------------------------------------------------------------------------
+# a CPU budget per run (trust, round four, finding 10): 0.2 s a call is within the window's
+# budget for ever, and turned a run of 3.6 s into one of 263 s
+
+
+def test_a_policy_that_burns_a_fifth_of_a_second_a_call_goes_over_its_run_s_budget():
+    arms = CodeArms(deadline_s=0.5)
+    arms.worker = MeasuredWorker(0.2)  # 4 s per 20 calls: under the window's 5 s
+    spec, rows = SimpleNamespace(name="burner", code=WINNERS), entry_rows([{"id": "a"}])
+    for _ in range(1000):  # 200 s of its CPU, had it really run
+        if arms.due_for_suspension():
+            break
+        arms.begin_episode()
+        arms.run(spec, rows, {})
+    assert arms.due_for_suspension() == ["burner"] and arms.worker.calls == 26  # 5.2 s: over the run's 5 s
+    assert arms.suspension_reason("burner") == (
+        "its 26 calls in this run took 5.20 s of CPU (0.200 s a call): over its budget for a run of 5 s, "
+        "or 10 ms a call in a longer one")
+
+
+def test_an_honest_policy_in_a_long_run_stays_within_its_run_s_budget():
+    arms = CodeArms(deadline_s=0.5)
+    arms.worker = MeasuredWorker(0.009)  # several times what honest policies took (1-1.5 ms a call)
+    spec, rows = SimpleNamespace(name="honest", code=WINNERS), entry_rows([{"id": "a"}])
+    for _ in range(3000):  # 27 s in all: over the floor, within 10 ms a call
+        arms.begin_episode()
+        arms.run(spec, rows, {})
+    assert arms.due_for_suspension() == []
+
+
+def test_a_session_retires_a_policy_over_its_run_s_budget_and_goes_on():
+    s = admitted(WINNERS, deadline_s=0.5)
+    s.code_arms.worker = MeasuredWorker(0.2)
+    seen: list[ev.Event] = s.run()  # to its end: 120 episodes
+    [suspended] = [e for e in seen if isinstance(e, ev.CodeArmSuspended)]
+    assert suspended.arm == "winners" and "over its budget for a run of 5 s" in suspended.reason
+    assert s.code_arms.worker.calls == 26 and s.t == 120  # retired, and the run went on to its end
+    after = [r for r in s.history if r["episode"] > suspended.episode]
+    assert after and all(r["policy"] != "winners" for r in after)
+    [audit] = [a for a in s.queue.audit if a.decision == "suspend"]
+    assert audit.who == "engine" and audit.reason == suspended.reason
 
 
 def test_the_worker_measures_each_call_s_own_cpu_time():

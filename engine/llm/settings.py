@@ -44,7 +44,7 @@ class LLMSettings:
     """How to call a model.
 
     - `provider`: anthropic, gemini, openai-compatible, local (a GGUF model run
-      in-process by llama-cpp-python) or offline.
+      by llama-cpp-python in a child process) or offline.
     - `model`: None means the provider's default (`DEFAULT_MODELS`; for
       openai-compatible, `AEL_OPENAI_MODEL`).
     - `temperature`: sent to Gemini and OpenAI-compatible servers. Not sent to

@@ -1,7 +1,7 @@
 """The process a code policy runs in. Never imported by the lab or the CLI:
 `engine.sandbox.codeworker` starts it as `python -S -s -P child.py RP_DIR CONFIG`
 with an environment holding nothing but PYTHONHASHSEED, in a scratch folder,
-in its own process group (and, when the lab runs as root, as user nobody).
+in a session of its own (and, when the lab runs as root, as user nobody).
 
 Before it reads a line of policy code it imports all it will ever need and
 then closes its own doors, each a wall that holds on its own:
@@ -18,7 +18,8 @@ then closes its own doors, each a wall that holds on its own:
   filter refuses chmod, chown, utime and setxattr in all their forms (a
   worker of a lab not run as root is its user, and owns the user's files);
 - no new processes, no file writes, no core dumps, a cap on address space and
-  on CPU seconds.
+  on CPU seconds; and should a process be made all the same, the worker is its
+  subreaper, so the parent's kill (engine/sandbox/reaper.py) finds it.
 
 Only then does it serve requests, one JSON line in, one JSON line out:
 
@@ -98,6 +99,7 @@ def _drop_root(uid):
 _SYS_CREATE_RULESET, _SYS_RESTRICT_SELF = 444, 446
 _CREATE_RULESET_VERSION = 1
 _PR_SET_NO_NEW_PRIVS = 38
+_PR_SET_CHILD_SUBREAPER = 36
 # handled_access_fs by the ABI version that introduced each right: 1 has the
 # first 13 (execute, write, read, read-dir, remove, make-*), 2 refer,
 # 3 truncate, 5 ioctl on devices
@@ -258,6 +260,9 @@ def main():
     builtin_names = tuple(config["builtins"])
     libc = ctypes.CDLL(None, use_errno=True)
     inp, out = sys.stdin.buffer, sys.stdout
+    # Orphans of its children become its own, not init's: a grandchild that left the group and the
+    # session (were there a way to fork) is still found under the worker when it is killed.
+    libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     try:
         _drop_root(config["drop_to"])
         missing = _landlock(libc)

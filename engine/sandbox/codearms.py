@@ -20,6 +20,14 @@ things keep an arm from running:
   spent on the call (its CPU time, so a busy machine does not count against
   it); an overrun counts as its whole deadline. The window is not saved: a
   loaded session starts it afresh.
+- **a CPU budget per run**: the window lets a policy take a little under half
+  of each deadline for ever (0.2 s a call turned a run of 3.6 s into one of
+  263 s). Over the whole run (the session in this process: not saved either),
+  a policy may use `RUN_CPU_FLOOR_S` (5 s) of CPU, or `RUN_CPU_PER_CALL_S`
+  (10 ms) a call on average once it has made more than 500 calls; more, and it
+  is suspended the same way, saying so. Honest policies measured on the
+  support world, sampled on every one of 1,160 episodes, used 1.1-1.7 s in
+  all (1-1.5 ms a call, 10 ms at most).
 - **one failure per episode**: once a call has failed in an episode, further
   calls of that arm in the same episode fail at once, so a policy that loops
   forever costs at most one deadline per episode, however often a scenario
@@ -39,18 +47,24 @@ from .rules import CALL_DEADLINE_S, CodePolicyError
 SUSPEND_AFTER = 3
 CPU_WINDOW = 20    # calls of one policy over which its CPU time is summed
 CPU_SHARE = 0.5    # of the time the window's deadlines allow: more, and the policy is suspended
+RUN_CPU_FLOOR_S = 5.0      # CPU seconds any policy may use in a run
+RUN_CPU_PER_CALL_S = 0.01  # and on average per call, in a run long enough for that to be more
 
 
 class CodeArms:
-    def __init__(self, deadline_s: float = CALL_DEADLINE_S, suspend_after: int = SUSPEND_AFTER):
+    def __init__(self, deadline_s: float = CALL_DEADLINE_S, suspend_after: int = SUSPEND_AFTER,
+                 run_cpu_floor_s: float = RUN_CPU_FLOOR_S, run_cpu_per_call_s: float = RUN_CPU_PER_CALL_S):
         self.deadline_s = deadline_s
         self.suspend_after = suspend_after
+        self.run_cpu_floor_s = run_cpu_floor_s
+        self.run_cpu_per_call_s = run_cpu_per_call_s
         self.failures: dict[str, int] = {}        # consecutive failed calls per arm (saved)
         self.suspended: dict[str, str] = {}       # arm -> why it is no longer sampled (saved)
         self.quarantined: dict[str, str] = {}     # arm -> SHA-256 of its source (never saved)
         self.saved_auto_admission = False         # the loaded file asked to admit code automatically
         self.failed_now: dict[str, str] = {}      # arm -> why its call failed in this episode
         self.spent: dict[str, deque[float]] = {}  # arm -> seconds its last CPU_WINDOW calls took (not saved)
+        self.run_spent: dict[str, tuple[int, float]] = {}  # arm -> (calls, CPU seconds) in this run (not saved)
         self.over_budget: dict[str, str] = {}     # arm -> why it went over its CPU budget (until suspended)
         self.worker = None                        # a CodeWorker, from the first call on
 
@@ -88,9 +102,10 @@ class CodeArms:
         return chosen
 
     def _spend(self, name: str, seconds: float) -> None:
-        """Count one call's time against the arm's CPU budget."""
+        """Count one call's time against the arm's CPU budgets: its window's, and its run's."""
+        seconds = max(0.0, float(seconds))
         window = self.spent.setdefault(name, deque(maxlen=CPU_WINDOW))
-        window.append(max(0.0, float(seconds)))
+        window.append(seconds)
         budget = CPU_SHARE * self.deadline_s * CPU_WINDOW
         total = sum(window)
         if total > budget and name not in self.suspended:
@@ -98,6 +113,16 @@ class CodeArms:
             self.over_budget[name] = (
                 f"its last {n} calls took {total:.2f} s of CPU, {total / n:.2f} s of the {self.deadline_s:g} s "
                 f"each may take: over its budget of {CPU_SHARE:.0%} of that ({budget:g} s per {CPU_WINDOW} calls)")
+        calls, used = self.run_spent.get(name, (0, 0.0))
+        calls, used = calls + 1, used + seconds
+        self.run_spent[name] = (calls, used)
+        allowed = max(self.run_cpu_floor_s, self.run_cpu_per_call_s * calls)
+        # rounded: the worker measures to the millisecond, and 25 calls of 0.2 s add up to 5.000000000000002
+        if round(used, 6) > allowed and name not in self.suspended and name not in self.over_budget:
+            self.over_budget[name] = (
+                f"its {calls} calls in this run took {used:.2f} s of CPU ({used / calls:.3f} s a call): over its "
+                f"budget for a run of {self.run_cpu_floor_s:g} s, or {self.run_cpu_per_call_s * 1000:g} ms a call "
+                f"in a longer one")
 
     def begin_episode(self) -> None:
         self.failed_now = {}
@@ -128,7 +153,7 @@ class CodeArms:
         self.failures = {str(k): int(v) for k, v in dict(d.get("failures", {})).items()}
         self.suspended = {str(k): str(v) for k, v in dict(d.get("suspended", {})).items()}
         self.failed_now = {}
-        self.spent, self.over_budget = {}, {}
+        self.spent, self.over_budget, self.run_spent = {}, {}, {}
 
 
 def run_function(arms: CodeArms, contract_name: str, source: str, args: tuple) -> Any:

@@ -25,7 +25,7 @@ the lab's or the CLI's process:
    environment, no filesystem (Landlock), no new file descriptors or
    processes, capped memory and CPU,
    a wall-clock deadline per call enforced by the parent, which kills the
-   worker's process group on overrun.
+   worker and all it started on overrun (engine/sandbox/reaper.py).
 3. `smoke_test` runs it there, in a worker of its own (killed afterwards, with
    anything it started), on the sample, on the sample repeated up to the
    memory cap and with each distinct metadata of the sample as the query,
@@ -274,7 +274,7 @@ def smoke_test(source: str, entries: list[dict[str, Any]], query: dict[str, Any]
 
     It runs on `entries`, on `entries` repeated up to `scale_to` (give the memory
     cap of the tiers it reads: no live call sees more), and with each distinct
-    metadata of the sample as the query; the worker's process group is killed
+    metadata of the sample as the query; the worker and all it started are killed
     afterwards. Raises `CodePolicyError` with the reason when a call overruns,
     crashes, or returns anything but a list of the entries it was given.
     """
@@ -303,7 +303,7 @@ def smoke_test(source: str, entries: list[dict[str, Any]], query: dict[str, Any]
         what = f"on {len(rows)} entries" if rows else "on no entries"
         raise CodePolicyError(f"code policy {name!r} refused: the smoke test failed {what}: {failure}") from None
     finally:
-        worker.close()  # the whole process group: anything the policy started goes too
+        worker.close()  # the worker and anything the policy started, wherever it went
     return SmokeResult(len(sample), len(scaled), (sizes[0], sizes[1]))
 
 

@@ -4,9 +4,10 @@
 and the query to the worker (`engine.sandbox.child`), waits at most the call's
 deadline, and returns the entries it chose, each checked against those it was
 given. On overrun, crash, a reply that breaks the protocol or a fatal error
-(memory, recursion) the whole process group is killed and the next call starts
-a fresh worker; the caller gets a `CodePolicyFailure` saying what happened and
-decides what to fall back on. Nothing here runs policy code in this process.
+(memory, recursion) the worker and all it started are killed (`reaper.kill_tree`)
+and the next call starts a fresh worker; the caller gets a `CodePolicyFailure`
+saying what happened and decides what to fall back on. Nothing here runs policy
+code in this process.
 
 The worker keeps the entries it has seen; a call sends only entries that are
 new or changed since the last one (the order is sent in full), which is what
@@ -34,10 +35,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
+from .reaper import kill_tree
 from .rules import ALLOWED_METHODS, SAFE_BUILTINS, CodePolicyError
 
 CHILD = Path(__file__).with_name("child.py")
 NOBODY = 65534
+EXIT_GRACE_S = 1.0  # how long a worker whose output closed has to end on its own before it is killed
 MAX_REPLY_BYTES = 4 * 2**20  # every id of the largest memory is well under 1 MB; more is an attack on our memory
 # what the worker is sent of each entry, in `child._FIELDS` order but with metadata second
 _FIELDS = operator.attrgetter("id", "metadata", "tier", "content", "quality", "episode", "retrieval_count",
@@ -116,7 +119,8 @@ class CodeWorker:
                 [sys.executable, "-S", "-s", "-P", "-X", "utf8", str(CHILD), _rp_dir(), self._config],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=scratch,
                 env={"PYTHONHASHSEED": "0"},  # nothing of ours (no keys); a fixed hash seed keeps set order repeatable
-                process_group=0, close_fds=True)
+                # a session of its own, not only a group: it cannot then move into one of ours
+                start_new_session=True, close_fds=True)
         except OSError as err:  # no process to be had (limits, disk): the call fails, the lab goes on
             if scratch:
                 shutil.rmtree(scratch, ignore_errors=True)
@@ -144,7 +148,7 @@ class CodeWorker:
             _notice_once(_printable(str(ready["notice"])[:300]))
 
     def close(self) -> None:
-        """Kill the worker's whole process group (anything it started goes with it)."""
+        """Kill the worker and anything it started, even what left its group or session."""
         if self._finalizer is not None:
             self._finalizer()
         self._proc = self._finalizer = None
@@ -183,7 +187,7 @@ class CodeWorker:
         """Send one request (`build()` makes it) and return the worker's successful reply;
         restart the worker first when it died or used up its CPU budget."""
         self.last_cpu_s = 0.0  # this call's, once it answers
-        if self._proc is not None and (self._proc.poll() is not None or self._cpu > self.limits.recycle_cpu_s):
+        if self._proc is not None and (_exit_status(self._proc) is not None or self._cpu > self.limits.recycle_cpu_s):
             self.close()
         if self._proc is None:
             self._start()
@@ -279,7 +283,7 @@ class CodeWorker:
             except BlockingIOError:
                 continue
             if not chunk:
-                code = self._proc.wait()
+                code = self._exit_code_after_eof()
                 why = f"killed by signal {-code}" if code < 0 else f"exit code {code}"
                 raise CodePolicyFailure(f"the sandbox process died ({why}: over its CPU or memory limit?)",
                                         "crash")
@@ -291,6 +295,21 @@ class CodeWorker:
             return json.loads(line)
         except ValueError:
             raise CodePolicyFailure("the sandbox broke the protocol", "protocol") from None
+
+
+    def _exit_code_after_eof(self) -> int:
+        """How the worker ended, once its output has closed: it is usually gone a moment later
+        (the exit, or the signal of a limit, is what the message reports); one that closed its
+        output and runs on is killed with all it started."""
+        end = time.monotonic() + EXIT_GRACE_S
+        code = _exit_status(self._proc)
+        while code is None and time.monotonic() < end:
+            time.sleep(0.005)
+            code = _exit_status(self._proc)
+        if code is None:
+            kill_tree(self._proc.pid)
+            code = self._proc.wait()
+        return code
 
 
 class SandboxWarning(UserWarning):
@@ -313,11 +332,28 @@ def _printable(text: str) -> str:
     return "".join(c if c.isprintable() else "?" for c in text)
 
 
-def _kill(proc: subprocess.Popen, scratch: str | None) -> None:
+def _exit_status(proc: subprocess.Popen) -> int | None:
+    """The worker's exit code (negative: the signal), or None while it runs, left unreaped:
+    its process id stays ours until `_kill` has looked for what it left behind."""
+    if proc.returncode is not None:
+        return proc.returncode
     try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+        info = os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except (AttributeError, ChildProcessError, OSError):  # no waitid here: ask Popen (which reaps)
+        return proc.poll()
+    if info is None:
+        return None
+    return -info.si_status if info.si_code in (os.CLD_KILLED, os.CLD_DUMPED) else info.si_status
+
+
+def _kill(proc: subprocess.Popen, scratch: str | None) -> None:
+    if proc.returncode is None:  # not reaped, so its id is still its own: kill all it left, wherever it went
+        kill_tree(proc.pid)
+    else:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
     for stream in (proc.stdin, proc.stdout):
         try:
             if stream is not None:

@@ -1,11 +1,10 @@
-"""A GGUF model run in this process by llama-cpp-python (the `local` extra):
-a real model with no key and no network. llama_cpp is imported only when
-this provider is first used."""
+"""A GGUF model run by llama-cpp-python (the `local` extra): a real model with
+no key and no network. It runs in a child process of its own (`local_process`):
+a crash of the native runtime mid-run is a failed call, not the end of ours."""
 
 from __future__ import annotations
 
 import atexit
-import os
 import threading
 from pathlib import Path
 from typing import Any, Mapping
@@ -15,13 +14,14 @@ from .. import local_model
 from ..local_model import INSTALL_HINT, model_path
 from ..request import LLMRequest, ProviderError, Reply
 from ..settings import LLMSettings
+from .local_process import LocalModelProcess
 
 # SmolLM2 was trained on 8,192 tokens; 2,048 keeps prompts (trimmed to fit) and so
 # each call short: prompt evaluation on one thread is most of a call's time
 DEFAULT_LOCAL_CONTEXT = 2048
 THREADS_VARIABLE = "AEL_LOCAL_THREADS"
 
-_models: dict[tuple[str, int, int], tuple[Any, threading.Lock]] = {}
+_models: dict[tuple[str, int, int], tuple[LocalModelProcess, threading.Lock]] = {}
 _models_lock = threading.Lock()
 
 
@@ -62,23 +62,17 @@ class LocalProvider:
         if not self._lock.acquire(timeout=self._wait_s):
             raise ProviderError("local: the model is still busy with an earlier call", retryable=True)
         try:
-            self._llama.reset()
-            out = self._llama.create_chat_completion(
-                messages=[dict(m) for m in request.messages],
-                response_format={"type": "json_object", "schema": grammar_schema(request.schema)},
-                temperature=request.temperature, max_tokens=request.max_tokens,
-                seed=int(request.hash()[:8], 16),
-            )
-        except (ValueError, RuntimeError) as exc:  # e.g. a prompt over the context; never a traceback
-            raise ProviderError(f"local: the model could not answer ({type(exc).__name__}: {exc})",
-                                retryable=False) from None
+            out = self._llama.ask({
+                "messages": [dict(m) for m in request.messages],
+                "response_format": {"type": "json_object", "schema": grammar_schema(request.schema)},
+                "temperature": request.temperature, "max_tokens": request.max_tokens,
+                "seed": int(request.hash()[:8], 16),
+            }, self._wait_s)
         finally:
             self._lock.release()
-        choice = out["choices"][0]
-        usage = out.get("usage") or {}
-        return Reply(str(choice["message"].get("content") or ""), int(usage.get("prompt_tokens") or 0),
-                     int(usage.get("completion_tokens") or 0), request.model,
-                     truncated=choice.get("finish_reason") == "length")
+        return Reply(str(out.get("content") or ""), int(out.get("prompt_tokens") or 0),
+                     int(out.get("completion_tokens") or 0), request.model,
+                     truncated=out.get("finish_reason") == "length")
 
 
 # a bounded number becomes this many steps between its bounds in the grammar
@@ -114,37 +108,28 @@ def grammar_schema(schema: Any) -> Any:
     return out
 
 
-def _load(path: Path, n_ctx: int, threads: int) -> tuple[Any, threading.Lock]:
-    """The loaded model (one per file, context size and thread count) and its lock."""
+def _load(path: Path, n_ctx: int, threads: int) -> tuple[LocalModelProcess, threading.Lock]:
+    """The model's process (one per file, context size and thread count) and its lock."""
     key = (str(path), n_ctx, threads)
     with _models_lock:
         if key not in _models:
-            # a library built for another CPU would kill this process: a child tries it first
+            # the probe's verdict (cached per machine and build) says why a broken runtime cannot run
             why = local_model.probe(path)
             if why:
                 raise ProviderError(f"local: {why}", retryable=False)
-            # set before llama.cpp starts its threads: spinning waiters starve other processes
-            os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-            try:
-                import llama_cpp
-            except ImportError:
-                raise ProviderError(f"local: llama-cpp-python is not installed; {INSTALL_HINT}",
-                                    retryable=False) from None
-            try:
-                llama = llama_cpp.Llama(model_path=str(path), n_ctx=n_ctx, n_threads=threads,
-                                        n_threads_batch=threads, seed=0, verbose=False)
-            except (ValueError, RuntimeError) as exc:
-                raise ProviderError(f"local: could not load {path.name} ({exc})", retryable=False) from None
+            if not local_model.runtime_installed():
+                raise ProviderError(f"local: llama-cpp-python is not installed; {INSTALL_HINT}", retryable=False)
             if not _models:
                 atexit.register(_close_all)
-            _models[key] = (llama, threading.Lock())
+            process = LocalModelProcess(path, n_ctx, threads)
+            process.start()  # loaded now, as it always was: a model that cannot load says so here
+            _models[key] = (process, threading.Lock())
         return _models[key]
 
 
 def _close_all() -> None:
-    """Free the models while the interpreter still works: left to `Llama.__del__` at
-    shutdown, freeing one prints a traceback (its C functions are gone by then)."""
+    """End the models' processes (each would end anyway when its input closes)."""
     with _models_lock:
-        for llama, _ in _models.values():
-            llama.close()
+        for process, _ in _models.values():
+            process.close()
         _models.clear()
