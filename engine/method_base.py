@@ -13,6 +13,7 @@ from typing import Any, ClassVar, Sequence
 from .bandits import Selector
 from .errors import AELError
 from .options import OptionSpec, parse_settings, resolve
+from .registry import Registry
 
 REFLECTION = "+reflection"
 
@@ -78,18 +79,12 @@ class Method:
         """After the outcome: the method's own update (nothing when not learning)."""
 
 
-METHODS: dict[str, type[Method]] = {}
-
-
-def register_method(cls: type[Method]) -> type[Method]:
-    if cls.name in METHODS and METHODS[cls.name] is not cls:
-        raise ValueError(f"a method named {cls.name!r} is already registered")
-    METHODS[cls.name] = cls
-    return cls
+METHODS: Registry[type[Method]] = Registry("method")
+register_method = METHODS.add  # the decorator of a method class: registered under its `name`
 
 
 def method_names() -> list[str]:
-    return list(METHODS)
+    return METHODS.names()
 
 
 def method_help() -> str:
@@ -102,14 +97,12 @@ def unknown_method(text: str, extra: Sequence[str] = ()) -> UnknownMethod:
     """The error for a selector no method is registered under: every name accepted (the
     registry's, and `extra`: a command's "all", a scenario's baselines), with the closest one
     when the text looks like a typo of it (the rest kept as typed: 'reflexon+reflection')."""
-    from .options import closest
-
     m = _TEXT.match(text)
     if m:  # a well-formed text with an unknown name
-        guess = closest(m["name"], [*extra, *METHODS])
+        guess = METHODS.closest(m["name"], extra)
         guess = guess and guess + text[len(m["name"]):]
     else:  # 'ts+reflexion'
-        guess = closest(text, [*extra, *METHODS, *(n + REFLECTION for n, c in METHODS.items() if c.reflects)])
+        guess = METHODS.closest(text, [*extra, *(n + REFLECTION for n, c in METHODS.items() if c.reflects)])
     accepted = ", ".join([*extra, method_help()])
     if guess is None:
         return UnknownMethod(f"unknown selector {text!r} (accepted: {accepted})")

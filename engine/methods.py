@@ -87,20 +87,9 @@ from . import prior as _prior  # noqa: E402,F401,I001  (registers reflexion, exp
 
 
 # ------------------------------------------------------------------ methods from other packages
-def _admit_plugin(ep) -> None:
-    """One `ael_lab.methods` entry point: NAME = "module:Class", a Method subclass named NAME."""
-    from .errors import AELError
-
-    if ep.name in METHODS:
-        raise AELError(f"the method name {ep.name!r} is taken")
-    cls = ep.load()
-    if not (isinstance(cls, type) and issubclass(cls, Method)):
-        raise AELError(f"{ep.value} is not an engine.methods.Method subclass")
-    if getattr(cls, "name", None) != ep.name:
-        raise AELError(f"{ep.value} is named {getattr(cls, 'name', None)!r}, not {ep.name!r}")
-    register_method(cls)
-
-
 from . import plugins as _plugins  # noqa: E402,I001
 
-_plugins.load(_plugins.METHODS, _admit_plugin)
+# an `ael_lab.methods` entry point: NAME = "module:Class", a Method subclass named NAME
+PLUGINS = _plugins.Kind(_plugins.METHODS, METHODS, "an engine.methods.Method subclass", _plugins.subclass_of(Method))
+_admit_plugin = PLUGINS.admit
+PLUGINS.read()

@@ -12,7 +12,8 @@ A package declares, in its pyproject.toml,
     my-variant = "my_package.variants:MyVariant"  # an engine.variants.Variant subclass
 
 and, once installed, appears in `--help`, the start screen and the compare view with
-nothing edited here. Each group is read once, when its registry is first used
+nothing edited here. One `Kind` per group says what its entry points must name and which
+registry (engine/registry.py) admits them; each group is read once, when its registry is first used
 (`scenarios`' functions, the import of engine/methods.py, of engine/variants/session_variants.py). A
 plugin that fails (raises on import, names the wrong thing, takes a built-in name) is left
 out with one line in `NOTICES`, which the command line prints on stderr at start-up and
@@ -34,7 +35,11 @@ import contextlib
 import os
 import sys
 import threading
-from typing import Any, Callable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable, Iterator
+
+if TYPE_CHECKING:
+    from .registry import Registry
 
 SCENARIOS = "ael_lab.scenarios"
 METHODS = "ael_lab.methods"
@@ -187,6 +192,58 @@ def load(group: str, admit: Callable[[Any], None]) -> None:
                     _admitted[name] = version
                     continue
                 except BaseException as err:  # noqa: BLE001 - SystemExit, KeyboardInterrupt too: its, not ours
-                    kind = "" if type(err).__name__ == "AELError" else f"{type(err).__name__}: "
+                    from .errors import AELError  # a refusal's message is the line; anything else names its type
+
+                    kind = "" if isinstance(err, AELError) else f"{type(err).__name__}: "
                     why = f"{kind}{_short(err)}"
         _notice(f"plugin {ep.name!r} ({group}{_where(ep)}, {ep.value}) was left out: {why}")
+
+
+def _imported(ep: Any) -> Any:
+    return ep.load()
+
+
+def _itself(ep: Any, loaded: Any) -> Any:
+    return loaded
+
+
+def subclass_of(base: type) -> Callable[[Any], bool]:
+    """`accepts` of a kind whose entry points name classes: a subclass of `base`."""
+    return lambda loaded: isinstance(loaded, type) and issubclass(loaded, base)
+
+
+@dataclass(frozen=True)
+class Kind:
+    """What one entry-point group adds to one registry: a world, a method, a variant.
+
+    An entry point NAME = "module:object" is admitted when NAME is free and a registry
+    may hold it, its object is what `accepts` takes (`expected` says what that is in a
+    refusal) and the object calls itself NAME (its `name`); the registry then keeps
+    `entry(ep, object)` under NAME. `imported(ep)` is the object: the entry point's own
+    by default; a world's module's `SPEC`, kept as the module's name (a lazy entry)."""
+
+    group: str
+    registry: "Registry[Any]"
+    expected: str
+    accepts: Callable[[Any], bool]
+    imported: Callable[[Any], Any] = _imported
+    entry: Callable[[Any, Any], Any] = _itself
+
+    def admit(self, ep: Any) -> None:
+        """One entry point registered, or an exception saying why not (a notice line, by `load`)."""
+        from .errors import AELError
+
+        self.registry.check_name(ep.name)
+        if ep.name in self.registry:
+            raise AELError(f"the {self.registry.kind} name {ep.name!r} is taken")
+        loaded = self.imported(ep)
+        if not self.accepts(loaded):
+            raise AELError(f"{ep.value} is not {self.expected}")
+        named = getattr(loaded, "name", None)
+        if named != ep.name:
+            raise AELError(f"{ep.value} is named {named!r}, not {ep.name!r}")
+        self.registry.register(ep.name, self.entry(ep, loaded))
+
+    def read(self) -> None:
+        """The group's plugins, read once (the first call), each admitted or left out with a notice."""
+        load(self.group, self.admit)

@@ -14,75 +14,70 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from engine import plugins
 from engine.errors import AELError
+from engine.registry import Registry
 from engine.scenario_spec import ScenarioSpec
 
-REGISTRY: dict[str, str] = {
-    "synthetic": "scenarios.synthetic.spec",
-    "support": "scenarios.support.spec",
-    "portfolio": "scenarios.portfolio.spec",
-    "news": "scenarios.news.spec",
-    "stream": "scenarios.stream.spec",
-}
+# a world's entry is the name of its spec module (a lazy entry: `load` imports it for its SPEC)
+REGISTRY: Registry[str] = Registry("scenario", [
+    ("synthetic", "scenarios.synthetic.spec"),
+    ("support", "scenarios.support.spec"),
+    ("portfolio", "scenarios.portfolio.spec"),
+    ("news", "scenarios.news.spec"),
+    ("stream", "scenarios.stream.spec"),
+], attr="SPEC")
 
 
-def _admit_plugin(ep) -> None:
-    """One `ael_lab.scenarios` entry point: NAME = "module" (or "module:SPEC") holding a ScenarioSpec."""
-    if ep.name in REGISTRY:
-        raise AELError(f"the scenario name {ep.name!r} is taken")
-    module = ep.value.partition(":")[0].strip()
-    spec = getattr(importlib.import_module(module), "SPEC", None)
-    if not isinstance(spec, ScenarioSpec):
-        raise AELError(f"{module} has no SPEC (an engine.scenario_spec.ScenarioSpec)")
-    if spec.name != ep.name:
-        raise AELError(f"{module} describes {spec.name!r}, not {ep.name!r}")
-    REGISTRY[ep.name] = module
+def _module_of(ep: Any) -> str:
+    return ep.value.partition(":")[0].strip()
 
 
-def _plugins() -> None:
-    """Worlds from other packages (entry points in `ael_lab.scenarios`), read once, lazily."""
-    from engine import plugins
+def _spec_in(ep: Any) -> Any:
+    return getattr(importlib.import_module(_module_of(ep)), "SPEC", None)
 
-    plugins.load(plugins.SCENARIOS, _admit_plugin)
+
+# an `ael_lab.scenarios` entry point: NAME = "module" (or "module:SPEC") holding a ScenarioSpec named NAME
+PLUGINS = plugins.Kind(plugins.SCENARIOS, REGISTRY, "a module holding SPEC (an engine.scenario_spec.ScenarioSpec)",
+                       lambda spec: isinstance(spec, ScenarioSpec), imported=_spec_in,
+                       entry=lambda ep, spec: _module_of(ep))
+_admit_plugin = PLUGINS.admit
 
 
 def register(name: str, spec_module: str) -> None:
     """Add a scenario from outside this package (a plugin, or a test's own scenario)."""
-    REGISTRY[name] = spec_module
+    REGISTRY.register(name, spec_module)
 
 
 def unregister(name: str) -> None:
-    REGISTRY.pop(name, None)
+    REGISTRY.unregister(name)
 
 
 def scenario_names() -> list[str]:
-    _plugins()
-    return list(REGISTRY)
+    PLUGINS.read()  # worlds from other packages, read once, lazily
+    return REGISTRY.names()
 
 
 def spec_of(name: str) -> ScenarioSpec:
     """The scenario's typed description; AELError for a name that is not registered."""
-    _plugins()
-    if name not in REGISTRY:
-        raise AELError(f"unknown scenario {name!r} (expected one of {', '.join(REGISTRY)})")
-    spec = importlib.import_module(REGISTRY[name]).SPEC
+    PLUGINS.read()
+    spec = REGISTRY.load(name)
     if spec.name != name:
         raise AELError(f"scenario {name!r}: its module describes {spec.name!r}")
     return spec
 
 
 def all_specs() -> list[ScenarioSpec]:
-    _plugins()
-    return [spec_of(name) for name in list(REGISTRY)]
+    PLUGINS.read()
+    return [spec_of(name) for name in REGISTRY.names()]
 
 
 def scenario_class(name: str):
     module, _, cls = spec_of(name).factory.partition(":")
     if REGISTRY[name].startswith("scenarios."):
         return _import_class(name, module, cls)
-    from engine.plugins import plugin_code  # a plugin's world: its prints to stderr, its exit one line
-
-    with plugin_code(f"scenario {name!r} (a plugin) could not be built"):
+    # a plugin's world: its prints to stderr, its exit one line
+    with plugins.plugin_code(f"scenario {name!r} (a plugin) could not be built"):
         return _import_class(name, module, cls)
 
 

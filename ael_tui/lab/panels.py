@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from engine.registry import Registry, RegistryError
+
 from ael_tui.lab.learning_panels import CreditPanel, SkillsPanel
 from ael_tui.lab.variant_panels import PlannerPanel, ToolPanel
 from ael_tui.learning_readouts import credit_view, skills_view
@@ -35,20 +37,16 @@ class LabPanel:
                 or session.method.name in self.methods)
 
 
-PANELS: dict[str, LabPanel] = {}
-
-
-def register_panel(panel: LabPanel) -> LabPanel:
-    if panel.name in PANELS and PANELS[panel.name] != panel:
-        raise ValueError(f"a lab panel named {panel.name!r} is already registered")
+def _names_what_it_shows(name: str, panel: LabPanel) -> None:
+    if panel.name != name:
+        raise RegistryError(f"lab panel {panel.name!r} registered as {name!r}: its name is its widget's id")
     if not panel.variants and not panel.methods:
-        raise ValueError(f"lab panel {panel.name!r}: name the variants or methods it shows")
-    PANELS[panel.name] = panel
-    return panel
+        raise RegistryError(f"lab panel {name!r}: name the variants or methods it shows")
 
 
-def unregister_panel(name: str) -> None:
-    PANELS.pop(name, None)
+PANELS: Registry[LabPanel] = Registry("lab panel", check=_names_what_it_shows)
+register_panel = PANELS.add
+unregister_panel = PANELS.unregister
 
 
 def panels_for(session: Any) -> list[LabPanel]:

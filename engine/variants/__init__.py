@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
 from ..options import OptionSpec, resolve
+from ..registry import Registry
 
 # The hooks' arguments are the engine's Session, Query, AgentContext, Outcome and Reflection;
 # they are named in the signatures only, not imported: those modules import this one.
@@ -159,11 +160,5 @@ class Variant:
         pass
 
 
-VARIANTS: dict[str, type[Variant]] = {}
-
-
-def register_variant(cls: type[Variant]) -> type[Variant]:
-    if cls.name in VARIANTS and VARIANTS[cls.name] is not cls:
-        raise ValueError(f"a variant named {cls.name!r} is already registered")
-    VARIANTS[cls.name] = cls
-    return cls
+VARIANTS: Registry[type[Variant]] = Registry("variant")
+register_variant = VARIANTS.add  # the decorator of a variant class: registered under its `name`

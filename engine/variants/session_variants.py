@@ -16,26 +16,18 @@ from . import builtin as variants_builtin  # noqa: F401  registers the built-in 
 from ..errors import AELError
 from ..methods import split_methods
 from ..options import parse_settings
-from . import VARIANTS, Variant, register_variant
+from . import VARIANTS, Variant
 
 
-def _admit_plugin(ep) -> None:
-    """One `ael_lab.variants` entry point: NAME = "module:Class", a Variant subclass named NAME."""
-    if ep.name in VARIANTS:
-        raise AELError(f"the variant name {ep.name!r} is taken")
-    cls = ep.load()
-    if not (isinstance(cls, type) and issubclass(cls, Variant)):
-        raise AELError(f"{ep.value} is not an engine.variants.Variant subclass")
-    if getattr(cls, "name", None) != ep.name:
-        raise AELError(f"{ep.value} is named {getattr(cls, 'name', None)!r}, not {ep.name!r}")
-    register_variant(cls)
-
-
-_plugins.load(_plugins.VARIANTS, _admit_plugin)  # variants from other packages, once
+# an `ael_lab.variants` entry point: NAME = "module:Class", a Variant subclass named NAME
+PLUGINS = _plugins.Kind(_plugins.VARIANTS, VARIANTS, "an engine.variants.Variant subclass",
+                        _plugins.subclass_of(Variant))
+_admit_plugin = PLUGINS.admit
+PLUGINS.read()  # variants from other packages, once
 
 
 def variant_names() -> list[str]:
-    return list(VARIANTS)
+    return VARIANTS.names()
 
 
 def variant_help() -> str:
@@ -69,9 +61,7 @@ def parse_variant(text: str) -> Variant:
     m = _TEXT.match(text)
     cls = VARIANTS.get(m["name"]) if m else None
     if cls is None:
-        from ..options import closest
-
-        guess = closest(m["name"] if m else text, list(VARIANTS))
+        guess = VARIANTS.closest(m["name"] if m else text)
         rest = text[len(m["name"]):] if m and guess else ""
         hint = f": did you mean {guess + rest!r}? " if guess else " "
         raise AELError(f"unknown variant {text!r}{hint}(accepted: {variant_help()})")
