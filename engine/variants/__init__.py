@@ -35,7 +35,9 @@ Parsing texts and calling a session's variants at the hooks is engine/variants/s
 What a variant learns is in `state_dict` / `load_state_dict` (JSON), saved under
 the session's "variants" key by name and validated on load by the model its
 class names in `state_model` (built from `engine.store.schema_types`). Draws come from the
-session's generator (`session.rng`), so a run stays exact from its seed.
+session's generator (`session.rng`), so a run stays exact from its seed. What the lab's
+panel of a variant shows is what its `panel_view(session)` returns (engine/variants/panel_views.py):
+the lab reads nothing else of it.
 """
 
 from __future__ import annotations
@@ -158,6 +160,12 @@ class Variant:
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         pass
+
+    # ---------------------------------------------------------------- the lab
+    def panel_view(self, session: Session) -> Any:
+        """What the lab's panel of this variant shows, as plain data (engine/variants/panel_views.py,
+        as a prior method's `memory_view()`); read under the lab's lock, so it only reads. None: no panel."""
+        return None
 
 
 VARIANTS: Registry[type[Variant]] = Registry("variant")

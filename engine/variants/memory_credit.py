@@ -21,6 +21,7 @@ from .. import credit as cr
 from ..errors import AELError
 from ..options import Choice, OptionSpec
 from . import Variant, register_variant
+from .panel_views import CreditView
 
 if TYPE_CHECKING:
     from ..scenario import AgentContext
@@ -123,6 +124,12 @@ class Credit(Variant):
     def means(self) -> dict[str, float]:
         """Each module's mean credit over the episodes credited so far."""
         return {m: (s / self.n if self.n else 0.0) for m, s in self.sums.items()}
+
+    def panel_view(self, session: "Session") -> CreditView:
+        """The last credited bar's parts per module, each module's mean so far, the coalitions' values."""
+        return CreditView(self.mode, self.last_episode, self.source,
+                          {m: dict(self.last.get(m, {})) for m in cr.MODULES}, self.means(),
+                          dict(self.last_values), self.n, self.fallbacks)
 
     # ---------------------------------------------------------------- state
     def state_dict(self) -> dict[str, Any]:

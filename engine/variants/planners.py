@@ -37,6 +37,7 @@ import numpy as np
 from ..deferred import Deferred
 from ..options import OptionSpec
 from . import Variant, register_variant
+from .panel_views import PlannerRow, PlannerView
 
 DEFAULT = "sequential"
 MAX_ARMS = 10              # the reference's pool cap
@@ -231,6 +232,23 @@ class Planners(Variant):
     def forget_code(self, name: str) -> None:
         """A person rejected a loaded code planner: it leaves the planners."""
         self.arms.pop(name.removeprefix("planner "), None)
+
+    def panel_view(self, session) -> PlannerView | None:
+        """Each planner's pulls, theta, estimate and width at the last context, LinUCB's score;
+        the features as the scenario names them (the lab knows no world). None before the first step."""
+        if not self.arms:
+            return None
+        features = session.scenario.planner_features()
+        x = self.last_context if self.last_context is not None else np.zeros(len(features))
+        rows = []
+        for name, arm in self.arms.items():
+            theta = arm.theta()
+            rows.append(PlannerRow(name, arm.rule, arm.pulls, [float(t) for t in theta], float(theta @ x),
+                                   arm.width(x), self.last_scores.get(name), name == self.last, arm.added_at,
+                                   arm.reason))
+        alpha = self.settings["alpha"] / np.sqrt(1.0 + self.n / 10.0)
+        return PlannerView(tuple(name for name, _ in features), tuple(short for _, short in features),
+                           [float(c) for c in x], float(alpha), rows)
 
     def state_dict(self) -> dict[str, Any]:
         if not self.arms:

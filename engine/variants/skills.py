@@ -35,6 +35,7 @@ import numpy as np
 from ..deferred import Deferred
 from ..options import OptionSpec
 from . import Variant, register_variant
+from .panel_views import SkillRow, SkillsView
 
 if TYPE_CHECKING:
     from ..session import Session
@@ -166,6 +167,14 @@ class Skills(Variant):
             worst = min(same, key=lambda s: (s["successes"] / s["uses"] if s["uses"] else 0.5, -s["created_at"]))
             self.skills.remove(worst)
         self.skills.append({**skill, "created_at": t, "refreshed_at": t, "uses": 0, "successes": 0})
+
+    # ---------------------------------------------------------------- the lab
+    def panel_view(self, session: "Session") -> SkillsView:
+        """Each skill with its uses, success, gate and whether it shaped the last episode; the pruned."""
+        rows = [SkillRow(s["kind"], s["text"], s["uses"], s["successes"] / s["uses"] if s["uses"] else None,
+                         self._open(s), s["key"] in self.applied, s["created_at"]) for s in self.skills]
+        pruned = [f"{p['key']} at {p['episode']} ({p['successes']}/{p['uses']})" for p in self.pruned]
+        return SkillsView(rows, pruned)
 
     # ---------------------------------------------------------------- state
     def state_dict(self) -> dict[str, Any]:

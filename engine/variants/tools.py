@@ -14,6 +14,7 @@ from ..deferred import Deferred
 from ..errors import AELError
 from ..options import Choice, OptionSpec
 from . import Variant, register_variant
+from .panel_views import ToolPosterior, ToolPrior
 
 
 @register_variant
@@ -96,6 +97,12 @@ class PerTool(Variant):
                 self.arms[tool][0] += right
                 self.arms[tool][1] += 1.0 - right
                 self.pulls[tool] += 1
+
+    def panel_view(self, session) -> dict[str, ToolPosterior]:
+        """Each tool's Beta, pulls, last draw and whether it fed the agent ({} before the first step)."""
+        shown = set(self.last)
+        return {n: ToolPosterior(a, b, self.pulls.get(n, 0), self.last_samples.get(n), n in shown)
+                for n, (a, b) in self.arms.items()}
 
     def state_dict(self) -> dict[str, Any]:
         if not self.arms:
@@ -203,6 +210,10 @@ class ColdStart(Variant):
                 h, m = prior.get(tool, (0, 0))
                 prior[tool] = (h + hits, m + misses)
             ctx.view.tool_prior = prior
+
+    def panel_view(self, session) -> dict[str, ToolPrior]:
+        """Each tool's rating and the pseudo-calls it became ({} before episode 0)."""
+        return {tool: ToolPrior(r, prior_counts(r)) for tool, r in self.tool_ratings.items()}
 
     def state_dict(self) -> dict[str, Any]:
         if self.applied_at < 0:
