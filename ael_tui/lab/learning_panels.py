@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from rich.table import Table
 from rich.text import Text
-from textual.widgets import Static
 
 from engine.shown_text import shown
 
+from ael_tui.lab.view_panel import ViewPanel
 from ael_tui.learning_readouts import CreditView, SkillsView
 
 PARTS = ("structural", "counterfactual", "shapley", "model", "combined")
@@ -59,17 +59,9 @@ def credit_table(view: CreditView | None) -> Table | Text:
     return table
 
 
-class SkillsPanel(Static):
-    shown: Table | Text = Text()
-
-    def show(self, view: SkillsView | None) -> None:
-        self.shown = skills_table(view)
-        self.update(self.shown)
+class SkillsPanel(ViewPanel):
+    draw = staticmethod(skills_table)
 
 
-class CreditPanel(Static):
-    shown: Table | Text = Text()
-
-    def show(self, view: CreditView | None) -> None:
-        self.shown = credit_table(view)
-        self.update(self.shown)
+class CreditPanel(ViewPanel):
+    draw = staticmethod(credit_table)

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from rich.table import Table
 from rich.text import Text
-from textual.widgets import Static
 
 from engine.shown_text import shown
 
+from ael_tui.lab.view_panel import ViewPanel
 from ael_tui.variant_readouts import PlannerView, ToolRow
 
 
@@ -71,17 +71,9 @@ def tool_table(rows: list[ToolRow]) -> Table | Text:
     return table
 
 
-class PlannerPanel(Static):
-    shown: Table | Text = Text()
-
-    def show(self, view: PlannerView | None) -> None:
-        self.shown = planner_table(view)
-        self.update(self.shown)
+class PlannerPanel(ViewPanel):
+    draw = staticmethod(planner_table)
 
 
-class ToolPanel(Static):
-    shown: Table | Text = Text()
-
-    def show(self, rows: list[ToolRow]) -> None:
-        self.shown = tool_table(rows)
-        self.update(self.shown)
+class ToolPanel(ViewPanel):
+    draw = staticmethod(tool_table)
