@@ -1,7 +1,7 @@
 """A variant with saved state and a lab panel, written only in this module: it counts the
 agent's winning streaks in the urns world (tests/ext_world). Its state is checked on load
-by the model named in `state_model`; its panel is registered with the lab's panel
-registry (ael_tui/lab/panels.py), so no screen names it."""
+by the model named in `state_model`; its panel shows what its `panel_view` returns and
+is registered with the lab's panel registry (ael_tui/lab/panels.py), so no screen names it."""
 from typing import Annotated
 
 from pydantic import Field
@@ -11,6 +11,7 @@ from ael_tui.lab.panels import LabPanel
 from engine.deferred import Deferred
 from engine.store.schema_types import Count, SavedState
 from engine.variants import Variant
+from engine.variants.panel_views import variant_view
 
 
 class StreakState(SavedState):
@@ -46,15 +47,14 @@ class Streaks(Variant):
     def load_state_dict(self, state):
         self.streak, self.best, self.ends = state.get("streak", 0), state.get("best", 0), list(state.get("ends", []))
 
+    def panel_view(self, session):
+        """What its panel shows (plain data): the lab reads nothing else of the variant."""
+        return {"streak": self.streak, "best": self.best} if self.best else None
+
 
 class StreakPanel(Static):
     def show(self, data):
         self.update("no draw yet" if data is None else f"streak {data['streak']} · best {data['best']}")
 
 
-def streak_view(session):
-    v = session.variants.get("streaks")
-    return None if v is None or not v.best else {"streak": v.streak, "best": v.best}
-
-
-PANEL = LabPanel("streaks", "Streaks", StreakPanel, streak_view, variants=("streaks",))
+PANEL = LabPanel("streaks", "Streaks", StreakPanel, variant_view("streaks"), variants=("streaks",))
