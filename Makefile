@@ -53,10 +53,11 @@ TEST_JOBS ?= $(shell echo $$(( $(CORES) + 1 )))
 test: $(STAMP)
 	$(PY) -m pytest -n $(TEST_JOBS) --dist loadfile --no-loadscope-reorder
 
-# the one-minute loop while you work: unit tests only (no lab, no server, no process,
-# no model), one case of each parametrized test; `make test` before you push
+# the one-minute loop while you work: the tests/unit folder only (no lab, no server, no
+# process, no model: tests/lab, tests/served, tests/process, tests/model), one case of
+# each parametrized test, none marked heavy; `make test` before you push
 quick: $(STAMP)
-	$(PY) -m pytest -n $(CORES) --quick
+	$(PY) -m pytest -n $(CORES) --quick tests/unit
 
 bench: $(STAMP)
 	$(PY) -m bench

@@ -1,7 +1,10 @@
+from pathlib import Path
+
 import pytest
 
 from engine.session import Session, SessionConfig
 from scenarios import make_scenario
+from tests.unit.test_kinds import KINDS, kind_of
 
 
 def new_session(scenario: str = "synthetic", seed: int = 7, selector: str = "ts+reflection", **kw) -> Session:
@@ -56,10 +59,14 @@ def pytest_collection_finish(session):
 
 
 # ------------------------------------------------------------------ make quick
+TESTS = Path(__file__).parent
+UNIT = TESTS / "unit"
+
+
 def pytest_addoption(parser):
     parser.addoption("--quick", action="store_true",
-                     help="the one-minute loop: unit tests only, one case per parametrized test, "
-                          "no `heavy` ones (tests/test_kinds.py says what is left out)")
+                     help="the one-minute loop: tests/unit only, one case per parametrized test, "
+                          "no `heavy` ones (tests/unit/test_kinds.py says what each folder holds)")
 
 
 def pytest_configure(config):
@@ -67,13 +74,21 @@ def pytest_configure(config):
 
 
 def pytest_ignore_collect(collection_path, config):
-    """Under --quick a module of another kind is not imported at all (Textual, the server's
-    clients and the rest cost seconds to import in every worker)."""
-    if config.getoption("--quick") and collection_path.suffix == ".py" and collection_path.name.startswith("test_"):
-        from tests.test_kinds import kind_of
+    """Under --quick the other kinds' folders are not even entered (Textual, the server's
+    clients and the rest cost seconds to import in every worker), nor a module not yet
+    moved out of tests/ into its kind's folder (test_kinds fails on it until it is)."""
+    if not config.getoption("--quick") or collection_path.parent != TESTS:
+        return None
+    other_kind = collection_path.is_dir() and collection_path.name in KINDS and collection_path != UNIT
+    loose_module = collection_path.suffix == ".py" and collection_path.name.startswith("test_")
+    return other_kind or loose_module or None
 
-        return kind_of(collection_path) != "unit" or None
-    return None
+
+def module_kind(path: Path, marks: set[str]) -> str:
+    """The kind a module's folder says; read from its source only for one still at tests/."""
+    if path.parent.parent == TESTS and path.parent.name in KINDS:
+        return path.parent.name
+    return kind_of(path, marks)
 
 
 # the order `make test` hands modules to its workers (--no-loadscope-reorder): the long ones
@@ -84,29 +99,22 @@ LONG_FIRST = {"model": 0, "served": 1, "lab": 2, "process": 3, "unit": 4}
 
 
 def pytest_collection_modifyitems(config, items):
-    from pathlib import Path
-
-    from tests.test_kinds import kind_of
-
     if not config.getoption("--quick"):
         rank: dict[Path, int] = {}
         for item in items:
             path = Path(str(item.fspath))
             if path not in rank:
-                rank[path] = LONG_FIRST[kind_of(path, {m.name for m in item.iter_markers()})]
+                rank[path] = LONG_FIRST[module_kind(path, {m.name for m in item.iter_markers()})]
         items.sort(key=lambda item: rank[Path(str(item.fspath))])  # stable: a module's order is kept
         return
 
-    kinds: dict[Path, str] = {}
     seen: set[tuple[str, str]] = set()
     keep, drop = [], []
     for item in items:
         path = Path(str(item.fspath))
-        marks = {m.name for m in item.iter_markers()}
-        if path not in kinds:
-            kinds[path] = kind_of(path, marks)
         family = (str(path), getattr(item, "originalname", item.name))
-        if kinds[path] != "unit" or "heavy" in marks or family in seen:
+        # a module outside tests/unit is here only when named on the command line
+        if path.parent != UNIT or item.get_closest_marker("heavy") or family in seen:
             drop.append(item)
         else:
             seen.add(family)

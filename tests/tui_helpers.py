@@ -1,4 +1,4 @@
-"""Shared setup for the lab's interface tests (tests/test_tui_*.py).
+"""Shared setup for the lab's interface tests (tests/lab/, tests/served/).
 
 What makes a screen flaky is frozen here: the wall clock the engine stamps on
 decisions and saves, the cursor blink, the user's own keymap file, and the

@@ -3,7 +3,7 @@
     .venv/bin/python tests/bad_documents/make_corpus.py
 
 Each case is one file (or, for market data, one folder) broken in one way,
-derived from a good document that `tests/test_bad_documents.py` also checks
+derived from a good document that `tests/unit/test_bad_documents.py` also checks
 loads. `expected.json` maps each case to the words its one-line error must
 contain: the field (or line and column) it names.
 """
