@@ -45,7 +45,7 @@ def add_parser(sub) -> None:
 
 def replay_command(args: argparse.Namespace) -> int:
     # the save loader brings pydantic: only this command pays for it, not every
-    # command whose parser lists `replay` (tests/test_cli_imports.py)
+    # command whose parser lists `replay` (tests/process/test_cli_imports.py)
     from engine.store.persistence import read_document
 
     try:

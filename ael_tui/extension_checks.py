@@ -1,7 +1,7 @@
 """The public conformance checks of an extension: `check_scenario`, `check_method`, `check_variant`.
 
 Every registered scenario, method and variant passes them in the suite
-(tests/test_conformance.py parametrizes over the registries), so a new extension
+(tests/unit/test_conformance.py parametrizes over the registries), so a new extension
 gets these tests without writing them. Each runs the engine's checks
 (engine/conformance.py: builds, steps, saves mid-run and resumes exactly, its
 saved state fits its model, refuses a bad option in one line) on the registered

@@ -8,7 +8,7 @@ leading apostrophe, which a spreadsheet shows as text and does not display. Numb
 numbers: an int or float, and a text that is only a decimal number (`-0.5`, `+3e-2`), is
 written as it is (a spreadsheet reading it as a number runs nothing).
 
-`tests/test_safe_csv.py` fails if a csv writer or pandas' `to_csv` is used anywhere else
+`tests/lab/test_safe_csv.py` fails if a csv writer or pandas' `to_csv` is used anywhere else
 in the package.
 """
 

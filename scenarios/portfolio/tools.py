@@ -4,7 +4,7 @@ Every price-based quantity is a causal array of shape (n_bars, n_tickers)
 whose row i uses rows <= i only (rolling/expanding windows, recursive EWMs,
 cumulative sums), so reading row i IS computing the tool "as of bar i" (the
 bar's own close included, as the reference), and a run never recomputes
-history. `tests/test_portfolio_tools.py` pins this: truncating the data after
+history. `tests/unit/test_portfolio_tools.py` pins this: truncating the data after
 row i, or perturbing row i+1, leaves every output at bar i unchanged.
 
 Static tools (fundamentals, analyst, options, earnings, and the DCF and risk
