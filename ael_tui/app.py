@@ -76,7 +76,6 @@ class AelLab(NotificationHooks):
         if kind is not None:
             previous = self._notify_kinds.get(kind)
             if previous is not None and previous in self.notifications:
-                self._held.pop(previous.identity, None)
                 self.expire(previous)
                 self.refresh_notifications()
             self._notify_kinds[kind] = notification
@@ -98,7 +97,6 @@ class AelLab(NotificationHooks):
             notification.timeout = float("inf")  # waits: not reaped, not counted down
         self.notifications.add(notification)
         for old in list(self.notifications)[:-MAX_NOTIFICATIONS]:
-            self._held.pop(old.identity, None)  # an expired one must not come back when a dialog closes
             self.expire(old)
         self.refresh_notifications()
 
