@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from textual import events
 from textual.binding import Binding
 
+from ael_tui.compat import bindings_of
+
 
 @dataclass(frozen=True)
 class NamedAction:
@@ -239,7 +241,7 @@ class SaysWhy:
     binding takes is left alone."""
 
     def on_key(self, event: events.Key) -> None:
-        bindings = self._bindings.key_to_bindings.get(event.key, ())  # type: ignore[attr-defined]
+        bindings = bindings_of(self).key_to_bindings.get(event.key, ())
         if not bindings or any(self.check_action(b.action.split("(")[0], ()) is not False  # type: ignore[attr-defined]
                                for b in bindings):
             return  # (the common case, at the cost of a dict lookup: this screen acts on the key)

@@ -18,7 +18,6 @@ from textual import events, work
 from textual.app import App, Notify, ScreenStackError
 from textual.css.query import NoMatches
 from textual.notifications import Notification, Notifications
-from textual.widgets._toast import ToastRack
 from textual.screen import ModalScreen
 
 from engine.errors import AELError
@@ -28,6 +27,7 @@ from scenarios import all_specs, spec_of
 
 from ael_tui.actions import BY_ID, bindings_for, key_label
 from ael_tui.commands import LabCommands
+from ael_tui.compat import NotificationHooks, ToastRack
 from ael_cli.flags.llm_flags import llm_config
 from ael_cli.flags.scenario_flags import scenario_options
 from ael_tui.config import LabSettings, load_keymap
@@ -42,7 +42,7 @@ from ael_tui.files.opening import NewSession, build_session, open_session
 MAX_NOTIFICATIONS = 3
 
 
-class AelLab(App):
+class AelLab(NotificationHooks):
     # what every screen shares, then each feature folder's own styles
     CSS_PATH = ["app.tcss", "lab/lab.tcss", "compare/compare.tcss", "tour/tour.tcss", "files/files.tcss",
                 "decisions/decisions.tcss"]
@@ -75,8 +75,9 @@ class AelLab(App):
                                     self.NOTIFICATION_TIMEOUT if timeout is None else timeout, markup=False)
         if kind is not None:
             previous = self._notify_kinds.get(kind)
-            if previous is not None and previous in self._notifications:
-                self._unnotify(previous)
+            if previous is not None and previous in self.notifications:
+                self.expire(previous)
+                self.refresh_notifications()
             self._notify_kinds[kind] = notification
         self.post_message(Notify(notification))
 
@@ -88,17 +89,16 @@ class AelLab(App):
     # (one already shown waits too, with the time it had left). The toasts sit just above
     # the footer (ToastRack's margin is the footer's height).
 
-    def _on_notify(self, event: Notify) -> None:
+    def notification_raised(self, notification: Notification) -> None:
         """At most MAX_NOTIFICATIONS are kept (the oldest go first), so a stack of them
         never covers a panel's worth of the lab."""
-        notification = event.notification
         if self._covered():
             self._held[notification.identity] = notification.timeout
             notification.timeout = float("inf")  # waits: not reaped, not counted down
-        self._notifications.add(notification)
-        for old in list(self._notifications)[:-MAX_NOTIFICATIONS]:
-            self._unnotify(old, refresh=False)
-        self._refresh_notifications()
+        self.notifications.add(notification)
+        for old in list(self.notifications)[:-MAX_NOTIFICATIONS]:
+            self.expire(old)
+        self.refresh_notifications()
 
     def _covered(self) -> bool:
         try:
@@ -106,13 +106,13 @@ class AelLab(App):
         except ScreenStackError:  # no screen yet (start-up): nothing to cover
             return False
 
-    def _refresh_notifications(self) -> None:
+    def refresh_notifications(self) -> None:
         """A dialog or card on top: no toast on it, and those of the screens under it are taken
         down too (a card leaves the lab in view, and a toast peeking out beside it read as one
         over it); each waits with the time it had left. Back on a screen without one, what
         waited is shown from now, for that time."""
         if self._covered():
-            for notification in self._notifications:
+            for notification in self.notifications:
                 if notification.identity not in self._held:
                     self._held[notification.identity] = max(notification.time_left, 2.0)
                     notification.timeout = float("inf")
@@ -123,16 +123,16 @@ class AelLab(App):
                     continue
                 self.call_later(rack.show, Notifications())
             return
-        for notification in list(self._notifications):
+        for notification in list(self.notifications):
             timeout = self._held.pop(notification.identity, None)
             if timeout is not None:
                 notification.timeout, notification.raised_at = timeout, time()
-        self._held = {k: v for k, v in self._held.items() if any(n.identity == k for n in self._notifications)}
-        super()._refresh_notifications()
+        self._held = {k: v for k, v in self._held.items() if any(n.identity == k for n in self.notifications)}
+        super().refresh_notifications()
 
     def waiting_notifications(self) -> list[Notification]:
         """The notifications held until the dialog or card on top closes."""
-        return [n for n in self._notifications if n.identity in self._held]
+        return [n for n in self.notifications if n.identity in self._held]
 
     def key_for(self, binding_id: str) -> str:
         """The key the active keymap gives an action, as shown to a person (hints in texts)."""

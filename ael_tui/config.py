@@ -74,10 +74,12 @@ MODIFIERS = frozenset(("ctrl", "shift", "alt", "meta", "super", "hyper"))
 
 
 def _named_keys() -> frozenset[str]:
-    from textual.keys import KEY_ALIASES, Keys, _character_to_key
+    from textual.keys import KEY_ALIASES, Keys
+
+    from ael_tui.compat import character_to_key
 
     names = {k.value.split("+")[-1] for k in Keys if not k.value.startswith("<")}
-    names |= {_character_to_key(chr(i)) for i in range(33, 127)}
+    names |= {character_to_key(chr(i)) for i in range(33, 127)}
     names |= {a.split("+")[-1] for aliases in KEY_ALIASES.values() for a in aliases} | set(KEY_ALIASES)
     return frozenset(names)
 
@@ -93,9 +95,9 @@ def is_key_name(key: str) -> bool:
 
 
 def _normal(key: str) -> str:
-    from textual.keys import _character_to_key
+    from ael_tui.compat import character_to_key
 
-    return _character_to_key(key) if len(key) == 1 else key  # as Textual reads a keymap: "?" is question_mark
+    return character_to_key(key) if len(key) == 1 else key  # as Textual reads a keymap: "?" is question_mark
 
 
 def _keys_of(action, keymap: dict[str, str]) -> set[str]:

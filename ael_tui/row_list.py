@@ -28,6 +28,7 @@ from textual.strip import Strip
 
 from engine.shown_text import shown
 
+from ael_tui.compat import scroll_update
 from ael_tui.steady_scrollbar import SteadyScrollbars
 
 
@@ -124,7 +125,7 @@ class RowList(SteadyScrollbars, ScrollView, can_focus=True):
                 # than the rest of the step; the scrollbars are told by hand (their thumb's size and
                 # place, not only whether they show: else the thumb stood where the last layout left it)
                 self.set_reactive(RowList.virtual_size, Size(self.size.width, len(rows) + 1))
-                self._scroll_update(self.virtual_size)
+                scroll_update(self, self.virtual_size)
             if follow and self.FOLLOW == "end":
                 self._scroll_to_newest()
         if len(rows) >= shown and self.size.height > len(rows) + 1:

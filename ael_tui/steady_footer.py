@@ -23,7 +23,8 @@ from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer
-from textual.widgets._footer import FooterKey, FooterLabel, KeyGroup
+
+from ael_tui.compat import FooterKey, FooterLabel, KeyGroup, bindings_ready
 
 ESSENTIAL = ("app.help", "lab.save", "app.quit")  # shown at every width, in this order, at the right
 
@@ -43,7 +44,7 @@ class SteadyFooter(Footer):
         return keys, self.show_command_palette, self.compact
 
     def compose(self) -> ComposeResult:
-        if not self._bindings_ready:
+        if not bindings_ready(self):
             return
         self._shown = self._what_it_shows()
         active = self.screen.active_bindings

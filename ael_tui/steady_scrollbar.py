@@ -18,6 +18,8 @@ from typing import Any, Iterator, Self
 from textual.geometry import Region
 from textual.scrollbar import ScrollBar, ScrollBarRender
 
+from ael_tui.compat import vertical_scrollbar
+
 
 class SteadyScrollBar(ScrollBar):
     _drawn: Any = None   # (style, length, the bar's segments) of the last render
@@ -70,15 +72,10 @@ class SteadyScrollBar(ScrollBar):
 
 class SteadyScrollbars:
     """Mixed into a scrolling widget: its vertical scrollbar is a `SteadyScrollBar` (the
-    property as Textual's own, which creates the bar on first use; it uses two of Textual's
-    private names, safe with the version pinned in constraints.txt, and the row-list tests
-    fail if they change)."""
+    property as Textual's own, which creates the bar on first use, in Textual's own slot:
+    ael_tui/compat.py)."""
 
     @property
     def vertical_scrollbar(self) -> ScrollBar:
-        if self._vertical_scrollbar is None:
-            self._vertical_scrollbar = bar = SteadyScrollBar(vertical=True, name="vertical",
-                                                             thickness=self.scrollbar_size_vertical)
-            bar.display = False
-            self.app._start_widget(self, bar)
-        return self._vertical_scrollbar
+        return vertical_scrollbar(self, lambda: SteadyScrollBar(  # type: ignore[arg-type]
+            vertical=True, name="vertical", thickness=self.scrollbar_size_vertical))  # type: ignore[attr-defined]

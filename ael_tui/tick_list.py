@@ -8,9 +8,10 @@ from typing import Generic
 from rich.segment import Segment
 from textual.strip import Strip
 from textual.widgets import SelectionList
-from textual.widgets._toggle_button import ToggleButton
 from textual.widgets.option_list import OptionDoesNotExist
 from textual.widgets.selection_list import SelectionType
+
+from ael_tui.compat import ToggleButton, selected_values
 
 TICKED, UNTICKED = "✓", " "
 
@@ -25,5 +26,5 @@ class TickList(Generic[SelectionType], SelectionList[SelectionType]):
             selection = self.get_option_at_index(round(self.scroll_offset.y) + y)
         except OptionDoesNotExist:
             return strip
-        segments[1] = Segment(TICKED if selection.value in self._selected else UNTICKED, segments[1].style)
+        segments[1] = Segment(TICKED if selection.value in selected_values(self) else UNTICKED, segments[1].style)
         return Strip(segments, strip.cell_length)

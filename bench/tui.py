@@ -1,7 +1,7 @@
 """Lab (interface) benchmarks, measured with Textual's pilot (`App.run_test`, headless, 160×48).
 
 "Updated panels", honestly: the clock starts when the pilot presses the key
-and stops at the first frame the screen composes (`App._display`, which the
+and stops at the first frame the screen composes (`compat.on_each_frame`: every frame the
 headless driver receives but does not print) after the status line shows the
 new episode number, the posterior table the played arm's new pull count, the
 episode log the new row and the memory panel the new episodic count. The
@@ -47,6 +47,7 @@ import time
 from pathlib import Path
 
 from ael_tui.app import AelLab
+from ael_tui.compat import on_each_frame
 from ael_tui.config import LabSettings
 from ael_tui.files.opening import NewSession, build_session
 from ael_tui.readouts import chosen_arm, posterior_rows
@@ -112,25 +113,21 @@ def _slow_drawn(app, t: int) -> bool:
 
 
 class Frames:
-    """The first composed frame at which each of some conditions holds. Wraps
-    `App._display` (private: a benchmark may), which receives every frame the screen
-    composes; the conditions are checked as each frame goes out, so a time is that of
+    """The first composed frame at which each of some conditions holds. Watches every
+    frame the screen composes (`compat.on_each_frame`); the conditions are checked as each frame goes out, so a time is that of
     the frame that shows it, however late the benchmark's own coroutine wakes up."""
 
     def __init__(self, app) -> None:
         self.conditions: dict[str, object] = {}
         self.hits: dict[str, float] = {}
-        original = app._display
 
-        def display(screen, renderable):
-            if renderable is not None:
-                now = time.perf_counter()
-                for name, condition in self.conditions.items():
-                    if name not in self.hits and condition():
-                        self.hits[name] = now
-            return original(screen, renderable)
+        def seen() -> None:
+            now = time.perf_counter()
+            for name, condition in self.conditions.items():
+                if name not in self.hits and condition():
+                    self.hits[name] = now
 
-        app._display = display
+        on_each_frame(app, seen)
 
     def arm(self, **conditions) -> None:
         """Watch for these conditions from now on (before the key is pressed)."""
@@ -224,6 +221,7 @@ from pathlib import Path
 from ael_cli.main import build_parser
 from ael_cli.flags.llm_flags import llm_config
 from ael_tui.app import AelLab
+from ael_tui.compat import on_each_frame
 from ael_tui.config import LabSettings
 from ael_tui.files.opening import NewSession, build_session
 from ael_tui.lab.status_bar import StatusBar
@@ -235,16 +233,15 @@ async def main():
     session = build_session(NewSession(args.scenario, args.seed, args.selector, args.approve, llm=llm_config(args)))
     app = AelLab(session, settings=LabSettings(saves_dir=Path(SAVES), tends_heap=True), cursor_blink=False)
     shown, pressed, stepped = [], [], []
-    original = app._display
 
-    def display(screen, renderable):  # the first composed frame with the lab filled in, then with episode 1
-        if renderable is not None and shown and pressed and not stepped:
+    def seen():  # the first composed frame with the lab filled in, then with episode 1
+        if shown and pressed and not stepped:
             try:
                 if "episode 1/1200" in str(app.screen.query_one(StatusBar).render()):
                     stepped.append(time.perf_counter())
             except Exception:
                 pass
-        if renderable is not None and not shown:
+        if not shown:
             try:
                 lab = app.screen
                 if "episode 0/1200" in str(lab.query_one(StatusBar).render()) and \
@@ -252,9 +249,8 @@ async def main():
                     shown.append(time.perf_counter())
             except Exception:
                 pass
-        return original(screen, renderable)
 
-    app._display = display
+    on_each_frame(app, seen)
     async with app.run_test(size=(160, 48)) as pilot:
         while not shown:
             await asyncio.sleep(0.001)

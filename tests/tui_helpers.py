@@ -138,7 +138,7 @@ async def until(pilot, holds: Callable[[], bool], step: float = 0.3, rounds: int
 
 
 def notifications(app) -> list[str]:
-    return [n.message for n in app._notifications]
+    return [n.message for n in app.notifications]
 
 
 async def method_memory(app, pilot):

@@ -19,6 +19,7 @@ from textual.widgets import Input, Tab, Tabs
 
 from engine.shown_text import shown, shown_lines
 
+from ael_tui.compat import scroll_update
 from ael_tui.memory.method_memory import MethodMemoryView
 from ael_tui.parts import Parts
 from ael_tui.readouts import TIERS, MemoryRow
@@ -85,7 +86,7 @@ class EntryDetail(ScrollView):
         strips = [Strip(list(line.render(console)), line.cell_len) for line in lines]
         if self.virtual_size.height != len(strips):
             self.set_reactive(ScrollView.virtual_size, Size(1, len(strips)))
-            self._scroll_update(self.virtual_size)  # the scrollbar's thumb too, not only whether it shows
+            scroll_update(self, self.virtual_size)  # the scrollbar's thumb too, not only whether it shows
         self._strips, self._wrapped_at = strips, width
         return strips
 

@@ -31,6 +31,7 @@ from engine.store.persistence import load_session
 from engine.session import Session
 
 from ..app import AelLab
+from ..compat import ExitHook
 from ..config import LabSettings
 from ..files.opening import NewSession, build_session
 from .classroom import ClassLink
@@ -39,7 +40,7 @@ from .quota import VisitorFiles
 from .supervise import die_with_parent
 
 
-class ServedLab(AelLab):
+class ServedLab(ExitHook, AelLab):
     # relative to the lab's module, not this one (the lab lists one stylesheet per feature folder)
     CSS_PATH = [Path(inspect.getfile(AelLab)).parent / p for p in AelLab.CSS_PATH]
 
@@ -70,7 +71,7 @@ class ServedLab(AelLab):
         if self.lab is not None:
             self.lab.action_tour()  # runs to the first moment and shows its card
 
-    async def _on_exit_app(self) -> None:
+    async def before_exit_app(self) -> None:
         """The server ends a lab this way (its tab closed, or idle too long): progress no file
         holds goes to an autosave in the sessions folder first, so a closed tab loses nothing.
         (A visitor's own quit asks them instead, and does not come here.)"""
@@ -82,7 +83,6 @@ class ServedLab(AelLab):
                 host.save(host.autosave_path())
             except (AELError, OSError) as err:
                 print(f"ael-lab: autosave at exit failed: {err}", file=sys.stderr)
-        await super()._on_exit_app()
 
     def open_saved_session(self, path: Path) -> None:
         try:

@@ -40,10 +40,10 @@ from typing import Any, Callable
 
 import aiohttp_jinja2
 from aiohttp import WSMsgType, web
-from textual_serve.app_service import AppService
-from textual_serve.server import Server
 
 from engine.errors import AELError
+
+from ..compat import server_base, service_base
 
 from .classroom import LabLink, LabProcess, Zygote
 from .mode import ENV, ServedMode
@@ -140,35 +140,34 @@ def lab_environment(mode: ServedMode, width: int = 80, height: int = 24) -> dict
     return {**app_environment(env, mode), **ONE_THREAD}
 
 
-class LabAppService(AppService):
+class LabAppService(service_base()):
     def __init__(self, command: str, mode: ServedMode, server: "LabServer | None" = None, **kwargs: Any) -> None:
         super().__init__(command, **kwargs)
         self.mode, self.server = mode, server
         self.link: LabLink | None = None
 
-    async def _open_app_process(self, width: int = 80, height: int = 24):
+    async def open_app_process(self, width: int = 80, height: int = 24):
         """A warm lab from the pool, else one forked now by the fork server (no new
         interpreter), else (--no-fork) textual-serve's subprocess."""
         server = self.server
         if server is None or server.zygote is None:
-            return await super()._open_app_process(width, height)
+            return await super().open_app_process(width, height)
         process = server.take_warm()
         if process is None:
             link = LabLink(server.new_visitor())
-            env = {**self._build_environment(width, height), **ONE_THREAD}
+            env = {**self.build_environment(width, height), **ONE_THREAD}
             process = await server.spawn_lab(env, link)
             if process is None:  # the fork server is given up: a new process, as --no-fork
-                return await super()._open_app_process(width, height)
+                return await super().open_app_process(width, height)
             link.size = (width, height)
         self.link = process.link
-        self._process = process
-        self._stdin = process.stdin
+        self.adopt_process(process)
         if process.link.size != (width, height):
             await self.set_terminal_size(width, height)
         return process
 
-    def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
-        return app_environment(super()._build_environment(width, height), self.mode)
+    def build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
+        return app_environment(super().build_environment(width, height), self.mode)
 
     async def stop_within(self, seconds: float) -> None:
         """textual-serve's stop (asks the app to quit), then a kill if it has not."""
@@ -176,7 +175,7 @@ class LabAppService(AppService):
             await asyncio.wait_for(asyncio.shield(self.stop()), seconds)
         except (asyncio.TimeoutError, Exception):  # a dead pipe must not keep the process alive
             pass
-        process = self._process
+        process = self.app_process
         if process is None:
             return
         try:
@@ -186,7 +185,7 @@ class LabAppService(AppService):
             await process.wait()
 
 
-class LabServer(TeacherPage, Server):
+class LabServer(TeacherPage, server_base()):
     def __init__(self, mode: ServedMode, *, host: str, port: int, what: str, max_sessions: int = 40,
                  idle_seconds: float = 1800.0, out: Callable[[str], None] | None = None,
                  max_per_address: int | None = None, teacher_key: str | None = None,
@@ -349,8 +348,8 @@ class LabServer(TeacherPage, Server):
         # plain lines: textual-serve's handler prints tracebacks with local variables
         logging.basicConfig(level="INFO", format="ael-lab serve: %(message)s")
 
-    async def _make_app(self) -> web.Application:
-        app = await super()._make_app()
+    async def make_app(self) -> web.Application:
+        app = await super().make_app()
         app.add_routes(self.teacher_routes())
         return app
 
@@ -409,7 +408,7 @@ class LabServer(TeacherPage, Server):
                  f"{self.idle_seconds / 60:g} min; {'LLM backends allowed' if mode.allow_llm else 'offline only'})")
         self.out(self.teacher_line())
         self.out("Ctrl+C stops the server and every visitor's lab.")
-        web.run_app(self._make_app(), sock=sock, print=None, handle_signals=True, access_log_class=QuietAccessLog)
+        web.run_app(self.make_app(), sock=sock, print=None, handle_signals=True, access_log_class=QuietAccessLog)
 
     def teacher_line(self) -> str:
         """Where the teacher's page is, without its key: a terminal is often on the projector,
@@ -506,7 +505,7 @@ class LabServer(TeacherPage, Server):
             left = last_input[0] + self.idle_seconds - time.monotonic()
             if left <= 0:
                 break
-            task = service._task
+            task = service.app_task
             if task is None or task.done():
                 await websocket.close()
                 return

@@ -425,7 +425,7 @@ async def test_e_stops_at_every_reflection_even_a_silent_one():
 async def test_notifications_never_stack_over_a_proposal():
     """Issue 13 item 4: six stacked notices covered the proposal dialog and the status line.
     Issue 29: none is drawn over a dialog; one raised while it is open waits for it to close."""
-    from textual.widgets._toast import Toast
+    from ael_tui.compat import Toast
     app = make_app(support())
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         for i in range(6):

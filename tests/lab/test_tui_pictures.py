@@ -86,7 +86,7 @@ async def test_a_chart_that_cannot_be_written_says_so_in_one_line():
         app.screen.query_one(ArmStrip).focus()
         await pilot.press("S")
         await pilot.pause()
-        said = [n for n in app._notifications if n.severity == "error"]
+        said = [n for n in app.notifications if n.severity == "error"]
         assert len(said) == 1 and "chart not saved" in said[0].message and "\n" not in said[0].message
         assert Path("exports").read_text() == "a file where the folder should be"
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from textual.geometry import Region
 from textual.widgets import Button
-from textual.widgets._toast import Toast
+from ael_tui.compat import Toast
 
 from ael_tui.decisions.approval import ApprovalScreen
 from ael_tui.files.opening import NewSession, build_session

@@ -38,7 +38,7 @@ def lab_server(tmp_path, key: str | None = KEY, **kwargs) -> LabServer:
 
 
 async def teacher_client(server: LabServer) -> TestClient:
-    test_server = TestServer(await server._make_app())
+    test_server = TestServer(await server.make_app())
     await test_server.start_server(access_log_class=QuietAccessLog)  # as serve() runs the app
     client = TestClient(test_server, cookie_jar=CookieJar(unsafe=True))  # unsafe: keep cookies from 127.0.0.1
     await client.start_server()
