@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ael_tui import compat
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 COMPAT = ROOT / "ael_tui" / "compat.py"
 SCANNED = ("ael_tui", "ael_cli", "engine", "scenarios", "bench", "tests")
 LIBRARIES = ("textual", "textual_serve")
