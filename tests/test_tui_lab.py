@@ -10,7 +10,7 @@ from textual import events
 from textual.widgets import Input, Select, TextArea
 
 from ael_tui.decisions.approval import ApprovalScreen
-from ael_tui.dialogs import ConfirmScreen, PromptScreen
+from ael_tui.widgets.dialogs import ConfirmScreen, PromptScreen
 from ael_tui.decisions.editor import EditProposalScreen
 from ael_tui.lab.lab_screen import LabScreen
 from ael_tui.files.load_dialog import LoadScreen

@@ -8,7 +8,7 @@ from textual.widgets import Input, Select, SelectionList
 
 import scenarios
 from ael_tui.compare.compare_screen import CompareScreen
-from ael_tui.dialogs import CompareSetupScreen
+from ael_tui.widgets.dialogs import CompareSetupScreen
 from ael_tui.lab.lab_screen import LabScreen
 from ael_tui.files.start_screen import StartScreen
 from tests.tui_helpers import frozen_lab, make_app, settle  # noqa: F401

@@ -10,9 +10,9 @@ from pathlib import Path
 from rich.console import Console
 from textual.widgets import Input
 
-from ael_tui.files.exports import csv_text, history_rows
+from ael_tui.widgets.exports import csv_text, history_rows
 from ael_tui.decisions.approval import ApprovalScreen
-from ael_tui.dialogs import PromptScreen
+from ael_tui.widgets.dialogs import PromptScreen
 from ael_tui.help_screen import PANELS, HelpScreen
 from ael_tui.lab.lab_screen import LabScreen
 from ael_tui.tour.tour_card import TourCardScreen

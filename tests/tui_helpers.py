@@ -159,7 +159,7 @@ async def method_memory(app, pilot):
 
 def count_rebuilds(app):
     """The screen's footer, and a list that grows by one each time it rebuilds its keys."""
-    from ael_tui.steady_footer import SteadyFooter
+    from ael_tui.widgets.steady_footer import SteadyFooter
 
     footer = app.screen.query_one(SteadyFooter)
     rebuilt: list[int] = []

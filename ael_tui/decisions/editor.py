@@ -19,7 +19,7 @@ from engine.errors import AELError
 from engine.shown_text import shown, shown_lines
 
 from ael_tui.actions import bindings_for
-from ael_tui.button_rows import ButtonRows
+from ael_tui.widgets.button_rows import ButtonRows
 
 
 def pretty(obj: Any) -> str:

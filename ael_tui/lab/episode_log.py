@@ -9,7 +9,7 @@ from textual.binding import Binding
 from textual.message import Message
 
 from ael_tui.lab.episode_filter import EpisodeFilter, Inputs
-from ael_tui.row_list import PLAIN, RowList, cut_keeping_tail
+from ael_tui.widgets.row_list import PLAIN, RowList, cut_keeping_tail
 
 GREEN, RED, BOLD = Style(color="green"), Style(color="red"), Style(bold=True)
 FALLBACK = Style(color="yellow", bold=True)  # an LLM call answered offline

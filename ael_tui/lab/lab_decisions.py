@@ -22,7 +22,7 @@ from ael_tui.decisions.approval import ApprovalScreen, BatchDecision, Decision, 
 from ael_tui.decisions.code_review import CodeReviewScreen, MethodCode
 from ael_tui.lab.records import RulesScreen, inspect_episode
 from ael_tui.lab.session_host import SessionHost
-from ael_tui.readouts import evidence_episodes, window_stats
+from ael_tui.widgets.readouts import evidence_episodes, window_stats
 
 PAST = {"approve": "approved", "edit": "approved as edited", "reject": "rejected",
         "always": "approved (and every later one of its kind will be)"}

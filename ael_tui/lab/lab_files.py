@@ -16,8 +16,8 @@ from textual.widget import Widget
 
 from engine.errors import AELError
 
-from ael_tui.dialogs import CompareSetupScreen, ConfirmScreen, PromptScreen, SettingsAnswer, SettingsScreen
-from ael_tui.files.export_answer import export_answer
+from ael_tui.widgets.dialogs import CompareSetupScreen, ConfirmScreen, PromptScreen, SettingsAnswer, SettingsScreen
+from ael_tui.widgets.export_answer import export_answer
 from ael_tui.files.load_dialog import LoadScreen
 from ael_tui.files.opening import selectors_of
 from ael_tui.lab.session_host import SessionHost

@@ -49,20 +49,20 @@ from ael_tui.lab.progress_chart import ProgressPanel
 from engine.errors import AELError
 from ael_tui.lab.episode_filter import parse as parse_filter
 from ael_tui.lab.episode_inputs import InputTexts
-from ael_tui.dialogs import PromptScreen
+from ael_tui.widgets.dialogs import PromptScreen
 from ael_tui.lab.records import inspect_episode
 from ael_tui.lab.reflection_panel import ReflectionPanel
 from ael_tui.lab.session_host import SessionHost
-from ael_tui.lab.status_bar import StatusBar
+from ael_tui.widgets.status_bar import StatusBar
 from ael_tui.lab.time_travel_keys import TimeTravelKeys
 from ael_tui.lab.panels import PANELS
 from ael_tui.memory.memory_panel import MemoryPanel
 from ael_tui.memory.method_memory import method_label, method_tables
-from ael_tui.parts import Parts
-from ael_tui.readouts import memory_entry, memory_rows
-from ael_tui.run_controls import RunControls
-from ael_tui.steady_footer import SteadyFooter
-from ael_tui.throttle import Throttle
+from ael_tui.widgets.parts import Parts
+from ael_tui.widgets.readouts import memory_entry, memory_rows
+from ael_tui.widgets.run_controls import RunControls
+from ael_tui.widgets.steady_footer import SteadyFooter
+from ael_tui.widgets.throttle import Throttle
 
 PLOT_EVERY = 0.25       # the charts and the memory table redraw at most this often while running
 LOCK_WAIT = 0.02        # a redraw waits this long for the engine's lock, else the step holding it

@@ -14,11 +14,11 @@ from typing import Any
 
 from engine.reflection import Reflection
 
-from ael_tui.charts.reads import PictureSource, picture_source
+from ael_tui.widgets.charts.reads import PictureSource, picture_source
 from ael_tui.lab.panels import PANELS
 from ael_tui.lab.session_host import RUN_MODES, SessionHost
 from ael_tui.lab.travel_chart import TravelMarks, travel_marks
-from ael_tui.readouts import ArmRow, ProgressData, Status, posterior_rows, progress_data, proposal_notes, status_of
+from ael_tui.widgets.readouts import ArmRow, ProgressData, Status, posterior_rows, progress_data, proposal_notes, status_of
 
 
 @dataclass(eq=False)  # two views are never "equal": a new one is always shown
@@ -39,7 +39,7 @@ class LabView:
     memory_counts: dict[str, int]
     memory_cap: int
     progress: ProgressData
-    pictures: PictureSource        # the arm strip's, cumulative reward's and regret's (ael_tui/charts/)
+    pictures: PictureSource        # the arm strip's, cumulative reward's and regret's (ael_tui/widgets/charts/)
     pending: int                   # proposals waiting
     decision_waits: bool           # a proposal or a quarantined code arm waits for a person
     variant_views: dict[str, Any]  # the extensions' panels' data, by panel ({} for a session without any)

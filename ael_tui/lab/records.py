@@ -19,7 +19,7 @@ from engine.reflection import Reflection
 from engine.shown_text import shown, shown_lines
 
 from ael_tui.actions import bindings_for
-from ael_tui.row_list import cut
+from ael_tui.widgets.row_list import cut
 from ael_tui.lab.reflection_panel import reflection_text
 
 

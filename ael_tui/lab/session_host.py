@@ -29,20 +29,12 @@ from engine.run_targets import StopOn, proposed, reflected, run_target
 from engine.session import Session
 
 from ael_tui.config import LabSettings
-from ael_tui.run_loop import RunLoop, RunOutcome
+from ael_tui.widgets.run_loop import RUN_MODES, RunLoop, RunOutcome
 from ael_tui.tour.guide import TourGuide
 
 T = TypeVar("T")
 _HOSTS = itertools.count(1)  # hosts made by this process, for unique autosave names
 
-RUN_MODES = {
-    "step": "one episode",
-    "window": "one slow window",
-    "reflection": "to the next proposal",
-    "each_reflection": "to the next reflection",
-    "phase": "to the end of the phase",
-    "tour": "to the next moment of the tour",
-}
 # the lab's names for the engine's run modes (r: the next reflection that proposes something)
 ENGINE_MODE = {"reflection": "proposal", "each_reflection": "reflection"}
 

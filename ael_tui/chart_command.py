@@ -69,11 +69,11 @@ def picture(session, kind: str) -> str:
     """The SVG text of `kind` for `session`."""
     import numpy as np
 
-    from ael_tui.charts.arm_strip import arm_colours
-    from ael_tui.charts.curves import cumulative_chart, regret_chart
-    from ael_tui.charts.data import Reference, regime_means
-    from ael_tui.charts.reads import picture_data
-    from ael_tui.charts.picture_svg import bars_svg, chart_svg, strip_svg
+    from ael_tui.widgets.charts.arm_strip import arm_colours
+    from ael_tui.widgets.charts.curves import cumulative_chart, regret_chart
+    from ael_tui.widgets.charts.data import Reference, regime_means
+    from ael_tui.widgets.charts.reads import picture_data
+    from ael_tui.widgets.charts.picture_svg import bars_svg, chart_svg, strip_svg
 
     d = picture_data(session)
     if not d.policies:
