@@ -36,7 +36,7 @@ from ael_tui.widgets.dialogs import ConfirmScreen, PromptScreen
 from ael_tui.help_screen import HelpScreen
 from ael_tui.lab.lab_screen import LabScreen
 from ael_tui.files.start_screen import StartScreen
-from ael_tui.files.opening import NewSession, build_session, open_session
+from ael_tui.widgets.opening import NewSession, build_session, open_session
 
 
 MAX_NOTIFICATIONS = 3

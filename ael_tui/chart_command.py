@@ -56,7 +56,7 @@ def oracle_rewards(session) -> list[float] | None:
     """The oracle's reward per episode on the save's world and seed, up to the save's
     episode; None where the world offers no oracle."""
     from ael_tui.compare.lockstep import build_compare
-    from ael_tui.files.opening import selectors_of
+    from ael_tui.widgets.opening import selectors_of
 
     if "oracle" not in selectors_of(session.config.scenario):
         return None

@@ -48,7 +48,7 @@ from pathlib import Path
 
 from ael_tui.app import AelLab
 from ael_tui.config import LabSettings
-from ael_tui.files.opening import NewSession, build_session
+from ael_tui.widgets.opening import NewSession, build_session
 from ael_tui.widgets.readouts import chosen_arm, posterior_rows
 from ael_tui.lab.episode_log import EpisodeLog
 from ael_tui.memory.memory_panel import MemoryPanel, MemoryTable
@@ -225,7 +225,7 @@ from ael_cli.main import build_parser
 from ael_cli.flags.llm_flags import llm_config
 from ael_tui.app import AelLab
 from ael_tui.config import LabSettings
-from ael_tui.files.opening import NewSession, build_session
+from ael_tui.widgets.opening import NewSession, build_session
 from ael_tui.widgets.status_bar import StatusBar
 from ael_tui.lab.posteriors import PosteriorTable
 from textual.widgets import Footer

@@ -7,7 +7,7 @@ from ael_tui.config import LabSettings
 from ael_tui.compare.compare_screen import CompareScreen
 from ael_tui.widgets.dialogs import CompareSetupScreen
 from ael_tui.lab.lab_screen import LabScreen
-from ael_tui.files.opening import NewSession, build_session
+from ael_tui.widgets.opening import NewSession, build_session
 from ael_tui.compare.arm_bars import ArmBars, interval_bar
 from ael_tui.compare.timeline import Timeline
 from tests.tui_helpers import FakeClock, count_rebuilds, frozen_lab, make_app, settle, synthetic  # noqa: F401

@@ -77,7 +77,7 @@ async def test_in_the_compare_view_a_run_key_during_a_run_says_why():
 async def test_g_in_the_portfolio_warm_up_runs_through_training_and_f_refuses_warm_up_alone():
     """Item 7: g on a new portfolio session stopped at the end of the 15-bar warm-up and showed
     "the train phase" with a Sharpe over the warm-up bars alone, the same for every selector."""
-    from ael_tui.files.opening import NewSession, build_session
+    from ael_tui.widgets.opening import NewSession, build_session
     from ael_tui.lab.records import ResultsScreen
     from ael_tui.lab.results_table import ResultsTable
 

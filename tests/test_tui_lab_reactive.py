@@ -11,7 +11,7 @@ import pytest
 
 from ael_tui.clock import Clock
 from ael_tui.config import LabSettings
-from ael_tui.files.opening import NewSession, build_session
+from ael_tui.widgets.opening import NewSession, build_session
 from ael_tui.lab.episode_log import EpisodeLog
 from ael_tui.lab.lab_screen import LabScreen
 from ael_tui.lab.session_host import SessionHost

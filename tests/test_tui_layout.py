@@ -105,7 +105,7 @@ async def test_quitting_with_nothing_unsaved_does_not_ask():
 
 async def test_at_100x30_every_posterior_column_and_the_status_line_are_whole():
     """Issue 13 item 6: the table stopped at "90% int" and the status line was cut."""
-    from ael_tui.files.opening import NewSession, build_session
+    from ael_tui.widgets.opening import NewSession, build_session
     from ael_tui.lab.posteriors import PosteriorTable
     from ael_tui.widgets.status_bar import StatusBar
     s = build_session(NewSession("support", 42, "ts+reflection", "auto"))

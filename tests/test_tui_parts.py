@@ -257,7 +257,7 @@ async def test_palette_commands_run_the_action():
 
 
 def test_only_offline_backends_are_offered_without_keys(monkeypatch):
-    from ael_tui.files.opening import usable_backends
+    from ael_tui.widgets.opening import usable_backends
     from engine.llm import local_model
 
     # the local model needs no key: it is offered whenever installed (test_local_backend.py)

@@ -92,7 +92,7 @@ async def test_a_chart_that_cannot_be_written_says_so_in_one_line():
 
 
 def support_host(until: int) -> CompareHost:
-    from ael_tui.files.opening import NewSession, build_session
+    from ael_tui.widgets.opening import NewSession, build_session
 
     config = build_session(NewSession("support", 42, "ts+reflection", "manual")).config
     sessions = build_compare(config, ["ts", "ts+reflection", "oracle"])

@@ -9,7 +9,7 @@ from textual.widgets import Button
 from textual.widgets._toast import Toast
 
 from ael_tui.decisions.approval import ApprovalScreen
-from ael_tui.files.opening import NewSession, build_session
+from ael_tui.widgets.opening import NewSession, build_session
 from ael_tui.lab.lab_screen import LabScreen
 from tests.tui_helpers import frozen_lab, make_app, settle  # noqa: F401
 

@@ -17,7 +17,7 @@ import pytest
 import scenarios
 from ael_tui.decisions.approval import ApprovalScreen
 from ael_tui.widgets.dialogs import PromptScreen
-from ael_tui.files.opening import NewSession, build_session
+from ael_tui.widgets.opening import NewSession, build_session
 from ael_tui.lab.branch_compare import BranchCompareScreen
 from ael_tui.lab.episode_log import EpisodeLog
 from ael_tui.lab.lab_screen import LabScreen

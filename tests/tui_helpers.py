@@ -22,7 +22,7 @@ import engine.store.persistence
 from ael_tui.app import AelLab
 from ael_tui.clock import SYSTEM_CLOCK, Clock
 from ael_tui.config import LabSettings
-from ael_tui.files.opening import NewSession, build_session
+from ael_tui.widgets.opening import NewSession, build_session
 
 FROZEN_NOW = "2026-01-02T03:04:05+00:00"
 

@@ -27,8 +27,6 @@ lab.tcss does the layout.
 
 from __future__ import annotations
 
-import gc
-
 from textual import work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, ScrollableContainer, Vertical, VerticalScroll
@@ -62,6 +60,7 @@ from ael_tui.widgets.parts import Parts
 from ael_tui.widgets.readouts import memory_entry, memory_rows
 from ael_tui.widgets.run_controls import RunControls
 from ael_tui.widgets.steady_footer import SteadyFooter
+from ael_tui.widgets.shared_heap import settle_heap_soon
 from ael_tui.widgets.throttle import Throttle
 
 PLOT_EVERY = 0.25       # the charts and the memory table redraw at most this often while running
@@ -69,40 +68,6 @@ LOCK_WAIT = 0.02        # a redraw waits this long for the engine's lock, else t
                         # posts `Stepped` when it ends and the redraw happens then
 PAGES = ("bandit", "progress", "memory", "episodes")
 COMPACT_BELOW = (120, 42)  # columns, rows: below either, one group of panels at a time
-
-
-_heap_shared = False  # the frozen objects came from a fork server: pages shared with other labs
-
-
-def keep_shared_heap_frozen() -> None:
-    """Called in a lab forked from the fork server of `ael-lab serve`: what the server froze
-    before forking stays frozen. Unfreezing and collecting it would write to every object's
-    header, copying each page of it into this lab (about 45 MiB per visitor)."""
-    global _heap_shared
-    _heap_shared = True
-
-
-def settle_heap() -> None:
-    """Move what a loaded session and the interface hold (long-lived) out of the garbage
-    collector's sight. A full collection walks every object, 60-80 ms with a 1,200-episode
-    session; it would land in the middle of a step now and then. Unfreezing first lets a
-    previous session be collected, except in a forked lab (keep_shared_heap_frozen): there
-    only what the lab made since is collected, and a previous session's cycles stay (its
-    other objects are freed by their reference counts, frozen or not)."""
-    if not _heap_shared:
-        gc.unfreeze()
-    gc.collect()
-    gc.freeze()
-
-
-def settle_heap_soon(screen: Screen) -> None:
-    """The process's first session: freeze at once (constant time; a collection here finds
-    nothing to free, it only costs the walk, and a first key press would wait for it).
-    A later one: collect the previous session, after the first frame."""
-    if gc.get_freeze_count() == 0:
-        gc.freeze()
-    else:
-        screen.call_after_refresh(settle_heap)
 
 
 class LabScreen(SaysWhy, Screen):
