@@ -15,8 +15,9 @@ from typing import Any
 from engine.reflection import Reflection
 
 from ael_tui.widgets.charts.reads import PictureSource, picture_source
-from ael_tui.lab.panels import PANELS
-from ael_tui.lab.session_host import RUN_MODES, SessionHost
+from ael_tui.lab.panels import extension_panels
+from ael_tui.lab.session_host import SessionHost
+from ael_tui.widgets.run_loop import RUN_MODES
 from ael_tui.lab.travel_chart import TravelMarks, travel_marks
 from ael_tui.widgets.readouts import ArmRow, ProgressData, Status, posterior_rows, progress_data, proposal_notes, status_of
 
@@ -57,12 +58,12 @@ class LabView:
 
 def variant_panels(s) -> dict[str, bool]:
     """Which extensions' panels a session has (ael_tui/lab/panels.py: planners, tools, skills, credit...)."""
-    return {p.name: p.shown(s) for p in PANELS.values()}
+    return {p.name: p.shown(s) for p in extension_panels()}
 
 
 def _variant_views(s) -> dict[str, Any]:
     """The data of the panels the session shows, by panel name."""
-    return {p.name: p.view(s) for p in PANELS.values() if p.shown(s)}
+    return {p.name: p.view(s) for p in extension_panels() if p.shown(s)}
 
 
 def take_view(host: SessionHost) -> LabView:
