@@ -152,8 +152,9 @@ OPENS = {
     ("ael_tui.lab.branch_compare", "ael_tui.compare.lockstep"): "the branch compared is a compare view",
     ("ael_tui.serve.classroom", "ael_tui.tour.tour_card"): "the classroom knows when a tour card is open",
 }
-# the lab screen composes the memory panel, so it imports it as it loads
+# the lab composes the memory panel (a core entry of its panel registry), so it imports it as it loads
 COMPOSES = {
+    ("ael_tui.lab.panels", "ael_tui.memory.memory_panel"): "the memory panel, a core panel of the registry",
     ("ael_tui.lab.lab_screen", "ael_tui.memory.memory_panel"): "the memory panel",
     ("ael_tui.lab.lab_screen", "ael_tui.memory.method_memory"): "the memory panel's tables of a prior method",
 }
