@@ -26,9 +26,9 @@ from ael_tui.lab.posteriors import DensityPlot, PosteriorTable
 from ael_tui.lab.progress_chart import ProgressPanel
 from ael_tui.lab.reflection_panel import ReflectionPanel
 from ael_tui.lab.variant_panels import PlannerPanel, ToolPanel
-from ael_tui.learning_readouts import credit_view, skills_view
+from ael_tui.lab.learning_readouts import credit_view, skills_view
 from ael_tui.memory.memory_panel import MemoryPanel
-from ael_tui.variant_readouts import planner_view, tool_rows
+from ael_tui.lab.variant_readouts import planner_view, tool_rows
 
 if TYPE_CHECKING:
     from ael_tui.lab.lab_view import LabView
