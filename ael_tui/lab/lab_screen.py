@@ -10,7 +10,11 @@ talk to the screen by messages (`RunControls.Stepped`, `RunControls.Stopped`,
 to the object it concerns; no object calls another's. The screen keeps the `BINDINGS`
 (from actions.py: Textual looks a key up only in the focused widget and its ancestors,
 so keys of an unfocused object would not fire from anywhere on the screen), and each
-action hands over to its object in one line.
+action hands over to its object in one line; a key that matters only on a focused panel
+is that panel's own binding (the episode log's / and Enter, a chart's S and k).
+
+The panels, core and extension alike, are entries of the panel registry (panels.py):
+the screen composes each in its row, titles it and gives it its part of every view.
 
 Engine work runs in one thread worker of `LabRuns` through the session host; this screen
 never steps the session itself. After every step of a longer run the host's `on_step`
