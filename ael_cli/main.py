@@ -128,7 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
     from .reproduce.reproduce_command import add_parser as add_reproduce
     from .sweep.flags import add_parser as add_sweep
     from .timetravel_command import add_parsers as add_timetravel
-    from ael_tui.charts.chart_command import add_parser as add_chart
+    from ael_tui.chart_command import add_parser as add_chart
 
     add_serve(sub)
     add_sweep(sub, scenario_names, method_help())
@@ -195,7 +195,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             code = getattr(timetravel_command, f"{args.command}_command")(args)
         elif args.command == "chart":
-            from ael_tui.charts.chart_command import chart_command
+            from ael_tui.chart_command import chart_command
 
             code = chart_command(args)
         elif args.command == "export-stream":

@@ -32,11 +32,11 @@ from ael_cli.flags.llm_flags import llm_config
 from ael_cli.flags.scenario_flags import scenario_options
 from ael_tui.config import LabSettings, load_keymap
 from ael_tui.lab.session_host import SessionHost
-from ael_tui.dialogs import ConfirmScreen, PromptScreen
+from ael_tui.widgets.dialogs import ConfirmScreen, PromptScreen
 from ael_tui.help_screen import HelpScreen
 from ael_tui.lab.lab_screen import LabScreen
 from ael_tui.files.start_screen import StartScreen
-from ael_tui.files.opening import NewSession, build_session, open_session
+from ael_tui.widgets.opening import NewSession, build_session, open_session
 
 
 MAX_NOTIFICATIONS = 3

@@ -147,7 +147,7 @@ class LabSettings:
     served: Any = None               # a serve.quota.VisitorFiles when a browser visitor drives this lab
     clock: Clock = SYSTEM_CLOCK      # redraw throttles, the run keys' delay, the wait between episodes
     # the lab is its process's only program (`ael-lab lab`, a served lab): it may move what a
-    # session holds out of the garbage collector's sight (lab_screen.settle_heap). Off inside
+    # session holds out of the garbage collector's sight (widgets/shared_heap.py). Off inside
     # another program (a test runner, a notebook), whose heap is not the lab's to freeze
     tends_heap: bool = False
 

@@ -41,7 +41,7 @@ def check_scenario(name: str, *, seed: int = 3, options: dict | None = None) -> 
     """The engine's checks, then: in `run --help` with its summary, on the start screen's
     list of worlds (available in this build), and its selectors in the start screen's and
     the compare view's lists."""
-    from ael_tui.files.opening import scenario_availability, selectors_of
+    from ael_tui.widgets.opening import scenario_availability, selectors_of
 
     engine_checks.check_scenario(name, scenarios.spec_of, scenarios.make_scenario, seed=seed, options=options)
     spec = scenarios.spec_of(name)
@@ -60,7 +60,7 @@ def check_method(name: str, *, seed: int = 3) -> str:
     (the selector's list) and in the start screen's and compare view's selector lists of every
     scenario that offers it. The scenario it ran on."""
     from engine.methods import method_help
-    from ael_tui.files.opening import selectors_of
+    from ael_tui.widgets.opening import selectors_of
 
     names = scenarios.scenario_names()
     scenario = engine_checks.check_method(name, scenarios.spec_of, scenarios.make_scenario, names, seed=seed)

@@ -34,7 +34,7 @@ async def shoot(path: Path, scenario: str, seed: int, episodes: int, size: tuple
     from ael_tui.compare.lockstep import CompareHost, build_compare
     from ael_tui.config import LabSettings
     from ael_tui.compare.compare_screen import CompareScreen
-    from ael_tui.files.opening import NewSession, build_session
+    from ael_tui.widgets.opening import NewSession, build_session
 
     session = build_session(NewSession(scenario, seed, "ts+reflection", "auto"))
     settings = LabSettings(delay=0.0, saves_dir=path.parent)

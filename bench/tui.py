@@ -49,13 +49,13 @@ from pathlib import Path
 from ael_tui.app import AelLab
 from ael_tui.compat import on_each_frame
 from ael_tui.config import LabSettings
-from ael_tui.files.opening import NewSession, build_session
-from ael_tui.readouts import chosen_arm, posterior_rows
+from ael_tui.widgets.opening import NewSession, build_session
+from ael_tui.widgets.readouts import chosen_arm, posterior_rows
 from ael_tui.lab.episode_log import EpisodeLog
 from ael_tui.memory.memory_panel import MemoryPanel, MemoryTable
 from ael_tui.lab.posteriors import DensityPlot, PosteriorTable, density_chart
 from ael_tui.lab.progress_chart import ProgressChart
-from ael_tui.lab.status_bar import StatusBar
+from ael_tui.widgets.status_bar import StatusBar
 
 SIZE = (160, 48)
 STEPS = 50
@@ -223,8 +223,8 @@ from ael_cli.flags.llm_flags import llm_config
 from ael_tui.app import AelLab
 from ael_tui.compat import on_each_frame
 from ael_tui.config import LabSettings
-from ael_tui.files.opening import NewSession, build_session
-from ael_tui.lab.status_bar import StatusBar
+from ael_tui.widgets.opening import NewSession, build_session
+from ael_tui.widgets.status_bar import StatusBar
 from ael_tui.lab.posteriors import PosteriorTable
 from textual.widgets import Footer
 

@@ -22,7 +22,7 @@ import engine.store.persistence
 from ael_tui.app import AelLab
 from ael_tui.clock import SYSTEM_CLOCK, Clock
 from ael_tui.config import LabSettings
-from ael_tui.files.opening import NewSession, build_session
+from ael_tui.widgets.opening import NewSession, build_session
 
 FROZEN_NOW = "2026-01-02T03:04:05+00:00"
 
@@ -159,7 +159,7 @@ async def method_memory(app, pilot):
 
 def count_rebuilds(app):
     """The screen's footer, and a list that grows by one each time it rebuilds its keys."""
-    from ael_tui.steady_footer import SteadyFooter
+    from ael_tui.widgets.steady_footer import SteadyFooter
 
     footer = app.screen.query_one(SteadyFooter)
     rebuilt: list[int] = []

@@ -11,7 +11,7 @@ from textual.widget import Widget
 
 from engine.shown_text import shown
 
-from ael_tui.readouts import ArmRow
+from ael_tui.widgets.readouts import ArmRow
 
 NAME = 16     # room for an arm's name (longer ones are cut)...
 MIN_BAR = 8   # ...unless the bar would get narrower than this

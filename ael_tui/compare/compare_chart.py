@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ael_tui.charts.curves import KINDS, cumulative_chart, regret_chart
-from ael_tui.charts.exportable import ExportableChart
-from ael_tui.charts.reads import PictureSource
-from ael_tui.charts.picture_svg import chart_svg
-from ael_tui.lab.progress_chart import REGIME, UNIT
-from ael_tui.line_chart import Axis, Chart, LineChart, Series, quarters
-from ael_tui.readouts import ProgressData
+from ael_tui.widgets.charts.curves import KINDS, REGIME, UNIT, cumulative_chart, regret_chart
+from ael_tui.widgets.charts.exportable import ExportableChart
+from ael_tui.widgets.charts.reads import PictureSource
+from ael_tui.widgets.charts.picture_svg import chart_svg
+from ael_tui.widgets.line_chart import Axis, Chart, LineChart, Series, quarters
+from ael_tui.widgets.readouts import ProgressData
 
 # one per selector in the order chosen (the arm bars' titles use the same)
 RICH_COLOURS = ("cyan", "magenta", "dark_orange", "green", "red")

@@ -21,18 +21,18 @@ from textual.screen import Screen
 
 from ael_tui.actions import SaysWhy, bindings_for, hands_over
 from ael_tui.compare.lockstep import CompareHost
-from ael_tui.lab.session_host import RUN_MODES
-from ael_tui.readouts import compare_status, posterior_rows, progress_data, selector_summary
+from ael_tui.widgets.readouts import compare_status, posterior_rows, progress_data, selector_summary
 from ael_tui.compare.arm_bars import ArmBars
-from ael_tui.charts.compare_pictures import ComparePictures
-from ael_tui.charts.reads import picture_source
+from ael_tui.widgets.charts.compare_pictures import ComparePictures
+from ael_tui.widgets.charts.reads import picture_source
 from ael_tui.compare.compare_chart import RICH_COLOURS, CompareChart
-from ael_tui.lab.status_bar import CompareStatusBar
+from ael_tui.widgets.status_bar import CompareStatusBar
 from ael_tui.compare.timeline import Timeline
-from ael_tui.dialogs import PromptScreen
-from ael_tui.files.export_answer import export_answer
-from ael_tui.run_controls import RunControls
-from ael_tui.steady_footer import SteadyFooter
+from ael_tui.widgets.dialogs import PromptScreen
+from ael_tui.widgets.export_answer import export_answer
+from ael_tui.widgets.run_controls import RunControls
+from ael_tui.widgets.run_loop import RUN_MODES
+from ael_tui.widgets.steady_footer import SteadyFooter
 
 PLOT_EVERY = 0.25
 

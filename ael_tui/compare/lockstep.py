@@ -22,7 +22,7 @@ from engine.session import Session, SessionConfig
 from scenarios import make_scenario, spec_of
 
 from ael_tui.config import LabSettings
-from ael_tui.run_loop import RunLoop
+from ael_tui.widgets.run_loop import RunLoop
 
 DEFAULT_SELECTORS = ("ts", "ts+reflection", "oracle")
 MAX_SELECTORS = 5

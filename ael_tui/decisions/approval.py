@@ -31,10 +31,10 @@ from engine.reflection import Reflection
 from engine.shown_text import shown, shown_lines
 
 from ael_tui.actions import SaysWhy, bindings_for
-from ael_tui.button_rows import ButtonRows
-from ael_tui.tick_list import TickList
-from ael_tui.lab.reflection_panel import evidence_text
-from ael_tui.dialogs import PromptScreen
+from ael_tui.widgets.button_rows import ButtonRows
+from ael_tui.widgets.tick_list import TickList
+from ael_tui.widgets.evidence import evidence_text
+from ael_tui.widgets.dialogs import PromptScreen
 from ael_tui.decisions.editor import EditProposalScreen
 from ael_tui.decisions.preview_panel import REPLAYING, PreviewPanel, headline
 

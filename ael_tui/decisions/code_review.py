@@ -21,7 +21,7 @@ from engine.policies import PolicySpec
 from engine.shown_text import shown, shown_lines
 
 from ael_tui.actions import bindings_for
-from ael_tui.button_rows import ButtonRows
+from ael_tui.widgets.button_rows import ButtonRows
 
 
 @dataclass(frozen=True)

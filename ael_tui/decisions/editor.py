@@ -4,7 +4,6 @@ object that would be used. Accept is refused while the edit is invalid."""
 
 from __future__ import annotations
 
-import difflib
 import json
 from typing import Any, Callable
 
@@ -19,25 +18,8 @@ from engine.errors import AELError
 from engine.shown_text import shown, shown_lines
 
 from ael_tui.actions import bindings_for
-from ael_tui.button_rows import ButtonRows
-
-
-def pretty(obj: Any) -> str:
-    return json.dumps(obj, indent=2, ensure_ascii=False)
-
-
-def diff_text(before: str, after: str) -> Text:
-    lines = list(difflib.unified_diff(before.splitlines(), after.splitlines(), "proposed", "edited",
-                                      lineterm="", n=1))
-    if not lines:
-        return Text("no change from the proposal", style="dim")
-    out = Text()
-    for line in lines:
-        style = ("green" if line.startswith("+") and not line.startswith("+++") else
-                 "red" if line.startswith("-") and not line.startswith("---") else
-                 "cyan" if line.startswith("@@") else "dim")
-        out.append(shown(line) + "\n", style=style)  # a model's proposal: shown, never obeyed
-    return out
+from ael_tui.widgets.button_rows import ButtonRows
+from ael_tui.widgets.proposal_diff import diff_text, pretty
 
 
 class EditProposalScreen(ModalScreen[tuple[dict[str, Any], str] | None]):

@@ -11,7 +11,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Label, Static
 
 from ael_tui.actions import bindings_for
-from ael_tui.readouts import SaveInfo, list_saves
+from ael_tui.widgets.readouts import SaveInfo, list_saves
 from ael_tui.files.save_list import SaveTable
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from rich.text import Text
 from textual.widgets import DataTable
 
-from ael_tui.readouts import SaveInfo
+from ael_tui.widgets.readouts import SaveInfo
 
 
 class SaveTable(DataTable):

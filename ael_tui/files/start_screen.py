@@ -16,12 +16,12 @@ from engine.variants.session_variants import check_variants, split_variants
 from scenarios import all_specs, spec_of
 
 from ael_tui.actions import bindings_for
-from ael_tui.files.opening import (APPROVAL_MODES, NewSession, scenario_availability, selectors_of, usable_backends)
-from ael_tui.readouts import SaveInfo, list_saves
+from ael_tui.widgets.opening import (APPROVAL_MODES, NewSession, scenario_availability, selectors_of, usable_backends)
+from ael_tui.widgets.readouts import SaveInfo, list_saves
 from ael_tui.files.save_list import SaveTable
 from ael_tui.files.scenario_fields import (data_example, data_preview_of, option_fields, option_values,
                                            show_for)
-from ael_tui.steady_footer import SteadyFooter
+from ael_tui.widgets.steady_footer import SteadyFooter
 
 
 TITLE = " AEL Lab · a Thompson-sampling bandit over memory policies, with reflection you steer"

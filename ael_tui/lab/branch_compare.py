@@ -22,12 +22,12 @@ from scenarios import make_scenario
 from engine.session import Session
 
 from ael_tui.compare.compare_screen import CompareScreen
-from ael_tui.run_controls import RunControls
+from ael_tui.widgets.run_controls import RunControls
 from ael_tui.compare.lockstep import CompareHost, TimelineEntry
 from ael_tui.config import LabSettings
-from ael_tui.lab.status_bar import SEP, CompareStatusBar
+from ael_tui.widgets.status_bar import SEP, CompareStatusBar
 from ael_tui.lab.time_travel import Divergence, divergence
-from ael_tui.readouts import Status
+from ael_tui.widgets.readouts import Status
 
 NAMES = ("original", "branch")
 

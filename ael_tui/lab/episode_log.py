@@ -8,8 +8,12 @@ from rich.style import Style
 from textual.binding import Binding
 from textual.message import Message
 
+from engine.errors import AELError
+
 from ael_tui.lab.episode_filter import EpisodeFilter, Inputs
-from ael_tui.row_list import PLAIN, RowList, cut_keeping_tail
+from ael_tui.lab.episode_filter import parse as parse_filter
+from ael_tui.widgets.dialogs import PromptScreen
+from ael_tui.widgets.row_list import PLAIN, RowList, cut_keeping_tail
 
 GREEN, RED, BOLD = Style(color="green"), Style(color="red"), Style(bold=True)
 FALLBACK = Style(color="yellow", bold=True)  # an LLM call answered offline
@@ -22,15 +26,29 @@ class EpisodeLog(RowList):
     BINDINGS = [*RowList.BINDINGS, Binding("enter", "open", "Episode in full", show=False),
                 Binding("slash", "filter", "Filter episodes", show=False)]
 
-    class FilterAsked(Message):
-        """/ on the log: the screen asks for a filter (episode_filter.py says what it reads)."""
-
     filter: EpisodeFilter = EpisodeFilter()
     inputs: Inputs | None = None  # each episode's input text, for words the filter looks for (the screen sets it)
     _history: list[dict[str, Any]] = []
 
     def action_filter(self) -> None:
-        self.post_message(self.FilterAsked())
+        """/ on the log: which episodes to show (episode_filter.py says what it reads)."""
+        self.app.push_screen(
+            PromptScreen("Show the episodes where", value=self.filter.text, placeholder="e.g. ✗ policy=compressed regime=3",
+                         ok="Filter", input_id="episode-filter",
+                         hint="✗ or wrong, ✓ or right; policy=NAME, phase=train|val|test, regime=N; #N from "
+                              "episode N on; text:WORD in the input (the ticket, the article, the bar); other "
+                              "words in the action, outcome or input; \"a phrase\" in quotes. Empty shows all."),
+            self._filter_answered)
+
+    def _filter_answered(self, text: str | None) -> None:
+        if text is None:
+            return
+        try:
+            filt = parse_filter(text)
+        except AELError as err:
+            self.app.notify(str(err), severity="error", title="Not a filter")
+            return
+        self.set_filter(filt)
 
     def set_filter(self, filt: EpisodeFilter) -> None:
         """Show only the episodes `filt` keeps (all with an empty one), the cursor on the first."""

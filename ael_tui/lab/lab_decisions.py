@@ -9,7 +9,7 @@ panels redraw, and a tour's card that waited for the decision comes next)."""
 from __future__ import annotations
 
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 from textual.widget import Widget
@@ -18,11 +18,12 @@ from engine.errors import AELError
 from engine.preview import preview, window_of
 from engine.timetravel import detached
 
-from ael_tui.decisions.approval import ApprovalScreen, BatchDecision, Decision, ProposalContext
-from ael_tui.decisions.code_review import CodeReviewScreen, MethodCode
 from ael_tui.lab.records import RulesScreen, inspect_episode
 from ael_tui.lab.session_host import SessionHost
-from ael_tui.readouts import evidence_episodes, window_stats
+from ael_tui.widgets.readouts import evidence_episodes, window_stats
+
+if TYPE_CHECKING:
+    from ael_tui.decisions.approval import BatchDecision, Decision
 
 PAST = {"approve": "approved", "edit": "approved as edited", "reject": "rejected",
         "always": "approved (and every later one of its kind will be)"}
@@ -47,6 +48,10 @@ class Decisions(Widget):
     def open(self) -> None:
         """The code arm a file brought in first (a person looks before anything runs), else
         the first pending proposal; says so if nothing waits."""
+        # the decisions/ folder's screens, imported where they open (a feature folder imports no other at load)
+        from ael_tui.decisions.approval import ApprovalScreen, ProposalContext
+        from ael_tui.decisions.code_review import CodeReviewScreen, MethodCode
+
         if any(isinstance(screen, (ApprovalScreen, CodeReviewScreen)) for screen in self.app.screen_stack):
             return
         with self.host.lock:

@@ -16,10 +16,9 @@ from textual.widget import Widget
 
 from engine.errors import AELError
 
-from ael_tui.dialogs import CompareSetupScreen, ConfirmScreen, PromptScreen, SettingsAnswer, SettingsScreen
-from ael_tui.files.export_answer import export_answer
-from ael_tui.files.load_dialog import LoadScreen
-from ael_tui.files.opening import selectors_of
+from ael_tui.widgets.dialogs import CompareSetupScreen, ConfirmScreen, PromptScreen, SettingsAnswer, SettingsScreen
+from ael_tui.widgets.export_answer import export_answer
+from ael_tui.widgets.opening import selectors_of
 from ael_tui.lab.session_host import SessionHost
 
 if TYPE_CHECKING:
@@ -153,6 +152,8 @@ class Files(Widget):
         def chosen(path: Path | None) -> None:
             if path is not None:
                 self.app.open_saved_session(path)
+
+        from ael_tui.files.load_dialog import LoadScreen  # the files/ folder's dialog, imported where it opens
 
         self.app.push_screen(LoadScreen(self.host.settings.saves_dir), chosen)
 

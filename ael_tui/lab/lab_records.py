@@ -11,7 +11,7 @@ from engine.errors import AELError
 
 from ael_tui.lab.records import AuditScreen, ReflectionsScreen, ResultsScreen
 from ael_tui.lab.session_host import SessionHost
-from ael_tui.readouts import proposal_notes
+from ael_tui.widgets.readouts import proposal_notes
 
 
 class Records(Widget):

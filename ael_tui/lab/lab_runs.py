@@ -8,7 +8,7 @@ from __future__ import annotations
 from engine import events as ev
 
 from ael_tui.lab.session_host import RunOutcome, SessionHost
-from ael_tui.run_controls import RunControls
+from ael_tui.widgets.run_controls import RunControls
 
 RUN_ACTIONS = {"step": "step", "run_window": "window", "run_reflection": "reflection",
                "run_each_reflection": "each_reflection", "run_phase": "phase", "tour": "tour"}

@@ -10,7 +10,11 @@ talk to the screen by messages (`RunControls.Stepped`, `RunControls.Stopped`,
 to the object it concerns; no object calls another's. The screen keeps the `BINDINGS`
 (from actions.py: Textual looks a key up only in the focused widget and its ancestors,
 so keys of an unfocused object would not fire from anywhere on the screen), and each
-action hands over to its object in one line.
+action hands over to its object in one line; a key that matters only on a focused panel
+is that panel's own binding (the episode log's / and Enter, a chart's S and k).
+
+The panels, core and extension alike, are entries of the panel registry (panels.py):
+the screen composes each in its row, titles it and gives it its part of every view.
 
 Engine work runs in one thread worker of `LabRuns` through the session host; this screen
 never steps the session itself. After every step of a longer run the host's `on_step`
@@ -27,8 +31,6 @@ lab.tcss does the layout.
 
 from __future__ import annotations
 
-import gc
-
 from textual import work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, ScrollableContainer, Vertical, VerticalScroll
@@ -44,65 +46,37 @@ from ael_tui.lab.lab_records import Records
 from ael_tui.lab.lab_runs import LabRuns
 from ael_tui.lab.lab_tour import Tour
 from ael_tui.lab.lab_view import LabView, take_view, variant_panels
-from ael_tui.lab.posteriors import DensityPlot, PosteriorTable
+from ael_tui.lab.posteriors import DensityPlot
 from ael_tui.lab.progress_chart import ProgressPanel
-from engine.errors import AELError
-from ael_tui.lab.episode_filter import parse as parse_filter
 from ael_tui.lab.episode_inputs import InputTexts
-from ael_tui.dialogs import PromptScreen
 from ael_tui.lab.records import inspect_episode
-from ael_tui.lab.reflection_panel import ReflectionPanel
 from ael_tui.lab.session_host import SessionHost
-from ael_tui.lab.status_bar import StatusBar
+from ael_tui.widgets.status_bar import StatusBar
 from ael_tui.lab.time_travel_keys import TimeTravelKeys
-from ael_tui.lab.panels import PANELS
+from ael_tui.lab.panels import PANELS, PLOT_EVERY, ROWS, LabPanel, in_row
 from ael_tui.memory.memory_panel import MemoryPanel
 from ael_tui.memory.method_memory import method_label, method_tables
-from ael_tui.parts import Parts
-from ael_tui.readouts import memory_entry, memory_rows
-from ael_tui.run_controls import RunControls
-from ael_tui.steady_footer import SteadyFooter
-from ael_tui.throttle import Throttle
+from ael_tui.widgets.parts import Parts
+from ael_tui.widgets.readouts import memory_entry, memory_rows
+from ael_tui.widgets.run_controls import RunControls
+from ael_tui.widgets.steady_footer import SteadyFooter
+from ael_tui.widgets.shared_heap import settle_heap_soon
+from ael_tui.widgets.throttle import Throttle
 
-PLOT_EVERY = 0.25       # the charts and the memory table redraw at most this often while running
 LOCK_WAIT = 0.02        # a redraw waits this long for the engine's lock, else the step holding it
                         # posts `Stepped` when it ends and the redraw happens then
 PAGES = ("bandit", "progress", "memory", "episodes")
 COMPACT_BELOW = (120, 42)  # columns, rows: below either, one group of panels at a time
 
 
-_heap_shared = False  # the frozen objects came from a fork server: pages shared with other labs
-
-
-def keep_shared_heap_frozen() -> None:
-    """Called in a lab forked from the fork server of `ael-lab serve`: what the server froze
-    before forking stays frozen. Unfreezing and collecting it would write to every object's
-    header, copying each page of it into this lab (about 45 MiB per visitor)."""
-    global _heap_shared
-    _heap_shared = True
-
-
-def settle_heap() -> None:
-    """Move what a loaded session and the interface hold (long-lived) out of the garbage
-    collector's sight. A full collection walks every object, 60-80 ms with a 1,200-episode
-    session; it would land in the middle of a step now and then. Unfreezing first lets a
-    previous session be collected, except in a forked lab (keep_shared_heap_frozen): there
-    only what the lab made since is collected, and a previous session's cycles stay (its
-    other objects are freed by their reference counts, frozen or not)."""
-    if not _heap_shared:
-        gc.unfreeze()
-    gc.collect()
-    gc.freeze()
-
-
-def settle_heap_soon(screen: Screen) -> None:
-    """The process's first session: freeze at once (constant time; a collection here finds
-    nothing to free, it only costs the walk, and a first key press would wait for it).
-    A later one: collect the previous session, after the first frame."""
-    if gc.get_freeze_count() == 0:
-        gc.freeze()
-    else:
-        screen.call_after_refresh(settle_heap)
+def _boxed(p: LabPanel) -> ComposeResult:
+    """A panel in its box (`#NAME-box`), or alone when the widget is its own box."""
+    if not p.box:
+        yield p.build()
+        return
+    box = ScrollableContainer if p.scrolls_sideways else Vertical if p.box == "column" else VerticalScroll
+    with box(id=f"{p.name}-box", classes="panel"):
+        yield p.build()
 
 
 class LabScreen(SaysWhy, Screen):
@@ -166,30 +140,15 @@ class LabScreen(SaysWhy, Screen):
         yield Tabs(Tab("Bandit", id="page-bandit"), Tab("Progress", id="page-progress"),
                    Tab("Memory", id="page-memory"), Tab("Episodes", id="page-episodes"), id="lab-pages")
         with VerticalScroll(id="lab-body"):
-            with Horizontal(id="row-bandit", classes="lab-row"):
-                with Vertical(id="posteriors-box", classes="panel"):
-                    yield PosteriorTable(id="posteriors")
-                yield DensityPlot(PLOT_EVERY, id="density", classes="panel")
-            with Horizontal(id="row-variants", classes="lab-row"):  # the extensions' panels (lab/panels.py)
-                for p in PANELS.values():
-                    with (ScrollableContainer if p.scrolls_sideways else VerticalScroll)(id=f"{p.name}-box",
-                                                                                          classes="panel"):
-                        yield p.widget(id=p.name)
-            with Horizontal(id="row-progress", classes="lab-row"):
-                yield ProgressPanel(PLOT_EVERY, id="progress-box", classes="panel")
-                with VerticalScroll(id="reflection-box", classes="panel"):
-                    yield ReflectionPanel(id="reflection")
-            with Horizontal(id="row-memory", classes="lab-row"):
-                yield MemoryPanel(id="memory", classes="panel")
-                yield EpisodeLog(id="log", classes="panel")
+            for row in ROWS:  # every panel, core and extension (lab/panels.py), in its row
+                with Horizontal(id=f"row-{row}", classes="lab-row"):
+                    for p in in_row(row):
+                        yield from _boxed(p)
         yield SteadyFooter(compact=True)
 
     def on_mount(self) -> None:
-        titles = {"#posteriors-box": "Posteriors", "#density": "Beta densities", "#progress-box": "Progress",
-                  "#reflection-box": "Reflection", "#memory": "Memory", "#log": "Episodes",
-                  **{f"#{p.name}-box": p.title for p in PANELS.values()}}
-        for selector, title in titles.items():
-            self.query_one(selector).border_title = title
+        for p in PANELS.values():
+            self.query_one(p.titled).border_title = p.title
         for widget in self.query("Input"):
             widget.cursor_blink = self.app.cursor_blink_enabled
         self._show_variant_panels()
@@ -290,10 +249,9 @@ class LabScreen(SaysWhy, Screen):
         if view is None:
             return
         self.panel(StatusBar).show(view.status, view.running, view.delay, view.autosave_every)
-        self.panel(PosteriorTable).show(view.arms)
-        self.panel(EpisodeLog).show(view.history)
-        self.panel(ReflectionPanel).show(view.reflections, view.insight, view.notes, view.outlook)
-        self.panel(MemoryPanel).set_counts(view.memory_counts, view.memory_cap)
+        for p in PANELS.values():
+            if p.show is not None:
+                p.show(self.panel(p.widget), view)
         for name, data in view.variant_views.items():
             self.panel(PANELS[name].widget).show(data)
         if old is None or old.version != view.version:  # (a run's end, after its last step: the same charts)
@@ -335,26 +293,6 @@ class LabScreen(SaysWhy, Screen):
             panel.show_rows(memory_rows(self.host.session, panel.tier, panel.needle))
         finally:
             self.host.lock.release()
-
-    def on_episode_log_filter_asked(self, event: EpisodeLog.FilterAsked) -> None:
-        log = self.panel(EpisodeLog)
-        self.app.push_screen(
-            PromptScreen("Show the episodes where", value=log.filter.text, placeholder="e.g. ✗ policy=compressed regime=3",
-                         ok="Filter", input_id="episode-filter",
-                         hint="✗ or wrong, ✓ or right; policy=NAME, phase=train|val|test, regime=N; #N from "
-                              "episode N on; text:WORD in the input (the ticket, the article, the bar); other "
-                              "words in the action, outcome or input; \"a phrase\" in quotes. Empty shows all."),
-            self._episode_filter)
-
-    def _episode_filter(self, text: str | None) -> None:
-        if text is None:
-            return
-        try:
-            filt = parse_filter(text)
-        except AELError as err:
-            self.app.notify(str(err), severity="error", title="Not a filter")
-            return
-        self.panel(EpisodeLog).set_filter(filt)
 
     def on_episode_log_open(self, event: EpisodeLog.Open) -> None:
         self.app.push_screen(inspect_episode(self.host.read, event.record))

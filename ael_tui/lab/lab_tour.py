@@ -8,12 +8,14 @@ proposal waits: open it), `RunToMoment` (run in the mode "tour")."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.message import Message
 from textual.widget import Widget
 
 from ael_tui.lab.session_host import SessionHost
-from ael_tui.tour.guide import TourGuide
-from ael_tui.tour.tour_card import TourCardScreen
+if TYPE_CHECKING:
+    from ael_tui.tour.tour_card import TourCardScreen
 
 
 class Tour(Widget):
@@ -46,6 +48,8 @@ class Tour(Widget):
         """Show the next noticed moment, else decide what is pending, else run to the next moment."""
         host = self.host
         if host.tour is None:
+            from ael_tui.tour.guide import TourGuide  # the tour/ folder's guide, made when a tour starts
+
             host.tour = host.read(lambda s: TourGuide(s, key_for=self.app.key_for))
         tour = host.tour
         if tour.cards:
@@ -67,6 +71,8 @@ class Tour(Widget):
 
     def show_card(self) -> None:
         """Take the next noticed moment's card (one at a time) and ask for its panel."""
+        from ael_tui.tour.tour_card import TourCardScreen  # the tour/ folder's card, imported where it opens
+
         tour = self.host.tour
         if tour is None or self._due is not None or any(isinstance(s, TourCardScreen) for s in self.app.screen_stack):
             return

@@ -14,11 +14,12 @@ from typing import Any
 
 from engine.reflection import Reflection
 
-from ael_tui.charts.reads import PictureSource, picture_source
-from ael_tui.lab.panels import PANELS
-from ael_tui.lab.session_host import RUN_MODES, SessionHost
+from ael_tui.widgets.charts.reads import PictureSource, picture_source
+from ael_tui.lab.panels import extension_panels
+from ael_tui.lab.session_host import SessionHost
+from ael_tui.widgets.run_loop import RUN_MODES
 from ael_tui.lab.travel_chart import TravelMarks, travel_marks
-from ael_tui.readouts import ArmRow, ProgressData, Status, posterior_rows, progress_data, proposal_notes, status_of
+from ael_tui.widgets.readouts import ArmRow, ProgressData, Status, posterior_rows, progress_data, proposal_notes, status_of
 
 
 @dataclass(eq=False)  # two views are never "equal": a new one is always shown
@@ -39,7 +40,7 @@ class LabView:
     memory_counts: dict[str, int]
     memory_cap: int
     progress: ProgressData
-    pictures: PictureSource        # the arm strip's, cumulative reward's and regret's (ael_tui/charts/)
+    pictures: PictureSource        # the arm strip's, cumulative reward's and regret's (ael_tui/widgets/charts/)
     pending: int                   # proposals waiting
     decision_waits: bool           # a proposal or a quarantined code arm waits for a person
     variant_views: dict[str, Any]  # the extensions' panels' data, by panel ({} for a session without any)
@@ -57,12 +58,12 @@ class LabView:
 
 def variant_panels(s) -> dict[str, bool]:
     """Which extensions' panels a session has (ael_tui/lab/panels.py: planners, tools, skills, credit...)."""
-    return {p.name: p.shown(s) for p in PANELS.values()}
+    return {p.name: p.shown(s) for p in extension_panels()}
 
 
 def _variant_views(s) -> dict[str, Any]:
     """The data of the panels the session shows, by panel name."""
-    return {p.name: p.view(s) for p in PANELS.values() if p.shown(s)}
+    return {p.name: p.view(s) for p in extension_panels() if p.shown(s)}
 
 
 def take_view(host: SessionHost) -> LabView:

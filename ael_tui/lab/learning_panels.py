@@ -8,7 +8,7 @@ from rich.text import Text
 from engine.shown_text import shown
 
 from ael_tui.lab.view_panel import ViewPanel
-from ael_tui.learning_readouts import CreditView, SkillsView
+from ael_tui.lab.learning_readouts import CreditView, SkillsView
 
 PARTS = ("structural", "counterfactual", "shapley", "model", "combined")
 SHORT = {"structural": "struct", "counterfactual": "counter", "shapley": "Shapley", "model": "model",

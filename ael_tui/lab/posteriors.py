@@ -4,26 +4,15 @@ from __future__ import annotations
 
 from rich.style import Style
 
-from ael_tui.charts.exportable import ExportableChart
-from ael_tui.charts.picture_svg import chart_svg
-from ael_tui.line_chart import Axis, Chart, LineChart, Series, quarters
-from ael_tui.readouts import ArmRow, beta_pdf, density_grid
-from ael_tui.row_list import PLAIN, RowList
+from ael_tui.widgets.charts.arm_strip import arm_colour
+from ael_tui.widgets.charts.exportable import ExportableChart
+from ael_tui.widgets.charts.picture_svg import chart_svg
+from ael_tui.widgets.line_chart import Axis, Chart, LineChart, Series, quarters
+from ael_tui.widgets.readouts import ArmRow, beta_pdf, density_grid
+from ael_tui.widgets.row_list import PLAIN, RowList
 
 BOLD, REVERSE, GREEN, YELLOW = Style(bold=True), Style(bold=True, reverse=True), Style(color="green"), \
     Style(bold=True, color="yellow")
-
-
-# (plotext name, the same ANSI colour in rich): an arm's curve and its name in the table share
-# it, so the table is the densities' legend (a legend of ten names would cover the plot)
-ARM_COLOURS = (("cyan", "cyan"), ("orange", "yellow"), ("magenta", "magenta"), ("green", "green"),
-               ("blue+", "bright_blue"), ("red", "red"), ("white", "white"), ("cyan+", "bright_cyan"),
-               ("orange+", "bright_yellow"), ("magenta+", "bright_magenta"), ("green+", "bright_green"),
-               ("red+", "bright_red"))
-
-
-def arm_colour(index: int) -> tuple[str, str]:
-    return ARM_COLOURS[index % len(ARM_COLOURS)]
 
 
 class PosteriorTable(RowList):

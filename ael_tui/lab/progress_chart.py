@@ -1,6 +1,6 @@
 """The run so far: rolling reward or accuracy (or equity and drawdown), with the
 regime boundaries, phases, reflections and arm injections marked; k on the focused
-chart switches to cumulative reward or cumulative regret (ael_tui/charts/curves.py),
+chart switches to cumulative reward or cumulative regret (ael_tui/widgets/charts/curves.py),
 S writes what it shows as SVG."""
 
 from __future__ import annotations
@@ -12,17 +12,16 @@ from textual.message import Message
 from textual.app import ComposeResult
 from textual.containers import Vertical
 
-from ael_tui.charts.arm_strip import ArmStrip
-from ael_tui.charts.curves import KINDS, cumulative_chart, regret_chart
-from ael_tui.charts.exportable import ExportableChart
-from ael_tui.charts.reads import PictureSource
-from ael_tui.charts.picture_svg import chart_svg
+from ael_tui.widgets.charts.arm_strip import ArmStrip
+from ael_tui.widgets.charts.curves import KINDS, REGIME, UNIT, cumulative_chart, regret_chart
+from ael_tui.widgets.charts.exportable import ExportableChart
+from ael_tui.widgets.charts.reads import PictureSource
+from ael_tui.widgets.charts.picture_svg import chart_svg
 from ael_tui.lab.travel_chart import TravelMarks, add_travel, episode_at
-from ael_tui.line_chart import Axis, Chart, LineChart, Series, plot_margins, quarters
-from ael_tui.readouts import ProgressData
+from ael_tui.widgets.line_chart import Axis, Chart, LineChart, Series, plot_margins, quarters
+from ael_tui.widgets.readouts import ProgressData
 
-REGIME, PHASE, NEW_ARM, REFLECTION, CURVE, DRAWDOWN = "grey50", "blue", "green", "magenta", "cyan", "red"
-UNIT = Axis(0.0, 1.0, quarters(0.0, 1.0))  # reward and accuracy: every quarter labelled
+PHASE, NEW_ARM, REFLECTION, CURVE, DRAWDOWN = "blue", "green", "magenta", "cyan", "red"
 
 
 def progress_chart(d: ProgressData, width: int) -> Chart:

@@ -19,7 +19,8 @@ from engine.reflection import Reflection
 from engine.shown_text import shown, shown_lines
 
 from ael_tui.actions import bindings_for
-from ael_tui.row_list import cut
+from ael_tui.widgets.proposal_diff import diff_text, pretty
+from ael_tui.widgets.row_list import cut
 from ael_tui.lab.reflection_panel import reflection_text
 
 
@@ -93,7 +94,6 @@ class AuditScreen(ModalScreen[None]):
 
     def _detail(self, row: int) -> None:
         """The highlighted decision in full: an edit with its diff, the time to the second."""
-        from ael_tui.decisions.editor import diff_text, pretty
         if not 0 <= row < len(self.audit):
             return
         a = self.audit[row]

@@ -20,7 +20,7 @@ import os
 import time
 from collections import deque
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from engine import events as ev
 from engine.errors import AELError
@@ -29,20 +29,14 @@ from engine.run_targets import StopOn, proposed, reflected, run_target
 from engine.session import Session
 
 from ael_tui.config import LabSettings
-from ael_tui.run_loop import RunLoop, RunOutcome
-from ael_tui.tour.guide import TourGuide
+from ael_tui.widgets.run_loop import RUN_MODES, RunLoop, RunOutcome
+
+if TYPE_CHECKING:
+    from ael_tui.tour.guide import TourGuide
 
 T = TypeVar("T")
 _HOSTS = itertools.count(1)  # hosts made by this process, for unique autosave names
 
-RUN_MODES = {
-    "step": "one episode",
-    "window": "one slow window",
-    "reflection": "to the next proposal",
-    "each_reflection": "to the next reflection",
-    "phase": "to the end of the phase",
-    "tour": "to the next moment of the tour",
-}
 # the lab's names for the engine's run modes (r: the next reflection that proposes something)
 ENGINE_MODE = {"reflection": "proposal", "each_reflection": "reflection"}
 
@@ -89,6 +83,8 @@ class SessionHost(RunLoop):
         s = self.session
         if mode == "tour":
             if self.tour is None:
+                from ael_tui.tour.guide import TourGuide  # the tour/ folder's guide, made when a tour starts
+
                 self.tour = TourGuide(s)
             tour = self.tour
             return s.n_episodes, lambda events: tour.feed(events, self.session)

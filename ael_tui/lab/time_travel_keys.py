@@ -17,7 +17,7 @@ from textual.widget import Widget
 
 from engine.errors import AELError
 
-from ael_tui.dialogs import PromptScreen
+from ael_tui.widgets.dialogs import PromptScreen
 from ael_tui.lab import time_travel
 from ael_tui.lab.session_host import SessionHost
 from ael_tui.lab.time_travel import PAST

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ael_tui.line_chart import Chart, Series
-from ael_tui.readouts import progress_data
+from ael_tui.widgets.line_chart import Chart, Series
+from ael_tui.widgets.readouts import progress_data
 
 if TYPE_CHECKING:
     from engine.session import Session

@@ -10,7 +10,7 @@ from rich.text import Text
 from engine.shown_text import shown
 
 from ael_tui.lab.view_panel import ViewPanel
-from ael_tui.variant_readouts import PlannerView, ToolRow
+from ael_tui.lab.variant_readouts import PlannerView, ToolRow
 
 
 def _short(tool: str) -> str:

@@ -21,9 +21,9 @@ from engine.shown_text import shown, shown_lines
 
 from ael_tui.compat import scroll_update
 from ael_tui.memory.method_memory import MethodMemoryView
-from ael_tui.parts import Parts
-from ael_tui.readouts import TIERS, MemoryRow
-from ael_tui.row_list import PLAIN, RowList
+from ael_tui.widgets.parts import Parts
+from ael_tui.widgets.readouts import TIERS, MemoryRow
+from ael_tui.widgets.row_list import PLAIN, RowList
 
 BOLD, DIM = Style(bold=True), Style(dim=True)
 

@@ -33,7 +33,7 @@ from engine.session import Session
 from ..app import AelLab
 from ..compat import ExitHook
 from ..config import LabSettings
-from ..files.opening import NewSession, build_session
+from ..widgets.opening import NewSession, build_session
 from .classroom import ClassLink
 from .mode import ServedMode
 from .quota import VisitorFiles

@@ -120,7 +120,7 @@ def child(sock: socket.socket, fds: list[int], request: dict, prepared) -> int:
         os.environ.clear()
         os.environ.update({str(k): str(v) for k, v in env.items()})
     from ..config import LabSettings
-    from ..lab.lab_screen import keep_shared_heap_frozen
+    from ..widgets.shared_heap import keep_shared_heap_frozen
     from .lab import ServedLab
 
     keep_shared_heap_frozen()

@@ -24,7 +24,7 @@ from typing import Any, Callable
 from engine import events as ev
 from engine.session import Session
 
-from ael_tui.readouts import regime_name
+from ael_tui.widgets.readouts import regime_name
 
 MOMENTS = ("posterior", "distilled", "reflected", "regime", "arm")
 

@@ -3,7 +3,7 @@ naming the file and the field, and the session on screen is left as it was."""
 
 from __future__ import annotations
 
-from ael_tui.dialogs import ConfirmScreen
+from ael_tui.widgets.dialogs import ConfirmScreen
 from ael_tui.lab.lab_screen import LabScreen
 from tests.unit.test_bad_documents import CORPUS, EXPECTED, cases
 from tests.tui_helpers import frozen_lab, make_app, notifications, settle, synthetic  # noqa: F401

@@ -98,7 +98,7 @@ def test_a_plugin_world_method_and_variant_are_registered_from_their_entry_point
         main(["run", "--help"])
     out = " ".join(capsys.readouterr().out.split())
     assert "lamp-world: two lamps" in out and "always-first" in out and "--lamps-on" in out
-    from ael_tui.files.opening import selectors_of
+    from ael_tui.widgets.opening import selectors_of
 
     assert selectors_of("lamp-world") == ["ts", "ucb1", "fixed:red", "oracle"]  # what the compare view offers
     assert main(["run", "lamp-world", "--seeds", "1", "--selector", "ts,always-first", "--variant", "quiet",

@@ -97,8 +97,8 @@ def hostile_stream(path: Path, rows: int = 60, text_column: str = "text") -> str
 
 
 async def test_x_on_a_stream_whose_cells_begin_with_a_formula_writes_none(tmp_path):
-    from ael_tui.dialogs import PromptScreen
-    from ael_tui.files.opening import NewSession, build_session
+    from ael_tui.widgets.dialogs import PromptScreen
+    from ael_tui.widgets.opening import NewSession, build_session
 
     options = {"data": hostile_stream(tmp_path / "hostile.csv"), "text": "text", "label": "label",
                "meta": ["src"], "regime": "phase"}

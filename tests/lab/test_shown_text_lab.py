@@ -10,7 +10,7 @@ import html
 import re
 from pathlib import Path
 
-from ael_tui.files.opening import NewSession, build_session
+from ael_tui.widgets.opening import NewSession, build_session
 from ael_tui.lab.episode_log import EpisodeLog
 from ael_tui.lab.lab_screen import LabScreen
 from scenarios.stream.demo import write_demo

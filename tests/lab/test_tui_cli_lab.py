@@ -7,7 +7,7 @@ from ael_tui import app as app_module
 from ael_cli.main import build_parser
 from ael_tui.config import LabSettings
 from ael_tui.lab.session_host import SessionHost
-from ael_tui.readouts import status_of
+from ael_tui.widgets.readouts import status_of
 from tests.tui_helpers import frozen_lab, synthetic  # noqa: F401
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from textual.widgets import DataTable, Static
 
 from ael_tui.decisions.code_review import CodeReviewScreen
-from ael_tui.files.opening import open_session
+from ael_tui.widgets.opening import open_session
 from engine.sandbox.codepolicy import source_hash
 from engine.sandbox.codeworker import CodeWorker
 from engine.store.persistence import save_session

@@ -5,9 +5,9 @@ from __future__ import annotations
 from ael_tui.compare.lockstep import CompareHost, build_compare, default_selectors
 from ael_tui.config import LabSettings
 from ael_tui.compare.compare_screen import CompareScreen
-from ael_tui.dialogs import CompareSetupScreen
+from ael_tui.widgets.dialogs import CompareSetupScreen
 from ael_tui.lab.lab_screen import LabScreen
-from ael_tui.files.opening import NewSession, build_session
+from ael_tui.widgets.opening import NewSession, build_session
 from ael_tui.compare.arm_bars import ArmBars, interval_bar
 from ael_tui.compare.timeline import Timeline
 from tests.tui_helpers import FakeClock, count_rebuilds, frozen_lab, make_app, settle, synthetic  # noqa: F401
@@ -119,7 +119,7 @@ async def test_pause_stops_a_lockstep_run():
 async def test_a_compare_run_gets_its_keys_in_the_footer_only_once_it_has_gone_on_for_a_moment():
     """As in the lab: a run over within RUN_KEYS_AFTER leaves the footer as it was (no
     rebuild, no flicker), a longer one shows pause, and its end puts the run keys back."""
-    from ael_tui.run_loop import RUN_KEYS_AFTER
+    from ael_tui.widgets.run_loop import RUN_KEYS_AFTER
 
     def keys(app) -> set[str]:
         return {key.action for key in app.screen.query("FooterKey")}

@@ -77,7 +77,7 @@ async def test_in_the_compare_view_a_run_key_during_a_run_says_why():
 async def test_g_in_the_portfolio_warm_up_runs_through_training_and_f_refuses_warm_up_alone():
     """Item 7: g on a new portfolio session stopped at the end of the 15-bar warm-up and showed
     "the train phase" with a Sharpe over the warm-up bars alone, the same for every selector."""
-    from ael_tui.files.opening import NewSession, build_session
+    from ael_tui.widgets.opening import NewSession, build_session
     from ael_tui.lab.records import ResultsScreen
     from ael_tui.lab.results_table import ResultsTable
 
@@ -102,7 +102,7 @@ async def test_g_in_the_portfolio_warm_up_runs_through_training_and_f_refuses_wa
 
 async def test_enter_answers_the_screenshot_prompt_and_opens_no_episode():
     """Item 8: Episodes panel focused, s, Enter: the SVG was saved and an episode opened too."""
-    from ael_tui.dialogs import PromptScreen
+    from ael_tui.widgets.dialogs import PromptScreen
     from ael_tui.lab.episode_log import EpisodeLog
     from ael_tui.lab.lab_screen import LabScreen
 
@@ -126,7 +126,7 @@ async def test_enter_answers_the_screenshot_prompt_and_opens_no_episode():
 async def test_the_export_path_is_edited_not_replaced_and_an_emptied_one_is_refused_in_the_dialog():
     """Item 11: the path was selected on focus (the first key replaced it) and an emptied field
     closed the dialog without a word."""
-    from ael_tui.dialogs import PromptScreen
+    from ael_tui.widgets.dialogs import PromptScreen
 
     app = make_app(synthetic("auto"))
     async with app.run_test(size=SIZE) as pilot:

@@ -10,7 +10,7 @@ from textual import events
 from textual.widgets import Input, Select, TextArea
 
 from ael_tui.decisions.approval import ApprovalScreen
-from ael_tui.dialogs import ConfirmScreen, PromptScreen
+from ael_tui.widgets.dialogs import ConfirmScreen, PromptScreen
 from ael_tui.decisions.editor import EditProposalScreen
 from ael_tui.lab.lab_screen import LabScreen
 from ael_tui.files.load_dialog import LoadScreen
@@ -325,7 +325,7 @@ async def test_status_line_shows_where_the_run_is():
 async def test_space_pressed_three_times_at_once_on_a_new_session_steps_three_episodes():
     """Issue 13 item 2: presses made while the first step computes (the support scenario's
     table, about a second) were refused; now each is queued and counts."""
-    from ael_tui.files.opening import NewSession, build_session
+    from ael_tui.widgets.opening import NewSession, build_session
     app = make_app(build_session(NewSession("support", 42, "ts+reflection", "manual")))
     async with app.run_test(size=SIZE) as pilot:
         for _ in range(3):  # posted at once, as a person's presses arrive (pilot.press waits for each)
@@ -389,7 +389,7 @@ async def test_ctrl_n_and_ctrl_o_ask_before_dropping_unsaved_progress_and_esc_co
 
 
 def support(approval: str = "manual"):
-    from ael_tui.files.opening import NewSession, build_session
+    from ael_tui.widgets.opening import NewSession, build_session
     return build_session(NewSession("support", 42, "ts+reflection", approval))
 
 
@@ -580,7 +580,7 @@ async def test_the_end_of_a_phase_shows_the_results_beside_the_baselines_for_eve
     return beside eqw/mom/minv/invm; support and synthetic by regime with the paper's rows."""
     from rich.console import Console
     from ael_tui.lab.records import ResultsScreen
-    from ael_tui.files.opening import NewSession, build_session
+    from ael_tui.widgets.opening import NewSession, build_session
     expected = {"synthetic": ["R3", "overall", "paper", "oracle"], "support": ["R3", "accuracy", "paper", "fixed:none"],
                 "portfolio": ["Sharpe", "Sortino", "MaxDD %", "return %", "baseline:eqw", "baseline:invm"]}
     for scenario, words in expected.items():
@@ -676,7 +676,7 @@ async def test_on_the_portfolio_r_asks_only_at_proposals_not_at_every_daily_refl
     """Issue 13 item 9: the portfolio asked every 4 bars (39 stops in 208): the reflector reflects
     daily, but r now stops only where there is something to decide. Half the bars are enough
     to tell (5 stops and 24 reflections by bar 108; 12 and 39 over all 208)."""
-    from ael_tui.files.opening import NewSession, build_session
+    from ael_tui.widgets.opening import NewSession, build_session
     s = build_session(NewSession("portfolio", 42, "ts+reflection", "manual", options={"data": "synthetic"}))
     app = make_app(s)
     stops = 0

@@ -16,7 +16,7 @@ from ael_tui.lab.lab_runs import LabRuns
 from ael_tui.lab.time_travel_keys import TimeTravelKeys
 from ael_tui.lab.lab_screen import LabScreen
 from ael_tui.lab.lab_tour import Tour
-from ael_tui.run_controls import RunControls
+from ael_tui.widgets.run_controls import RunControls
 
 LAB_OBJECTS = {"runs": LabRuns, "tour": Tour, "decisions": Decisions, "records": Records, "files": Files,
                "travel": TimeTravelKeys}

@@ -11,14 +11,14 @@ import pytest
 
 from ael_tui.clock import Clock
 from ael_tui.config import LabSettings
-from ael_tui.files.opening import NewSession, build_session
+from ael_tui.widgets.opening import NewSession, build_session
 from ael_tui.lab.episode_log import EpisodeLog
 from ael_tui.lab.lab_screen import LabScreen
 from ael_tui.lab.session_host import SessionHost
-from ael_tui.lab.status_bar import StatusBar
-from ael_tui.line_chart import Axis, Chart, Series, draw, quarters
+from ael_tui.widgets.status_bar import StatusBar
+from ael_tui.widgets.line_chart import Axis, Chart, Series, draw, quarters
 from ael_tui.memory.memory_panel import EntryDetail
-from ael_tui.throttle import Throttle
+from ael_tui.widgets.throttle import Throttle
 from tests.tui_helpers import FakeClock, count_rebuilds, frozen_lab, make_app, settle, synthetic  # noqa: F401
 
 
@@ -231,7 +231,7 @@ async def test_a_run_gets_its_keys_in_the_footer_only_once_it_has_gone_on_for_a_
     screen: a flicker, and the run's last frame waited for it); a longer one shows pause
     after RUN_KEYS_AFTER, even while an episode holds the session, and the run keys return
     when it ends."""
-    from ael_tui.run_loop import RUN_KEYS_AFTER
+    from ael_tui.widgets.run_loop import RUN_KEYS_AFTER
 
     def keys(app) -> set[str]:
         return {key.action for key in app.screen.query("FooterKey")}

@@ -8,7 +8,7 @@ from pathlib import Path
 from textual.geometry import Region
 from textual.widgets import Footer
 
-from ael_tui.dialogs import ConfirmScreen
+from ael_tui.widgets.dialogs import ConfirmScreen
 from ael_tui.lab.lab_screen import LabScreen
 from tests.tui_helpers import frozen_lab, make_app, settle, synthetic  # noqa: F401
 
@@ -105,9 +105,9 @@ async def test_quitting_with_nothing_unsaved_does_not_ask():
 
 async def test_at_100x30_every_posterior_column_and_the_status_line_are_whole():
     """Issue 13 item 6: the table stopped at "90% int" and the status line was cut."""
-    from ael_tui.files.opening import NewSession, build_session
+    from ael_tui.widgets.opening import NewSession, build_session
     from ael_tui.lab.posteriors import PosteriorTable
-    from ael_tui.lab.status_bar import StatusBar
+    from ael_tui.widgets.status_bar import StatusBar
     s = build_session(NewSession("support", 42, "ts+reflection", "auto"))
     s.run(until=930)
     app = make_app(s)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ael_tui.files.opening import NewSession, build_session
+from ael_tui.widgets.opening import NewSession, build_session
 from ael_tui.lab.learning_panels import CreditPanel, SkillsPanel
 from ael_tui.lab.lab_screen import LabScreen
 from tests.tui_helpers import make_app, settle  # noqa: F401

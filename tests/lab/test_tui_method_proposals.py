@@ -7,8 +7,8 @@ from textual.widgets import Static
 
 from ael_tui.decisions.approval import ApprovalScreen
 from ael_tui.decisions.code_review import CodeReviewScreen
-from ael_tui.dialogs import PromptScreen
-from ael_tui.files.opening import open_session
+from ael_tui.widgets.dialogs import PromptScreen
+from ael_tui.widgets.opening import open_session
 from engine.sandbox.codepolicy import source_hash
 from engine.store.persistence import save_session
 from tests.fake_llm_server import ok

@@ -7,7 +7,7 @@ import socket
 
 import pytest
 
-from ael_tui.files.opening import NewSession, build_session
+from ael_tui.widgets.opening import NewSession, build_session
 from ael_tui.lab.episode_log import EpisodeLog
 from ael_tui.memory.memory_panel import MemoryTable
 from scenarios.news import corpus as news_corpus

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ael_tui.app import MAX_NOTIFICATIONS
 from ael_tui.compat import Toast
-from ael_tui.dialogs import ConfirmScreen
+from ael_tui.widgets.dialogs import ConfirmScreen
 from tests.tui_helpers import make_app, notifications, synthetic
 
 SIZE = (160, 48)

@@ -12,7 +12,7 @@ from ael_tui.actions import ACTIONS, BY_ID, bindings_for
 from ael_tui.commands import LabCommands
 from ael_tui.config import DELAYS, LabSettings, load_keymap
 from ael_tui.lab.session_host import SessionHost
-from ael_tui.readouts import (backend_and_cost, beta_pdf, density_grid, downsample, evidence_episodes, list_saves,
+from ael_tui.widgets.readouts import (backend_and_cost, beta_pdf, density_grid, downsample, evidence_episodes, list_saves,
                            memory_rows, progress_data, read_save_info, rolling, status_of)
 from engine.llm import UsageRecord
 from engine.store.persistence import save_session
@@ -257,7 +257,7 @@ async def test_palette_commands_run_the_action():
 
 
 def test_only_offline_backends_are_offered_without_keys(monkeypatch):
-    from ael_tui.files.opening import usable_backends
+    from ael_tui.widgets.opening import usable_backends
     from engine.llm import local_model
 
     # the local model needs no key: it is offered whenever installed (test_local_backend.py)
@@ -286,7 +286,7 @@ def test_a_reflection_that_proposes_nothing_shows_no_regime_and_no_empty_fields(
 
 
 def test_every_arm_has_its_own_colour_in_the_densities_and_the_table():
-    from ael_tui.readouts import posterior_rows
+    from ael_tui.widgets.readouts import posterior_rows
     from ael_tui.lab.posteriors import PosteriorTable, arm_colour
     from tests.tui_helpers import synthetic
     s = synthetic(approval="auto")

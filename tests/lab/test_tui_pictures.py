@@ -8,8 +8,8 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from ael_tui.charts.arm_strip import ArmStrip
-from ael_tui.charts.regime_bars import RegimeBars
+from ael_tui.widgets.charts.arm_strip import ArmStrip
+from ael_tui.widgets.charts.regime_bars import RegimeBars
 from ael_tui.compare.compare_chart import CompareChart
 from ael_tui.compare.compare_screen import CompareScreen
 from ael_tui.compare.lockstep import CompareHost, build_compare
@@ -92,7 +92,7 @@ async def test_a_chart_that_cannot_be_written_says_so_in_one_line():
 
 
 def support_host(until: int) -> CompareHost:
-    from ael_tui.files.opening import NewSession, build_session
+    from ael_tui.widgets.opening import NewSession, build_session
 
     config = build_session(NewSession("support", 42, "ts+reflection", "manual")).config
     sessions = build_compare(config, ["ts", "ts+reflection", "oracle"])
@@ -155,8 +155,8 @@ async def test_the_beta_densities_export_a_curve_per_arm():
 
 
 def test_a_cell_with_an_approval_and_a_rejection_says_both():
-    from ael_tui.charts.arm_strip import strip_row
-    from ael_tui.charts.reads import APPROVED, REJECTED, Decision, PictureData
+    from ael_tui.widgets.charts.arm_strip import strip_row
+    from ael_tui.widgets.charts.reads import APPROVED, REJECTED, Decision, PictureData
 
     d = PictureData("ts", 4, ["a"], ["a"] * 4, [1.0] * 4, "reward", [1.0] * 4, [0] * 4, ["R0"],
                     [Decision(1, REJECTED, "#2 arm reject"), Decision(1, APPROVED, "#1 insight approve"),

@@ -16,7 +16,7 @@ from textual.widgets import OptionList, Static
 import ael_tui.lab.lab_decisions as lab_decisions
 from ael_tui.decisions.approval import ApprovalScreen
 from ael_tui.decisions.preview_panel import PreviewPanel
-from ael_tui.files.opening import NewSession, build_session
+from ael_tui.widgets.opening import NewSession, build_session
 from ael_tui.lab.lab_screen import LabScreen
 from ael_tui.lab.records import EpisodeScreen
 from tests.tui_helpers import frozen_lab, make_app, settle  # noqa: F401

@@ -4,7 +4,7 @@ says what each prior method keeps and how it differs from AEL."""
 from __future__ import annotations
 
 
-from ael_tui.files.opening import NewSession, build_session, selectors_of
+from ael_tui.widgets.opening import NewSession, build_session, selectors_of
 from ael_tui.help_screen import panels_text
 from engine.methods import METHODS
 from engine.prior import PriorMethod

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from ael_tui.files.opening import NewSession, build_session, selectors_of
+from ael_tui.widgets.opening import NewSession, build_session, selectors_of
 from ael_tui.help_screen import panels_text
 from tests.tui_helpers import FakeClock, frozen_lab, make_app, method_memory, settle  # noqa: F401
 

@@ -8,7 +8,7 @@ from textual.widgets import Input, Select, SelectionList
 
 import scenarios
 from ael_tui.compare.compare_screen import CompareScreen
-from ael_tui.dialogs import CompareSetupScreen
+from ael_tui.widgets.dialogs import CompareSetupScreen
 from ael_tui.lab.lab_screen import LabScreen
 from ael_tui.files.start_screen import StartScreen
 from tests.tui_helpers import frozen_lab, make_app, settle  # noqa: F401
@@ -44,7 +44,7 @@ async def test_the_start_screen_offers_it_and_its_option(tiny):
 
 
 async def test_the_compare_view_offers_its_selectors_and_runs_them(tiny):
-    from ael_tui.files.opening import NewSession, build_session
+    from ael_tui.widgets.opening import NewSession, build_session
 
     app = make_app(build_session(NewSession("tiny", 3, "ts", "auto")))
     async with app.run_test(size=(100, 30)) as pilot:

@@ -9,7 +9,7 @@ from textual.widgets import Button
 from ael_tui.compat import Toast
 
 from ael_tui.decisions.approval import ApprovalScreen
-from ael_tui.files.opening import NewSession, build_session
+from ael_tui.widgets.opening import NewSession, build_session
 from ael_tui.lab.lab_screen import LabScreen
 from tests.tui_helpers import frozen_lab, make_app, settle  # noqa: F401
 
@@ -179,7 +179,7 @@ def test_a_charts_legend_is_never_drawn_over_its_curves():
     """Issue 29 item 11: the legend sat in the plot's top right rows, over the data."""
     import numpy as np
 
-    from ael_tui.line_chart import Axis, Chart, Series, draw, quarters
+    from ael_tui.widgets.line_chart import Axis, Chart, Series, draw, quarters
 
     x = np.arange(100)
     for width, legend in ((80, [("ts", "cyan"), ("ts+reflection", "green")]),
@@ -200,7 +200,7 @@ def test_a_charts_legend_is_never_drawn_over_its_curves():
 
 async def test_ticked_and_unticked_selectors_differ_by_shape_in_the_compare_picker():
     """Issue 29 item 11: `▐X▌` for both, only the colour differed (invisible on a projector)."""
-    from ael_tui.dialogs import CompareSetupScreen
+    from ael_tui.widgets.dialogs import CompareSetupScreen
 
     app = make_app(build_session(NewSession("synthetic", 42, "ts+reflection", "auto")))
     async with app.run_test(size=(100, 30)) as pilot:
@@ -219,7 +219,7 @@ async def test_ticked_and_unticked_selectors_differ_by_shape_in_the_compare_pick
 
 def test_a_long_insight_in_the_reflections_history_ends_after_a_word_with_an_ellipsis():
     """Issue 29 item 11: "insight: When the text is ambiguous, route by the endpoint: rece"."""
-    from ael_tui.readouts import cut_at_word, proposal_notes
+    from ael_tui.widgets.readouts import cut_at_word, proposal_notes
 
     s = support("auto")
     s.run(until=925)
@@ -260,7 +260,7 @@ async def test_at_every_size_the_status_line_wraps_whole_and_the_decision_shows_
     """Issue 29 item 2: at 80×24 the status line was cut (`reflector: route-aw…`) and the
     decision's `Later (esc)` was off its row. The paused sign is one the SVG font has (⏸
     was drawn as a box)."""
-    from ael_tui.lab.status_bar import StatusBar
+    from ael_tui.widgets.status_bar import StatusBar
 
     s = support()
     s.run()  # stops at 920 with the two proposals pending
@@ -328,7 +328,7 @@ async def test_a_notification_raised_over_a_tour_card_waits_for_it_to_close():
 
 async def test_at_every_size_every_dialog_the_lab_opens_shows_all_its_buttons():
     """Deliver of issue 29: every dialog shows all its buttons, at every size."""
-    from ael_tui.dialogs import CompareSetupScreen, ConfirmScreen, PromptScreen, SettingsScreen
+    from ael_tui.widgets.dialogs import CompareSetupScreen, ConfirmScreen, PromptScreen, SettingsScreen
     from ael_tui.files.load_dialog import LoadScreen
 
     opened = {"ctrl+s": (PromptScreen, ["ok", "cancel"]), "o": (SettingsScreen, ["ok", "cancel"]),
@@ -355,7 +355,7 @@ def test_every_line_of_a_chart_is_as_wide_as_the_chart():
     stray `│` (found trying issue 29)."""
     import numpy as np
 
-    from ael_tui.line_chart import Axis, Chart, Series, draw, quarters
+    from ael_tui.widgets.line_chart import Axis, Chart, Series, draw, quarters
 
     x = np.arange(100)
     chart = Chart("equity", "equity", (0, 100), Axis(0.9, 1.1, quarters(0.9, 1.1), "{:.3f}"),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from ael_tui.files.opening import NewSession, build_session
+from ael_tui.widgets.opening import NewSession, build_session
 from tests.lab.test_tui_snapshots import settled
 from tests.tui_helpers import frozen_lab, make_app  # noqa: F401
 

@@ -8,7 +8,7 @@ and workers are waited for before the picture. Update with
 
 from __future__ import annotations
 
-from ael_tui.files.opening import NewSession, build_session
+from ael_tui.widgets.opening import NewSession, build_session
 from engine.store.persistence import save_session
 from tests.tui_helpers import frozen_lab, make_app, synthetic  # noqa: F401
 

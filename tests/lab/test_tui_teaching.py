@@ -10,9 +10,9 @@ from pathlib import Path
 from rich.console import Console
 from textual.widgets import Input
 
-from ael_tui.files.exports import csv_text, history_rows
+from ael_tui.widgets.exports import csv_text, history_rows
 from ael_tui.decisions.approval import ApprovalScreen
-from ael_tui.dialogs import PromptScreen
+from ael_tui.widgets.dialogs import PromptScreen
 from ael_tui.help_screen import PANELS, HelpScreen
 from ael_tui.lab.lab_screen import LabScreen
 from ael_tui.tour.tour_card import TourCardScreen
@@ -192,7 +192,7 @@ async def test_s_saves_an_svg_screenshot_in_the_exports_folder_without_the_notif
 
 async def test_exports_are_named_after_the_save_a_session_came_from():
     save_session(synthetic(approval="auto"), "saves/lesson-one.json")
-    from ael_tui.files.opening import open_session
+    from ael_tui.widgets.opening import open_session
     app = make_app(open_session(Path("saves/lesson-one.json")), path=Path("saves/lesson-one.json"))
     async with app.run_test(size=SMALL) as pilot:
         await pilot.press("x")
@@ -203,7 +203,7 @@ async def test_exports_are_named_after_the_save_a_session_came_from():
 async def test_t_pressed_quickly_walks_the_whole_support_tour_without_ending_the_app():
     """Issue 13 item 1: t on a card while the next card is already queued pushed a second
     screen with the id of the one being removed (DuplicateIds ended the app)."""
-    from ael_tui.files.opening import NewSession, build_session
+    from ael_tui.widgets.opening import NewSession, build_session
     app = make_app(build_session(NewSession("support", 42, "ts+reflection", "manual")))
     shown = []
     async with app.run_test(size=(160, 48)) as pilot:

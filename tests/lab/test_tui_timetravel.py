@@ -16,15 +16,15 @@ import pytest
 
 import scenarios
 from ael_tui.decisions.approval import ApprovalScreen
-from ael_tui.dialogs import PromptScreen
-from ael_tui.files.opening import NewSession, build_session
+from ael_tui.widgets.dialogs import PromptScreen
+from ael_tui.widgets.opening import NewSession, build_session
 from ael_tui.lab.branch_compare import BranchCompareScreen
 from ael_tui.lab.episode_log import EpisodeLog
 from ael_tui.lab.lab_screen import LabScreen
 from ael_tui.lab.progress_chart import ProgressChart
 from ael_tui.lab.time_travel import divergence
 from ael_tui.lab.travel_chart import episode_at
-from ael_tui.readouts import posterior_rows, progress_data
+from ael_tui.widgets.readouts import posterior_rows, progress_data
 from engine.store.persistence import load_session, save_session
 from engine.session import Session
 from tests.tui_helpers import frozen_lab, make_app, notifications, settle  # noqa: F401

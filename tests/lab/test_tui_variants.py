@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from textual.widgets import Input
 
-from ael_tui.files.opening import NewSession, build_session
+from ael_tui.widgets.opening import NewSession, build_session
 from ael_tui.files.start_screen import StartScreen
 from ael_tui.lab.lab_screen import LabScreen
-from ael_tui.lab.status_bar import StatusBar
+from ael_tui.widgets.status_bar import StatusBar
 from ael_tui.lab.variant_panels import PlannerPanel, ToolPanel
 from tests.tui_helpers import frozen_lab, make_app, notifications, settle  # noqa: F401
 

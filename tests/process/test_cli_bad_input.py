@@ -217,7 +217,7 @@ def test_the_largest_values_the_flags_accept_save_and_resume(capsys, tmp_path, m
 
 
 def test_the_start_screen_refuses_a_seed_the_save_cannot_hold():
-    from ael_tui.files.opening import NewSession, build_session
+    from ael_tui.widgets.opening import NewSession, build_session
 
     with pytest.raises(AELError, match=f"seed: {2**64} is outside 0..{SEED_MAX}"):
         build_session(NewSession("synthetic", 2**64))

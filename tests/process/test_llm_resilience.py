@@ -212,7 +212,7 @@ def test_agent_on_a_scenario_without_an_agent_is_refused_with_one_line(capsys):
 
 
 def test_the_labs_start_screen_refuses_a_model_agent_on_a_scenario_without_an_agent():
-    from ael_tui.files.opening import NewSession
+    from ael_tui.widgets.opening import NewSession
 
     with pytest.raises(AELError, match="the synthetic scenario has no agent a model could play"):
         NewSession("synthetic", agent="anthropic").config()

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from ael_cli.main import main
-from ael_tui.files.opening import usable_backends
+from ael_tui.widgets.opening import usable_backends
 from engine.errors import AELError
 from engine.llm import LLMSettings, local_model, provider_status
 from engine.llm.providers import make_provider
@@ -64,7 +64,7 @@ def test_nothing_offline_loads_llama_cpp():
     code = (
         "import sys\n"
         "from engine.llm import provider_status\n"
-        "from ael_tui.files.opening import usable_backends\n"
+        "from ael_tui.widgets.opening import usable_backends\n"
         "from ael_cli.main import main\n"
         "provider_status({}); usable_backends('agent', {})\n"
         "assert main(['run', 'support', '--episodes', '5', '--quiet']) == 0\n"

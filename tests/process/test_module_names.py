@@ -15,7 +15,7 @@ def test_no_two_modules_of_the_engine_the_command_line_and_the_lab_share_a_name(
 
 def test_the_lab_is_grouped_by_feature():
     folders = {p.name for p in (ROOT / "ael_tui").iterdir() if p.is_dir() and (p / "__init__.py").exists()}
-    assert folders == {"lab", "decisions", "memory", "compare", "tour", "files", "serve", "charts"}
+    assert folders == {"lab", "decisions", "memory", "compare", "tour", "files", "serve", "widgets"}
     for folder in ("lab", "compare", "tour", "files", "decisions"):
         assert list((ROOT / "ael_tui" / folder).glob("*.tcss")), f"{folder}/ has no stylesheet"
 

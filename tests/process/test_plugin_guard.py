@@ -164,7 +164,7 @@ def test_a_save_names_its_plugins_and_an_old_save_without_them_loads(tmp_path, m
 
 
 def test_the_labs_status_line_names_the_plugins(monkeypatch):
-    from ael_tui.readouts import status_of
+    from ael_tui.widgets.readouts import status_of
     from tests.conftest import new_session
 
     assert status_of(new_session(episodes=10)).plugins == ""
@@ -193,7 +193,7 @@ def test_no_plugins_in_a_process_that_already_loaded_them_says_so(monkeypatch, c
 
 def test_the_labs_export_and_the_reproduce_report_name_the_plugins(tmp_path, monkeypatch):
     from ael_cli.reproduce.markdown import plugin_lines
-    from ael_tui.files.exports import export_history
+    from ael_tui.widgets.exports import export_history
     from tests.conftest import new_session
 
     session = new_session(episodes=10)

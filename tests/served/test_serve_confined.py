@@ -14,7 +14,7 @@ import sklearn.datasets
 from textual.widgets import Select, Static
 
 from ael_cli.main import main
-from ael_tui.files.opening import NewSession, build_session
+from ael_tui.widgets.opening import NewSession, build_session
 from ael_tui.files.start_screen import StartScreen
 from ael_tui.lab.lab_screen import LabScreen
 from ael_tui.serve.lab import ServedLab

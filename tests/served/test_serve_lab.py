@@ -12,8 +12,8 @@ import pytest
 from textual.widgets import Input
 
 from ael_cli.main import main
-from ael_tui.dialogs import PromptScreen
-from ael_tui.files.opening import NewSession
+from ael_tui.widgets.dialogs import PromptScreen
+from ael_tui.widgets.opening import NewSession
 from ael_tui.files.start_screen import StartScreen
 from ael_tui.lab.lab_screen import LabScreen
 from ael_tui.tour.tour_card import TourCardScreen

@@ -14,7 +14,7 @@ import pytest
 
 from ael_cli.main import main
 from ael_tui.config import load_keymap
-from ael_tui.files.opening import NewSession, build_session, open_session
+from ael_tui.widgets.opening import NewSession, build_session, open_session
 from engine.errors import AELError
 from engine.llm import Cassette
 from engine.store.persistence import load_session

@@ -8,10 +8,10 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pytest
 
-from ael_tui.charts.curves import cumulative_chart, regret_chart
-from ael_tui.charts.data import RegimeMean
-from ael_tui.charts.reads import APPROVED, NEW_ARM, Decision, PictureData
-from ael_tui.charts.picture_svg import bars_svg, chart_svg, hex_of, runs_of, strip_svg
+from ael_tui.widgets.charts.curves import cumulative_chart, regret_chart
+from ael_tui.widgets.charts.data import RegimeMean
+from ael_tui.widgets.charts.reads import APPROVED, NEW_ARM, Decision, PictureData
+from ael_tui.widgets.charts.picture_svg import bars_svg, chart_svg, hex_of, runs_of, strip_svg
 
 NS = {"s": "http://www.w3.org/2000/svg"}
 

@@ -78,7 +78,7 @@ def test_render_sets_the_other_policies_side_by_side_when_given_a_width(support_
 
 
 def test_the_regime_is_named_as_the_status_line_names_it(support_report):
-    from ael_tui.readouts import regime_name
+    from ael_tui.widgets.readouts import regime_name
 
     s, report = support_report
     name = regime_name(s, report["regime"])

@@ -20,14 +20,15 @@ def _modules() -> dict[str, Path]:
     return found
 
 
-def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
-    """The project modules `name` imports anywhere in its file. `from pkg import sub`
-    counts as importing `pkg.sub` when that is a module (a submodule naming its own
-    package that way is no cycle), else as importing `pkg`."""
+def _imports(name: str, path: Path, modules: dict[str, Path], at_load: bool = False) -> set[str]:
+    """The project modules `name` imports anywhere in its file (`at_load`: only at its top
+    level, as loading it does). `from pkg import sub` counts as importing `pkg.sub` when
+    that is a module (a submodule naming its own package that way is no cycle), else as
+    importing `pkg`."""
     out = set()
     tree = ast.parse(path.read_text(encoding="utf-8"))
     type_only = _type_only(tree)
-    for node in ast.walk(tree):
+    for node in (tree.body if at_load else ast.walk(tree)):
         if node in type_only:
             continue
         if isinstance(node, ast.Import):
@@ -123,7 +124,7 @@ def test_the_lab_knows_no_world_by_name():
 
     root = Path(__file__).resolve().parents[2] / "ael_tui"
     lab = [*root.glob("lab/*.py"), *root.glob("decisions/*.py"), *root.glob("memory/*.py"),
-           *root.glob("compare/*.py"), *root.glob("tour/*.py"), root / "variant_readouts.py", root / "app.py"]
+           *root.glob("compare/*.py"), *root.glob("tour/*.py"), *root.glob("widgets/**/*.py"), root / "app.py"]
     named = []
     for path in lab:
         for node in ast.walk(ast.parse(path.read_text())):
@@ -131,3 +132,98 @@ def test_the_lab_knows_no_world_by_name():
                 [a.name for a in node.names] if isinstance(node, ast.Import) else []
             named += [f"{path.relative_to(root)}: {m}" for m in modules if m.startswith("scenarios.")]
     assert named == []
+
+
+
+FEATURES = ("lab", "compare", "decisions", "memory", "files", "tour", "serve")  # ael_tui's feature folders
+APP_FLOOR = ("ael_tui.actions", "ael_tui.config", "ael_tui.clock")  # the top-level modules below every folder
+# The few places one feature folder reaches another, each for a reason; nothing else may.
+# Opening another folder's screen (or starting its object) imports it in the one function
+# that does so, or in a module only such a function loads:
+OPENS = {
+    ("ael_tui.lab.lab_decisions", "ael_tui.decisions.approval"): "opens the decision dialog",
+    ("ael_tui.lab.lab_decisions", "ael_tui.decisions.code_review"): "opens the code review",
+    ("ael_tui.lab.lab_files", "ael_tui.compare.compare_screen"): "opens the compare view",
+    ("ael_tui.lab.lab_files", "ael_tui.compare.lockstep"): "builds the sessions the compare view opens with",
+    ("ael_tui.lab.lab_files", "ael_tui.files.load_dialog"): "opens the load dialog",
+    ("ael_tui.lab.lab_tour", "ael_tui.tour.guide"): "starts the tour",
+    ("ael_tui.lab.lab_tour", "ael_tui.tour.tour_card"): "opens a tour card",
+    ("ael_tui.lab.session_host", "ael_tui.tour.guide"): "starts the tour (the run mode `tour`)",
+    ("ael_tui.lab.branch_compare", "ael_tui.compare.compare_screen"): "the branch compared is a compare view",
+    ("ael_tui.lab.branch_compare", "ael_tui.compare.lockstep"): "the branch compared is a compare view",
+    ("ael_tui.serve.classroom", "ael_tui.tour.tour_card"): "the classroom knows when a tour card is open",
+}
+# the lab composes the memory panel (a core entry of its panel registry), so it imports it as it loads
+COMPOSES = {
+    ("ael_tui.lab.panels", "ael_tui.memory.memory_panel"): "the memory panel, a core panel of the registry",
+    ("ael_tui.lab.lab_screen", "ael_tui.memory.memory_panel"): "the memory panel",
+    ("ael_tui.lab.lab_screen", "ael_tui.memory.method_memory"): "the memory panel's tables of a prior method",
+}
+
+
+def _feature(module: str) -> str | None:
+    """The feature folder of an ael_tui module (`widgets` and the top-level modules are none)."""
+    parts = module.split(".")
+    return parts[1] if parts[0] == "ael_tui" and len(parts) > 2 and parts[1] in FEATURES else None
+
+
+def _above_the_floor(module: str) -> bool:
+    """A top-level ael_tui module that may import feature folders (app.py, help_screen.py, ...)."""
+    parts = module.split(".")
+    return parts[0] == "ael_tui" and len(parts) == 2 and module not in APP_FLOOR
+
+
+def _feature_reaches(modules: dict[str, Path]) -> list[str]:
+    """What breaks the floors: the widgets importing a feature folder, a feature folder
+    importing another outside OPENS and COMPOSES, an opening import made as an eagerly
+    loaded module loads, and an entry of OPENS or COMPOSES that no longer exists."""
+    wrong, seen = [], set()
+    at_load = {name: _imports(name, path, modules, at_load=True) for name, path in modules.items()}
+    loaded_eagerly_by = {name: sorted(m for m, targets in at_load.items() if name in targets) for name in modules}
+    for name, path in modules.items():
+        mine = _feature(name)
+        for target in sorted(_imports(name, path, modules)):
+            theirs = _feature(target)
+            if name.startswith("ael_tui.widgets") and (theirs or _above_the_floor(target)):
+                wrong.append(f"{name} (the widgets' floor) imports {target}, which is above it")
+            elif mine and theirs and mine != theirs:
+                if (name, target) not in OPENS and (name, target) not in COMPOSES:
+                    wrong.append(f"{name} imports {target}: feature folders meet in ael_tui.widgets")
+                    continue
+                seen.add((name, target))
+                if (name, target) in OPENS and target in at_load[name] and loaded_eagerly_by[name]:
+                    wrong.append(f"{name} imports {target} as it loads, and {loaded_eagerly_by[name]} load it")
+    wrong += [f"{a} no longer imports {b}: drop it from the list" for a, b in [*OPENS, *COMPOSES] if (a, b) not in seen]
+    return wrong
+
+
+def test_feature_folders_meet_only_in_the_widgets_floor():
+    """Feature folders import `ael_tui.widgets`, the app's floor and `engine`, not each
+    other: a panel or a helper two features need moves to widgets/, and a feature opening
+    another's screen imports it where it opens it (OPENS says each place and why)."""
+    assert _feature_reaches(_modules()) == []
+
+
+def test_the_floor_check_sees_one_feature_importing_another(tmp_path):
+    files = {"ael_tui.widgets.row_list": "from ael_tui.compare.chart import x\n",
+             "ael_tui.widgets.throttle": "from ael_tui.app import AelLab\nfrom ael_tui.clock import Clock\n",
+             "ael_tui.app": "", "ael_tui.clock": "",
+             "ael_tui.compare.chart": "from ael_tui.lab.posteriors import arm_colour\n",
+             "ael_tui.lab.posteriors": "from ael_tui.widgets.row_list import RowList\n",
+             "ael_tui.lab.lab_decisions": "from ael_tui.decisions.approval import ApprovalScreen\n",
+             "ael_tui.lab.lab_screen": "from ael_tui.lab.lab_decisions import Decisions\n",
+             "ael_tui.decisions.approval": ""}
+    modules = {}
+    for name in files:
+        path = tmp_path / name.replace(".", "/")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.with_suffix(".py").write_text(files[name])
+        modules[name] = path.with_suffix(".py")
+    wrong = _feature_reaches(modules)
+    assert "ael_tui.widgets.row_list (the widgets' floor) imports ael_tui.compare.chart, which is above it" in wrong
+    assert "ael_tui.widgets.throttle (the widgets' floor) imports ael_tui.app, which is above it" in wrong
+    assert not [w for w in wrong if "ael_tui.clock" in w]  # the app's floor is below the widgets
+    assert "ael_tui.compare.chart imports ael_tui.lab.posteriors: feature folders meet in ael_tui.widgets" in wrong
+    # an allowed opening, made as the module loads while the lab screen loads that module eagerly
+    assert ("ael_tui.lab.lab_decisions imports ael_tui.decisions.approval as it loads, and "
+            "['ael_tui.lab.lab_screen'] load it") in wrong

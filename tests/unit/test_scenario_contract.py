@@ -15,7 +15,7 @@ import pytest
 import scenarios
 from ael_cli.main import main
 from ael_tui.compare.lockstep import build_compare, default_selectors
-from ael_tui.files.opening import selectors_of
+from ael_tui.widgets.opening import selectors_of
 from engine.errors import AELError
 from engine.methods import parse_method
 from engine.options import OptionSpec

@@ -137,7 +137,7 @@ def test_save_at_any_episode_then_load_continues_the_same_run(k, selector):
 
 
 def test_the_synthetic_reflector_waits_after_a_rejection_instead_of_asking_every_window():
-    from ael_tui.files.opening import NewSession, build_session
+    from ael_tui.widgets.opening import NewSession, build_session
     s = build_session(NewSession("synthetic", 42, "ts+reflection", "manual"))
     s.run()
     first = s.queue.pending[0]

@@ -172,7 +172,7 @@ def test_without_a_regime_column_the_table_has_only_overall(demos, capsys):
 
 def test_sweep_and_compare_accept_the_stream_world(demos, tmp_path, capsys):
     from ael_tui.compare.lockstep import build_compare
-    from ael_tui.files.opening import selectors_of
+    from ael_tui.widgets.opening import selectors_of
 
     assert "stream" in scenarios.scenario_names()
     assert "ts+reflection" in selectors_of("stream")

@@ -7,7 +7,7 @@ import threading
 
 import numpy as np
 
-from ael_tui.files.opening import NewSession, build_session
+from ael_tui.widgets.opening import NewSession, build_session
 from scenarios.support import table
 from scenarios.support.table import prediction_table, prediction_table_now, predictions_at
 

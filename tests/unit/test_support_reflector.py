@@ -257,7 +257,7 @@ def test_the_engine_session_runs_exactly_the_replay(selector, default_runs, ts_r
 def test_a_rejected_proposal_starts_a_cool_down_then_the_reflector_proposes_again_on_fresh_evidence(tmp_path):
     """Issue 13 item 8: after a person rejected route_aware the reflector never spoke again."""
     from engine.store.persistence import load_session, save_session
-    from ael_tui.files.opening import NewSession, build_session
+    from ael_tui.widgets.opening import NewSession, build_session
     from scenarios import make_scenario
     s = build_session(NewSession("support", 42, "ts+reflection", "manual"))
     s.run()

@@ -29,7 +29,7 @@ from textual.strip import Strip
 from engine.shown_text import shown
 
 from ael_tui.compat import scroll_update
-from ael_tui.steady_scrollbar import SteadyScrollbars
+from ael_tui.widgets.steady_scrollbar import SteadyScrollbars
 
 
 PLAIN = Style()  # a cell with no style of its own (one object: a line makes a dozen)

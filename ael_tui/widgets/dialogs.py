@@ -10,7 +10,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, SelectionList, Static
 
 from ael_tui.actions import bindings_for
-from ael_tui.tick_list import TickList
+from ael_tui.widgets.tick_list import TickList
 
 
 class ConfirmScreen(ModalScreen[bool]):

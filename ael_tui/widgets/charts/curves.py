@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ael_tui.charts.data import Reference, cumulative, hindsight_reference, regret
-from ael_tui.charts.reads import NEW_ARM, PictureData
-from ael_tui.line_chart import Axis, Chart, Series, quarters
+from ael_tui.widgets.charts.data import Reference, cumulative, hindsight_reference, regret
+from ael_tui.widgets.charts.reads import NEW_ARM, PictureData
+from ael_tui.widgets.line_chart import Axis, Chart, Series, quarters
 
 REGIME, NEW_ARM_COLOUR, CURVE = "grey50", "green", "cyan"
 KINDS = ("rolling", "cumulative", "regret")  # what k cycles through on a progress chart
 ORACLE = "oracle"
+UNIT = Axis(0.0, 1.0, quarters(0.0, 1.0))  # rolling reward and accuracy (lab and compare): every quarter labelled
 
 
 def _axis(curves: list[np.ndarray]) -> Axis:

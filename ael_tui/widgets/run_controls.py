@@ -19,7 +19,7 @@ from textual.widget import Widget
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from ael_tui.actions import key_label
-from ael_tui.run_loop import RUN_KEYS_AFTER, RunLoop, RunOutcome
+from ael_tui.widgets.run_loop import RUN_KEYS_AFTER, RunLoop, RunOutcome
 
 
 class RunControls(Widget):

@@ -14,9 +14,9 @@ from html import escape
 import numpy as np
 from rich.color import Color, ColorParseError
 
-from ael_tui.charts.data import RegimeMean
-from ael_tui.charts.reads import APPROVED, NEW_ARM, REJECTED, PictureData, PictureSource
-from ael_tui.line_chart import Chart, _x_ticks
+from ael_tui.widgets.charts.data import RegimeMean
+from ael_tui.widgets.charts.reads import APPROVED, NEW_ARM, REJECTED, PictureData, PictureSource
+from ael_tui.widgets.line_chart import Chart, _x_ticks
 
 WIDTH = 800
 BACK, INK, FAINT = "#11151c", "#d8dee9", "#5c6370"

@@ -10,7 +10,7 @@ from functools import cached_property
 from engine.session import Session
 from engine.shown_text import shown
 
-from ael_tui.readouts import metric_name
+from ael_tui.widgets.readouts import metric_name
 
 APPROVED, REJECTED, NEW_ARM = "approved", "rejected", "new arm"
 

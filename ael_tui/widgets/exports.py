@@ -21,7 +21,7 @@ from engine.plugins import loaded as plugins_loaded
 from engine.safe_csv import rows_text
 from engine.session import Session
 
-from ael_tui.readouts import regime_name
+from ael_tui.widgets.readouts import regime_name
 
 COLUMNS = ("selector", "episode", "phase", "regime", "policy", "reward", "score", "correct", "action", "result",
            "hits", "insight")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from textual.widget import Widget
 
 from ael_tui.actions import bindings_for
-from ael_tui.charts.chart_files import write_chart
+from ael_tui.widgets.charts.chart_files import write_chart
 from engine.errors import AELError
 
 

@@ -11,8 +11,8 @@ from textual.dom import DOMNode
 from engine.errors import AELError
 from engine.session import Session
 
-from ael_tui.files.exports import export_history
-from ael_tui.run_loop import RunLoop
+from ael_tui.widgets.exports import export_history
+from ael_tui.widgets.run_loop import RunLoop
 
 
 def export_answer(node: DOMNode, host: RunLoop, sessions: Callable[[], dict[str, Session]],

@@ -8,7 +8,7 @@ from textual.strip import Strip
 from textual.visual import Visual, visualize
 from textual.widget import Widget
 
-from ael_tui.readouts import Status
+from ael_tui.widgets.readouts import Status
 
 
 def _speed(delay: float) -> str:

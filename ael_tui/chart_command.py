@@ -56,7 +56,7 @@ def oracle_rewards(session) -> list[float] | None:
     """The oracle's reward per episode on the save's world and seed, up to the save's
     episode; None where the world offers no oracle."""
     from ael_tui.compare.lockstep import build_compare
-    from ael_tui.files.opening import selectors_of
+    from ael_tui.widgets.opening import selectors_of
 
     if "oracle" not in selectors_of(session.config.scenario):
         return None
@@ -69,11 +69,11 @@ def picture(session, kind: str) -> str:
     """The SVG text of `kind` for `session`."""
     import numpy as np
 
-    from ael_tui.charts.arm_strip import arm_colours
-    from ael_tui.charts.curves import cumulative_chart, regret_chart
-    from ael_tui.charts.data import Reference, regime_means
-    from ael_tui.charts.reads import picture_data
-    from ael_tui.charts.picture_svg import bars_svg, chart_svg, strip_svg
+    from ael_tui.widgets.charts.arm_strip import arm_colours
+    from ael_tui.widgets.charts.curves import cumulative_chart, regret_chart
+    from ael_tui.widgets.charts.data import Reference, regime_means
+    from ael_tui.widgets.charts.reads import picture_data
+    from ael_tui.widgets.charts.picture_svg import bars_svg, chart_svg, strip_svg
 
     d = picture_data(session)
     if not d.policies:

@@ -7,10 +7,10 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 
-from ael_tui.charts.arm_strip import ArmStrip
-from ael_tui.charts.reads import PictureSource
-from ael_tui.charts.regime_bars import RegimeBars, regime_groups
-from ael_tui.throttle import Throttle
+from ael_tui.widgets.charts.arm_strip import ArmStrip
+from ael_tui.widgets.charts.reads import PictureSource
+from ael_tui.widgets.charts.regime_bars import RegimeBars, regime_groups
+from ael_tui.widgets.throttle import Throttle
 
 
 class ComparePictures(Horizontal):

@@ -26,7 +26,7 @@ from textual.widget import Widget
 from engine.shown_text import shown
 
 from ael_tui.clock import clock_of
-from ael_tui.throttle import Throttle
+from ael_tui.widgets.throttle import Throttle
 
 # braille dot bits by (row in the cell 0-3, column in the cell 0-1)
 BRAILLE_BITS = np.array([[0x01, 0x08], [0x02, 0x10], [0x04, 0x20], [0x40, 0x80]], dtype=np.int32)

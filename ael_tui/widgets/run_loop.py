@@ -34,6 +34,16 @@ from ael_tui.config import LabSettings
 # dozen milliseconds it was a flicker that also delayed the run's last frame by a frame or two
 RUN_KEYS_AFTER = 0.15  # s
 
+# what each run mode does, as the status bars of the lab and the compare view say it
+RUN_MODES = {
+    "step": "one episode",
+    "window": "one slow window",
+    "reflection": "to the next proposal",
+    "each_reflection": "to the next reflection",
+    "phase": "to the end of the phase",
+    "tour": "to the next moment of the tour",
+}
+
 
 @dataclass
 class RunOutcome:
