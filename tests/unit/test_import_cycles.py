@@ -136,7 +136,7 @@ def test_the_lab_knows_no_world_by_name():
 
 
 FEATURES = ("lab", "compare", "decisions", "memory", "files", "tour", "serve")  # ael_tui's feature folders
-APP_FLOOR = ("ael_tui.actions", "ael_tui.config", "ael_tui.clock")  # the top-level modules below every folder
+APP_FLOOR = ("ael_tui.actions", "ael_tui.config", "ael_tui.clock", "ael_tui.compat")  # the top-level modules below every folder
 # The few places one feature folder reaches another, each for a reason; nothing else may.
 # Opening another folder's screen (or starting its object) imports it in the one function
 # that does so, or in a module only such a function loads:
