@@ -27,7 +27,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .store.cache_files import read_regular, write_atomic
+from .store.cache_files import read_regular, user_cache_dir, write_atomic
 
 FORMAT = "ael-lab-plugin-probe-1"
 MAX_FILES = 2_000
@@ -36,11 +36,7 @@ MAX_ENTRY_BYTES = 64 * 1024
 
 
 def cache_dir() -> Path:
-    explicit = os.environ.get("AEL_LAB_PLUGIN_CACHE")
-    if explicit:
-        return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "ael-lab" / "plugins"
+    return user_cache_dir("plugins", "AEL_LAB_PLUGIN_CACHE")
 
 
 def key_of(dist_key: tuple[str, str], values: list[str], metadata: str, path: list[str]) -> str | None:

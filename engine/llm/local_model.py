@@ -26,7 +26,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ..store.cache_files import read_regular, write_atomic
+from ..store.cache_files import read_regular, user_cache_dir, write_atomic
 from ..errors import AELError
 
 DEFAULT_LOCAL_MODEL = "SmolLM2-135M-Instruct"
@@ -176,8 +176,7 @@ def _cpu_identity() -> str:
 
 
 def _verdict_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "ael-lab" / "local-probe"
+    return user_cache_dir("local-probe")
 
 
 def _read_verdict(key: str) -> str | None:

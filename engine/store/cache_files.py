@@ -19,6 +19,16 @@ import tempfile
 from pathlib import Path
 
 
+def user_cache_dir(name: str, override: str | None = None) -> Path:
+    """The lab's cache folder `name`: `$override` when that variable is set, else
+    `$XDG_CACHE_HOME/ael-lab/NAME`, else `~/.cache/ael-lab/NAME`."""
+    explicit = os.environ.get(override) if override else None
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "ael-lab" / name
+
+
 def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 

@@ -32,7 +32,7 @@ from typing import Sequence
 
 import pandas as pd
 
-from engine.store.cache_files import digest, read_regular, write_atomic
+from engine.store.cache_files import digest, read_regular, user_cache_dir, write_atomic
 from engine.errors import AELError
 from engine.network import downloads_allowed
 from engine.safe_csv import frame_text
@@ -44,8 +44,7 @@ DEFAULT_START, DEFAULT_END = "2025-01-06", "2025-03-21"   # the D-full window
 
 
 def default_cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "ael-lab" / "yahoo"
+    return user_cache_dir("yahoo")
 
 
 def _date(value: str, what: str) -> dt.date:

@@ -32,13 +32,12 @@ import hashlib
 import hmac
 import io
 import json
-import os
 from pathlib import Path
 from typing import Iterable
 
 import numpy as np
 
-from engine.store.cache_files import read_regular, write_atomic
+from engine.store.cache_files import read_regular, user_cache_dir, write_atomic
 from engine.store.cache_mac import mac, note_refused
 
 FORMAT = "support-table-3"   # 2: a sidecar with the table's sha256; 3: its keyed MAC instead
@@ -48,11 +47,7 @@ NPY_HEADER_BYTES = 4096      # a .npy header is 128 bytes for these tables; room
 
 
 def cache_dir() -> Path:
-    explicit = os.environ.get("AEL_LAB_CACHE_DIR")
-    if explicit:
-        return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "ael-lab" / "support"
+    return user_cache_dir("support", "AEL_LAB_CACHE_DIR")
 
 
 def table_key(stream: Iterable[dict], fingerprints: Iterable[str]) -> str:
