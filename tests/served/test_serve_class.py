@@ -84,8 +84,10 @@ class Visitor:
     left unread answers no ping, and the server rightly ends that visitor's session
     after its heartbeat; this is what made the teacher's test lose a lab."""
 
-    def __init__(self, ws: aiohttp.ClientWebSocketResponse) -> None:
-        self.ws, self.raw, self.closed = ws, "", False
+    REDRAW_AFTER = 10.0  # seconds without a match before it asks for the whole screen again
+
+    def __init__(self, ws: aiohttp.ClientWebSocketResponse, size: tuple[int, int] = (160, 48)) -> None:
+        self.ws, self.raw, self.closed, self.size = ws, "", False, size
         self._arrived = asyncio.Event()
         self._reader = asyncio.ensure_future(self._read())
 
@@ -106,8 +108,12 @@ class Visitor:
             pass
 
     async def until(self, pattern: str, timeout: float = BOUND) -> str:
-        """The screen's text since the last match once `pattern` is in it."""
+        """The screen's text since the last match once `pattern` is in it. The stream carries
+        only what changed (a card moving from 2 to 3 may redraw one digit), so after a quiet
+        while the visitor resizes its window and back, as a browser does, and Textual draws
+        the whole screen again."""
         deadline = time.monotonic() + timeout
+        redraw_at = time.monotonic() + self.REDRAW_AFTER
         while True:
             text = ANSI.sub("", self.raw)
             if re.search(pattern, text):
@@ -117,7 +123,12 @@ class Visitor:
                 raise AssertionError(f"the session closed before {pattern!r} showed")
             if time.monotonic() >= deadline:
                 raise AssertionError(f"not on the visitor's screen: {pattern!r}")
-            await self.next_frame(deadline - time.monotonic())
+            if time.monotonic() >= redraw_at and not self.closed:
+                width, height = self.size
+                for rows in (height - 1, height):
+                    await self.ws.send_json(["resize", {"width": width, "height": rows}])
+                redraw_at = time.monotonic() + self.REDRAW_AFTER
+            await self.next_frame(min(deadline, redraw_at) - time.monotonic())
 
 
 def test_forty_visitors_at_once_each_get_a_lab_drawn(server):
@@ -127,7 +138,7 @@ def test_forty_visitors_at_once_each_get_a_lab_drawn(server):
 
     async def visit(http: aiohttp.ClientSession, opened: asyncio.Event, drawn: list[int]) -> None:
         async with http.ws_connect(url) as ws:
-            await Visitor(ws).until(r"seed 42")
+            await Visitor(ws, (80, 24)).until(r"seed 42")
             drawn.append(1)
             if len(drawn) == 40:
                 opened.set()
