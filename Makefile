@@ -43,13 +43,14 @@ $(CLUSTER): $(STAMP)
 lab: $(STAMP)
 	$(VENV)/bin/ael-lab
 
-# one worker more than the cores (TEST_JOBS=1 for one process): about a fifth of the
-# suite waits on other processes (servers, browsers, tmux, the sandbox, the local
-# model's own thread), and a third worker fills those waits (on 2 cores: 482 s against
-# 560 s with two, measured before the bytecode and garbage-collector changes). A module's tests share a worker, so a module-scoped fixture (the
-# local model's run, a served lab) is built once
+# two workers more than the cores (TEST_JOBS=1 for one process): much of the suite
+# waits on other processes (servers and their fork servers, browsers, tmux, the
+# sandbox, plugin probes, the local model's child), and the extra workers fill those
+# waits. On 2 cores, idle, 2026-11-28: 489 s with four workers against 522 s with three
+# (2,675 tests each); earlier, 482 s with three against 560 s with two. A module's tests
+# share a worker, so a module-scoped fixture (the local model's run, a served lab) is built once
 CORES := $(shell nproc 2>/dev/null || echo 2)
-TEST_JOBS ?= $(shell echo $$(( $(CORES) + 1 )))
+TEST_JOBS ?= $(shell echo $$(( $(CORES) + 2 )))
 test: $(STAMP)
 	$(PY) -m pytest -n $(TEST_JOBS) --dist loadfile --no-loadscope-reorder
 

@@ -33,11 +33,25 @@ class Served:
         self.ws_url = self.url.replace("http://", "ws://") + "ws?width=160&height=48"
 
     def group_alive(self) -> bool:
+        return bool(living_members(self.process.pid))
+
+
+def living_members(pgid: int) -> list[int]:
+    """The processes of group `pgid` that still run. A member that has ended but not yet been
+    reaped (a zombie: an orphan waits for init, which reaps on its own schedule, seconds
+    under load) counts as gone; `killpg(pgid, 0)` would still find it."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
         try:
-            os.killpg(self.process.pid, 0)
-            return True
-        except ProcessLookupError:
-            return False
+            stat = open(f"/proc/{entry}/stat").read()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()  # after "pid (comm) ": state, ppid, pgrp, ...
+        if int(fields[2]) == pgid and fields[0] not in ("Z", "X"):
+            found.append(int(entry))
+    return found
 
 
 def stop_group(process: subprocess.Popen) -> None:
@@ -49,10 +63,8 @@ def stop_group(process: subprocess.Popen) -> None:
             break
         deadline = time.monotonic() + wait
         while time.monotonic() < deadline:
-            process.poll()  # reap the server: a zombie still counts as a member of its group
-            try:
-                os.killpg(process.pid, 0)
-            except ProcessLookupError:
+            process.poll()  # reap the server (its other members are reaped by their parents or init)
+            if not living_members(process.pid):
                 break
             time.sleep(0.1)
         else:
