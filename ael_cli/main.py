@@ -88,7 +88,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--resume", help="continue a saved session to the end")
     run.add_argument("--trust-code", action="store_true",
                      help="with --resume: admit the save's Python-code policies unreviewed (they run sandboxed)")
-    run.add_argument("--json", dest="json_path", help="write results as JSON here")
+    run.add_argument("--json", dest="json_path", help="write results as JSON here (- for standard output, "
+                     "then without the table)")
     run.add_argument("--force", action="store_true",
                      help="let --save replace a file that is not a session (and --json one that is)")
     run.add_argument("--warmup", type=types.warmup, help="warm-up episodes (default: the scenario's)")

@@ -22,6 +22,7 @@ from engine.store.atomic import check_target
 from engine.errors import AELError
 
 OUTPUTS = (("json_path", "--json"), ("save", "--save"), ("record", "--record"))
+STDOUT = "-"  # `--json -`: the results on standard output instead of a file
 INPUTS = (("resume", "--resume"), ("replay", "--replay"))
 # an output that may be the same file as an input: continuing a session in place
 IN_PLACE = {("--save", "--resume")}
@@ -45,7 +46,7 @@ def check_run_outputs(args: argparse.Namespace) -> None:
     force = getattr(args, "force", False)
     for attr, flag in OUTPUTS:
         value = getattr(args, attr, None)
-        if not value:
+        if not value or (attr == "json_path" and value == STDOUT):
             continue
         path = Path(value).expanduser()
         folder = path.parent if str(path.parent) else Path(".")

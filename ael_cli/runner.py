@@ -17,7 +17,7 @@ from scenarios import all_specs, make_scenario, spec_of
 
 from ael_cli.flags.reflection_flags import reflector_options as flag_reflector_options
 from ael_cli.flags.llm_flags import llm_config
-from ael_cli.outputs import check_run_outputs
+from ael_cli.outputs import STDOUT, check_run_outputs
 from ael_cli.resume_decisions import (EXIT_STOPPED, decide_waiting, decisions_given, outcome, prepare,
                                       stopped_line, unused_decisions)
 from ael_cli.flags.scenario_flags import given_scenario_flags
@@ -126,7 +126,14 @@ def run_command(args: argparse.Namespace) -> int:
     document = finite({"scenario": args.scenario, "seeds": seeds, "runs": runs, "summary": summarise(runs),
                        "paper_comparable": args.until is None and _paper_comparable(sessions),
                        "plugins": plugins_loaded()})  # what else ran in the engine (engine/plugins.py)
-    if args.json_path:
+    to_stdout = args.json_path == STDOUT
+    if to_stdout:  # `--json -`: the document is the command's output, and nothing else is printed there
+        import json
+        import sys
+
+        sys.stdout.write(json.dumps(document, separators=(",", ":"), allow_nan=False) + "\n")
+        sys.stdout.flush()
+    elif args.json_path:
         try:
             write_json_atomic(args.json_path, document)
         except OSError as err:
@@ -140,7 +147,7 @@ def run_command(args: argparse.Namespace) -> int:
     if args.resume:
         for k in unused_decisions(sessions[0], args):
             _warn(f"--decide {k}=...: proposal #{k} never waited in this run")
-    if not args.quiet:
+    if not args.quiet and not to_stdout:
         from ael_cli.report import print_table
 
         print_table(document, spec)

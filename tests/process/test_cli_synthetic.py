@@ -117,3 +117,14 @@ def test_many_seed_ranges(tmp_path):
     assert run("synthetic", "--seeds", "1..20", "--selector", "ts,ts+reflection", "--json", str(out)) == 0
     doc = json.loads(out.read_text())
     assert doc["seeds"] == list(range(1, 21)) and len(doc["runs"]) == 40
+
+
+def test_json_dash_writes_the_results_to_stdout_and_nothing_else(tmp_path):
+    """`--json -`: the document is the command's output (a pipe, a script), with no table
+    beside it and no file named "-"."""
+    done = subprocess.run([sys.executable, "-m", "ael_cli.main", "run", "synthetic", "--seeds", "1,2",
+                           "--selector", "ts", "--json", "-"], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    document = json.loads(done.stdout)
+    assert [r["seed"] for r in document["runs"]] == [1, 2] and all(r["complete"] for r in document["runs"])
+    assert not (tmp_path / "-").exists()

@@ -61,9 +61,9 @@ def test_a_plugin_that_misbehaves_at_import_is_one_line_and_the_commands_work(tm
     assert helped.returncode == 0 and helped.stdout.startswith("usage: ael-lab"), helped.stderr
     lines = our_lines(helped.stderr)
     assert len(lines) == 1 and kind in lines[0] and said in lines[0], helped.stderr
-    ran = ael([*RUN, "--json", "out.json"], tmp_path, cache, AEL_PLUGIN_TIMEOUT="1")
+    ran = ael([*RUN, "--json", "-"], tmp_path, cache, AEL_PLUGIN_TIMEOUT="1")  # the results on stdout
     assert ran.returncode == 0 and len(our_lines(ran.stderr)) == 1, ran.stderr
-    document = json.loads((tmp_path / "out.json").read_text())
+    document = json.loads(ran.stdout)  # and nothing else there: no table, no plugin's print
     assert document["runs"][0]["episodes"] == 20 and document["plugins"] == []
     streamed = ael(["export-stream", "support", "--seed", "1"], tmp_path, cache, AEL_PLUGIN_TIMEOUT="1")
     assert streamed.returncode == 0 and streamed.stdout
