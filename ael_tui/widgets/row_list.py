@@ -112,7 +112,7 @@ class RowList(SteadyScrollbars, ScrollView, can_focus=True):
     def set_rows(self, rows: list[Any]) -> None:
         """Replace the rows. The cursor stays on its row, unless it was on the newest: then it
         follows the newest (and the view with it)."""
-        before, follow, shown = self.highlighted, self._at_newest(), len(self.rows)
+        before, follow, had = self.highlighted, self._at_newest(), len(self.rows)
         self.rows = rows
         if follow or before is None:
             self.cursor = 0 if self.FOLLOW == "start" else max(len(rows) - 1, 0)
@@ -128,7 +128,7 @@ class RowList(SteadyScrollbars, ScrollView, can_focus=True):
                 scroll_update(self, self.virtual_size)
             if follow and self.FOLLOW == "end":
                 self._scroll_to_newest()
-        if len(rows) >= shown and self.size.height > len(rows) + 1:
+        if len(rows) >= had and self.size.height > len(rows) + 1:
             # a short table (the arms): its lines, not the empty ones below (each costs the same)
             self.refresh(Region(0, 0, self.size.width, len(rows) + 1))
         else:
