@@ -21,6 +21,8 @@ from pathlib import Path
 import aiohttp
 import pytest
 
+from tests.served.page import Visitor
+
 ANSI = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[@-Z\\-_])")
 STARTUP = 30.0
 SCREEN = 60.0    # seconds for a visitor's lab to draw (two shared cores, a cold import)
@@ -152,8 +154,8 @@ def test_the_session_beyond_the_cap_gets_the_full_page(serve):
         async with aiohttp.ClientSession() as http:
             first = await http.ws_connect(served.ws_url)
             second = await http.ws_connect(served.ws_url)
-            for ws in (first, second):
-                await screen_text(ws, r"New session")  # each has its own lab, on the start screen
+            pages = [Visitor(ws) for ws in (first, second)]  # each read all along, answering pings
+            await asyncio.gather(*(page.until(r"New session") for page in pages))  # each its own lab
             async with http.get(served.url) as page:
                 assert page.status == 503
                 assert "AEL Lab is full" in await page.text()
@@ -238,9 +240,10 @@ def test_a_visitors_lab_writes_only_in_the_sessions_folder_and_one_address_has_a
     async def visit() -> None:
         async with aiohttp.ClientSession() as http:
             async with http.ws_connect(served.ws_url) as ws:
-                await screen_text(ws, r"episode 0/1200")
+                lab = Visitor(ws)  # read all along: the wait for the save below is long under load
+                await lab.until(r"episode 0/1200")
                 await ws.send_json(["stdin", " "])
-                await screen_text(ws, r"episode 1/1200")
+                await lab.until(r"episode 1/1200")
                 async with http.get(served.url) as page:
                     assert page.status == 429 and "Too many labs from this address" in await page.text()
                 second = await http.ws_connect(served.ws_url)
@@ -248,13 +251,13 @@ def test_a_visitors_lab_writes_only_in_the_sessions_folder_and_one_address_has_a
                 assert b"already open from this address" in message.data
                 await second.close()
                 await ws.send_json(["stdin", "\x13"])  # ctrl+s: the save prompt, its default name
-                await screen_text(ws, r"Save the session as")
+                await lab.until(r"Save the session as")
                 await ws.send_json(["stdin", "\r"])
                 for _ in range(600):  # the save, and the support table the lab builds in the background
                     if list(folder.glob("support-s42-e1*.json")) and (list(folder.rglob("*.npy"))
                                                                       or list(teacher.rglob("*.npy"))):
                         break
-                    await asyncio.sleep(0.2)
+                    await lab.next_frame(0.2)  # a frame, or a fifth of a second
 
     asyncio.run(visit())
     assert list(folder.glob("support-s42-e1*.json"))

@@ -25,7 +25,8 @@ import pytest
 from ael_tui.serve import server as server_module
 from ael_tui.serve.mode import ServedMode
 from ael_tui.serve.supervise import RestartBudget
-from tests.served.test_serve_class import BOUND, Visitor, server  # noqa: F401  (server: the fixture)
+from tests.served.page import BOUND, Visitor
+from tests.served.test_serve_class import server  # noqa: F401  (server: the fixture)
 
 SUPPORT = ("--scenario", "support", "--seed", "42")
 
