@@ -117,6 +117,14 @@ class ScenarioSpec:
 
         return [m for m in self.prior_methods if m in METHODS]
 
+    @property
+    def offered_methods(self) -> list[str]:
+        """Beside `selectors`, what the lab's lists offer: the registered prior methods this
+        world lists, then the methods that offer themselves to it (`Method.worlds`)."""
+        from .method_base import self_offered
+
+        return [*self.offered_prior_methods, *self_offered(self)]
+
     def session_defaults(self, **overrides: Any) -> dict[str, Any]:
         """ENGINE_DEFAULTS with this scenario's overrides, then `overrides` (an
         instance's own, e.g. phase counts that depend on its data)."""

@@ -10,28 +10,11 @@ from typing import Any, Mapping
 from engine.errors import AELError
 from engine.store.persistence import load_session
 from engine.session import Session, SessionConfig
-from scenarios import make_scenario, scenario_class, scenario_names, spec_of
+from scenarios import make_scenario, spec_of
+
+from ael_lab.extend.lists import scenario_availability, selectors_of  # noqa: F401 - the lists every front end reads
 
 APPROVAL_MODES = ("manual", "auto")
-
-
-def scenario_availability() -> dict[str, str]:
-    """Scenario name -> "" if it can be used now, else why not (a registered scenario whose
-    libraries are not installed). Imports each scenario."""
-    out = {}
-    for name in scenario_names():
-        try:
-            scenario_class(name)
-            out[name] = ""
-        except AELError as err:
-            out[name] = str(err)
-    return out
-
-
-def selectors_of(scenario: str) -> list[str]:
-    """The session methods the scenario offers (baselines are not sessions), its prior methods last."""
-    spec = spec_of(scenario)
-    return [*spec.selectors, *spec.offered_prior_methods]
 
 
 def usable_backends(role: str, env: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
