@@ -106,10 +106,8 @@ def run_command(args: argparse.Namespace) -> int:
         reflector_options = flag_reflector_options(args)
         scenario_options = scenario_options_of(args, spec, all_specs())
         llm = llm_config(args)
-        if llm and scenario_options.get("protocol") == "cliapi-llm":  # the paper's settings for its LLM table
-            from scenarios.support.cliapi_protocol import LLM_SETTINGS
-
-            llm = {**llm, **LLM_SETTINGS}
+        if llm:  # a protocol's model settings (the paper's temperature for its LLM table), as the world declares
+            llm = {**llm, **spec.llm_settings_for(scenario_options)}
         variants = variants_of(args, args.scenario)
         sessions = []
         for selector in selectors:
