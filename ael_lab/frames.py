@@ -61,7 +61,9 @@ def posteriors(s: "Session") -> "pd.DataFrame":
                      "high": high, "pulls": arm.pulls, "reward_mean": arm.empirical_mean,
                      "added_at": arm.added_at, "injected": arm.name in injected,
                      "proposal": injected.get(arm.name)})
-    return _frame(rows, POSTERIORS)
+    frame = _frame(rows, POSTERIORS)
+    frame["proposal"] = frame["proposal"].astype("Int64")  # a number, or <NA> for an arm nobody proposed
+    return frame
 
 
 def memory(s: "Session") -> "pd.DataFrame":
