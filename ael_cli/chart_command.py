@@ -23,7 +23,7 @@ from pathlib import Path
 
 from engine.store.atomic import check_target, write_text_atomic
 from engine.errors import AELError
-from ael_lab.drawing.picture import KINDS, picture
+from ael_lab.drawing import PICTURE_KINDS as KINDS, picture
 
 
 def add_parser(sub) -> None:

@@ -18,11 +18,15 @@ from __future__ import annotations
 from engine.errors import AELError
 
 from ael_lab import sweep
+from ael_lab.extend import (Check, ConformanceError, check_method, check_scenario, check_variant, register_method,
+                            register_scenario, register_variant)
 from ael_lab.pictures import Chart
 from ael_lab.sessions import Explanation, Session, new, open, scenario_names
 
 __all__ = [
     # sessions, reading and pictures (docs/api.md)
     "new", "open", "Session", "Explanation", "Chart", "scenario_names", "sweep", "AELError",
-    # extending (issue 40: register_*, check_*, the entry-point groups) joins here
+    # extending (docs/api.md, "Extending"): registering, and the checks a plugin's suite generates
+    "register_scenario", "register_method", "register_variant", "check_scenario", "check_method", "check_variant",
+    "Check", "ConformanceError",
 ]

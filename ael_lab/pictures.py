@@ -1,7 +1,7 @@
 """`Session.chart(kind)`: one picture of a run, as `ael-lab chart SAVE --kind KIND --svg OUT` draws it.
 
-The SVG is drawn by the one picture code the lab and `ael-lab chart` use (`picture`, still
-in ael_tui/chart_command.py: issue 40's item 2 moves it to the Textual-free side). It is
+The SVG is drawn by the one picture code the lab and `ael-lab chart` use (`picture`, in
+ael_lab/drawing/picture.py, on the Textual-free side). It is
 imported when a chart is drawn, never with `ael_lab`, so `import ael_lab` loads no Textual
 and no Rich module. A `Chart` holds the SVG text: a notebook shows it inline
 (`_repr_svg_`), `save(path)` writes it atomically.
@@ -59,6 +59,6 @@ def chart(session: "Session", kind: str) -> Chart:
         raise AELError(f"chart({kind!r}): choose one of {', '.join(KINDS)}")
     if not session.history:
         raise AELError("chart: the run has no episode yet: step it first")
-    from ael_tui.chart_command import picture  # moves below ael_lab with issue 40's item 2
+    from ael_lab.drawing.picture import picture
 
     return Chart(kind, picture(session, kind))

@@ -15,7 +15,7 @@ import contextlib
 import io
 
 import scenarios
-from engine.conformance import ConformanceError
+from ael_lab.extend import ConformanceError
 
 import ael_lab.extend as public
 
@@ -53,7 +53,7 @@ def check_method(name: str, *, seed: int = 3) -> str:
     """The public checks, then: in `run --help` (the selector's list), and a prior method's
     paragraph in the lab's help. The world it ran on."""
     from engine.methods import method_help
-    from ael_lab.extend.checks import offering_scenarios
+    from ael_lab.extend import offering_scenarios
 
     _all(public.check_method(name, seed=seed))
     if squeeze(method_help()) not in run_help():
@@ -78,7 +78,7 @@ def check_variant(name: str, *, seed: int = 3) -> str:
     it (core and from `ael_lab.panels` entry points) read its session without failing. The world
     it ran on."""
     from ael_cli.flags.variant_flags import variants_help
-    from ael_lab.extend.checks import reflecting_selector
+    from ael_lab.extend import reflecting_selector
     from ael_tui.lab.panels import panels_for
     from engine.session import Session, SessionConfig
     from engine.variants import VARIANTS

@@ -38,6 +38,8 @@ class Method:
     # selector lists show it there beside the spec's own, and a session elsewhere refuses it unless
     # that world's spec lists it; empty: offered only where a spec lists it, runnable anywhere
     worlds: ClassVar[tuple[str, ...]] = ()
+    # the public checks it is known to fail, by name, with why (ael_lab.check_*: they report as xfail)
+    expected_failures: ClassVar[dict[str, str]] = {}
     # the pydantic model of `state_dict()` in a save, as `Deferred("module", "Model")` (pydantic is
     # imported only when a save is read); None: the method keeps no state beyond its selector, or
     # checks it in its own `load_state_dict`

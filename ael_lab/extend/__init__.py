@@ -2,8 +2,14 @@
 (checks.py: each check one pytest case a plugin's suite generates), and the lists every
 front end reads of the registries (lists.py). No Textual, no Rich."""
 
-from ael_lab.extend.checks import Check, ConformanceError, check_method, check_scenario, check_variant
+from ael_lab.extend.checks import (Check, ConformanceError, check_method, check_scenario, check_variant,
+                                   offering_scenarios, reflecting_selector)
+from ael_lab.extend.lists import scenario_availability, selectors_of
 from ael_lab.extend.register import register_method, register_scenario, register_variant
+from ael_lab.side_by_side import MAX_SELECTORS, build_compare
 
 __all__ = ["Check", "ConformanceError", "check_method", "check_scenario", "check_variant",
-           "register_method", "register_scenario", "register_variant"]
+           "register_method", "register_scenario", "register_variant",
+           # the lists and runs every front end reads (the start screen, the compare view, chart)
+           "scenario_availability", "selectors_of", "offering_scenarios", "reflecting_selector",
+           "build_compare", "MAX_SELECTORS"]

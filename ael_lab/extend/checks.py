@@ -13,6 +13,10 @@ A check that the extension's class declares it fails, `expected_failures = {"NAM
 reports as xfail with the reason, and once it passes it fails, saying to take the
 declaration away (a strict xfail). An unknown NAME in the declaration fails too.
 
+The cases are made without reading a registry, so a suite may generate them at collection
+and register its extension in a fixture (registered for the tests, gone after them); each
+case reads the registries, and its class's declaration, when it runs.
+
 What each checks: the engine's machinery (engine/conformance.py: builds, steps, saves mid-run
 and resumes exactly, rewinds and branches exactly, its saved state fits its model, a bad
 option is one line), and that the extension is listed where every front end reads its lists
@@ -52,40 +56,47 @@ class Check:
     extension: str
     name: str
     run: Callable[[], None] = field(repr=False)
-    expected_failure: str = ""   # the reason its class declares, "" when it must pass
+    declared: Callable[[], dict[str, str]] = field(repr=False, default=dict)  # its class's expected_failures
 
     def __str__(self) -> str:
         return f"{self.kind}:{self.extension}:{self.name}"
 
+    @property
+    def expected_failure(self) -> str:
+        """The reason its class declares this check fails, "" when it must pass."""
+        return self.declared().get(self.name, "")
+
     def __call__(self) -> None:
+        expected = self.expected_failure
         try:
             self.run()
         except ConformanceError as err:
-            if not self.expected_failure:
+            if not expected:
                 raise
             import pytest  # only a declared expected failure needs it: a plugin's suite runs pytest
 
-            pytest.xfail(f"{self.expected_failure} ({err})")
-        if self.expected_failure:
+            pytest.xfail(f"{expected} ({err})")
+        if expected:
             raise ConformanceError(f"{self.kind} {self.extension}: {self.name} passes, but its class declares it "
-                                   f"an expected failure ({self.expected_failure!r}): drop it from "
-                                   "expected_failures")
+                                   f"an expected failure ({expected!r}): drop it from expected_failures")
 
 
 def _declared(kind: str, name: str, cls: type, known: tuple[str, ...]) -> dict[str, str]:
-    declared = dict(getattr(cls, "expected_failures", {}) or {})
+    declared = getattr(cls, "expected_failures", None) or {}
+    if not isinstance(declared, dict) or not all(isinstance(v, str) and v for v in declared.values()):
+        raise ConformanceError(f"{kind} {name}: expected_failures must map a check's name to why it fails")
     wrong = sorted(set(declared) - set(known))
     if wrong:
         raise ConformanceError(f"{kind} {name}: expected_failures names {wrong[0]!r}, which is no check "
                                f"(one of {', '.join(known)})")
-    return declared
+    return dict(declared)
 
 
-def _cases(kind: str, name: str, cls: type, checks: dict[str, Callable[[], None]],
+def _cases(kind: str, name: str, cls: Callable[[], type], checks: dict[str, Callable[[], None]],
            known: tuple[str, ...]) -> Iterator[Check]:
-    declared = _declared(kind, name, cls, known)
+    """One case per known check; the class (and its declaration) is read when a case runs."""
     for check in known:
-        yield Check(kind, name, check, checks[check], declared.get(check, ""))
+        yield Check(kind, name, check, checks[check], lambda: _declared(kind, name, cls(), known))
 
 
 class _Runs:
@@ -174,7 +185,7 @@ def check_scenario(name: str, *, seed: int = 3, options: dict | None = None) -> 
 
     checks = {"described": described, "refuses_bad_options": refuses_bad_options, "resumes_exactly": runs.resumes,
               "goes_back_exactly": runs.goes_back, "saved_state_fits_model": runs.saved_state, "listed": listed}
-    yield from _cases("scenario", name, _scenario_class(name), checks, SCENARIO_CHECKS)
+    yield from _cases("scenario", name, lambda: _scenario_class(name), checks, SCENARIO_CHECKS)
 
 
 def _scenario_class(name: str) -> type:
@@ -182,6 +193,13 @@ def _scenario_class(name: str) -> type:
         return scenarios.scenario_class(name)
     except AELError:
         return object  # no class to read declarations from: `listed` says why it cannot be used
+
+
+def _registered(what: str, registry, name: str) -> type:
+    cls = registry.get(name)
+    if cls is None:
+        raise _fail(what, "is not registered")
+    return cls
 
 
 # ------------------------------------------------------------------ a method
@@ -205,9 +223,9 @@ def method_text(method: str, scenario: str) -> str:
 def check_method(name: str, *, seed: int = 3) -> Iterator[Check]:
     """The checks of the registered method `name`, run on the first world that offers it."""
     what = f"method {name}"
-    cls = METHODS.get(name)
-    if cls is None:
-        raise _fail(what, "is not registered")
+
+    def cls() -> type:
+        return _registered(what, METHODS, name)
 
     def first_world() -> str:
         offered = offering_scenarios(name)
@@ -223,9 +241,9 @@ def check_method(name: str, *, seed: int = 3) -> Iterator[Check]:
                                              selector=method_text(name, first_world())))
 
     def described() -> None:
-        if not cls.summary:
+        if not cls().summary:
             raise _fail(what, "has no summary")
-        for world in cls.worlds:
+        for world in cls().worlds:
             if world not in scenarios.scenario_names():
                 raise _fail(what, f"offers itself to {world!r}, which is not a registered world")
 
@@ -238,7 +256,7 @@ def check_method(name: str, *, seed: int = 3) -> Iterator[Check]:
                             "read do not")
 
     checks = {"described": described, "offered": first_world,
-              "refuses_bad_options": lambda: _refuses_bad_options(what, parse_method, bare(), cls.options),
+              "refuses_bad_options": lambda: _refuses_bad_options(what, parse_method, bare(), cls().options),
               "resumes_exactly": runs.resumes, "goes_back_exactly": runs.goes_back,
               "saved_state_fits_model": runs.saved_state, "listed": listed}
     yield from _cases("method", name, cls, checks, METHOD_CHECKS)
@@ -250,23 +268,23 @@ def check_variant(name: str, *, seed: int = 3) -> Iterator[Check]:
     from engine.variants.session_variants import check_variants, parse_variant, variant_help, variant_names
 
     what = f"variant {name}"
-    cls = VARIANTS.get(name)
-    if cls is None:
-        raise _fail(what, "is not registered")
+
+    def cls() -> type:
+        return _registered(what, VARIANTS, name)
 
     def applies() -> list[str]:
-        return [s for s in scenarios.scenario_names() if not cls.scenarios or s in cls.scenarios]
+        return [s for s in scenarios.scenario_names() if not cls().scenarios or s in cls().scenarios]
 
     def first_world() -> str:
         if not applies():
-            raise _fail(what, f"applies to {', '.join(cls.scenarios)}, none of which is registered")
+            raise _fail(what, f"applies to {', '.join(cls().scenarios)}, none of which is registered")
         return applies()[0]
 
     runs = _Runs(what, lambda: SessionConfig(scenario=first_world(), seed=seed, approval="auto",
                                              selector=reflecting_selector(first_world()), variants=[name]))
 
     def described() -> None:
-        if not cls.summary:
+        if not cls().summary:
             raise _fail(what, "has no summary")
         parse_variant(name)
 
@@ -280,7 +298,7 @@ def check_variant(name: str, *, seed: int = 3) -> Iterator[Check]:
             raise _fail(what, "not in the variants' help line (`--variant`, the lab's help)")
 
     checks = {"described": described,
-              "refuses_bad_options": lambda: _refuses_bad_options(what, parse_variant, name, cls.options),
+              "refuses_bad_options": lambda: _refuses_bad_options(what, parse_variant, name, cls().options),
               "refused_where_meaningless": refused_where_meaningless, "resumes_exactly": runs.resumes,
               "goes_back_exactly": runs.goes_back, "saved_state_fits_model": runs.saved_state, "listed": listed}
     yield from _cases("variant", name, cls, checks, VARIANT_CHECKS)

@@ -20,7 +20,7 @@ from engine.errors import AELError
 from engine.run_targets import StopOn, run_target
 from engine.session import Session
 
-from ael_lab.side_by_side import MAX_SELECTORS, build_compare  # noqa: F401 - the compare view's sessions
+from ael_lab.extend import MAX_SELECTORS, build_compare  # noqa: F401 - the compare view's sessions
 from ael_tui.config import LabSettings
 from ael_tui.widgets.run_loop import RunLoop
 

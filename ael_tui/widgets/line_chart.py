@@ -22,7 +22,7 @@ from textual.widget import Widget
 
 from engine.shown_text import shown
 
-from ael_lab.drawing.lines import Axis, Chart, Series, quarters, x_ticks  # noqa: F401 - what a chart is
+from ael_lab.drawing import Axis, Chart, Series, quarters, x_ticks  # noqa: F401 - what a chart is
 from ael_tui.clock import clock_of
 from ael_tui.widgets.throttle import Throttle
 

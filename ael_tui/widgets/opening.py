@@ -12,7 +12,7 @@ from engine.store.persistence import load_session
 from engine.session import Session, SessionConfig
 from scenarios import make_scenario, spec_of
 
-from ael_lab.extend.lists import scenario_availability, selectors_of  # noqa: F401 - the lists every front end reads
+from ael_lab.extend import scenario_availability, selectors_of  # noqa: F401 - the lists every front end reads
 
 APPROVAL_MODES = ("manual", "auto")
 

@@ -23,7 +23,7 @@ from engine.store.persistence import read_document
 from engine.session import Session
 from engine.shown_text import shown
 
-from ael_lab.drawing.reads import metric_name  # noqa: F401 - the progress data names its metric by it
+from ael_lab.drawing import metric_name  # noqa: F401 - the progress data names its metric by it
 
 
 # ------------------------------------------------------------------ status

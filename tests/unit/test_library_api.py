@@ -185,7 +185,11 @@ def _walk(package: str):
             yield path, "ael_lab", reads
 
 
-PUBLIC_MODULES = {"ael_lab": set(ael_lab.__all__), "ael_lab.sweep": set(ael_lab.sweep.__all__)}
+import ael_lab.drawing  # noqa: E402 - the pictures' parts the front ends draw with (docs/api.md)
+import ael_lab.extend  # noqa: E402 - extending, and the lists every front end reads (docs/api.md)
+
+PUBLIC_MODULES = {"ael_lab": set(ael_lab.__all__), "ael_lab.sweep": set(ael_lab.sweep.__all__),
+                  "ael_lab.extend": set(ael_lab.extend.__all__), "ael_lab.drawing": set(ael_lab.drawing.__all__)}
 
 
 @pytest.mark.parametrize("package", ["ael_cli", "ael_tui"])
