@@ -190,7 +190,7 @@ def _execute(items: list, args: argparse.Namespace) -> list[dict[str, Any]]:
         return _execute_here(items, args)
     from engine.executor import run_all
 
-    from .batch import affinity, run_task, task_of
+    from ael_lab.batch import affinity, run_task, task_of
 
     with _progress(args, len(configs)) as advance:
         return run_all(run_task, [task_of(c, args.until) for c in configs], workers,
@@ -238,7 +238,7 @@ def _execute_here(items: list, args: argparse.Namespace) -> list[dict[str, Any]]
         with _progress(args, len(items)) as advance:
             for item in items:
                 if not isinstance(item, Session) and item.selector.startswith("baseline:"):
-                    from .batch import RunTask, run_task
+                    from ael_lab.batch import RunTask, run_task
 
                     runs.append(run_task(RunTask(item)))
                     advance(1)

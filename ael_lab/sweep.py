@@ -1,7 +1,7 @@
 """`ael_lab.sweep.read(DIR)`: a sweep's store (`ael-lab sweep ... --out DIR`) as pandas DataFrames.
 
 The store is opened and verified by the code every sweep, export and reproduction uses
-(ael_cli/sweep/store.py): a damaged file, a run changed after the sweep wrote it or a run
+(ael_lab/sweep_store.py): a damaged file, a run changed after the sweep wrote it or a run
 deleted from it is an AELError naming the store, never a frame that silently holds it.
 The frames are its tables (docs/api.md lists their columns):
 
@@ -53,7 +53,7 @@ def read(folder: str | os.PathLike) -> SweepTables:
     """The store of the sweep written to `folder` (`ael-lab sweep SCENARIO ... --out folder`)."""
     import pandas as pd
 
-    from ael_cli.sweep.store import Store  # moves below ael_lab with issue 40's item 2
+    from ael_lab.sweep_store import Store  # the store, below the CLI that writes it and this that reads it
 
     if not isinstance(folder, (str, os.PathLike)) or not str(folder):
         raise AELError(f"sweep.read: give the sweep's folder (its --out), not {folder!r}")

@@ -15,9 +15,9 @@ import contextlib
 import io
 
 import scenarios
-from ael_lab.extend import ConformanceError
+from ael_lab import ConformanceError
 
-import ael_lab.extend as public
+import ael_lab as public
 
 
 def run_help() -> str:

@@ -30,6 +30,10 @@ def _public_members(cls: type) -> set[str]:
 def _every_public_name() -> set[str]:
     names = {f"ael_lab.{n}" for n in ael_lab.__all__}
     names |= {f"ael_lab.sweep.{n}" for n in ael_lab.sweep.__all__}
+    names |= {f"ael_lab.extend.{n}" for n in ael_lab.extend.__all__}
+    names |= {f"ael_lab.drawing.{n}" for n in ael_lab.drawing.__all__}
+    names |= {f"ael_lab.batch.{n}" for n in ael_lab.batch.__all__}
+    names |= {f"ael_lab.sweep_store.{n}" for n in ael_lab.sweep_store.__all__}
     names |= {f"{c}.{m}" for c, cls in CLASSES.items() for m in _public_members(cls)}
     return names
 
@@ -50,7 +54,7 @@ def test_all_names_what_the_package_has():
     for name in ael_lab.__all__:
         assert hasattr(ael_lab, name), name
     assert {n for n in vars(ael_lab) if not n.startswith("_") and n not in ("annotations",)} - set(ael_lab.__all__) \
-        <= {"sessions", "frames", "pictures"}  # its internal modules, imported as it loads
+        <= {"sessions", "frames", "pictures", "extend", "side_by_side", "drawing", "batch", "sweep_store"}  # its modules (drawing: when asked)
 
 
 FRAMES = ("history", "posteriors", "memory", "audit", "proposals")
@@ -76,7 +80,7 @@ def test_each_frame_has_its_documented_columns_empty_and_played(waiting):
 
 
 def test_the_sweep_tables_are_documented_as_the_store_holds_them():
-    from ael_cli.sweep.store import SCHEMA
+    from ael_lab.sweep_store import SCHEMA
 
     db = sqlite3.connect(":memory:")
     db.executescript(SCHEMA)
@@ -187,9 +191,12 @@ def _walk(package: str):
 
 import ael_lab.drawing  # noqa: E402 - the pictures' parts the front ends draw with (docs/api.md)
 import ael_lab.extend  # noqa: E402 - extending, and the lists every front end reads (docs/api.md)
+import ael_lab.batch  # noqa: E402 - one run of a configuration, and the sweep store (docs/api.md)
+import ael_lab.sweep_store  # noqa: E402
 
 PUBLIC_MODULES = {"ael_lab": set(ael_lab.__all__), "ael_lab.sweep": set(ael_lab.sweep.__all__),
-                  "ael_lab.extend": set(ael_lab.extend.__all__), "ael_lab.drawing": set(ael_lab.drawing.__all__)}
+                  "ael_lab.extend": set(ael_lab.extend.__all__), "ael_lab.drawing": set(ael_lab.drawing.__all__),
+                  "ael_lab.batch": set(ael_lab.batch.__all__), "ael_lab.sweep_store": set(ael_lab.sweep_store.__all__)}
 
 
 @pytest.mark.parametrize("package", ["ael_cli", "ael_tui"])
@@ -216,10 +223,9 @@ BELOW = {
         "engine.llm.setup", "engine.method_base", "engine.methods", "engine.options", "engine.plugins",
         "engine.prior", "engine.results", "engine.safe_csv", "engine.scenario_spec", "engine.secrets",
         "engine.session", "engine.shown_text", "engine.store.atomic", "engine.store.persistence",
-        "engine.variants", "engine.variants.session_variants", "scenarios", "scenarios.support.cliapi_protocol",
-        "scenarios.support.spec"},
+        "engine.variants", "engine.variants.session_variants", "scenarios", "scenarios.support.spec"},
     "ael_tui": {
-        "engine", "engine.approvals", "engine.conformance", "engine.errors", "engine.explain",
+        "engine", "engine.approvals", "engine.errors", "engine.explain",
         "engine.llm.local_model", "engine.methods", "engine.network", "engine.options", "engine.plugins",
         "engine.policies", "engine.preview", "engine.prior", "engine.processes", "engine.proposers",
         "engine.reflection", "engine.registry", "engine.results", "engine.run_targets", "engine.safe_csv",
