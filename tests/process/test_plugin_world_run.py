@@ -36,7 +36,7 @@ def test_ael_lab_run_plugin_world_imports_no_textual(tmp_path):
     report = json.loads(ran.stderr.strip().splitlines()[-1])
     assert report["code"] == 0, ran.stderr[-2000:]
     loaded = set(report["loaded"])
-    assert "ael_plugin_world" in loaded and "ael_lab" in loaded
+    assert {"ael_plugin_world", "ael_plugin_world_extensions", "ael_lab"} <= loaded
     assert loaded & {"textual", "rich", "ael_tui", "ael_plugin_world_panel"} == set()
     runs = json.loads(out.read_text())["runs"]
     assert [r["selector"] for r in runs] == ["ts · lamp-log", "lamp-greedy · lamp-log"]

@@ -7,7 +7,7 @@ after them, so an installed copy (its entry points) or none at all gives the sam
 import pytest
 
 import ael_lab
-import ael_plugin_world as plugin
+import ael_plugin_world_extensions as plugin
 
 CHECKS = [*ael_lab.check_scenario("plugin-world"), *ael_lab.check_method("lamp-greedy"),
           *ael_lab.check_variant("lamp-log")]
