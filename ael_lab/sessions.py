@@ -50,7 +50,7 @@ def new(scenario: str, seed: int = 42, *, approval: str = "manual", selector: st
     if not isinstance(scenario, str):
         raise AELError(f"scenario: give a world's name (one of {', '.join(scenario_names())}), not {scenario!r}")
     spec = spec_of(scenario)  # AELError naming the registered worlds
-    _check_int("seed", seed, 0, 2 ** 63 - 1)
+    _check_seed(seed)
     if approval not in APPROVAL_MODES:
         raise AELError(f"approval={approval!r}: expected one of {', '.join(APPROVAL_MODES)}")
     if not isinstance(selector, str):
@@ -326,6 +326,16 @@ class Explanation(dict):
 
 
 # ------------------------------------------------------------------ checks
+def _check_seed(seed: Any) -> None:
+    """The save's bounds (engine/limits.py): what starts here can be saved and resumed."""
+    from engine.limits import SEED_MAX
+
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise AELError(f"seed: {seed!r} is not a whole number")
+    if not 0 <= seed <= SEED_MAX:
+        raise AELError(f"seed: {seed} is outside 0..{SEED_MAX}; give a non-negative integer below 2**63")
+
+
 def _check_int(name: str, value: Any, low: int, high: int | None) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise AELError(f"{name}={value!r}: give a whole number")

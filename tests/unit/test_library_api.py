@@ -97,7 +97,7 @@ def _one_line(call) -> str:
 
 def test_mistakes_are_one_line_errors_that_say_what_to_do(waiting, tmp_path):
     assert "support" in _one_line(lambda: ael_lab.new("suport"))
-    assert "0.." in _one_line(lambda: ael_lab.new("synthetic", seed=-1))
+    assert "outside 0.." in _one_line(lambda: ael_lab.new("synthetic", seed=-1))
     assert "manual, auto, reject" in _one_line(lambda: ael_lab.new("synthetic", approval="sometimes"))
     assert "its options" in _one_line(lambda: ael_lab.new("synthetic", options={"bogus": 1}))
     assert "LLMConfig" in _one_line(lambda: ael_lab.new("synthetic", llm={"agnet": "local"}))
