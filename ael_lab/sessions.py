@@ -278,6 +278,17 @@ class Session:
         save_session(self._s, target)
         return target
 
+    def close(self) -> None:
+        """Flush a cassette this session records model calls to, and let another process record
+        to it (a session without a model has nothing to close). `with ael_lab.new(...) as s:` closes."""
+        self._s.llm.close()
+
+    def __enter__(self) -> "Session":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
     # ---------------------------------------------------------------- reading
     def history(self) -> "pd.DataFrame":
         return frames.history(self._s)
