@@ -72,9 +72,10 @@ def new(scenario: str, seed: int = 42, *, approval: str = "manual", selector: st
         llm_dict = llm_config.to_dict()
     if episodes is not None:
         _check_int("episodes", episodes, 1, None)
-    reflector = dict(reflector_options or {})
+    reflector = _options(spec.reflector, reflector_options, f"reflector_options: {scenario}'s reflection")
     config = SessionConfig(scenario=scenario, seed=seed, selector=selector, approval=approval, episodes=episodes,
-                           scenario_options=_options(spec, options), reflector_options=reflector,
+                           scenario_options=_options(spec.options, options, f"options: {scenario}"),
+                           reflector_options=reflector,
                            slow_window=reflector.get("cadence"),  # as `ael-lab run`: the cadence is the slow window
                            llm=llm_dict, variants=variant_texts)
     return Session(EngineSession(config, make_scenario(scenario, seed, config.scenario_options)))
@@ -362,17 +363,18 @@ def _path(path: Any, name: str) -> Path:
     return Path(path).expanduser()
 
 
-def _options(spec, given: Mapping[str, Any] | None) -> dict[str, Any]:
-    """The world's options by its declarations: an unknown name is refused, a text is parsed
-    as its flag would be, a typed value is checked as the option's kind."""
+def _options(declared_options, given: Mapping[str, Any] | None, owner: str) -> dict[str, Any]:
+    """Options by their declarations (a world's, its reflection's): an unknown name is refused, a
+    text is parsed as its flag would be, a typed value is checked as the option's kind."""
+    if given is not None and not isinstance(given, Mapping):
+        raise AELError(f"{owner}: give the options as a dict of name to value, not {type(given).__name__}")
     out: dict[str, Any] = {}
-    declared = {o.name: o for o in spec.options}
+    declared = {o.name: o for o in declared_options}
     for name, value in dict(given or {}).items():
         option = declared.get(name)
         if option is None:
-            known = ", ".join(declared) or "none"
-            raise AELError(f"options: {spec.name} has no option {name!r} (its options: {known})")
-        label = f"options[{name!r}]"
+            raise AELError(f"{owner} has no option {name!r} (its options: {', '.join(declared) or 'none'})")
+        label = f"{owner.split(':')[0]}[{name!r}]"
         out[name] = option.parse(value, label) if isinstance(value, str) and option.kind is not str else \
             option.check(value, label)
     return out

@@ -100,6 +100,8 @@ def test_mistakes_are_one_line_errors_that_say_what_to_do(waiting, tmp_path):
     assert "outside 0.." in _one_line(lambda: ael_lab.new("synthetic", seed=-1))
     assert "manual, auto, reject" in _one_line(lambda: ael_lab.new("synthetic", approval="sometimes"))
     assert "its options" in _one_line(lambda: ael_lab.new("synthetic", options={"bogus": 1}))
+    assert "trigger, cadence" in _one_line(lambda: ael_lab.new("synthetic", reflector_options={"cadance": 5}))
+    assert "reflector_options['cadence']" in _one_line(lambda: ael_lab.new("synthetic", reflector_options={"cadence": 0}))
     assert "LLMConfig" in _one_line(lambda: ael_lab.new("synthetic", llm={"agnet": "local"}))
     assert "#1" in _one_line(waiting.step)
     assert "no proposal #99" in _one_line(lambda: waiting.approve(99))
