@@ -56,9 +56,12 @@ def new(scenario: str, seed: int = 42, *, approval: str = "manual", selector: st
     if not isinstance(selector, str):
         raise AELError(f"selector={selector!r}: give a method's text, e.g. 'ts+reflection' or 'egreedy(epsilon=0.1)'")
     parse_method(selector)  # refused in one line, with "did you mean"
-    if isinstance(variants, str):
-        variants = [variants]
-    variant_texts = [v.text for v in check_variants(list(variants), scenario)]
+    variants = [variants] if isinstance(variants, str) else list(variants or ())
+    if not all(isinstance(v, str) for v in variants):
+        raise AELError(f"variants={variants!r}: give each as its text, e.g. ['credit=fcc', 'per-tool(k=4)']")
+    variant_texts = [v.text for v in check_variants(variants, scenario)]
+    if llm is not None and not isinstance(llm, Mapping):
+        raise AELError(f"llm: give a dict such as {{'reflector': 'anthropic'}}, not {type(llm).__name__}")
     llm_dict = dict(llm or {})
     if llm_dict:
         try:

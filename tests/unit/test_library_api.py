@@ -102,6 +102,8 @@ def test_mistakes_are_one_line_errors_that_say_what_to_do(waiting, tmp_path):
     assert "its options" in _one_line(lambda: ael_lab.new("synthetic", options={"bogus": 1}))
     assert "trigger, cadence" in _one_line(lambda: ael_lab.new("synthetic", reflector_options={"cadance": 5}))
     assert "reflector_options['cadence']" in _one_line(lambda: ael_lab.new("synthetic", reflector_options={"cadence": 0}))
+    assert "credit=fcc" in _one_line(lambda: ael_lab.new("synthetic", variants=[3]))
+    assert "a dict" in _one_line(lambda: ael_lab.new("synthetic", llm="anthropic"))
     assert "LLMConfig" in _one_line(lambda: ael_lab.new("synthetic", llm={"agnet": "local"}))
     assert "#1" in _one_line(waiting.step)
     assert "no proposal #99" in _one_line(lambda: waiting.approve(99))
