@@ -115,6 +115,9 @@ b.chart("arms")
 s.chart("reward")
 
 # %%
+s.chart("regret")  # against an oracle run on the same world and seed
+
+# %%
 s.chart("regimes")
 
 # %% [markdown]

@@ -1,8 +1,9 @@
 """examples/notebook.ipynb runs: executed top to bottom in a real kernel (ipykernel, this
 interpreter), as a reader opening it would; and it is the same notebook as its Jupytext
-percent form examples/notebook.py, committed without outputs. Its work (a support run to 920 and two to the end, four charts, a
-4-run sweep) is 3.3 s of CPU (`time python examples/notebook.py`: user+sys, 2026-11-28); the test
-took 13 to 23 s of wall time on the shared two cores at a load average over 20."""
+percent form examples/notebook.py, committed without outputs. Its work (a support run to 920
+and two to the end, five charts, a 4-run sweep) is about 3 s of CPU (`time python
+examples/notebook.py`, user+sys: 3.0 to 3.3 s, 2026-11-28); the test took 13 to 23 s of wall
+time on the shared two cores at a load average over 20."""
 
 from __future__ import annotations
 
@@ -37,6 +38,6 @@ def test_the_notebook_executes_and_shows_its_proposals_charts_and_sweep(tmp_path
     text = "\n".join(o.get("text", "") + o.get("data", {}).get("text/plain", "") for o in outputs)
     assert "at episode 920 of 1200 (train); waiting: #1 insight, #2 arm" in text
     assert "the reflection read 0.5583" in text and "accuracy over episodes 800-919: 0.5583" in text
-    assert sum("image/svg+xml" in o.get("data", {}) for o in outputs) == 4
+    assert sum("image/svg+xml" in o.get("data", {}) for o in outputs) == 5  # arms twice, reward, regret, regimes
     assert "<ael_lab.sweep.SweepTables: 4 runs" in text
     assert list(tmp_path.iterdir()) == []  # it writes nothing where it runs (its sweep goes to a temporary folder)
