@@ -32,6 +32,9 @@ class Chart:
     def _repr_svg_(self) -> str:
         return self.svg
 
+    def __repr__(self) -> str:  # a notebook's text form, and a terminal's: not 20 kB of SVG
+        return f"<ael_lab.Chart {self.kind}: {len(self.svg):,} characters of SVG>"
+
     def save(self, path: str | os.PathLike) -> Path:
         """Write the SVG to `path` (atomically); refuses a folder, a symlink, a missing folder and
         an AEL Lab session (a picture never replaces a run). Returns the path."""

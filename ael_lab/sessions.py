@@ -50,15 +50,18 @@ def new(scenario: str, seed: int = 42, *, approval: str = "manual", selector: st
     if not isinstance(scenario, str):
         raise AELError(f"scenario: give a world's name (one of {', '.join(scenario_names())}), not {scenario!r}")
     spec = spec_of(scenario)  # AELError naming the registered worlds
-    _check_int("seed", seed, 0, 2 ** 63 - 1)
+    _check_seed(seed)
     if approval not in APPROVAL_MODES:
         raise AELError(f"approval={approval!r}: expected one of {', '.join(APPROVAL_MODES)}")
     if not isinstance(selector, str):
         raise AELError(f"selector={selector!r}: give a method's text, e.g. 'ts+reflection' or 'egreedy(epsilon=0.1)'")
     parse_method(selector)  # refused in one line, with "did you mean"
-    if isinstance(variants, str):
-        variants = [variants]
-    variant_texts = [v.text for v in check_variants(list(variants), scenario)]
+    variants = [variants] if isinstance(variants, str) else list(variants or ())
+    if not all(isinstance(v, str) for v in variants):
+        raise AELError(f"variants={variants!r}: give each as its text, e.g. ['credit=fcc', 'per-tool(k=4)']")
+    variant_texts = [v.text for v in check_variants(variants, scenario)]
+    if llm is not None and not isinstance(llm, Mapping):
+        raise AELError(f"llm: give a dict such as {{'reflector': 'anthropic'}}, not {type(llm).__name__}")
     llm_dict = dict(llm or {})
     if llm_dict:
         try:
@@ -72,9 +75,10 @@ def new(scenario: str, seed: int = 42, *, approval: str = "manual", selector: st
         llm_dict = llm_config.to_dict()
     if episodes is not None:
         _check_int("episodes", episodes, 1, None)
-    reflector = dict(reflector_options or {})
+    reflector = _options(spec.reflector, reflector_options, f"reflector_options: {scenario}'s reflection")
     config = SessionConfig(scenario=scenario, seed=seed, selector=selector, approval=approval, episodes=episodes,
-                           scenario_options=_options(spec, options), reflector_options=reflector,
+                           scenario_options=_options(spec.options, options, f"options: {scenario}"),
+                           reflector_options=reflector,
                            slow_window=reflector.get("cadence"),  # as `ael-lab run`: the cadence is the slow window
                            llm=llm_dict, variants=variant_texts)
     return Session(EngineSession(config, make_scenario(scenario, seed, config.scenario_options)))
@@ -278,6 +282,17 @@ class Session:
         save_session(self._s, target)
         return target
 
+    def close(self) -> None:
+        """Flush a cassette this session records model calls to, and let another process record
+        to it (a session without a model has nothing to close). `with ael_lab.new(...) as s:` closes."""
+        self._s.llm.close()
+
+    def __enter__(self) -> "Session":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
     # ---------------------------------------------------------------- reading
     def history(self) -> "pd.DataFrame":
         return frames.history(self._s)
@@ -326,6 +341,16 @@ class Explanation(dict):
 
 
 # ------------------------------------------------------------------ checks
+def _check_seed(seed: Any) -> None:
+    """The save's bounds (engine/limits.py): what starts here can be saved and resumed."""
+    from engine.limits import SEED_MAX
+
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise AELError(f"seed: {seed!r} is not a whole number")
+    if not 0 <= seed <= SEED_MAX:
+        raise AELError(f"seed: {seed} is outside 0..{SEED_MAX}; give a non-negative integer below 2**63")
+
+
 def _check_int(name: str, value: Any, low: int, high: int | None) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise AELError(f"{name}={value!r}: give a whole number")
@@ -341,17 +366,18 @@ def _path(path: Any, name: str) -> Path:
     return Path(path).expanduser()
 
 
-def _options(spec, given: Mapping[str, Any] | None) -> dict[str, Any]:
-    """The world's options by its declarations: an unknown name is refused, a text is parsed
-    as its flag would be, a typed value is checked as the option's kind."""
+def _options(declared_options, given: Mapping[str, Any] | None, owner: str) -> dict[str, Any]:
+    """Options by their declarations (a world's, its reflection's): an unknown name is refused, a
+    text is parsed as its flag would be, a typed value is checked as the option's kind."""
+    if given is not None and not isinstance(given, Mapping):
+        raise AELError(f"{owner}: give the options as a dict of name to value, not {type(given).__name__}")
     out: dict[str, Any] = {}
-    declared = {o.name: o for o in spec.options}
+    declared = {o.name: o for o in declared_options}
     for name, value in dict(given or {}).items():
         option = declared.get(name)
         if option is None:
-            known = ", ".join(declared) or "none"
-            raise AELError(f"options: {spec.name} has no option {name!r} (its options: {known})")
-        label = f"options[{name!r}]"
+            raise AELError(f"{owner} has no option {name!r} (its options: {', '.join(declared) or 'none'})")
+        label = f"{owner.split(':')[0]}[{name!r}]"
         out[name] = option.parse(value, label) if isinstance(value, str) and option.kind is not str else \
             option.check(value, label)
     return out

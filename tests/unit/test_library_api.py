@@ -101,9 +101,13 @@ def _one_line(call) -> str:
 
 def test_mistakes_are_one_line_errors_that_say_what_to_do(waiting, tmp_path):
     assert "support" in _one_line(lambda: ael_lab.new("suport"))
-    assert "0.." in _one_line(lambda: ael_lab.new("synthetic", seed=-1))
+    assert "outside 0.." in _one_line(lambda: ael_lab.new("synthetic", seed=-1))
     assert "manual, auto, reject" in _one_line(lambda: ael_lab.new("synthetic", approval="sometimes"))
     assert "its options" in _one_line(lambda: ael_lab.new("synthetic", options={"bogus": 1}))
+    assert "trigger, cadence" in _one_line(lambda: ael_lab.new("synthetic", reflector_options={"cadance": 5}))
+    assert "reflector_options['cadence']" in _one_line(lambda: ael_lab.new("synthetic", reflector_options={"cadence": 0}))
+    assert "credit=fcc" in _one_line(lambda: ael_lab.new("synthetic", variants=[3]))
+    assert "a dict" in _one_line(lambda: ael_lab.new("synthetic", llm="anthropic"))
     assert "LLMConfig" in _one_line(lambda: ael_lab.new("synthetic", llm={"agnet": "local"}))
     assert "#1" in _one_line(waiting.step)
     assert "no proposal #99" in _one_line(lambda: waiting.approve(99))
@@ -249,3 +253,34 @@ def test_the_session_signature_is_the_documented_one():
     params = inspect.signature(ael_lab.new).parameters
     assert list(params)[:2] == ["scenario", "seed"]
     assert {"approval", "selector", "variants", "llm"} <= set(params)
+
+
+def test_stepping_stops_where_a_decision_waits_and_an_edit_is_what_is_accepted():
+    s = ael_lab.new("synthetic", seed=1, approval="manual")
+    assert s.step(5).episode == 5
+    assert s.step(100).episode == 13 and s.waiting.startswith("proposal #1")  # stopped early, not refused
+    payload = s.pending()["payload"][0]
+    s.edit(1, {**payload, "description": "the hidden arm, named by hand"}, reason="clearer")
+    audit = s.audit()
+    assert audit["decision"].tolist() == ["edit"] and audit["accepted"][0]["description"] == "the hidden arm, named by hand"
+    assert s.posteriors()["arm"].iloc[-1] == "a10" and s.waiting is None
+    auto = ael_lab.new("synthetic", seed=1, approval="auto").run_to_reflection()
+    assert auto.episode == 13 and auto.proposals()["status"].tolist() == ["approved"]  # right after it
+
+
+def test_a_sweep_store_reads_as_its_tables_and_a_changed_run_is_refused(tmp_path, capsys):
+    from ael_cli.main import main
+
+    out = tmp_path / "sweep"
+    assert main(["sweep", "synthetic", "--seeds", "1,2", "--selector", "ts", "--episodes", "30", "--workers", "1",
+                 "--quiet", "--out", str(out)]) == 0  # one worker: the runs play in this process
+    tables = ael_lab.sweep.read(out)
+    assert tables.runs["seed"].tolist() == [1, 2] and set(tables.runs["status"]) == {"ok"}
+    assert tables.runs["result"][0]["episodes"] == 30 and tables.runs["config"][0]["scenario"] == "synthetic"
+    assert tables.rewards.groupby("run").size().tolist() == [30, 30]
+    overall = tables.metrics.set_index(["run", "name"]).loc[(tables.runs["id"][0], "overall"), "value"]
+    assert overall == tables.runs["overall"][0]
+    assert len(tables.ledger) == 2 and "format" in tables.sweep["key"].tolist()
+    with sqlite3.connect(out / "sweep.sqlite") as db:
+        db.execute("UPDATE runs SET overall = 0.99 WHERE seed = 2")
+    assert "no longer match" in _one_line(lambda: ael_lab.sweep.read(out))
