@@ -1,7 +1,7 @@
 """`ael-lab serve`'s flags: parsed and checked here, on the command line's side, so building the
 parser imports no part of the lab. The command itself (ael_tui/serve/command.py: the lab
 served) is imported only when `serve` runs. Nothing here names a world: a flag's folder is
-checked to exist here, and read by the served lab, which knows what it holds."""
+made absolute here and read by the served lab, which knows what it holds."""
 
 from __future__ import annotations
 
@@ -69,14 +69,10 @@ def quota(flag: str):
     return parse
 
 
-def local_path(flag: str):
-    """A file or folder the teacher names: it must exist (what it holds is checked when served); absolute."""
-    def parse(text: str) -> str:
-        path = Path(text).expanduser().resolve()
-        if not path.exists():
-            raise AELError(f"{flag}: {text} does not exist")
-        return str(path)
-    return parse
+def local_path(text: str) -> str:
+    """A file or folder the teacher names, absolute; what it holds is checked by the served lab,
+    which knows the world it is for, before the server starts (one line when it is wrong)."""
+    return str(Path(text).expanduser().resolve())
 
 
 def add_parser(sub) -> None:
@@ -97,7 +93,7 @@ def add_parser(sub) -> None:
     p.add_argument("--folder-quota-mib", type=quota("--folder-quota-mib"), default=DEFAULT_FOLDER_QUOTA_MIB,
                    help=f"MiB the whole sessions folder may hold; past it no visitor writes "
                         f"(default {DEFAULT_FOLDER_QUOTA_MIB:g})")
-    p.add_argument("--news-data", metavar="PATH", type=local_path("--news-data"),
+    p.add_argument("--news-data", metavar="PATH", type=local_path,
                    help="a local copy of the 20 Newsgroups articles: 20news-bydate.tar.gz or the folder it unpacks "
                         "to; without it the news world is not offered (a served lab downloads nothing)")
     p.add_argument("--idle-minutes", type=idle_minutes, default=DEFAULT_IDLE_MINUTES,
