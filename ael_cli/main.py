@@ -61,7 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = _Parser(prog="ael-lab", description="AEL Lab: step, watch and steer an agent that learns how to use its memory.")
     p.add_argument(NO_PLUGINS, action="store_true",
-                   help="load no plugin (no entry point of ael_lab.scenarios, .methods, .variants); "
+                   help="load no plugin (no entry point of ael_lab.scenarios, .methods, .variants, .panels); "
                         "the lab: AEL_NO_PLUGINS=1")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
 

@@ -7,6 +7,7 @@ and the command line reaches the lab only to open it (LAUNCHES)."""
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,8 +29,7 @@ def _imports(name: str, path: Path, modules: dict[str, Path], at_load: bool = Fa
     that is a module (a submodule naming its own package that way is no cycle), else as
     importing `pkg`."""
     out = set()
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    type_only = _type_only(tree)
+    tree, type_only = _parsed(path)
     for node in (tree.body if at_load else ast.walk(tree)):
         if node in type_only:
             continue
@@ -50,6 +50,14 @@ def _imports(name: str, path: Path, modules: dict[str, Path], at_load: bool = Fa
             continue
         out.update(t for t in targets if t in modules and t != name)
     return out
+
+
+@functools.lru_cache(maxsize=None)
+def _parsed(path: Path) -> tuple[ast.Module, set[ast.AST]]:
+    """A file's tree and its annotation-only imports, parsed once for every test here (the
+    checks read each file several times)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return tree, _type_only(tree)
 
 
 def _type_only(tree: ast.Module) -> set[ast.AST]:
@@ -300,3 +308,21 @@ def test_the_runner_and_the_serve_command_name_no_world():
                 [a.name for a in node.names] if isinstance(node, ast.Import) else []
             named += [f"{path.relative_to(ROOT)}: {m}" for m in modules if m.startswith("scenarios.")]
     assert named == []
+
+
+def _third_party(package: str, names: tuple[str, ...]) -> list[str]:
+    """Where a module of `package` imports one of `names` (a top-level package), in a function too."""
+    found = []
+    for path in sorted((ROOT / package).rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            modules = [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else \
+                [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            found += [f"{path.relative_to(ROOT)}: {m}" for m in modules if m.split(".")[0] in names]
+    return found
+
+
+def test_the_floor_imports_no_textual_nor_rich_and_the_command_line_no_textual():
+    """ael_lab (and with it `ael-lab chart`, a notebook's pictures) draws without a terminal
+    library; the command line reaches Textual only through the lab it opens (LAUNCHES)."""
+    assert _third_party("ael_lab", ("textual", "rich", "textual_serve")) == []
+    assert _third_party("ael_cli", ("textual", "textual_serve")) == []
