@@ -2,7 +2,7 @@
 and, optionally, a right one; vertical marks (regime boundaries, phases, new arms); point
 marks (reflections); names along the top or bottom (regimes); a legend. The lab draws a
 `Chart` in braille cells (ael_tui/widgets/line_chart.py), `ael-lab chart` and a notebook
-as SVG (svg.py). Colours are named as the lab names them (colours.py)."""
+as SVG (picture_svg.py). Colours are named as the lab names them (colours.py)."""
 
 from __future__ import annotations
 

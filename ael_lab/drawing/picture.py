@@ -1,6 +1,6 @@
 """One picture of a run as SVG text: `picture(session, kind)`, what `ael-lab chart SAVE --kind
 KIND --svg OUT` writes and a notebook's chart shows, drawn by the same code as the lab's exports
-(svg.py) from the same numbers (reads.py, data.py, curves.py). No Textual, no Rich.
+(picture_svg.py) from the same numbers (reads.py, data.py, curves.py). No Textual, no Rich.
 
     arms     which policy played when, regimes and decisions marked (the lab's strip)
     reward   cumulative reward
@@ -39,7 +39,7 @@ def picture(session, kind: str) -> str:
     from ael_lab.drawing.curves import cumulative_chart, regret_chart
     from ael_lab.drawing.data import Reference, regime_means
     from ael_lab.drawing.reads import picture_data
-    from ael_lab.drawing.svg import bars_svg, chart_svg, strip_svg
+    from ael_lab.drawing.picture_svg import bars_svg, chart_svg, strip_svg
 
     d = picture_data(session)
     if not d.policies:

@@ -11,7 +11,7 @@ import pytest
 from ael_lab.drawing.curves import cumulative_chart, regret_chart
 from ael_lab.drawing.data import RegimeMean
 from ael_lab.drawing.reads import APPROVED, NEW_ARM, Decision, PictureData
-from ael_lab.drawing.svg import bars_svg, chart_svg, hex_of, runs_of, strip_svg
+from ael_lab.drawing.picture_svg import bars_svg, chart_svg, hex_of, runs_of, strip_svg
 
 NS = {"s": "http://www.w3.org/2000/svg"}
 
