@@ -84,3 +84,25 @@ def test_register_takes_only_what_its_registry_holds():
         ael_lab.register_variant(Overcautious)
     with pytest.raises(RegistryError, match="a scenario name must be lower-case"):
         ael_lab.register_scenario("Bad Name", "tests.tiny_scenario.spec")
+
+
+def test_a_panel_is_probed_apart_so_a_command_never_imports_it_even_in_a_child(monkeypatch):
+    """A distribution's world, method and variant are probed together when a command reads them;
+    its `ael_lab.panels` entry only when the lab does, in a probe of its own."""
+    from types import SimpleNamespace
+
+    from engine import plugin_probe, plugins
+
+    dist = SimpleNamespace(name="lamps", version="1.0", read_text=lambda name: "")
+    dist.entry_points = [SimpleNamespace(name=n, value=v, group=g, dist=dist) for n, v, g in (
+        ("w", "lamps_world", plugins.SCENARIOS), ("m", "lamps_x:M", plugins.METHODS),
+        ("p", "lamps_panel:PANEL", plugins.PANELS))]
+
+    probed = []
+    monkeypatch.setattr(plugins, "_probed", {})
+    monkeypatch.setattr(plugin_probe, "probe", lambda key, values, meta: probed.append(values) or
+                        {"failed": "", "verdicts": {}})
+    world, _, panel = dist.entry_points
+    plugins._probe(world)
+    plugins._probe(panel)
+    assert probed == [["lamps_world", "lamps_x:M"], ["lamps_panel:PANEL"]]
