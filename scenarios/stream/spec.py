@@ -42,6 +42,7 @@ SPEC = ScenarioSpec(
     # every 25 rows, over the trailing 50, below half right: replay one candidate per --meta column
     reflector=reflection_options(trigger="diagnose", triggers=("diagnose",), cadence=25, window=50,
                                  threshold=0.5, threshold_help="reflect when the trailing accuracy is below this"),
+    agents=("offline", "llm"),  # a model may label the rows (llm_agent.py)
     session={"warmup": 0, "slow_window": 25},  # memory_cap: the stream's rows, up to MEMORY_CAP (scenario.py)
     shareable=True,  # no run state: sessions on one seed share the table and its TF-IDF
     counterfactual=True,
