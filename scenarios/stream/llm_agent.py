@@ -21,9 +21,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-MAX_SHOWN = 8        # retrieved rows shown, most similar first (the vote reads 5)
+MAX_SHOWN = 5        # retrieved rows shown, most similar first: those the offline vote reads
 ROW_CHARS = 600      # characters of the row to label
-SHOWN_CHARS = 240    # characters of each retrieved row
+SHOWN_CHARS = 200    # characters of each retrieved row
 META_CHARS = 60      # characters of each --meta value
 MAX_LABELS = 100     # labels offered at most (a stream of thousands of labels would not fit a prompt)
 LABEL_CHARS = 120    # a longer label is not offered: no model can be asked to copy it verbatim

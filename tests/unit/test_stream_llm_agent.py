@@ -137,13 +137,14 @@ def test_nothing_is_asked_before_a_label_is_seen():
     assert provider.requests == []
 
 
-def test_the_labels_seen_before_each_row(tmp_path):
-    from scenarios import make_scenario
+def test_the_labels_seen_before_each_row_in_order_of_first_appearance():
+    from types import SimpleNamespace
 
-    world = make_scenario("stream", 1, {"data": str(write_demo(tmp_path / "d.csv", 1, n_rows=50)),
-                                        "text": "text", "label": "label"})
-    for t in (0, 1, 7, 50):
-        assert world.seen_labels(t) == list(dict.fromkeys(world.labels[:t]))
+    from scenarios.stream.scenario import StreamScenario
+
+    world = SimpleNamespace(labels=("b", "a", "b", "c"), n_episodes=4, _seen=None)
+    seen = [StreamScenario.seen_labels(world, t) for t in range(5)]
+    assert seen == [[], ["b"], ["b", "a"], ["b", "a"], ["b", "a", "c"]]
 
 
 # ------------------------------------------------------- a 50-row run against the fake server
@@ -171,6 +172,7 @@ def recorded(tmp_path_factory):
     return d, argv, sent
 
 
+@pytest.mark.heavy  # a 50-row run through the real HTTP client: seconds, and the check
 def test_a_50_row_run_against_the_fake_server_ends_and_counts_its_wrong_answers(recorded):
     d, _, sent = recorded
     run = json.loads((d / "a.json").read_text())["runs"][0]
@@ -185,6 +187,7 @@ def test_a_50_row_run_against_the_fake_server_ends_and_counts_its_wrong_answers(
     assert all(h["info"]["predicted"] == "" and h["reward"] == 0.0 for h in history if h["info"]["agent"] == "rejected")
 
 
+@pytest.mark.heavy
 def test_the_cassette_replays_offline_to_the_same_results_and_holds_no_key(recorded, monkeypatch):
     d, argv, _ = recorded
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
