@@ -21,6 +21,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
+from engine.llm.context import CHARS_PER_TOKEN
+
 MAX_SHOWN = 5        # retrieved rows shown, most similar first: those the offline vote reads
 ROW_CHARS = 600      # characters of the row to label
 SHOWN_CHARS = 200    # characters of each retrieved row
@@ -62,20 +64,23 @@ def _cut(value: Any, n: int) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-def offered_labels(seen: Sequence[str], first: Sequence[str] = (), cap: int = MAX_LABELS) -> list[str]:
+def offered_labels(seen: Sequence[str], first: Sequence[str] = (), cap: int = MAX_LABELS,
+                   max_chars: int | None = None) -> list[str]:
     """The enum: the labels seen so far (`seen`, distinct, in order of first appearance), sorted
-    by name. Over `cap` of them, those of `first` that were seen (the offline vote's, the
-    retrieved rows') come first, then the earliest seen; a label over `LABEL_CHARS` characters
-    is never offered."""
-    if len(seen) > cap:
+    by name. Over `cap` of them, or `max_chars` characters in all (what the model's context
+    has room for), those of `first` that were seen (the offline vote's, the retrieved rows')
+    come first, then the earliest seen; a label over `LABEL_CHARS` characters is never offered."""
+    room = sum(map(len, seen)) if max_chars is None else max_chars
+    if len(seen) > cap or sum(map(len, seen)) > room:
         known = set(seen)
         seen = [*(label for label in first if label in known), *seen]
     picked: dict[str, None] = {}
     for label in seen:
         if len(picked) >= cap:
             break
-        if len(label) <= LABEL_CHARS:
-            picked.setdefault(label)
+        if len(label) <= LABEL_CHARS and label not in picked and (not picked or len(label) <= room):
+            picked[label] = None
+            room -= len(label)
     return sorted(picked)
 
 
@@ -115,7 +120,9 @@ def ask(client: Any, text: str, meta: Mapping[str, Any], shown: Sequence[ShownRo
     is the offline vote's label, the answer when nothing has been seen yet or the call failed
     under the `fallback` policy."""
     shown = list(shown[:MAX_SHOWN])
-    labels = offered_labels(seen, [offline, *(r.label for r in shown)])
+    # the labels travel twice (the schema's enum, the prompt's list): together at most half the context
+    room = int(client.context_tokens() * CHARS_PER_TOKEN / 4)
+    labels = offered_labels(seen, [offline, *(r.label for r in shown)], max_chars=room)
     if not labels:
         return Answer(offline, "offline")
     wanted = schema(labels)

@@ -84,6 +84,8 @@ def test_the_labels_offered_are_those_seen_sorted_capped_and_never_too_long():
     capped = offered_labels(many, first=["l250", "l299", "never-seen"], cap=5)
     assert capped == ["l000", "l001", "l002", "l250", "l299"]  # the vote's and the neighbours' first
     assert offered_labels([]) == []
+    # a small context: the labels that fit, the vote's and the neighbours' first
+    assert offered_labels(["aaaa", "bbbb", "cccc", "dddd"], first=["dddd"], max_chars=9) == ["aaaa", "dddd"]
 
 
 @pytest.mark.parametrize("reply", [{"label": "HACKED"}, {"label": 3}, {"label": None}, {"answer": "billing"},
