@@ -13,7 +13,7 @@ recorded); public for those front ends (provisional: docs/api.md).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from engine.results import run_result
 from engine.session import Session, SessionConfig
@@ -39,8 +39,9 @@ class Played:
     history: list[dict[str, Any]]   # the episode records ([] for a baseline: it has no session)
 
 
-def play(task: RunTask) -> Played:
-    """Run one configuration to `task.until` (or its end) in this process."""
+def play(task: RunTask, watch: Callable[..., Any] | None = None) -> Played:
+    """Run one configuration to `task.until` (or its end) in this process; `watch(session,
+    until)` gives the run its `should_stop` (`ael-lab run`'s progress follows its rows)."""
     config = task.config
     if task.registry_line is not None:
         register(*task.registry_line)
@@ -51,14 +52,14 @@ def play(task: RunTask) -> Played:
     session = Session(config, _scenario(config))
     session.timeline.keep = False  # a batch run never goes back: no checkpoints (engine/timetravel.py)
     try:
-        session.run(until=task.until)
+        session.run(until=task.until, should_stop=watch(session, task.until) if watch is not None else None)
         return Played(run_result(session), session.history)
     finally:
         session.llm.close()  # flushes a cassette this run recorded to
 
 
-def run_task(task: RunTask) -> dict[str, Any]:
-    return play(task).result
+def run_task(task: RunTask, watch: Callable[..., Any] | None = None) -> dict[str, Any]:
+    return play(task, watch).result
 
 
 def affinity(task: RunTask) -> tuple:

@@ -86,7 +86,7 @@ class EpisodeLog(RowList):
         """The policy column as wide as the longest policy name shown (up to POLICY_MAX); the
         action and outcome columns take all that is left: each its longest text if both fit
         (the rest to the action), else shared in proportion to those lengths."""
-        widths = [w for _, w, _ in self.COLUMNS]
+        widths = self.fixed_widths()
         widths[2] = self._policy_width
         fixed = 1 + sum(w for w in widths if w is not None) + self.GAP * len(widths)
         left = max(2 * self.FLEX_MIN, self.size.width - fixed)
@@ -97,6 +97,10 @@ class EpisodeLog(RowList):
             outcome = max(self.FLEX_MIN, min(need_o, left * need_o // (need_a + need_o)))
         widths[3], widths[4] = max(self.FLEX_MIN, left - outcome), outcome
         return widths
+
+    def whole_widths(self) -> dict[int, int]:
+        """The episode number whole, however long the stream (the rows are in episode order)."""
+        return {0: len(str(self.rows[-1]["episode"]))} if self.rows else {}
 
     def cut_cell(self, column: int, text: str, width: int) -> str:
         """What says right or wrong stays whole: the outcome's ✓/✗ (with the gold route before

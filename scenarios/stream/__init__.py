@@ -9,6 +9,7 @@ memory entries so the reflector (`reflector`) can look for the field that tells 
 Modules: `spec` (what the world declares; light), `table` (reading and validating the
 file, its content hash, TF-IDF), `policies` (the five arms, one candidate per --meta
 column, the k-NN vote), `reflector`, `demo` (a generated stream whose last regime only
-one metadata column can solve), `scenario`. Nothing here imports pandas or scikit-learn
+one metadata column can solve), `llm_agent` (a model as the agent: `--agent PROVIDER`, the
+labels seen so far as its answer's enum), `scenario`. Nothing here imports pandas or scikit-learn
 until a scenario is built.
 """

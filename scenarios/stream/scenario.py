@@ -20,6 +20,7 @@ from engine.options import resolve
 from engine.policies import PolicySpec
 from engine.scenario import AgentContext, Outcome, Query, ScenarioBase
 
+from . import llm_agent
 from . import table as tables
 from .policies import INITIAL_POOL, candidates, predict
 from .reflector import StreamReflector
@@ -85,6 +86,7 @@ class StreamScenario(ScenarioBase):
         self._priors = _priors(self.labels)
         self._x = self.table.x
         self._sims: dict[int, np.ndarray] = {}  # row t -> its cosine to every row (a few kept)
+        self._seen: tuple[list[str], np.ndarray] | None = None  # a model agent's labels seen so far (seen_labels)
 
     @property
     def pinned_options(self) -> dict[str, Any]:
@@ -132,12 +134,43 @@ class StreamScenario(ScenarioBase):
     def act(self, query: Query, ctx: AgentContext) -> Outcome:
         t = query.episode
         label, voters = self._predict(ctx.hits, t)
+        info: dict[str, Any] = {}
+        if ctx.llm is not None:  # a model plays (llm_agent.py); the offline vote is its fallback
+            answer = llm_agent.ask(ctx.llm, query.text, query.metadata, self.shown_rows(ctx.hits, t),
+                                   self.seen_labels(t), offline=label)
+            label, info = answer.label, {"agent": answer.agent}
         gold = query.truth["label"]
         ok = label == gold
         text = " ".join(query.text.split())
+        said = label if label is not None else "(no label offered)"
         return Outcome(score=1.0 if ok else -1.0, reward=1.0 if ok else 0.0, correct=ok,
-                       action=f"«{text[:60]}» → {label}", result=f"true {gold} {'✓' if ok else '✗'}",
-                       info={"predicted": label, "label": gold, "voters": voters})
+                       action=f"«{text[:60]}» → {said}", result=f"true {gold} {'✓' if ok else '✗'}",
+                       info={"predicted": label or "", "label": gold, "voters": voters, **info})
+
+    def seen_labels(self, t: int) -> list[str]:
+        """The distinct labels of the rows before t, in order of first appearance (what a model
+        agent may answer). Found in one pass the first time a model asks."""
+        if self._seen is None:
+            firsts: dict[str, None] = {}
+            counts = np.empty(self.n_episodes + 1, dtype=np.int64)
+            for i, label in enumerate(self.labels):
+                counts[i] = len(firsts)
+                firsts.setdefault(label)
+            counts[self.n_episodes] = len(firsts)
+            self._seen = (list(firsts), counts)
+        firsts, counts = self._seen
+        return firsts[:int(counts[t])]
+
+    def shown_rows(self, hits, t: int) -> list[llm_agent.ShownRow]:
+        """The retrieved rows a model agent reads, most similar first (then newest, as the vote)."""
+        episodes = np.fromiter((h.entry.episode for h in hits if h.entry.tier == "episodic"
+                                and "label" in h.entry.metadata), dtype=np.int64)
+        if not len(episodes):
+            return []
+        s = self.row_sims(t)[episodes]
+        best = episodes[np.lexsort((-episodes, -s))[:llm_agent.MAX_SHOWN]]
+        return [llm_agent.ShownRow(self.table.texts[e], self.labels[e],
+                                   {m: self.table.meta[m][e] for m in self.meta_columns}) for e in best]
 
     def _entry(self, t: int) -> tuple[str, dict[str, Any], float]:
         text = " ".join(self.table.texts[t].split())[:SNIPPET]
@@ -208,8 +241,12 @@ class StreamScenario(ScenarioBase):
                            f"{self.n_episodes}")
 
     def summary(self, history: list[dict[str, Any]]) -> dict[str, Any]:
-        return {"data": self.table.path, "rows": self.n_episodes, "sha256": self.table.sha256,
-                "meta": list(self.meta_columns)}
+        out = {"data": self.table.path, "rows": self.n_episodes, "sha256": self.table.sha256,
+               "meta": list(self.meta_columns)}
+        agents = [h.get("info", {}).get("agent") for h in history]
+        if any(agents):  # a model played: the rows it answered outside the labels offered (wrong answers)
+            out["agent_rejected"] = agents.count("rejected")
+        return out
 
     @staticmethod
     def export_stream(seed: int) -> list[dict[str, Any]]:
