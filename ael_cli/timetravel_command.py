@@ -102,9 +102,6 @@ def branch_command(args: argparse.Namespace) -> int:
     return 0
 
 
-SIDE_BY_SIDE = 120
-
-
 def explain_command(args: argparse.Namespace) -> int:
     from engine.explain import explain, render
 
@@ -113,14 +110,14 @@ def explain_command(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write(json.dumps(report, indent=2, default=str) + "\n")
     else:
-        sys.stdout.write(render(report, _side_by_side_width()))
+        sys.stdout.write(render(report, _terminal_width()))
     return 0
 
 
-def _side_by_side_width() -> int | None:
-    """A terminal at least SIDE_BY_SIDE wide sees the other policies' retrievals in columns; a
-    narrower one, or a file or pipe, gets them listed (the text a script may read stays as it was)."""
+def _terminal_width() -> int | None:
+    """A terminal's width, which the side-by-side bands fit; None for a file or a pipe (the
+    engine's default width)."""
     import shutil
 
     width = shutil.get_terminal_size((0, 0)).columns
-    return width if sys.stdout.isatty() and width >= SIDE_BY_SIDE else None
+    return max(width, 60) if sys.stdout.isatty() and width else None

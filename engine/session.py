@@ -189,6 +189,8 @@ class Session(Decisions):
         self.injections: list[dict[str, Any]] = []
         self.last_hits: list[str] = []
         self.acted: tuple | None = None  # (query, AgentContext) of the last step: not saved, not learning
+        self.explaining = False  # an explanation's replica: the agent reports how it decided (engine/decision.py)
+        self.decided = None      # that report for the last step (not saved)
         self._patterns_at = -1
         self._patterns: list = []
         self.timeline = Timeline()  # checkpoints kept as the run goes: rewind and branch (engine/timetravel.py)
@@ -336,13 +338,15 @@ class Session(Decisions):
         # a prior method advises from episode 0 (the reference's baselines had no warm-up)
         prior = self.method.advise(query, t, self.rng, learning=not self.memory.frozen)
         ctx = AgentContext(policy=policy, hits=hits, rules=rules, insight=insight, memory=self.memory,
-                           rng=self.rng, hits_from=hits_from, llm=self.llm.agent, prior=prior)
+                           rng=self.rng, hits_from=hits_from, llm=self.llm.agent, prior=prior,
+                           explain=self.explaining)
         if self.variants:
             if t == 0:
                 self.variants.start(self)  # before episode 0; a loaded session restores what it set up
             self.variants.agent_context(self, query, ctx)
         self.acted = (query, ctx)  # what the agent was given this episode (an explanation reads it)
         outcome = scenario.act(query, ctx)
+        self.decided = outcome.decided
         self.method.observe(query, outcome, t, learning=not self.memory.frozen)
         credited = self.variants.credit(self, query, outcome, ctx) if self.variants else outcome.reward
         self.selector.update(arm_i, credited)

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.decision import chain
 from engine.deferred import Deferred
 from engine.errors import AELError
 from engine.memory import MemoryStore
@@ -126,18 +127,20 @@ class StreamScenario(ScenarioBase):
         return self.sims(int(query["_episode"]), episodes)
 
     # ------------------------------------------------------------------- act
-    def _predict(self, hits, t: int) -> tuple[str, list[int]]:
-        return predict(hits, self.row_sims(t), self._priors[t])
+    def _predict(self, hits, t: int, votes: list | None = None, policy: str = "") -> tuple[str, list[int]]:
+        return predict(hits, self.row_sims(t), self._priors[t], votes, policy)
 
     def act(self, query: Query, ctx: AgentContext) -> Outcome:
         t = query.episode
-        label, voters = self._predict(ctx.hits, t)
+        votes: list | None = [] if ctx.explain else None  # watched: the vote, as taken
+        label, voters = self._predict(ctx.hits, t, votes, ctx.hits_from or ctx.policy.name)
+        decided = chain(ctx.policy.name, votes) if votes else None
         gold = query.truth["label"]
         ok = label == gold
         text = " ".join(query.text.split())
         return Outcome(score=1.0 if ok else -1.0, reward=1.0 if ok else 0.0, correct=ok,
                        action=f"«{text[:60]}» → {label}", result=f"true {gold} {'✓' if ok else '✗'}",
-                       info={"predicted": label, "label": gold, "voters": voters})
+                       info={"predicted": label, "label": gold, "voters": voters}, decided=decided)
 
     def _entry(self, t: int) -> tuple[str, dict[str, Any], float]:
         text = " ".join(self.table.texts[t].split())[:SNIPPET]

@@ -272,8 +272,14 @@ def test_explain_input_of_every_world(tmp_path):
     assert explain(s, 20)["input"]["pull"] == 20
     p = new("portfolio", episodes=20)
     p.run()
-    seen = explain(p, 18)["input"]
+    report = explain(p, 18)
+    seen = report["input"]
     assert seen["bar"] == 18 and set(seen["prices"]) == set(seen["tool_calls"]) == set(p.scenario.world.tickers)
+    holdings = report["decided"]["holdings"]  # how it allocated (issue 41): each weight from the tools' calls
+    assert {h["ticker"] for h in holdings} == set(p.scenario.world.tickers)
+    weights = p.history[18]["info"]["weights"]
+    assert all(abs(h["weight"] - weights[h["ticker"]]) < 1e-6 and h["calls"] for h in holdings)
+    assert "the calls that moved it" in render(report)
 
 
 # ------------------------------------------------------------------------ CLI
