@@ -1,8 +1,9 @@
 """`ael-lab branch` and `ael-lab explain`: a saved run taken back to an episode.
 
     ael-lab branch SAVE --at N [--decide K=approve|reject ...] --save OUT
-        the run of SAVE as it stood at the start of episode N, with proposal K (its
-        number in the audit log) decided the other way; `ael-lab run SCENARIO --resume
+        the run of SAVE as it stood at the start of episode N, with proposal K (the
+        audit log's proposal #K, numbered from 1) decided the other way (an N before K's
+        decision: replayed to it and decided there, as the lab does); `ael-lab run SCENARIO --resume
         OUT` continues the branch (it stops, exit code 3, where a person's decision of the
         run ahead waits; `--approve auto` there makes it as it was).
     ael-lab explain SAVE --episode N [--json]
@@ -50,7 +51,8 @@ def add_parsers(sub) -> None:
     br.add_argument("file", metavar="SAVE", help="a saved session")
     br.add_argument("--at", type=episode, required=True, help="the episode to go back to (its start)")
     br.add_argument("--decide", type=decision, action="append", default=[], metavar="K=approve|reject",
-                    help="decide proposal K (its number in the audit log) this way instead (repeatable)")
+                    help="decide proposal K (the audit log's proposal #K) this way instead; an --at before "
+                         "its decision replays to it (repeatable)")
     br.add_argument("--save", required=True, help="where to save the branch")
     br.add_argument("--force", action="store_true", help="let --save replace a file that is not a session")
     br.add_argument("--trust-code", action="store_true",
@@ -95,6 +97,8 @@ def branch_command(args: argparse.Namespace) -> int:
     stopped = session.branch(args.at, decide)
     save_session(session, args.save)
     changed = ", ".join(f"#{k} {'approved' if w == 'approve' else 'rejected'}" for k, w in sorted(decide.items()))
+    if session.t > args.at and not stopped:  # --at came before the decision: the branch starts at it
+        changed += f"; replayed from episode {args.at} to where it was decided"
     print(f"branch of {args.file} at episode {session.t}" + (f" ({changed})" if changed else " (no decision changed)")
           + f": saved {args.save}; continue with: ael-lab run {session.config.scenario} --resume {args.save}")
     if stopped:

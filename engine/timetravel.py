@@ -472,20 +472,19 @@ class Timeline:
             if decision not in ("approve", "reject"):
                 raise AELError(f"proposal #{pid}: decide approve or reject, not {decision!r}")
             entry = self._decided(tape, pid)
-            if entry.episode >= n:
-                raise AELError(f"proposal #{pid} was decided after episode {entry.episode}, not before "
-                               f"episode {n}: branch at episode {entry.episode + 1} or later")
             was = "reject" if entry.decision == "reject" else "approve"
             if was == decision:
-                raise AELError(f"proposal #{pid} was already {entry.decision}d (after episode {entry.episode}): "
-                               "nothing to branch on")
+                raise AELError(f"proposal #{pid} was already {DECIDED_AS[entry.decision]} (after episode "
+                               f"{entry.episode}): nothing to branch on")
             found[pid] = entry
         first = min(a.episode for a in found.values())
         later = [pid for pid, a in found.items() if a.episode > first]
         if later:
             raise AELError(f"proposal #{later[0]} was decided after the first decision changed here "
                            f"(episode {first}): branch once, then branch again from the branch")
-        return self._take(s, tape, first, n, dict(decide), who)
+        # an episode before the decision: replayed to it and decided otherwise there, as the lab
+        # does when a person goes back and decides again (the branch starts where the decision came)
+        return self._take(s, tape, first, max(n, first + 1), dict(decide), who)
 
     def reopen(self, s: "Session", pid: int) -> None:
         """Undo the decision on proposal `pid`: the session goes back to the moment it waited for
@@ -548,6 +547,9 @@ class Timeline:
                 s.decide(pid, decision, who=self._who,
                          reason=f"branch: {now} here, where the run it came from {was} it")
                 del self._flip[pid]
+
+
+DECIDED_AS = {"approve": "approved", "edit": "approved as edited", "reject": "rejected"}
 
 
 def detached(s: "Session") -> "Callable[[], Session]":

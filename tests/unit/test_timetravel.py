@@ -238,11 +238,21 @@ def test_refusals_are_one_clear_error(support_run):
         b.rewind_to(1201)
     with pytest.raises(AELError, match="no proposal #99"):
         b.branch(1000, {99: "reject"})
-    with pytest.raises(AELError, match="decided after episode 919, not before episode 900"):
-        b.branch(900, {1: "reject"})
     with pytest.raises(AELError, match="already approved"):
         b.branch(1000, {1: "approve"})
     assert comparable(b) == full  # a refused branch changes nothing
+
+
+def test_a_branch_before_the_decision_replays_to_it_and_decides_there(support_run):
+    """Issue 41: --at N before proposal K's decision (here #1, decided after 919) is the lab's way:
+    replay to the decision, decide it otherwise there; the branch starts where it was decided."""
+    s, full = support_run
+    b = reload(s)
+    assert b.branch(900, {1: "reject"}) is None
+    assert b.t == 920 and b.history == full["history"][:920]
+    assert [(a.proposal_id, a.decision) for a in b.queue.audit if a.proposal_id == 1] == [(1, "reject")]
+    with pytest.raises(AELError, match=r"proposal #1 was already rejected \(after episode 919\)"):
+        b.branch(920, {1: "reject"})  # spelled as a person writes it, not "rejectd"
 
 
 # -------------------------------------------------------------------- explain
