@@ -179,6 +179,22 @@ def test_reopen_undoes_a_decision_and_the_same_decision_gives_the_same_run(suppo
         b.reopen(42)
 
 
+def test_deciding_as_the_original_did_keeps_the_run_ahead(support_run):
+    """Issue 41: the same decision in other words (a person where a rule decided, another reason)
+    is the run that was: the run ahead is still followed, no branch appears."""
+    s, full = support_run
+    b = reload(s)
+    b.rewind_to(1200)  # the whole run is the run ahead
+    second = full["queue"]["audit"][1]
+    b.reopen(second["proposal_id"])
+    assert b.timeline.tape is not None
+    b.decide(second["proposal_id"], "approve", who="human", reason="decided again after an undo")
+    b.step()
+    assert b.timeline.tape is not None and b.timeline.reach(b) == 1200  # still on the run ahead
+    b.run()
+    assert b.history == full["history"]
+
+
 def test_manual_decisions_are_replayed_at_their_boundary():
     s = new("synthetic", approval="manual")
     decisions = []
