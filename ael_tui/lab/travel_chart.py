@@ -16,7 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ael_tui.widgets.line_chart import Chart, Series
+from ael_tui.widgets.charts.curves import CURVE, cumulative_chart, reference_for, regret_chart
+from ael_tui.widgets.charts.data import cumulative, regret
+from ael_tui.widgets.charts.reads import PictureSource, picture_source
+from ael_tui.widgets.line_chart import Axis, Chart, Series, quarters
 from ael_tui.widgets.readouts import progress_data
 
 if TYPE_CHECKING:
@@ -35,6 +38,7 @@ class TravelMarks:
     ghost_label: str = ""           # "run ahead" or "original"
     ghost_x: np.ndarray | None = None
     ghost_y: np.ndarray | None = None
+    ghost_run: PictureSource | None = None  # that run for the cumulative charts (its rewards and arms)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, TravelMarks):
@@ -91,6 +95,7 @@ def travel_marks(s: "Session", original: dict[str, Any] | None) -> TravelMarks:
     if other:
         marks.ghost_x, marks.ghost_y = _curve(s, other)
         marks.ghost_label = label
+        marks.ghost_run = picture_source(s, other, label)
         marks.decisions += [(e, d, True) for pid, e, d in theirs if (pid, e, d) not in mine]
     return marks
 
@@ -115,6 +120,39 @@ def add_travel(chart: Chart, travel: TravelMarks | None, width: int) -> Chart:
     if travel.decisions and len(chart.title) + len(note) <= width - 10:  # the whole title still fits (borders)
         chart.title += note
     chart.legend = [*chart.legend, *legend]
+    return chart
+
+
+def cumulative_with_travel(kind: str, pictures: PictureSource, travel: TravelMarks | None) -> Chart:
+    """Cumulative reward or regret (`kind`) of the session, with the timeline: the other run's
+    curve dim under it (the run ahead, or the original) and a line at "now". Regret without an
+    oracle is measured against the run as known now (the run ahead included), so going back
+    does not move the yardstick."""
+    live = pictures.data()
+    ghost = travel.ghost_run.data() if travel is not None and travel.ghost_run is not None else None
+    other: np.ndarray | None = None
+    if kind == "cumulative":
+        chart = cumulative_chart([(live, CURVE)])
+        other = cumulative(ghost.rewards) if ghost is not None and ghost.played else None
+    else:
+        known = [ghost] if ghost is not None and travel.ghost_label == "run ahead" else [live, *([ghost] if ghost else [])]
+        reference = reference_for([d for d in known if d.played])
+        chart = regret_chart([(live, CURVE)], reference)
+        if reference is not None and ghost is not None and ghost.played:
+            other = regret(ghost.rewards, reference, ghost.policies)
+    if travel is None or not chart.series:
+        return chart
+    if other is not None and len(other):
+        mine = chart.series[0].y
+        lo = min(0.0, float(np.min(other)), float(np.min(mine)) if len(mine) else 0.0)
+        hi = max(0.0, float(np.max(other)), float(np.max(mine)) if len(mine) else 0.0)
+        hi = hi if hi > lo else lo + 1.0
+        chart.left = Axis(lo, hi, quarters(lo, hi), "{:.0f}" if hi - lo >= 8 else "{:.1f}")
+        chart.series.insert(0, Series(None, np.arange(len(other)), other, GHOST))
+        chart.legend = [*chart.legend, (travel.ghost_label, GHOST)]
+    if travel.reach > travel.t:
+        chart.vlines.append((travel.t, NOW))
+        chart.legend = [*chart.legend, (f"now {travel.t} of {travel.reach}", NOW)]
     return chart
 
 
