@@ -284,6 +284,11 @@ class Timeline:
         self._boundary(s, self.tape, None)
         return len(s.queue.audit) > made
 
+    def departs(self, s: "Session") -> bool:
+        """Whether a decision made here differs from the run ahead's: the next step leaves that run
+        (a view says so at once, not one episode later)."""
+        return self.tape is not None and self.tape.t > s.t and not self._audit_follows_tape(s)
+
     def _decided_as_tape(self, s: "Session", was: tuple | None, now: tuple, boundary: int | None = None) -> bool:
         """Whether what changed here (from the state `was`) is decisions alike the tape's (an undo
         decided again the same way), the standing rules and the approval mode as they were; with

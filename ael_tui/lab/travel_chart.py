@@ -11,7 +11,7 @@ dim under the live one, a line at "now" when there is a run ahead, the marks on 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -81,9 +81,12 @@ def travel_marks(s: "Session", original: dict[str, Any] | None) -> TravelMarks:
     tape = s.timeline.tape
     mine = [(a.proposal_id, a.episode, a.decision) for a in s.queue.audit
             if a.proposal_id > 0 and a.decision in DECIDED]
-    marks = TravelMarks(s.t, s.timeline.reach(s), [(e, d, False) for _, e, d in mine])
+    departs = s.timeline.departs(s)  # decided otherwise here: a branch from now on, said at once
+    marks = TravelMarks(s.t, s.t if departs else s.timeline.reach(s), [(e, d, False) for _, e, d in mine])
     other, theirs, label = None, [], ""
-    if tape is not None and tape.t > s.t:
+    if departs and original is None:
+        original = {"history": tape.history, "queue": {"audit": [asdict(a) for a in tape.audit]}}
+    if tape is not None and tape.t > s.t and not departs:
         other, label = tape.history, "run ahead"
         theirs = [(a.proposal_id, a.episode, a.decision) for a in tape.audit
                   if a.proposal_id > 0 and a.decision in DECIDED]

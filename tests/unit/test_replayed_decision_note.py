@@ -28,3 +28,21 @@ def test_a_proposal_met_again_says_how_the_run_ahead_decided_it():
     note = decided_ahead(s, again)
     assert note.startswith(f"On the run ahead this proposal was rejected by human after episode {at - 1} (not now)")
     assert "deciding otherwise starts a branch" in note
+
+
+def test_deciding_otherwise_shows_a_branch_at_once_and_the_same_decision_the_run_ahead():
+    from ael_tui.lab.travel_chart import travel_marks
+
+    s = Session(SessionConfig(scenario="synthetic", seed=42, approval="manual"),
+                scenarios.make_scenario("synthetic", 42, {}))
+    while not s.queue.pending:
+        s.step()
+    p, at = s.queue.pending[0], s.t
+    s.decide(p.id, "reject")
+    s.run(until=at + 20)
+    s.rewind_to(at - 1)
+    s.step()
+    assert travel_marks(s, None).ghost_label == "run ahead"
+    s.decide(p.id, "approve")  # otherwise: before any step, the legend says the run ahead is left
+    marks = travel_marks(s, None)
+    assert marks.ghost_label == "original" and marks.reach == s.t
