@@ -27,8 +27,6 @@ from engine.session import Session
 
 EXIT_STOPPED = 3  # 0: the run reached its end or --until; 2: a bad input (ael_cli/main.py)
 
-KIND_NAMES = {"arm": "a new arm", "insight": "an insight", "allocator": "allocation code",
-              "planner": "a new planner"}
 PAST = {"approve": "approved", "edit": "edited (--approve makes the same edit)", "reject": "rejected"}
 
 
@@ -89,7 +87,7 @@ def waiting(session: Session) -> str | None:
     pending = session.queue.pending
     if not pending:
         return None
-    names = [f"#{p.id} ({KIND_NAMES.get(p.kind, p.kind)})" for p in pending]
+    names = [f"#{p.id} ({p.kind_name})" for p in pending]
     return ("proposal " if len(names) == 1 else "proposals ") + ", ".join(names)
 
 

@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
 
 from . import events as ev
-from .approvals import ApprovalQueue
+from .approvals import RENEWS, ApprovalQueue
 from .bandits import Selector
 from .sandbox.codearms import CodeArms
 from .decisions import Decisions
@@ -463,7 +463,13 @@ class Session(Decisions):
         if refl.insight:
             payload = {"insight": refl.insight, "regime_label": refl.regime_label,
                        "confidence": refl.confidence}
-            self._propose("insight", payload, index, refl.diagnosis, refl.evidence, out)
+            evidence = refl.evidence
+            using = self.insight
+            if using and (using.get("insight"), using.get("regime_label")) == (refl.insight, refl.regime_label):
+                # the same insight again: a person sees a renewal, not a new finding
+                evidence = {**evidence, RENEWS: f"the insight in use since episode {using.get('episode')}, "
+                                                "word for word (approving it again renews it)"}
+            self._propose("insight", payload, index, refl.diagnosis, evidence, out)
         if refl.policy is not None and not self.method.injects_arms:
             p = self._new_proposal("arm", refl.policy, index, refl.rationale, refl.evidence)
             p.status = "rejected"
