@@ -165,7 +165,7 @@ def explain_from(session: "Session", live: Basis, n: int) -> dict[str, Any]:
         kept = replica.explained(live, n)
         if kept is not None:
             return kept
-        report = _explain(replica.move_to(live, n), n)
+        report = _explain(replica.move_to(live, n), n, live.proposed)
         replica.keep(live, n, report)
         return report
 
@@ -176,7 +176,7 @@ def _regime_name(scenario, regime: Any) -> str | None:
     return names[regime] if isinstance(regime, int) and 0 <= regime < len(names) else None
 
 
-def _explain(session: "Session", n: int) -> dict[str, Any]:
+def _explain(session: "Session", n: int, proposed: tuple = ()) -> dict[str, Any]:
     if session.blocked_reason is not None:
         raise AELError(f"episode {n} cannot be replayed: {session.blocked_reason}")
     posteriors = [{"arm": a.name, "alpha": a.alpha, "beta": a.beta, "mean": a.mean, "pulls": a.pulls}
@@ -197,7 +197,8 @@ def _explain(session: "Session", n: int) -> dict[str, Any]:
         if len(retrievals) < COMPARED_RETRIEVALS:
             chosen_ids = {h["id"] for h in record["hits"]}
             compared = {}
-            for name, other in pool.items():
+            beside = {**pool, **{p.name: p for p in proposed if p.name not in pool}}  # the arm being decided too
+            for name, other in beside.items():
                 if name == spec.name:
                     continue
                 ohits = memory.retrieve(other, query, similarity, count=False)
@@ -208,7 +209,7 @@ def _explain(session: "Session", n: int) -> dict[str, Any]:
                               "shared": h.entry.id in chosen_ids} for h in ohits],
                     "only_here": [i for i in ids if i not in chosen_ids],
                     "missing": [i for i in chosen_ids if i not in set(ids)],
-                    "same": set(ids) == chosen_ids}
+                    "same": set(ids) == chosen_ids, "proposed": name not in pool}
             record["other_policies"] = compared
         retrievals.append(record)
 
@@ -242,6 +243,7 @@ def _explain(session: "Session", n: int) -> dict[str, Any]:
                            "the highest posterior draw" if draws else f"the {session.selector.kind} selector's choice"),
                    "draws": dict(draws) if draws else None, "posteriors": posteriors},
         "retrievals": retrievals,
+        "proposed": [p.name for p in proposed],  # arms waiting for a decision, compared beside the pool's
         "insight": ctx.insight,
         "rules": [{"id": r.id, "content": r.content} for r in ctx.rules],
         "decision": record["action"],

@@ -49,7 +49,8 @@ def columns(retrieval: dict[str, Any]) -> list[Column]:
         cells = [_cell("= " if h["shared"] else "+ ", h) for h in other["hits"]]
         note = ("the same entries" if other["same"] else
                 f"+{len(other['only_here'])} new, −{len(other['missing'])} left out")
-        cols.append(Column(name, _shown(cells) or ["(nothing)"], note))
+        title = f"{name} (proposed)" if other.get("proposed") else name  # the arm being decided
+        cols.append(Column(title, _shown(cells) or ["(nothing)"], note))
     return cols
 
 

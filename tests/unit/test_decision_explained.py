@@ -26,13 +26,27 @@ def new(name: str, approval: str = "auto", options: dict | None = None, **kw) ->
 
 @pytest.fixture(scope="module")
 def support_manual():
-    """Support seed 42, manual approvals, every proposal approved as it came, to episode 942."""
+    """Support seed 42, manual approvals, every proposal approved as it came, to episode 942; and
+    episode 918 explained while route_aware waited for its decision (after episode 919)."""
     s = new("support", approval="manual")
     while s.t < 942:
+        if s.queue.pending and not hasattr(s, "explained_waiting"):
+            s.explained_waiting = explain(s, 918)
         for p in list(s.queue.pending):
             s.decide(p.id, "approve")
         s.step()
     return s
+
+
+def test_the_arm_being_decided_is_a_column_beside_the_pools(support_manual):
+    report = support_manual.explained_waiting
+    assert report["proposed"] == ["route_aware"]
+    others = report["retrievals"][0]["other_policies"]
+    assert others["route_aware"]["proposed"] and not others["full_detailed"]["proposed"]
+    head = next(line for line in render(report, 200).splitlines() if "compressed (played) │" in line)
+    assert "route_aware (proposed)" in head and "class_balanced" in head  # in one row with the pool's
+    later = explain(support_manual, 918)  # decided since: nothing waits, no such column
+    assert later["proposed"] == [] and "route_aware" not in later["retrievals"][0]["other_policies"]
 
 
 def test_918_says_the_vote_was_too_weak_and_the_default_answered(support_manual):
