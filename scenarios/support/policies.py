@@ -81,12 +81,13 @@ def vote_on_hits(hits: list[Hit], sim_row: np.ndarray, vote_share: float, k: int
 
 def route_live(spec: PolicySpec, memory: MemoryStore, query: dict[str, Any], similarity: Similarity,
                sim_row: np.ndarray, hits: list[Hit] | None = None, _depth: int = 0,
-               votes: list[decision.Vote] | None = None) -> Vote:
+               votes: list[decision.Vote] | None = None, count: bool = True) -> Vote:
     """Route one ticket by retrieving from `memory` under `spec` (or using the
     `hits` the session already retrieved with it), falling back as the spec says.
-    With `votes`, each vote taken is added to it as a person reads it (engine/decision.py)."""
+    With `votes`, each vote taken is added to it as a person reads it (engine/decision.py);
+    `count=False` reads as the prediction table did, using nothing up (the explanation sees it)."""
     if hits is None:
-        hits = memory.retrieve(spec, query, similarity)
+        hits = memory.retrieve(spec, query, similarity, count=count, shown=True)
     v = vote_on_hits(hits, sim_row, spec.vote_share, vote_size(spec, len(hits)))
     if votes is not None:
         votes.append(vote_record(spec, hits, sim_row, v))
@@ -98,7 +99,7 @@ def route_live(spec: PolicySpec, memory: MemoryStore, query: dict[str, Any], sim
                        f"(known: {', '.join(BY_NAME)})")
     if _depth >= len(BY_NAME):
         raise AELError(f"policy {spec.name!r}: its fallbacks form a cycle")
-    return route_live(fallback, memory, query, similarity, sim_row, None, _depth + 1, votes)
+    return route_live(fallback, memory, query, similarity, sim_row, None, _depth + 1, votes, count)
 
 
 def vote_record(spec: PolicySpec, hits: list[Hit], sim_row: np.ndarray, v: Vote) -> decision.Vote:

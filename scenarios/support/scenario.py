@@ -134,17 +134,17 @@ class SupportScenario(ScenarioBase):
         col = table_keys().get(behaviour_key(ctx.policy))
         votes: list | None = [] if ctx.explain else None  # watched: every vote taken, as taken
         # The table assumes the spec's memory: exactly the t earlier tickets.
-        if col is not None and ctx.memory.counts()["episodic"] == t and votes is None:
+        tabled = col is not None and ctx.memory.counts()["episodic"] == t
+        if tabled and votes is None:
             route, source = ROUTES[int(self._routes_at(t)[col])], "table"
         else:
             # A gated vote must see its own (possibly empty) hits, not the fallback's
             # that the session substitutes when the policy retrieved nothing.
             hits = ctx.hits if ctx.hits_from == ctx.policy.name else None
+            # watched where the table answers: the same vote, read as the table read it (no use counted)
             vote = route_live(ctx.policy, ctx.memory, self.query_dict(query), self._similarity,
-                              self._sim[t], hits=hits, votes=votes)
-            route, source = ROUTES[vote.route], "live"
-            if col is not None and ctx.memory.counts()["episodic"] == t:
-                source = "table"  # as the unwatched episode read it (the table holds this very vote)
+                              self._sim[t], hits=hits, votes=votes, count=not tabled)
+            route, source = ROUTES[vote.route], "table" if tabled else "live"
         decided = None if votes is None else chain(ctx.policy.name, votes)
         if ctx.prior is not None:  # a prior method's memory votes too (prior.py)
             route, source = prior_route(self, ctx.policy, query, ctx, route), "prior"

@@ -73,6 +73,11 @@ def test_941_route_aware_acts_as_its_fallback_compressed(support_manual):
     assert own["fallback"] == "compressed" and fallback["policy"] == "compressed"
     assert decided["answer"] == fallback["answer"] == report["record"]["info"]["route"]
     text = render(report)
+    assert "Retrieval 2 by compressed" in text  # the fallback's read, shown
+    from engine.explain import _REPLICAS
+
+    replica = _REPLICAS[support_manual].session  # watched, the episode used up nothing more than unwatched
+    assert replica.t == support_manual.t == 942 and replica.memory.to_dict() == support_manual.memory.to_dict()
     assert "Policy played: route_aware (acting as its fallback compressed" in text
     assert "too weak a vote, so it acts as its fallback compressed" in text
 
