@@ -35,7 +35,7 @@ def test_regret_keeps_its_yardstick_and_the_run_ahead_is_drawn(went_back):
     ghost, live = back.series[0], back.series[1]
     assert ghost.colour == GHOST and len(ghost.y) == s.n_episodes > 100 and len(live.y) == 100
     assert np.allclose(ghost.y[:100], live.y) and np.allclose(ghost.y, at_end.series[0].y)
-    assert (NOW and (100, NOW) in back.vlines) and ("run ahead", GHOST) in back.legend
+    assert (100, NOW) in back.vlines and ("run ahead", GHOST) in back.legend
     assert np.all(np.diff(ghost.y) >= 0) and np.min(ghost.y) >= 0  # never negative, never falling
 
 
@@ -43,6 +43,7 @@ def test_cumulative_reward_draws_the_run_ahead(went_back):
     s, _ = went_back
     chart = charts(s, "cumulative")
     ghost, live = chart.series[0], chart.series[1]
+    assert len(live.y) == 100 and np.array_equal(live.y, ghost.y[:100])  # the run so far, on the run ahead
     assert len(ghost.y) == s.n_episodes and ghost.y[-1] == sum(r["reward"] for r in s.timeline.tape.history)
     assert chart.left.high >= ghost.y[-1]  # the axis holds the run ahead, not only the run so far
 
