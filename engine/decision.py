@@ -175,8 +175,7 @@ def lines(decided: dict[str, Any], folded: int = FOLDED) -> list[str]:
                        + ("  ◀ leads" if label == v["leader"] else ""))
         for voter in v["voters"][:folded]:
             extra = "".join(f" {k}={val}" for k, val in voter["fields"].items())
-            out.append(f"      {voter['entry']} ep {voter['episode']} → {voter['label']} "
-                       f"weight {voter['weight']:.3f}{extra}")
+            out.append(f"      {voter['entry']} ep {voter['episode']} → {voter['label']} {voter['weight']:.3f}{extra}")
         if len(v["voters"]) > folded:
             out.append(f"      … {len(v['voters']) - folded} more voters (--json has them all)")
         if len(decided["votes"]) > 1:
