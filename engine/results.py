@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from .approvals import KIND_NAMES  # noqa: F401  (what a proposal's kind is called: one table, in approvals.py)
 from .metrics import mean_by_regime, sharpe
 from .session import Session
 
@@ -53,16 +54,12 @@ def run_result(session: Session) -> dict[str, Any]:
     return result
 
 
-KIND_NAMES = {"arm": "a new arm", "insight": "an insight", "allocator": "allocation code",
-              "planner": "a new planner"}
-
-
 def waiting(session: Session) -> str | None:
     """The proposals a run stopped at, in a few words (None: it waits for nothing)."""
     pending = session.queue.pending
     if not pending:
         return None
-    names = [f"#{p.id} ({KIND_NAMES.get(p.kind, p.kind)})" for p in pending]
+    names = [f"#{p.id} ({p.kind_name})" for p in pending]  # a renewal of the insight in use says so
     return ("proposal " if len(names) == 1 else "proposals ") + ", ".join(names)
 
 

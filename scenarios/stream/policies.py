@@ -29,6 +29,7 @@ from typing import Sequence
 
 import numpy as np
 
+from engine.decision import plurality
 from engine.memory import Hit
 from engine.policies import Filter, PolicySpec, voting_pool
 
@@ -72,15 +73,21 @@ def candidates(columns: Sequence[str]) -> list[PolicySpec]:
     return out
 
 
-def predict(hits: list[Hit], row: np.ndarray, fallback: str) -> tuple[str, list[int]]:
-    """(label, the voters' episodes best first); `row[j]` is the query's cosine to row j."""
+def predict(hits: list[Hit], row: np.ndarray, fallback: str, votes: list | None = None,
+            policy: str = "") -> tuple[str, list[int]]:
+    """(label, the voters' episodes best first); `row[j]` is the query's cosine to row j. With
+    `votes`, the vote taken is added to it as a person reads it (engine/decision.py), under `policy`."""
     entries = [h.entry for h in hits if h.entry.tier == "episodic" and "label" in h.entry.metadata]
     if not entries:
+        if votes is not None:
+            votes.append(plurality(policy, [], fallback, fallback, "nothing retrieved to vote"))
         return fallback, []
     episodes = np.fromiter((e.episode for e in entries), dtype=np.int64, count=len(entries))
     s = row[episodes]
     top = np.lexsort((-episodes, -s))[:K_NEIGHBOURS]  # last key primary: cosine, then newest
     if s[top[0]] <= 0.0:
+        if votes is not None:
+            votes.append(plurality(policy, [], fallback, fallback, "no retrieved item is similar at all"))
         return fallback, []
     weight: dict[str, float] = {}
     for i in top:
@@ -88,4 +95,6 @@ def predict(hits: list[Hit], row: np.ndarray, fallback: str) -> tuple[str, list[
         weight[label] = weight.get(label, 0.0) + float(s[i])
     best = max(weight.values())
     winner = next(entries[i].metadata["label"] for i in top if weight[entries[i].metadata["label"]] >= best - 1e-12)
+    if votes is not None:
+        votes.append(plurality(policy, [(entries[i], float(s[i])) for i in top], winner, fallback))
     return winner, [int(episodes[i]) for i in top]

@@ -9,10 +9,12 @@ a resume on a changed file is one line.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
+from engine.decision import chain
 from engine.deferred import Deferred
 from engine.errors import AELError
 from engine.memory import MemoryStore
@@ -128,16 +130,21 @@ class StreamScenario(ScenarioBase):
         return self.sims(int(query["_episode"]), episodes)
 
     # ------------------------------------------------------------------- act
-    def _predict(self, hits, t: int) -> tuple[str, list[int]]:
-        return predict(hits, self.row_sims(t), self._priors[t])
+    def _predict(self, hits, t: int, votes: list | None = None, policy: str = "") -> tuple[str, list[int]]:
+        return predict(hits, self.row_sims(t), self._priors[t], votes, policy)
 
     def act(self, query: Query, ctx: AgentContext) -> Outcome:
         t = query.episode
-        label, voters = self._predict(ctx.hits, t)
+        votes: list | None = [] if ctx.explain else None  # watched: the vote, as taken
+        label, voters = self._predict(ctx.hits, t, votes, ctx.hits_from or ctx.policy.name)
+        decided = chain(ctx.policy.name, votes) if votes else None
         info: dict[str, Any] = {}
         if ctx.llm is not None:  # a model plays (llm_agent.py); the offline vote is its fallback
             answer = llm_agent.ask(ctx.llm, query.text, query.metadata, self.shown_rows(ctx.hits, t),
                                    self.seen_labels(t), offline=label)
+            decided = decided and replace(decided, answer=str(answer.label), notes=(
+                *decided.notes, f"then the model answered {answer.label} (the vote's answer, {label}, was its "
+                                "offline answer; its reply is under the model calls)"))
             label, info = answer.label, {"agent": answer.agent}
         gold = query.truth["label"]
         ok = label == gold
@@ -145,7 +152,8 @@ class StreamScenario(ScenarioBase):
         said = label if label is not None else "(no label offered)"
         return Outcome(score=1.0 if ok else -1.0, reward=1.0 if ok else 0.0, correct=ok,
                        action=f"«{text[:60]}» → {said}", result=f"true {gold} {'✓' if ok else '✗'}",
-                       info={"predicted": label or "", "label": gold, "voters": voters, **info})
+                       info={"predicted": label or "", "label": gold, "voters": voters, **info},
+                       decided=decided)
 
     def seen_labels(self, t: int) -> list[str]:
         """The distinct labels of the rows before t, in order of first appearance (what a model
