@@ -1,4 +1,4 @@
-"""The real local model (SmolLM2-135M) as the stream world's agent: a 50-row stream runs to
+"""The real local model (SmolLM2-135M) as the stream world's agent: a short stream runs to
 the end with every row after the first labelled by the model (a label it was offered, or a
 wrong answer counted as such), and the cassette it recorded replays to the same results in a
 process that cannot load the model.
@@ -6,11 +6,16 @@ process that cannot load the model.
 Assertions are on structure, never on accuracy (a 135M model's labels are weak). Skipped
 with the reason where the local extra is not installed; AEL_REQUIRE_LOCAL=1 turns that skip
 into a failure. Slow (each call is a second or more on one thread): `-m "not slow"` leaves it out.
+
+The suite plays 12 rows (11 model calls: the loop, the grammar and the replay, within the
+suite's budget); the issue's 50-row run is the same test with AEL_LOCAL_STREAM_ROWS=50
+(49 calls, every one answered on the first try when it was run on 2026-11-28).
 """
 
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -18,7 +23,7 @@ from scenarios.stream.demo import write_demo
 from tests.model.test_local_model import NO_MODEL, RUN, ael_lab, require_local_model
 
 pytestmark = pytest.mark.slow
-ROWS = 50
+ROWS = int(os.environ.get("AEL_LOCAL_STREAM_ROWS", "12"))
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +39,7 @@ def recorded(tmp_path_factory):
     return d, argv
 
 
-def test_a_50_row_stream_runs_to_the_end_with_the_local_model_labelling_each_row(recorded):
+def test_a_stream_runs_to_the_end_with_the_local_model_labelling_each_row(recorded):
     d, _ = recorded
     run = json.loads((d / "out.json").read_text())["runs"][0]
     assert run["episodes"] == ROWS and run["complete"]
