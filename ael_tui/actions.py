@@ -180,7 +180,8 @@ ACTIONS: tuple[NamedAction, ...] = (
     NamedAction("rules.revoke", "rules", "delete", "revoke", "Revoke",
                 "Revoke the highlighted rule: later proposals of its kind wait for a person", key_display="del"),
     NamedAction("rules.close", "rules", "escape,q", "close", "Close", "Close this view", key_display="esc"),
-    NamedAction("compare_setup.go", "compare_setup", "ctrl+s", "go", "Compare",
+    # c, as the lab's key that opened the dialog (c, then c again): never ctrl+s, which saves everywhere else
+    NamedAction("compare_setup.go", "compare_setup", "c", "go", "Compare",
                 "Start the comparison with the selectors ticked"),
     NamedAction("compare_setup.cancel", "compare_setup", "escape", "cancel", "Cancel", "Close, comparing nothing"),
 )
