@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import array
 import asyncio
+import concurrent.futures
 import fcntl
 import itertools
 import json
@@ -269,7 +270,7 @@ class ClassLink:
                     if isinstance(command, dict):
                         try:
                             self.app.call_from_thread(self.command, command)
-                        except RuntimeError:  # the app has ended
+                        except (RuntimeError, concurrent.futures.CancelledError):  # the app has ended, or is ending
                             return
         except (OSError, ValueError):  # the socket closed under us: the lab is ending anyway
             return
@@ -281,7 +282,7 @@ class ClassLink:
         lab again, so it ends now, autosaving as when its tab closes (ServedLab)."""
         try:
             self.app.call_from_thread(self.app.exit)
-        except RuntimeError:  # the app has ended already
+        except (RuntimeError, concurrent.futures.CancelledError):  # the app has ended already, or is ending
             pass
 
     # ------------------------------------------------------------ commands

@@ -329,3 +329,51 @@ async def test_an_empty_filter_result_says_no_episode_matches_and_slash_selects_
         assert field.selected_text == "policy=nonesuch"  # typing replaces it
         await pilot.press("x")
         assert field.value == "x"
+
+
+async def test_a_class_the_teacher_paused_says_so_on_every_run_key_and_resume_runs_again(tmp_path, monkeypatch):
+    """Issue 41 item 2: pause had no resume, and a paused student's next key simply ran."""
+    import json
+    import socket
+
+    from ael_tui.serve.lab import ServedLab
+    from ael_tui.serve.mode import ServedMode
+
+    monkeypatch.chdir(tmp_path)
+    mode = ServedMode(root=str(tmp_path / "class"))
+    mode.prepare()
+    ours, theirs = socket.socketpair()
+    app = ServedLab(mode, synthetic("auto"), control=theirs, visitor="v1")
+    app.settings.delay = 10.0  # one episode, then a wait: the window runs until paused
+
+    def answers() -> list[dict]:
+        ours.setblocking(False)
+        data = b""
+        try:
+            while chunk := ours.recv(65536):
+                data += chunk
+        except BlockingIOError:
+            pass
+        return [m for m in map(json.loads, data.decode().splitlines()) if "ack" in m]
+
+    async with app.run_test(size=SIZE) as pilot:
+        host = app.lab.host
+        await pilot.press("w")
+        await pilot.pause()
+        assert host.running == "window"
+        app.class_link.command({"cmd": "pause", "id": 1})
+        await settle(pilot)
+        assert host.running is None
+        await pilot.press("space")
+        await pilot.pause()
+        assert any("Your teacher paused the class" in m for m in notifications(app)), notifications(app)
+        assert host.running is None
+        app.class_link.command({"cmd": "resume", "id": 2})
+        await pilot.pause()
+        assert host.running == "window"  # the run the pause stopped, again
+        said = answers()
+        assert {"ack": 1, "was_running": True, "lab": True} in said
+        assert {"ack": 2, "restarted": True, "lab": True} in said
+        host.pause()
+        await settle(pilot)
+    ours.close()
