@@ -386,6 +386,7 @@ class LabScreen(SaysWhy, Screen):
         """What opens when a run stops: the tour's card, a decision, the results beside the
         baselines (the runs say the rest)."""
         o = message.outcome  # the host has cleared `running` already
+        self.app.refresh_notifications()  # a quiet moment: what waited through the run shows now
         runs = self.runs
         runs.say_suspended(o)
         self.show_notices()
