@@ -32,7 +32,8 @@ MARKS = {REJECTED: ("✗", "bold red"), APPROVED: ("✓", "bold green"), NEW_ARM
 # approved and rejected (MARKS), and an arm in either read as a decision on the projector
 ARM_COLOURS = (("cyan", "cyan"), ("orange", "yellow"), ("magenta", "magenta"), ("blue+", "bright_blue"),
                ("white", "white"), ("blue", "blue"), ("magenta+", "bright_magenta"), ("cyan+", "bright_cyan"),
-               ("orange+", "bright_yellow"), ("white+", "bright_white"))  # the first six far apart
+               ("orange+", "bright_yellow"), ("white+", "bright_white"), ("orange", "dark_orange"),
+               ("magenta", "orchid"))  # the first six far apart; twelve, so the synthetic world's 11 arms differ
 DECISION_COLOURS = ("green", "bright_green", "red", "bright_red")  # never an arm's
 
 
