@@ -72,7 +72,8 @@ def build_parser() -> argparse.ArgumentParser:
     from .timetravel_command import decision
 
     run = sub.add_parser("run", help="run sessions headless and print the results table", epilog=RUN_EXIT_CODES)
-    run.add_argument("scenario", help=scenario_names)
+    run.add_argument("scenario", nargs="?", help=f"{scenario_names} (with --resume FILE: none needed, the save "
+                                                  "names it)")
     run.add_argument("--seeds", type=parse_seeds, help="comma list and/or ranges: 42,123 or 1..200 (default 42)")
     run.add_argument("--selector", help=f"{method_help()}; a comma list, or all (default ts+reflection)")
     run.add_argument("--episodes", type=types.episodes, help="stop the stream after N episodes")
@@ -85,7 +86,8 @@ def build_parser() -> argparse.ArgumentParser:
                           "resumed run waits at it (repeatable)")
     run.add_argument("--until", type=types.until, help="stop at this episode (exclusive), e.g. to --save mid-run")
     run.add_argument("--save", help="save the session here at the end (one run only)")
-    run.add_argument("--resume", help="continue a saved session to the end")
+    run.add_argument("--resume", metavar="FILE", help="continue a saved session to the end (its scenario is the "
+                                                      "save's: ael-lab run --resume FILE)")
     run.add_argument("--trust-code", action="store_true",
                      help="with --resume: admit the save's Python-code policies unreviewed (they run sandboxed)")
     run.add_argument("--json", dest="json_path", help="write results as JSON here (- for standard output, "
@@ -132,7 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
     from .chart_command import add_parser as add_chart
 
     add_serve(sub)
-    add_sweep(sub, scenario_names, method_help())
+    add_sweep(sub, scenario_names, method_help(), specs)
     add_reproduce(sub)
     add_replay(sub)
     add_timetravel(sub)

@@ -77,7 +77,6 @@ SESSION_FLAGS = ("seeds", "selector", "episodes", "warmup", "split", "prior", "t
 def run_command(args: argparse.Namespace) -> int:
     check_run_outputs(args)  # before any work: a refused output must not cost a run
     decisions_given(args)  # --decide: only with --resume, never both ways
-    spec = spec_of(args.scenario)
     if args.resume:
         given = [f for f in SESSION_FLAGS if getattr(args, f) is not None]
         given += [f for f in ("agent", "reflector") if getattr(args, f) != "offline"]
@@ -88,14 +87,20 @@ def run_command(args: argparse.Namespace) -> int:
         from engine.store.persistence import load_session  # pydantic's save schema: only for a file
 
         session = load_session(args.resume, make_scenario, llm_url=args.llm_url, record=args.record)
-        if session.config.scenario != args.scenario:
-            raise AELError(f"{args.resume} is a {session.config.scenario} session, not {args.scenario}")
+        if args.scenario is not None and session.config.scenario != args.scenario:
+            raise AELError(f"{args.resume} is a {session.config.scenario} session, not {args.scenario}; "
+                           f"drop {args.scenario} (the save names its scenario)")
+        args.scenario = session.config.scenario  # the save names it: no need to repeat it
+        spec = spec_of(args.scenario)
         admit_saved_code(session, args)
         prepare(session, args)
         _check_outputs(args, 1)
         sessions = [session]
         seeds = [session.config.seed]
     else:
+        if args.scenario is None:
+            raise AELError("run: name a scenario (ael-lab run support), or --resume FILE to continue a save")
+        spec = spec_of(args.scenario)
         if args.trust_code:  # it admits a save's code policies: a new session has none to admit
             raise AELError("--trust-code: only with --resume (it admits the Python-code policies a save holds); "
                            "for a new run, --allow-code-auto lets --approve auto admit new ones")

@@ -15,11 +15,13 @@ INK = "#d8dee9"  # what an unknown colour is drawn in: the pictures' ink
 
 # (plotext name, the same ANSI colour by name): an arm's curve in the densities, its name in the
 # posteriors table and its cells in the strip share it, so the table is the densities' legend (a
-# legend of ten names would cover the plot) and the strip's key
-ARM_COLOURS = (("cyan", "cyan"), ("orange", "yellow"), ("magenta", "magenta"), ("green", "green"),
-               ("blue+", "bright_blue"), ("red", "red"), ("white", "white"), ("cyan+", "bright_cyan"),
-               ("orange+", "bright_yellow"), ("magenta+", "bright_magenta"), ("green+", "bright_green"),
-               ("red+", "bright_red"))
+# legend of ten names would cover the plot) and the strip's key. No green and no red: those say
+# approved and rejected (the strip's marks), and an arm in either read as a decision on the projector
+ARM_COLOURS = (("cyan", "cyan"), ("orange", "yellow"), ("magenta", "magenta"), ("blue+", "bright_blue"),
+               ("white", "white"), ("blue", "blue"), ("magenta+", "bright_magenta"), ("cyan+", "bright_cyan"),
+               ("orange+", "bright_yellow"), ("white+", "bright_white"), ("orange", "dark_orange"),
+               ("magenta", "orchid"))  # the first six far apart; twelve, so the synthetic world's 11 arms differ
+DECISION_COLOURS = ("green", "bright_green", "red", "bright_red")  # never an arm's
 
 
 def arm_colour(index: int) -> tuple[str, str]:

@@ -106,6 +106,11 @@ class ProgressChart(ExportableChart, LineChart):
     def chart_name(self) -> str:
         return self.NAMES.get(self.kind, self.kind)
 
+    def kind_label(self) -> str:
+        """What it shows now, in words."""
+        return {"rolling": "the rolling accuracy", "cumulative": "the cumulative reward",
+                "regret": "the cumulative regret"}.get(self.kind, self.kind)
+
     def chart_svg(self) -> str | None:
         return chart_svg(self.chart) if self.chart is not None and self._data and len(self._data[0].x) else None
 

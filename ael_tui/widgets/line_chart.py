@@ -168,17 +168,22 @@ def draw(chart: Chart | None, width: int, height: int) -> list[Strip]:
         text[empty, c], style[empty, c] = ord("│"), len(palette) - 1
     name_row = 0 if chart.names_at_top else rows - 1
     free_from = 0
+    named: set[int] = set()  # the columns a name takes on its row
     for x, name, colour in chart.names:  # each where it has room, after the previous one
         name = shown(name)  # a regime a file named: shown, never obeyed
         c = col_of(x) + 1
         if c < free_from or c + len(name) > cols:
             continue
         paint(name_row, c, name, Style(color=colour))
+        named.update(range(c, c + len(name)))
         free_from = c + len(name) + 2
     span = (chart.left.high - chart.left.low) or 1.0
     for x, y, ch, colour in chart.marks:
         r = min(max(round((chart.left.high - y) / span * (rows - 1)), 0), rows - 1)
-        paint(r, col_of(x), ch, Style(color=colour, bold=True))
+        c = col_of(x)
+        if r == name_row and c in named:  # a mark never covers a regime's name: the row beside it
+            r = name_row + 1 if chart.names_at_top else name_row - 1
+        paint(r, c, ch, Style(color=colour, bold=True))
 
     left_rows, right_rows = _tick_rows(chart.left, rows), _tick_rows(chart.right, rows) if chart.right else {}
     lines = list(head)

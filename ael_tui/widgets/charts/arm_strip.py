@@ -15,7 +15,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
 
-from ael_lab.drawing import ARM_COLOURS, arm_colour, arm_colours  # noqa: F401 - the arms' colours
+from ael_lab.drawing import ARM_COLOURS, DECISION_COLOURS, arm_colour, arm_colours  # noqa: F401 - the arms' colours
 from ael_lab.drawing import column_of, strip_cells
 from ael_tui.widgets.charts.exportable import ExportableChart
 from ael_lab.drawing import APPROVED, NEW_ARM, REJECTED, PictureData, PictureSource
@@ -73,15 +73,24 @@ def names_row(d: PictureSource | PictureData, columns: int) -> Segment:
     return Segment("".join(row), NAMES)
 
 
-def legend_row(colours: dict[str, str], width: int) -> Strip:
-    segments = []
-    for arm, colour in colours.items():
-        segments += [Segment("■ ", Style(color=colour)), Segment(arm + "  ")]
-    segments.append(Segment("+ new arm ✓ approved ✗ rejected", DIM))
-    line = Strip(segments)
-    if line.cell_length > width:  # cut, and said so
-        return Strip([*line.crop(0, width - 1), Segment("…", DIM)])
-    return line.adjust_cell_length(width)
+def legend_rows(colours: dict[str, str], width: int) -> list[Strip]:
+    """The key: each arm's colour and name, then the marks, on as many rows as `width` needs,
+    broken between entries, never cut (a name longer than a row is the only thing cut)."""
+    entries = [[Segment("■ ", Style(color=colour)), Segment(arm)] for arm, colour in colours.items()]
+    entries.append([Segment("+ new arm ✓ approved ✗ rejected", DIM)])
+    rows: list[list[Segment]] = [[]]
+    used = 0
+    for entry in entries:
+        size = sum(len(seg.text) for seg in entry)
+        if rows[-1] and used + 2 + size > width:
+            rows.append([])
+            used = 0
+        if rows[-1]:
+            rows[-1].append(Segment("  "))
+            used += 2
+        rows[-1] += entry
+        used += size
+    return [Strip(row).crop(0, width).adjust_cell_length(width) for row in rows]
 
 
 class ArmStrip(ExportableChart):
@@ -98,6 +107,7 @@ class ArmStrip(ExportableChart):
         self.margins = (0, 0)
         self.legend = legend
         self._key: tuple | None = None
+        self._arms: tuple[str, ...] = ()
         self._lines: list[Strip] = []
         self._built_for: tuple | None = None
         self.throttle = Throttle(self.set_timer, every, self.refresh)
@@ -116,8 +126,9 @@ class ArmStrip(ExportableChart):
         key = (tuple((d.name, d.n, d.played, tuple(d.arms), len(d.decisions)) for d in runs), margins)
         if key == self._key:
             return
-        resized = len(runs) != len(self.sources)
-        self.sources, self.margins, self._key = list(runs), margins, key
+        arms = tuple(a for d in runs for a in d.arms)
+        resized = len(runs) != len(self.sources) or arms != self._arms  # a new arm may need another key row
+        self.sources, self.margins, self._key, self._arms = list(runs), margins, key, arms
         if resized:
             self.refresh(layout=True)
         else:
@@ -129,7 +140,8 @@ class ArmStrip(ExportableChart):
             self.refresh(layout=True)
 
     def get_content_height(self, container, viewport, width: int) -> int:
-        return max(1, len(self.sources)) + 1 + int(self.legend)
+        key = len(legend_rows(arm_colours(self.runs), width)) if self.legend and self.runs else int(self.legend)
+        return max(1, len(self.sources)) + 1 + key
 
     def render_line(self, y: int) -> Strip:
         """The strip's lines, made once per state and size: Segments straight into Strips, as
@@ -154,7 +166,7 @@ class ArmStrip(ExportableChart):
                          .adjust_cell_length(width))
         lines.append(Strip([Segment(" " * left), names_row(runs[0], columns)]).adjust_cell_length(width))
         if self.legend:
-            lines.append(legend_row(colours, width))
+            lines += legend_rows(colours, width)
         return lines
 
     # ----------------------------------------------------------- export
