@@ -43,6 +43,21 @@ async def test_the_strip_under_the_progress_chart_shows_the_arms_and_the_new_arm
         assert row.rstrip().endswith("·")  # episodes 60-207 are still to play
 
 
+async def test_a_projectors_browser_gives_the_progress_chart_the_rows_it_has_at_160x48():
+    """1400x900 in a browser is about 150x43 cells: the chart keeps its 12 rows there (issue 41, item 5)."""
+    app = make_app(synthetic(approval="auto"))
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        row = app.screen.query_one("#row-progress")
+        wide = row.size.height
+        for size in ((150, 43), (146, 42)):
+            await pilot.resize_terminal(*size)
+            await settle(pilot)
+            body = app.screen.query_one("#lab-body")
+            assert row.size.height >= wide >= 12, (size, row.size.height)
+            assert body.virtual_size.height <= body.size.height, size  # and nothing scrolls off
+
+
 async def test_k_switches_the_progress_chart_to_cumulative_reward_then_regret_and_back():
     app = lab_at(60)
     async with app.run_test(size=(160, 48)) as pilot:
