@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-SUITES = ["bench.engine", "bench.retrieval", "bench.codepolicy", "bench.support", "bench.news", "bench.stream", "bench.batch",
+SUITES = ["bench.engine", "bench.retrieval", "bench.codepolicy", "bench.support", "bench.news", "bench.stream", "bench.new_labels", "bench.batch",
           "bench.sweep", "bench.portfolio", "bench.prior", "bench.variants", "bench.tui", "bench.llm", "bench.serve",
           "bench.local", "bench.rewind"]
 

@@ -89,3 +89,25 @@ def predict(hits: list[Hit], row: np.ndarray, fallback: str) -> tuple[str, list[
     best = max(weight.values())
     winner = next(entries[i].metadata["label"] for i in top if weight[entries[i].metadata["label"]] >= best - 1e-12)
     return winner, [int(episodes[i]) for i in top]
+
+
+# The reflector's candidates beyond the --meta columns, one set per trigger (signals.py).
+RECENT_SIMILAR_WINDOW = 100
+RECENT_SIMILAR = PolicySpec(
+    "recent_similar", EPISODIC, CANDIDATE_K, order="similarity", window=RECENT_SIMILAR_WINDOW,
+    description=f"The {CANDIDATE_K} most similar among the last {RECENT_SIMILAR_WINDOW} rows: labels new to "
+                "memory, or whose share grew, are not outvoted by older rows; the 5 most similar vote.")
+BALANCED_NEAREST = PolicySpec(
+    "balanced_nearest", EPISODIC, 1, order="similarity", per_group="label", window=1000,
+    description="The most similar row of each label among the last 1,000: a starved label has one voice "
+                "like every other; the 5 most similar vote.")
+
+
+def trigger_candidates(kind: str) -> list[PolicySpec]:
+    """The candidates a trigger of `kind` asks the reflector to replay (prototypes: the
+    semantic tier's policies, when this world has them)."""
+    return {"recency": [RECENT_SIMILAR], "balance": [BALANCED_NEAREST],
+            "prototypes": list(PROTOTYPE_CANDIDATES)}.get(kind, [])
+
+
+PROTOTYPE_CANDIDATES: tuple[PolicySpec, ...] = ()  # the prototype policies of the semantic tier, once merged

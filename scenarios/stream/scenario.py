@@ -9,6 +9,7 @@ a resume on a changed file is one line.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 import numpy as np
@@ -23,6 +24,7 @@ from engine.scenario import AgentContext, Outcome, Query, ScenarioBase
 from . import table as tables
 from .policies import INITIAL_POOL, candidates, predict
 from .reflector import StreamReflector
+from .signals import first_seen
 from .spec import MEMORY_CAP, REPLAY_ROWS, SPEC
 
 SNIPPET = 160  # characters of the text in a memory entry
@@ -83,6 +85,7 @@ class StreamScenario(ScenarioBase):
         self.defaults = SPEC.session_defaults(phases={"train": self.n_episodes, "val": 0, "test": 0},
                                               memory_cap=min(self.n_episodes, MEMORY_CAP))
         self._priors = _priors(self.labels)
+        self.first_seen = first_seen(self.labels)  # each label's first row: when it became new to memory
         self._x = self.table.x
         self._sims: dict[int, np.ndarray] = {}  # row t -> its cosine to every row (a few kept)
 
@@ -193,6 +196,32 @@ class StreamScenario(ScenarioBase):
         if spec.order == "relevance" and not spec.code and not spec.retrieves_nothing:
             raise AELError(f"policy {spec.name!r}: the stream world orders rows by similarity or recency "
                            "(relevance needs match keys it does not have)")
+        # a key no row carries retrieves nothing: refused, so a model's guess is sent back, not played
+        keys = {*self.meta_columns, "label"}
+        shown = ", ".join(sorted(keys))
+        for f in spec.filters:
+            if f.key not in keys:
+                raise AELError(f"policy {spec.name!r}: filter key {f.key!r} is not in memory (its rows carry {shown})")
+            if f.key == "label" and f.equals == "query":
+                raise AELError(f"policy {spec.name!r}: a row's label is what the vote predicts; the query has none "
+                               "to filter by")
+        if spec.per_group is not None and spec.per_group not in keys:
+            raise AELError(f"policy {spec.name!r}: per_group {spec.per_group!r} is not in memory (its rows carry "
+                           f"{shown})")
+
+    def side_info(self, start: int, end: int) -> dict[str, Any]:
+        """For a reflection on rows [start, end) (the agent never sees it): the keys memory's rows
+        carry (what a policy may filter or group by), the window's label counts (the 10 commonest)
+        and the labels first seen in it; bounded whatever the stream's labels."""
+        labels = self.labels[max(0, start):min(end, self.n_episodes)]
+        if not labels:
+            return {}
+        counts = Counter(labels)
+        new = sorted(lab for lab in counts if self.first_seen[lab] >= start)
+        return {"episodes": [max(0, start), min(end, self.n_episodes) - 1],
+                "memory_keys": ["label", *self.meta_columns],
+                "label_counts": dict(counts.most_common(10)), "labels": len(counts),
+                "labels_first_seen_here": new[:10], "labels_first_seen_here_count": len(new)}
 
     # ----------------------------------------------------------- reflection
     def make_reflector(self, options: dict[str, Any]) -> StreamReflector:
