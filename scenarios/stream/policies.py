@@ -37,9 +37,31 @@ EPISODIC = ("episodic",)
 CANDIDATE_K = 10
 CANDIDATE_WINDOW = 20
 
-INITIAL_POOL: tuple[PolicySpec, ...] = voting_pool(
-    items="rows", nothing="No row: the prior label.", group="label", group_noun="label", window=1000)
-NONE, RECENT_WINDOW, COMPRESSED, FULL_DETAILED, CLASS_BALANCED = INITIAL_POOL
+WINDOW = 1000  # the newest rows the bounded similarity arms read (recent rows after a drift)
+PROTOTYPE_KEY = "distilled"  # metadata key of the semantic tier's prototypes (value "prototype"); rows lack it
+SEMANTIC = ("semantic",)
+
+NONE, RECENT_WINDOW, COMPRESSED, FULL_DETAILED, CLASS_BALANCED = voting_pool(
+    items="rows", nothing="No row: the prior label.", group="label", group_noun="label", window=WINDOW)
+
+# Memory that is all there (issue 39): every stored row through the row index, the label
+# prototypes of the semantic tier, and both side by side. Their names are stable: the
+# reflector (and other branches) refer to them.
+ALL_HISTORY = PolicySpec(
+    "all_history", EPISODIC, 10, order="similarity",
+    description="The 10 rows most similar to the query among every stored row (read through the row index); "
+                "the 5 most similar vote.")
+PROTOTYPES = PolicySpec(
+    "prototypes", SEMANTIC, 5, order="similarity",
+    description="The 5 label prototypes (TF-IDF centroids of every row of a label) nearest to the query; "
+                "the nearest answers.")
+PROTOTYPES_KNN = PolicySpec(
+    "prototypes_knn", (*EPISODIC, *SEMANTIC), 5, order="similarity", per_group=PROTOTYPE_KEY,
+    description="The 5 nearest rows of all history beside the 5 nearest label prototypes; a weighted vote "
+                "of both (each side's cosines as shares, summed).")
+
+MEMORY_ARMS: tuple[PolicySpec, ...] = (ALL_HISTORY, PROTOTYPES, PROTOTYPES_KNN)
+INITIAL_POOL: tuple[PolicySpec, ...] = (NONE, RECENT_WINDOW, COMPRESSED, FULL_DETAILED, CLASS_BALANCED)
 
 
 def policy_name(column: str, taken: set[str] = frozenset()) -> str:
