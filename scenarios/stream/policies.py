@@ -120,16 +120,13 @@ RECENT_SIMILAR = PolicySpec(
     description=f"The {CANDIDATE_K} most similar among the last {RECENT_SIMILAR_WINDOW} rows: labels new to "
                 "memory, or whose share grew, are not outvoted by older rows; the 5 most similar vote.")
 BALANCED_NEAREST = PolicySpec(
-    "balanced_nearest", EPISODIC, 1, order="similarity", per_group="label", window=1000,
+    "balanced_nearest", EPISODIC, 1, order="similarity", per_group="label", window=WINDOW,
     description="The most similar row of each label among the last 1,000: a starved label has one voice "
                 "like every other; the 5 most similar vote.")
 
 
 def trigger_candidates(kind: str) -> list[PolicySpec]:
     """The candidates a trigger of `kind` asks the reflector to replay (prototypes: the
-    semantic tier's policies, when this world has them)."""
+    semantic tier's two policies; where the pool holds them already, the reflection says so)."""
     return {"recency": [RECENT_SIMILAR], "balance": [BALANCED_NEAREST],
-            "prototypes": list(PROTOTYPE_CANDIDATES)}.get(kind, [])
-
-
-PROTOTYPE_CANDIDATES: tuple[PolicySpec, ...] = ()  # the prototype policies of the semantic tier, once merged
+            "prototypes": [PROTOTYPES, PROTOTYPES_KNN]}.get(kind, [])

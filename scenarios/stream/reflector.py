@@ -144,7 +144,8 @@ class StreamReflector(DeclaredReflector):
             confidence=round(n_fixed / n_f, 3) if n_f else 0.0,
             diagnosis=(f"{gate.capitalize()}; the rows' text no longer tells their label, but their {col!r} "
                        f"does: of the {n_f} failures in episodes {start}–{t}, retrieving past rows with the same "
-                       f"{col} would have fixed {n_fixed} that every current policy misses (by column: {tally})."),
+                       f"{col} would have fixed {n_fixed} that every current policy misses "
+                       f"(by {'column' if len(columns) == len(tries) else 'candidate'}: {tally})."),
             insight=f"Rows with the same {col} share a label now: vote among recent rows with the query's {col}.",
             policy=best.policy.to_dict(),
             rationale=(f"Column {col!r}: {best.policy.name} fixes {n_fixed} of the {n_f} failures in episodes "

@@ -22,7 +22,7 @@ from engine.policies import PolicySpec
 from engine.scenario import AgentContext, Outcome, Query, ScenarioBase
 
 from . import table as tables
-from .policies import INITIAL_POOL, candidates, predict
+from .policies import INITIAL_POOL, PROTOTYPE_KEY, candidates, predict
 from .reflector import StreamReflector
 from .signals import first_seen
 from .spec import MEMORY_CAP, REPLAY_ROWS, SPEC
@@ -197,7 +197,7 @@ class StreamScenario(ScenarioBase):
             raise AELError(f"policy {spec.name!r}: the stream world orders rows by similarity or recency "
                            "(relevance needs match keys it does not have)")
         # a key no row carries retrieves nothing: refused, so a model's guess is sent back, not played
-        keys = {*self.meta_columns, "label"}
+        keys = {*self.meta_columns, "label", PROTOTYPE_KEY}  # the prototypes' mark (policies.py)
         shown = ", ".join(sorted(keys))
         for f in spec.filters:
             if f.key not in keys:

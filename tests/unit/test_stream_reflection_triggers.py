@@ -89,12 +89,14 @@ def test_a_starved_label_makes_it_replay_class_balance():
     assert r.policy["name"] == "balanced_nearest" and r.regime_label == "starved-label"
 
 
-def test_disagreeing_neighbours_fire_the_prototypes_trigger():
+def test_disagreeing_neighbours_make_it_replay_the_prototypes():
     labels = steady()
-    world = ListWorld(labels)
+    world = ListWorld(labels, fixes={"prototypes_knn": set(range(425, 445))})
     history = records(world, voters=lambda t: [t - 1, t - 2, t - 3, t - 4, t - 5])  # four labels among five
     r = reflector().reflect(context(world, history))
     assert "neighbours disagree" in r.evidence["triggers"]
+    assert r.evidence["fixes_by_candidate"] == {"prototypes": 0, "prototypes_knn": 20}
+    assert r.policy["name"] == "prototypes_knn" and r.regime_label == "disagreeing-neighbours"
 
 
 def test_no_trigger_no_candidate_and_the_same_bar_for_a_trigger_candidate():
