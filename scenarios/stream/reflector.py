@@ -21,7 +21,9 @@ Every `cadence` rows, while nothing it proposed is pending:
 Nothing here, or in the world, knows which column or candidate matters: with nothing to
 try, or nothing that clears the bar, nothing is proposed, and the reflection says what it
 tried and why (evidence `nothing_proposed`), once: while the next windows try the same
-candidates and fail for the same reason it stays silent (`said`, saved). Candidates
+candidates and fail for the same reason it stays silent (`said`, saved), until it tries
+another, fails for another reason, proposes, or the trailing accuracy recovers above the
+threshold (the next trouble is news). Candidates
 already in the pool (by behaviour) are not replayed again. One proposal at a time; a
 rejected one starts a cool-down of three cadences, after which the reflector looks again
 on fresh failures. Its state is the settings, the two episode marks and `said`.
@@ -70,6 +72,12 @@ class StreamReflector(DeclaredReflector):
     # reason was first said: the same reason with nothing new tried is not said again (a reflection
     # every 25 rows would repeat it 50 times)
     said: list = field(default_factory=list)
+
+    def should_reflect(self, ctx: ReflectionContext) -> bool:
+        verdict = self.gate.check(ctx, self.holds_candidate)
+        if verdict.rule == "metric":
+            self.said = []  # accuracy recovered: the next trouble is news, whatever was said before it
+        return verdict.open
 
     def outlook(self, episode: int) -> str:
         if self.gate.cooling(episode):
@@ -189,8 +197,8 @@ class StreamReflector(DeclaredReflector):
             episode=t, trigger=self.trigger, evidence=evidence, confidence=1.0,
             diagnosis=(f"{gate.capitalize()}; {('triggers — ' + fired_text + '; ') if fired else ''}of the {n_f} "
                        f"failures in episodes {start}–{t}, the pool misses {len(unfixed)} entirely; "
-                       f"{_would_fix(tries, tally)}{why}, so nothing is proposed (said once: the reflector says "
-                       f"it again when what it tries changes)."))
+                       f"{_would_fix(tries, tally)}{why}, so nothing is proposed (said once: not again while "
+                       f"what it tries and why stay the same)."))
 
 
 def _would_fix(tries: list[Try], tally: str) -> str:

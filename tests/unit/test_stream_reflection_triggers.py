@@ -140,6 +140,20 @@ def test_nothing_proposed_is_said_once_then_again_only_when_what_it_tries_change
     assert told is not None and set(told.evidence[NOTHING_PROPOSED]["tried"]) == {"recent_similar", "balanced_nearest"}
 
 
+def test_after_accuracy_recovers_the_same_nothing_is_news_again():
+    labels = steady(425) + [f"new{t % 3}" for t in range(425, 500)]
+    world = ListWorld(labels, fixes={"recent_similar": {425, 426}})
+    refl = reflector()
+    trouble = records(world)
+    assert refl.reflect(context(world, trouble)) is not None and refl.said
+    recovered = records(world, failing=())
+    assert not refl.should_reflect(context(world, recovered, t=474))  # accuracy 1.0: the gate's metric closes it
+    assert refl.said == []
+    again = records(world, failing=range(470, 500))
+    assert refl.should_reflect(context(world, again, t=499))
+    assert refl.reflect(context(world, again, t=499)) is not None  # the same candidates, said again
+
+
 def test_a_proposal_resets_what_was_said():
     world = ListWorld(steady(425) + [f"new{t % 3}" for t in range(425, 450)],
                       fixes={"recent_similar": set(range(425, 445))})
