@@ -77,3 +77,17 @@ def test_a_hostile_policy_is_sent_back_once_then_refused_in_one_line(demo, tmp_p
     assert reason in prompts[-1]  # the repair round told the model why
     dropped = [a for a in session["queue"]["audit"] if a["decision"] == "drop"]
     assert len(dropped) == 1 and reason in dropped[0]["reason"] and "\n" not in dropped[0]["reason"]
+
+
+def test_a_recorded_stream_reflection_replays_to_the_same_results_offline(demo, tmp_path, monkeypatch):
+    import socket
+
+    tape, first, second = tmp_path / "tape.json", tmp_path / "a.json", tmp_path / "b.json"
+    flags = ["--reflector", "openai-compatible", "--reflector-model", "m", "--approve", "auto"]
+    with FakeLLMServer() as server:  # echo: a valid answer from each request's schema
+        assert run(demo, first, *flags, "--llm-url", server.url + "/v1", "--record", str(tape)) == 0
+        url = server.url
+    monkeypatch.setattr(socket.socket, "connect", lambda *a: (_ for _ in ()).throw(OSError("no network")))
+    assert run(demo, second, *flags, "--llm-url", url + "/v1", "--replay", str(tape)) == 0
+    assert second.read_bytes() == first.read_bytes()
+    assert json.loads(first.read_text())["runs"][0]["llm"]["by_purpose"]["reflect.diagnose"]["calls"] == 1
