@@ -81,7 +81,7 @@ class StreamReflector(DeclaredReflector):
 
     def outlook(self, episode: int) -> str:
         if self.gate.cooling(episode):
-            return (f"A proposal was rejected: the reflector looks for a telling column again from "
+            return (f"A proposal was rejected: the reflector replays its candidates again from "
                     f"episode {self.cooldown_until}.")
         return ""
 
