@@ -14,9 +14,9 @@ import sys
 import time
 from pathlib import Path
 
-SUITES = ["bench.engine", "bench.retrieval", "bench.codepolicy", "bench.support", "bench.news", "bench.stream", "bench.new_labels", "bench.batch",
-          "bench.sweep", "bench.portfolio", "bench.prior", "bench.variants", "bench.tui", "bench.llm", "bench.serve",
-          "bench.local", "bench.rewind"]
+SUITES = ["bench.engine", "bench.retrieval", "bench.codepolicy", "bench.support", "bench.news", "bench.stream",
+          "bench.new_labels", "bench.batch", "bench.sweep", "bench.portfolio", "bench.prior", "bench.variants",
+          "bench.tui", "bench.llm", "bench.serve", "bench.local", "bench.rewind"]
 
 
 def main(argv: list[str]) -> int:

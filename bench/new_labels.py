@@ -75,6 +75,10 @@ def run() -> list[dict[str, Any]]:
     return rows_of(run_all())
 
 
+def _tried(said: dict[str, Any]) -> str:
+    return ", ".join(f"{name} {fixes}" for name, fixes in said["tried"].items()) or "nothing"
+
+
 def table(seeds: list[dict[str, Any]]) -> str:
     lines = ["| seed | ts overall (P1) | ts+reflection overall (P1) | reflections | proposed and approved "
              "(after it: ts+reflection vs ts) | said once when nothing cleared the bar |",
@@ -82,8 +86,7 @@ def table(seeds: list[dict[str, Any]]) -> str:
     for s in seeds:
         approved = "; ".join(f"`{a['arm']}` after {a['episode']} ({a['ael_after']:.3f} vs {a['ts_after']:.3f})"
                              for a in s["approvals"]) or "none"
-        said = "; ".join(f"after {x['episode']}: tried {', '.join(f'{k} {v}' for k, v in x['tried'].items()) or 'nothing'}"
-                         f" — {x['why']}" for x in s["said"]) or "–"
+        said = "; ".join(f"after {x['episode']}: tried {_tried(x)} — {x['why']}" for x in s["said"]) or "–"
         lines.append(f"| {s['seed']} | {s['ts']:.3f} ({s['ts_p1']:.3f}) | {s['ael']:.3f} ({s['ael_p1']:.3f}) | "
                      f"{s['reflections']} | {approved} | {said} |")
     return "\n".join(lines)

@@ -143,7 +143,8 @@ class StreamReflector(DeclaredReflector):
         self.said = []  # a proposal: whatever comes after it is news
         self.gate.proposed(t)
         if best.kind != "column":
-            return _trigger_proposal(ctx, self.trigger, best, tries, counts, evidence, n_f, n_fixed, p_value, start, gate)
+            return _trigger_proposal(ctx, self.trigger, best, tries, counts, evidence, n_f, n_fixed, p_value,
+                                     start, gate)
         col, open_cols = best.reason, [x.policy for x in columns]
         column = {x.policy.name: x.reason for x in columns}
         pattern = _pattern(ctx, col, counts[best.policy.name])

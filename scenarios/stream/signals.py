@@ -1,12 +1,16 @@
 """What the stream reflector reads in a window before it chooses what to replay: the four
 triggers of its candidates besides the --meta columns (issue 39).
 
-| trigger | fires when | candidates (policies.py) |
-|---|---|---|
-| new labels | a label first seen in the last `NEW_HORIZON` rows (after the stream's first `NEW_HORIZON` rows, when every label is new) has a row in the trailing window | a recency window |
-| share shift | the label counts of the trailing window differ from those of the `REPLAY_ROWS` rows before it by a chi-square test at p < `SHIFT_P` | a recency window |
-| neighbours disagree | on the slow window's failures, the label most of the 5 voters share holds on average less than `DISAGREE_SHARE` of them | prototypes |
-| starved label | a label is the truth of at least `STARVED_FAILURES` failures in the slow window and the vote never answered it over the trailing window | class balance |
+- new labels (→ a recency window): a label first seen in the last `NEW_HORIZON` rows has a
+  row in the trailing window (not in the stream's first `NEW_HORIZON` rows, when every
+  label is new);
+- share shift (→ a recency window): the label counts of the trailing window differ from
+  those of the `REPLAY_ROWS` rows before it by a chi-square test at p < `SHIFT_P`;
+- neighbours disagree (→ prototypes): on the slow window's failures, the label most of the
+  5 voters share holds on average less than `DISAGREE_SHARE` of them;
+- starved label (→ class balance): a label is the truth of at least `STARVED_FAILURES`
+  failures in the slow window and the vote never answered it over the trailing window.
+The candidates themselves are `policies.trigger_candidates`.
 
 A trigger only chooses what is replayed; whether anything is proposed is the replay's
 evidence bar and chance control (reflector.py), the same for every candidate. Everything
