@@ -105,7 +105,8 @@ def triggers(ctx, window: int, cadence: int, before: int) -> list[Trigger]:
     if new:
         shown = ", ".join(new[:5]) + (f" and {len(new) - 5} more" if len(new) > 5 else "")
         out.append(Trigger("recency", "new labels", f"{len(new)} label{'s' if len(new) != 1 else ''} new to "
-                                                     f"memory in the last {window} rows ({shown})"))
+                                                     f"memory (first seen in the last {NEW_HORIZON} rows) among "
+                                                     f"the last {window} rows ({shown})"))
     p = share_shift(labels, t, window, before)
     if p is not None and p < SHIFT_P:
         out.append(Trigger("recency", "share shift", f"the label shares of the last {window} rows differ from "
