@@ -39,7 +39,8 @@ SPEC = ScenarioSpec(
         # so a save names its file's content and a resume refuses a changed file
         OptionSpec("data_sha256", str, "", "the data file's SHA-256 (set by the world itself)"),
     ),
-    # every 25 rows, over the trailing 50, below half right: replay one candidate per --meta column
+    # every 25 rows, over the trailing 50, below half right: replay one candidate per --meta column and
+    # those the stream's triggers ask for (signals.py)
     reflector=reflection_options(trigger="diagnose", triggers=("diagnose",), cadence=25, window=50,
                                  threshold=0.5, threshold_help="reflect when the trailing accuracy is below this"),
     session={"warmup": 0, "slow_window": 25},  # memory_cap: the stream's rows, up to MEMORY_CAP (scenario.py)
@@ -52,7 +53,10 @@ SPEC = ScenarioSpec(
     lesson=("When the text stops telling the label, the reflector replays one retrieval-by-field policy per "
             "metadata column on the recent failures and proposes the one that fixes the most of them that no "
             "current arm fixes, if the evidence clears the bar (at least 5, and a quarter, of the failures). "
-            "It knows no column in advance: leave the telling column out of --meta and nothing is proposed."),
+            "It knows no column in advance: leave the telling column out of --meta and no column is proposed. "
+            "Labels new to memory, shifting label shares, disagreeing neighbours or a starved label make it "
+            "replay a recency window, prototypes or class balance under the same bar; when nothing clears it, "
+            "the reflection says what it tried, once."),
     sample_data="scenarios.stream.demo:sample_options",
 )
 
