@@ -25,7 +25,7 @@ often so far (ties to the first by name).
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -61,7 +61,7 @@ PROTOTYPES_KNN = PolicySpec(
                 "of both (each side's cosines as shares, summed).")
 
 MEMORY_ARMS: tuple[PolicySpec, ...] = (ALL_HISTORY, PROTOTYPES, PROTOTYPES_KNN)
-INITIAL_POOL: tuple[PolicySpec, ...] = (NONE, RECENT_WINDOW, COMPRESSED, FULL_DETAILED, CLASS_BALANCED)
+INITIAL_POOL: tuple[PolicySpec, ...] = (NONE, RECENT_WINDOW, COMPRESSED, FULL_DETAILED, CLASS_BALANCED, *MEMORY_ARMS)
 
 
 def policy_name(column: str, taken: set[str] = frozenset()) -> str:
@@ -94,23 +94,67 @@ def candidates(columns: Sequence[str]) -> list[PolicySpec]:
     return out
 
 
-def predict(hits: list[Hit], row: np.ndarray, fallback: str) -> tuple[str, list[int]]:
-    """(label, the voters' episodes best first); `row[j]` is the query's cosine to row j."""
-    entries = [h.entry for h in hits if h.entry.tier == "episodic" and "label" in h.entry.metadata]
-    if not entries:
+def predict(hits: list[Hit], row_cosines: Callable[[np.ndarray], np.ndarray],
+            prototype_cosines: Callable[[np.ndarray], np.ndarray], fallback: str) -> tuple[str, list[int]]:
+    """(label, the voting rows' episodes best first). `row_cosines(episodes)` and
+    `prototype_cosines(episodes)` give the query's cosine to those rows and to the prototypes
+    whose entries carry those episodes.
+
+    Rows alone: the k = 5 nearest retrieved rows each vote their label with their cosine
+    (ties to the label of the nearest voter). Prototypes alone: the nearest prototype's label.
+    Both: each side's votes as shares of that side's total (the rows' cosines, the retrieved
+    prototypes' cosines), summed, so neither side's scale decides; ties to the nearest row's
+    label, then the nearest prototype's. No evidence (nothing retrieved, every cosine 0): the
+    prior."""
+    rows = [h.entry for h in hits if h.entry.tier == "episodic" and "label" in h.entry.metadata]
+    protos = [h.entry for h in hits if h.entry.tier == "semantic" and h.entry.metadata.get(PROTOTYPE_KEY)
+              == "prototype" and "label" in h.entry.metadata]
+    row_votes, voters, ranked = _row_votes(rows, row_cosines)
+    proto_votes, nearest_proto = _prototype_votes(protos, prototype_cosines)
+    if not row_votes and not proto_votes:
         return fallback, []
+    if not proto_votes:
+        return _winner(row_votes, ranked), voters
+    if not row_votes:
+        return nearest_proto, []
+    total_r, total_p = sum(row_votes.values()), sum(proto_votes.values())
+    weight = {lab: row_votes.get(lab, 0.0) / total_r + proto_votes.get(lab, 0.0) / total_p
+              for lab in {*row_votes, *proto_votes}}
+    return _winner(weight, [*ranked, nearest_proto]), voters
+
+
+def _row_votes(entries, row_cosines) -> tuple[dict[str, float], list[int], list[str]]:
+    """The 5 nearest rows' cosines summed by label, their episodes and labels best first."""
+    if not entries:
+        return {}, [], []
     episodes = np.fromiter((e.episode for e in entries), dtype=np.int64, count=len(entries))
-    s = row[episodes]
+    s = np.asarray(row_cosines(episodes), dtype=float)
     top = np.lexsort((-episodes, -s))[:K_NEIGHBOURS]  # last key primary: cosine, then newest
     if s[top[0]] <= 0.0:
-        return fallback, []
+        return {}, [], []
     weight: dict[str, float] = {}
     for i in top:
         label = entries[i].metadata["label"]
         weight[label] = weight.get(label, 0.0) + float(s[i])
+    return weight, [int(episodes[i]) for i in top], [entries[i].metadata["label"] for i in top]
+
+
+def _prototype_votes(entries, prototype_cosines) -> tuple[dict[str, float], str]:
+    """Each retrieved prototype's cosine by label (positive ones), and the nearest's label."""
+    if not entries:
+        return {}, ""
+    episodes = np.fromiter((e.episode for e in entries), dtype=np.int64, count=len(entries))
+    s = np.asarray(prototype_cosines(episodes), dtype=float)
+    order = np.lexsort((episodes, -s))  # nearest first; ties to the label seen first
+    votes = {entries[i].metadata["label"]: float(s[i]) for i in order if s[i] > 0.0}
+    return votes, (entries[order[0]].metadata["label"] if votes else "")
+
+
+def _winner(weight: dict[str, float], preferred: list[str]) -> str:
+    """The heaviest label; among ties the first of `preferred` (the voters, nearest first) that is tied."""
     best = max(weight.values())
-    winner = next(entries[i].metadata["label"] for i in top if weight[entries[i].metadata["label"]] >= best - 1e-12)
-    return winner, [int(episodes[i]) for i in top]
+    tied = [lab for lab, w in weight.items() if w >= best - 1e-12]
+    return next((lab for lab in preferred if lab in tied), min(tied))
 
 
 # The reflector's candidates beyond the --meta columns, one set per trigger (signals.py).

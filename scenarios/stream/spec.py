@@ -7,7 +7,7 @@ from engine.scenario_spec import ScenarioSpec, reflection_options
 
 from .policies import INITIAL_POOL
 
-MEMORY_CAP = 50_000  # episodic rows kept (every row of a stream up to this; policies read bounded windows)
+MEMORY_CAP = 500_000  # entries kept per tier: every row of the longest stream a file may hold (table.MAX_ROWS)
 REPLAY_ROWS = 1_000  # rows before an episode that the reflector's replay holds: every policy's widest window
 
 SPEC = ScenarioSpec(

@@ -11,7 +11,7 @@ import pytest
 
 from engine.memory import MemoryStore
 from engine.reflection import NOTHING_PROPOSED, ReflectionContext
-from scenarios.stream.policies import BALANCED_NEAREST, INITIAL_POOL, RECENT_SIMILAR
+from scenarios.stream.policies import BALANCED_NEAREST, INITIAL_POOL, MEMORY_ARMS, RECENT_SIMILAR
 from scenarios.stream.reflector import StreamReflector
 from scenarios.stream.signals import first_seen
 
@@ -93,8 +93,12 @@ def test_disagreeing_neighbours_make_it_replay_the_prototypes():
     labels = steady()
     world = ListWorld(labels, fixes={"prototypes_knn": set(range(425, 445))})
     history = records(world, voters=lambda t: [t - 1, t - 2, t - 3, t - 4, t - 5])  # four labels among five
-    r = reflector().reflect(context(world, history))
-    assert "neighbours disagree" in r.evidence["triggers"]
+    held = reflector().reflect(context(world, history))  # the pool holds the prototypes' arms: named, not replayed
+    assert "neighbours disagree" in held.evidence["triggers"] and held.policy is None
+    assert held.evidence["held_by_pool"] == ["prototypes", "prototypes_knn"]
+    ctx = context(world, history)
+    ctx.pool = [p for p in ctx.pool if p not in MEMORY_ARMS]  # a pool without them (a session that removed them)
+    r = reflector().reflect(ctx)
     assert r.evidence["fixes_by_candidate"] == {"prototypes": 0, "prototypes_knn": 20}
     assert r.policy["name"] == "prototypes_knn" and r.regime_label == "disagreeing-neighbours"
 
