@@ -187,6 +187,8 @@ class StreamReflector(DeclaredReflector):
             code = "below the bar"
             what = "column's candidate" if all(x.kind == "column" for x in tries) else "candidate"
             why = f"no {what} fixes at least {MIN_FIXED} and {MIN_FIXED_SHARE:.0%} of them"
+        if tries and held:
+            why += f" ({', '.join(held)}, which the triggers ask for, {'is' if len(held) == 1 else 'are'} in the pool)"
         names = {x.policy.name for x in tries} | set(held)
         if self.said and self.said[0] == code and names <= set(self.said[1:]):
             return None  # the same reason, nothing tried that it has not said: said already
