@@ -187,7 +187,6 @@ def _tiny_bench(monkeypatch, capsys, tmp_path, river: bool) -> str:
     import bench.stream_peers as peers
 
     monkeypatch.setattr(peers, "river_installed", lambda: river)
-    monkeypatch.setattr(peers, "arms", lambda: ["fixed:prototypes_knn"])
     assert peers.main(["--rows", "30", "--streams", "demo"], run=peers.in_process, out=tmp_path / "o.json") == 0
     out = capsys.readouterr()
     saved = json.loads((tmp_path / "o.json").read_text())
@@ -209,6 +208,15 @@ def test_the_bench_table_with_river_has_its_three_learners(monkeypatch, capsys, 
     for learner in ("river:naive_bayes", "river:knn", "river:logistic"):
         assert f"| demo stream (seed 1) | {learner} |" in text
     assert "ts+reflection − River NB =" in text
+
+
+def test_one_pass_over_every_arm_gives_each_fixed_runs_accuracy(demo, tmp_path):
+    import bench.stream_peers as peers
+
+    stream = {"path": demo["data"], "text": "text", "label": "label", "meta": demo["meta"], "regime": "phase"}
+    every = peers.run_arms(stream)["arms"]
+    for name in ("all_history", "prototypes_knn", "recent_window"):
+        assert every[name] == peers.run_ours(stream, f"fixed:{name}")["accuracy"]
 
 
 def test_the_bench_refuses_other_peers(capsys):
