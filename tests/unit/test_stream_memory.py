@@ -151,6 +151,18 @@ def test_prototypes_beside_rows_vote_with_both(demo):
     assert {h.entry.tier for h in only} == {"semantic"}
 
 
+def test_the_reflectors_replay_reads_the_prototypes_as_they_stood(demo):
+    """A replay (memory rebuilt from the rows before each episode) gives the prototype arms
+    the answers they gave live, while memory holds fewer rows than the replay keeps."""
+    world = scenarios.make_scenario("stream", 1, demo)
+    s = Session(SessionConfig("stream", 1, "fixed:prototypes_knn", scenario_options=dict(demo)), world)
+    s.run()
+    episodes = list(range(60, ROWS, 3))
+    replayed = world.counterfactual(PROTOTYPES_KNN, episodes)
+    assert replayed.tolist() == [s.history[t]["correct"] for t in episodes]
+    assert world.counterfactual(PROTOTYPES, episodes).sum() > 0
+
+
 def test_save_load_and_rewind_give_the_same_run(demo, tmp_path):
     def session():  # ts plays every arm: the index and the prototypes are rebuilt from what memory holds
         return Session(SessionConfig("stream", 4, "ts", scenario_options=dict(demo)),
