@@ -52,7 +52,9 @@ def _versus(args: list[str]) -> int:
     at = args.index("--vs")
     peer = args[at + 1] if at + 1 < len(args) else ""
     if args[:at] != ["stream"] or peer != "river":
-        print("usage: python -m bench stream --vs river [--rows N] [--streams news,demo]", file=sys.stderr)
+        from bench.stream_peers import USAGE
+
+        print(USAGE, file=sys.stderr)
         return 2
     from bench.stream_peers import main as versus
 

@@ -12,7 +12,8 @@ subject and body; its label is the group.
 Learners, each run prequentially (predict the row, then learn it), one process each, so
 each one's peak memory is its own:
 - ours: `ts`, `ts+reflection` (proposals approved automatically, as `ael-lab run` does), `oracle`, and
-  every `fixed:` arm, of which the table shows the best ("best arm");
+  every arm's accuracy from one pass (`run_arms`), of which the table shows the best ("best
+  arm"; its time is not one run's, so it is not shown);
 - River (a bench and test extra, never a dependency of the lab: `pip install -e '.[bench]'`):
   TF-IDF + multinomial naive Bayes, `predict_one` then `learn_one`; its k-NN with its
   defaults (5 neighbours over its last 50 rows); and an online logistic regression
@@ -40,6 +41,8 @@ ROOT = Path(__file__).resolve().parents[1]
 SEED = 1
 INSTALL = "River is not installed: pip install -e '.[bench]' (or pip install river==0.26.1), then run this again"
 RIVER = ("river:naive_bayes", "river:knn", "river:logistic")
+USAGE = ("usage: python -m bench stream --vs river [--rows N] [--streams shuffled,dated,demo|news] "
+         "[--learners ts,ts+reflection,oracle,arms,river:naive_bayes,river:knn,river:logistic]")
 OURS = ("ts", "ts+reflection", "oracle")
 
 
@@ -90,15 +93,21 @@ def _train_members(corpus):
         yield g
 
 
-def write_streams(folder: Path, rows: int | None, which: tuple[str, ...] = ("news", "demo")) -> list[dict]:
+STREAMS = ("shuffled", "dated", "demo")  # `--streams`: any of these, or news (= shuffled,dated)
+
+
+def write_streams(folder: Path, rows: int | None, which: tuple[str, ...] = STREAMS) -> list[dict]:
     """The files and the options that read them, cut to `rows` when given."""
     from scenarios.stream.demo import make_demo_stream
 
     streams = []
-    source = archive() if "news" in which else None
+    source = archive() if {"shuffled", "dated"} & set(which) else None
     if source is not None:
         shuffled, dated = news_rows(source)
-        for name, data in (("20 Newsgroups, shuffled", shuffled), ("20 Newsgroups, train-then-test", dated)):
+        for key, name, data in (("shuffled", "20 Newsgroups, shuffled", shuffled),
+                                ("dated", "20 Newsgroups, train-then-test", dated)):
+            if key not in which:
+                continue
             path = _write_jsonl(folder / f"news-{len(streams)}.jsonl", data[:rows] if rows else data)
             streams.append({"name": name, "path": str(path), "text": "text", "label": "label", "meta": [],
                             "regime": "split"})
@@ -135,6 +144,33 @@ def run_ours(stream: dict, selector: str) -> dict:
             "peak_mb": _peak_mb(), "reflections": len(session.reflections), "approved": approved}
 
 
+def run_arms(stream: dict) -> dict:
+    """Every arm's accuracy from one pass: a `fixed:none` session whose memory is read by
+    every arm at every episode, uncounted (what memory holds does not depend on the arm that
+    reads it, and counts change nothing in this world), so each arm's accuracy is its
+    `fixed:` run's, for one run's cost (tests/unit/test_stream_memory.py checks it)."""
+    import scenarios
+    from engine.session import Session, SessionConfig
+
+    opts = {"data": stream["path"], "text": stream["text"], "label": stream["label"], "meta": stream["meta"],
+            "regime": stream["regime"]}
+    world = scenarios.make_scenario("stream", SEED, opts)
+    session = Session(SessionConfig("stream", SEED, "fixed:none", scenario_options=dict(opts)), world)
+    pool = list(world.initial_pool)
+    right = dict.fromkeys((p.name for p in pool), 0)
+
+    def read_all(_spec, query, similarity, _hits):
+        t = int(query["_episode"])
+        for arm in pool:
+            hits = session.memory.retrieve(arm, query, similarity, count=False)
+            right[arm.name] += world._predict(hits, t)[0] == world.labels[t]
+
+    with session.memory.observing(read_all):
+        session.run()
+    n = len(session.history)
+    return {"arms": {name: k / n for name, k in right.items()}, "rows": n}
+
+
 def river_model(kind: str):
     from river import feature_extraction, linear_model, naive_bayes, neighbors
 
@@ -166,10 +202,9 @@ def child(argv: list[str]) -> int:
     kind, stream = argv[0], json.loads(argv[1])
     if kind.startswith("river:"):
         import river  # noqa: F401  (imports are not what is timed)
-        out = run_river(stream, kind)
     else:
         import sklearn.feature_extraction.text  # noqa: F401
-        out = run_ours(stream, kind)
+    out = in_process(kind, stream)
     print(json.dumps(out))
     return 0
 
@@ -192,32 +227,31 @@ def river_installed() -> bool:
     return True
 
 
-def arms() -> list[str]:
-    from scenarios.stream.policies import INITIAL_POOL
-
-    return [f"fixed:{p.name}" for p in INITIAL_POOL]
-
-
 def in_process(kind: str, stream: dict) -> dict:
     """One run in this process (the test's way; the bench runs each in a child of its own)."""
+    if kind == "arms":
+        return run_arms(stream)
     return run_river(stream, kind) if kind.startswith("river:") else run_ours(stream, kind)
 
 
-def compare(stream: dict, with_river: bool, say=print, run=in_child) -> list[dict]:
+LEARNERS = (*OURS, "arms", *RIVER)  # `--learners`: a subset of these (default all)
+
+
+def compare(stream: dict, with_river: bool, say=print, run=in_child, learners=LEARNERS) -> list[dict]:
     """Every learner on one stream: rows of the table."""
     out = []
-    fixed = {}
-    for kind in arms():
-        fixed[kind] = run(kind, stream)
-        say(f"  {stream['name']}: {kind} {fixed[kind]['accuracy']:.3f}")
-    best = max(fixed, key=lambda k: (fixed[k]["accuracy"], -arms().index(k)))
-    for kind in OURS:
+    for kind in (k for k in OURS if k in learners):
         r = run(kind, stream)
         say(f"  {stream['name']}: {kind} {r['accuracy']:.3f}")
         out.append({"stream": stream["name"], "learner": kind, **r})
-    out.append({"stream": stream["name"], "learner": f"best arm ({best.split(':', 1)[1]})", **fixed[best]})
+    if "arms" in learners:
+        every = run("arms", stream)
+        say(f"  {stream['name']}: arms {every['arms']}")
+        best = max(every["arms"], key=every["arms"].get)  # the first arm among equals
+        out.append({"stream": stream["name"], "learner": f"best arm ({best})", "accuracy": every["arms"][best],
+                    "rows": every["rows"], "seconds": None, "peak_mb": None, "arms": every["arms"]})
     if with_river:
-        for kind in RIVER:
+        for kind in (k for k in RIVER if k in learners):
             r = run(kind, stream)
             say(f"  {stream['name']}: {kind} {r['accuracy']:.3f}")
             out.append({"stream": stream["name"], "learner": kind, **r})
@@ -228,8 +262,11 @@ def table(rows: list[dict]) -> str:
     lines = ["| stream | learner | accuracy | µs per row | one run (s) | peak memory (MB) |",
              "|---|---|---|---|---|---|"]
     for r in rows:
-        lines.append(f"| {r['stream']} | {r['learner']} | {r['accuracy']:.3f} | {r['seconds'] / r['rows'] * 1e6:,.0f} "
-                     f"| {r['seconds']:.1f} | {r['peak_mb']:,.0f} |")
+        timed = r["seconds"] is not None
+        per_row = f"{r['seconds'] / r['rows'] * 1e6:,.0f}" if timed else "–"
+        seconds = f"{r['seconds']:.1f}" if timed else "–"
+        peak = f"{r['peak_mb']:,.0f}" if timed else "–"
+        lines.append(f"| {r['stream']} | {r['learner']} | {r['accuracy']:.3f} | {per_row} | {seconds} | {peak} |")
     return "\n".join(lines)
 
 
@@ -257,9 +294,11 @@ def _option(argv: list[str], flag: str) -> str | None:
 
 def main(argv: list[str], run=in_child, out: Path | None = None) -> int:
     rows_cap = _option(argv, "--rows")
-    which = tuple((_option(argv, "--streams") or "news,demo").split(","))
-    if (rows_cap is not None and not rows_cap.isdigit()) or not set(which) <= {"news", "demo"}:
-        print("usage: python -m bench stream --vs river [--rows N] [--streams news,demo]", file=sys.stderr)
+    which = tuple((_option(argv, "--streams") or ",".join(STREAMS)).replace("news", "shuffled,dated").split(","))
+    learners = tuple((_option(argv, "--learners") or ",".join(LEARNERS)).split(","))
+    if (rows_cap is not None and not rows_cap.isdigit()) or not set(which) <= set(STREAMS) \
+            or not set(learners) <= set(LEARNERS):
+        print(USAGE, file=sys.stderr)
         return 2
     cap = int(rows_cap) if rows_cap else None
     with_river = river_installed()
@@ -269,7 +308,8 @@ def main(argv: list[str], run=in_child, out: Path | None = None) -> int:
         streams = write_streams(Path(d), cap, which)
         rows = []
         for stream in streams:
-            rows += compare(stream, with_river, say=lambda s: print(s, file=sys.stderr, flush=True), run=run)
+            rows += compare(stream, with_river, say=lambda s: print(s, file=sys.stderr, flush=True), run=run,
+                            learners=learners)
     shown = " ".join(argv)
     print(f"`python -m bench stream --vs river{' ' + shown if shown else ''}` on {platform.machine()}, "
           f"Python {platform.python_version()}, {os.cpu_count()} cores, load average "

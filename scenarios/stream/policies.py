@@ -1,5 +1,5 @@
-"""The five retrieval policies of the stream world, the reflector's candidates (one per
---meta column), and the k-NN vote that turns retrieved rows into a label.
+"""The retrieval policies of the stream world, the reflector's candidates (one per --meta
+column), and the vote that turns retrieved rows and prototypes into a label.
 
 | policy | what the vote sees |
 |---|---|
@@ -8,18 +8,24 @@
 | compressed | the 10 rows most similar to the query among the last 1,000 |
 | full_detailed | the last 200 rows |
 | class_balanced | the 3 most similar rows of each label among the last 1,000 |
+| all_history | the 10 rows most similar among every stored row (through the row index) |
+| prototypes | the 5 nearest label prototypes (semantic tier): the nearest answers |
+| prototypes_knn | the 5 nearest rows of all history and the 5 nearest prototypes, both voting |
 | same_COLUMN (candidate) | the 10 most similar among the last 20 rows with the query's value of COLUMN |
 
 Every row is stored in episodic memory with its true label and its --meta columns once
-its episode is over, so what a policy retrieves at t depends only on earlier rows. Memory
-keeps every row (up to `spec.MEMORY_CAP`), and each policy reads a bounded window of the
-newest rows: that, not eviction, keeps the time per episode flat on a long stream. (The
-engine's eviction keeps entries that proved useful over new ones, so a capped memory on a
-drifting stream would freeze on its first regime.) The
-vote: the k = 5 retrieved rows nearest to the query (cosine, ties to the newer) each vote
-for their label with their cosine; ties go to the label of the nearest voter. Without
-evidence (nothing retrieved, or every cosine 0) it answers the prior: the label seen most
-often so far (ties to the first by name).
+its episode is over, and added to its label's prototype in the semantic tier
+(`prototypes.py`), so what a policy reads at t depends only on earlier rows. Memory keeps
+every row (up to `spec.MEMORY_CAP`, the most rows a file may have). The bounded arms read a
+window of the newest rows (what helps right after a drift); `all_history` and
+`prototypes_knn` read every row through the row index (`index.py`), whose cost per read does
+not grow with memory. (The engine's eviction keeps entries that proved useful over new ones,
+so a capped memory on a drifting stream would freeze on its first regime: nothing is evicted.)
+The vote (`predict`): the k = 5 retrieved rows nearest to the query (cosine, ties to the
+newer) each vote for their label with their cosine; ties go to the label of the nearest
+voter. Prototypes vote with their cosine too; beside rows, each side's votes count as
+shares of that side's total. Without evidence (nothing retrieved, or every cosine 0) it
+answers the prior: the label seen most often so far (ties to the first by name).
 """
 
 from __future__ import annotations

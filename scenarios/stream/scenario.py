@@ -281,8 +281,9 @@ class StreamScenario(ScenarioBase):
 
     def counterfactual(self, spec: PolicySpec, episodes: list[int]) -> np.ndarray:
         """Whether `spec` would have labelled each of `episodes` right on a memory holding the
-        `REPLAY_ROWS` rows before it (replayed here; the session's memory is untouched): every
-        window a built-in policy reads, though a same-value candidate over a rare value may reach
+        `REPLAY_ROWS` rows before it and the label prototypes as they stood then (replayed here;
+        the session's memory is untouched): every window a bounded policy reads, though a
+        same-value candidate over a rare value, and the arms that read all history, may reach
         further back in the session's memory than the replay does."""
         return self.counterfactuals([spec], episodes)[0]
 
@@ -295,6 +296,10 @@ class StreamScenario(ScenarioBase):
         order = sorted(range(len(episodes)), key=lambda i: episodes[i])
         memory = MemoryStore(cap_per_tier=REPLAY_ROWS)
         written = max(0, episodes[order[0]] - REPLAY_ROWS)
+        protos = self.prototypes
+        if protos.n < episodes[order[-1]]:
+            protos.sync(episodes[order[-1]])
+        shown = 0  # labels whose prototype the replay's semantic tier holds, in order of first row
         for i in order:
             u = episodes[i]
             written = max(written, u - REPLAY_ROWS)  # rows older than that would be gone anyway
@@ -303,6 +308,11 @@ class StreamScenario(ScenarioBase):
                 content, meta, quality = self._entry(written)
                 memory.write("episodic", content, meta, quality)
                 written += 1
+            while shown < len(protos.labels) and protos.first[shown] < u:  # the prototypes as of u (their
+                label = protos.labels[shown]                              # cosines are taken as of u too)
+                memory.write("semantic", f"[{label}] prototype", {PROTOTYPE_KEY: "prototype", "label": label}, 1.0,
+                             episode=protos.first[shown])
+                shown += 1
             memory.episode = u
             for ok, spec in zip(out, specs):
                 ok[i] = self._correct_now(spec, memory, u)

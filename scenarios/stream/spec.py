@@ -8,15 +8,17 @@ from engine.scenario_spec import ScenarioSpec, reflection_options
 from .policies import INITIAL_POOL
 
 MEMORY_CAP = 500_000  # entries kept per tier: every row of the longest stream a file may hold (table.MAX_ROWS)
-REPLAY_ROWS = 1_000  # rows before an episode that the reflector's replay holds: every policy's widest window
+REPLAY_ROWS = 1_000  # rows before an episode that the reflector's replay holds: every bounded window (all_history
+                     # and prototypes_knn read them all there, through no index: the replay's rows are few)
 
 SPEC = ScenarioSpec(
     name="stream",
-    summary="your own labelled table (CSV, JSONL, Parquet): one row per episode, k-NN over TF-IDF of a "
-            "text column; --meta columns ride in memory for reflection",
-    task_brief=("Predict the label of each row of a labelled stream with a 5-NN vote over TF-IDF cosine of its "
-                "text; the bandit picks which past rows (each stored with its label and its metadata columns) "
-                "the vote sees. The rows come in file order; the stream may drift."),
+    summary="your own labelled table (CSV, JSONL, Parquet): one row per episode, k-NN and label prototypes "
+            "over TF-IDF of a text column; --meta columns ride in memory for reflection",
+    task_brief=("Predict the label of each row of a labelled stream with a vote over TF-IDF cosine of its "
+                "text; the bandit picks what the vote sees: past rows (each stored with its label and its "
+                "metadata columns; a recent window or every row) and label prototypes distilled from them. "
+                "The rows come in file order; the stream may drift."),
     factory="scenarios.stream.scenario:StreamScenario",
     selectors=(*(f"fixed:{p.name}" for p in INITIAL_POOL), "ucb1", "ts", "ts+reflection", "oracle"),
     options=(

@@ -151,6 +151,18 @@ def test_prototypes_beside_rows_vote_with_both(demo):
     assert {h.entry.tier for h in only} == {"semantic"}
 
 
+def test_the_reflectors_replay_reads_the_prototypes_as_they_stood(demo):
+    """A replay (memory rebuilt from the rows before each episode) gives the prototype arms
+    the answers they gave live, while memory holds fewer rows than the replay keeps."""
+    world = scenarios.make_scenario("stream", 1, demo)
+    s = Session(SessionConfig("stream", 1, "fixed:prototypes_knn", scenario_options=dict(demo)), world)
+    s.run()
+    episodes = list(range(60, ROWS, 3))
+    replayed = world.counterfactual(PROTOTYPES_KNN, episodes)
+    assert replayed.tolist() == [s.history[t]["correct"] for t in episodes]
+    assert world.counterfactual(PROTOTYPES, episodes).sum() > 0
+
+
 def test_save_load_and_rewind_give_the_same_run(demo, tmp_path):
     def session():  # ts plays every arm: the index and the prototypes are rebuilt from what memory holds
         return Session(SessionConfig("stream", 4, "ts", scenario_options=dict(demo)),
@@ -187,7 +199,6 @@ def _tiny_bench(monkeypatch, capsys, tmp_path, river: bool) -> str:
     import bench.stream_peers as peers
 
     monkeypatch.setattr(peers, "river_installed", lambda: river)
-    monkeypatch.setattr(peers, "arms", lambda: ["fixed:prototypes_knn"])
     assert peers.main(["--rows", "30", "--streams", "demo"], run=peers.in_process, out=tmp_path / "o.json") == 0
     out = capsys.readouterr()
     saved = json.loads((tmp_path / "o.json").read_text())
@@ -209,6 +220,15 @@ def test_the_bench_table_with_river_has_its_three_learners(monkeypatch, capsys, 
     for learner in ("river:naive_bayes", "river:knn", "river:logistic"):
         assert f"| demo stream (seed 1) | {learner} |" in text
     assert "ts+reflection − River NB =" in text
+
+
+def test_one_pass_over_every_arm_gives_each_fixed_runs_accuracy(demo, tmp_path):
+    import bench.stream_peers as peers
+
+    stream = {"path": demo["data"], "text": "text", "label": "label", "meta": demo["meta"], "regime": "phase"}
+    every = peers.run_arms(stream)["arms"]
+    for name in ("all_history", "prototypes_knn", "recent_window"):
+        assert every[name] == peers.run_ours(stream, f"fixed:{name}")["accuracy"]
 
 
 def test_the_bench_refuses_other_peers(capsys):
