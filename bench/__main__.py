@@ -14,12 +14,14 @@ import sys
 import time
 from pathlib import Path
 
-SUITES = ["bench.engine", "bench.retrieval", "bench.codepolicy", "bench.support", "bench.news", "bench.stream", "bench.batch",
-          "bench.sweep", "bench.portfolio", "bench.prior", "bench.variants", "bench.tui", "bench.llm", "bench.serve",
-          "bench.local", "bench.rewind"]
+SUITES = ["bench.engine", "bench.retrieval", "bench.codepolicy", "bench.support", "bench.news", "bench.stream",
+          "bench.stream_index", "bench.new_labels", "bench.batch", "bench.sweep", "bench.portfolio", "bench.prior",
+          "bench.variants", "bench.tui", "bench.llm", "bench.serve", "bench.local", "bench.rewind"]
 
 
 def main(argv: list[str]) -> int:
+    if "--vs" in argv:  # `python -m bench stream --vs river`: the stream world beside its peers (bench/stream_peers.py)
+        return _versus(argv[1:])
     only = argv[1:] or None
     rows = []
     for name in SUITES:
@@ -44,6 +46,19 @@ def main(argv: list[str]) -> int:
                                "when": time.strftime("%Y-%m-%d"), "rows": rows}, indent=1) + "\n")
     print(f"wrote {out}")
     return 0
+
+
+def _versus(args: list[str]) -> int:
+    at = args.index("--vs")
+    peer = args[at + 1] if at + 1 < len(args) else ""
+    if args[:at] != ["stream"] or peer != "river":
+        from bench.stream_peers import USAGE
+
+        print(USAGE, file=sys.stderr)
+        return 2
+    from bench.stream_peers import main as versus
+
+    return versus(args[at + 2:])
 
 
 if __name__ == "__main__":

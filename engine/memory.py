@@ -40,6 +40,12 @@ _UNSEEN = -2
 
 # similarity(query, tier, episodes) -> scores in [0, 1], one per entry, for the entries of
 # `tier` written at `episodes` (scenario-supplied; scenarios identify entries by episode).
+# A similarity may also be an object with an index over a tier: its method
+# `shortlist(query, tier, episodes, k) -> positions | None`, given the episodes of every
+# entry of the tier in write order, returns the positions of the entries that may be among
+# the k most similar (None: score them all). The memory asks it only for a similarity
+# policy that reads the whole tier (no filter, no window), then scores and ranks just
+# those: a read whose cost does not grow with the tier (the stream world's row index).
 Similarity = Callable[[dict[str, Any], str, np.ndarray], np.ndarray]
 
 
@@ -104,6 +110,7 @@ class _Tier:
         self.useful = np.zeros(self._cap)
         self.codes: dict[str, np.ndarray] = {}
         self.version = 0
+        self.ordered = True  # episodes never decrease in write order (kept up to date, not rescanned per read)
 
     def __len__(self) -> int:
         return self._n
@@ -145,6 +152,8 @@ class _Tier:
             arr[index : n - 1] = arr[index + 1 : n]
         self._n -= 1
         self.version += 1
+        if not self.ordered:
+            self.ordered = bool((self.episode[1:self._n] >= self.episode[: self._n - 1]).all())
         return entry
 
     def refresh(self, index: int) -> None:
@@ -152,6 +161,9 @@ class _Tier:
         e = self.entries[index]
         self.quality[index] = e.quality
         self.episode[index] = e.episode
+        n = self._n
+        if (index > 0 and self.episode[index - 1] > e.episode) or (index + 1 < n and e.episode > self.episode[index + 1]):
+            self.ordered = False  # until a removal rescans (an in-place edit that restores order is not looked for)
         self.retrievals[index] = e.retrieval_count
         self.useful[index] = e.usefulness
         for key, col in self.codes.items():
@@ -253,6 +265,17 @@ class MemoryStore:
         worst = int(np.argmin(tier.quality[:n] * factor))  # the first, i.e. the oldest, among equals
         gone = tier.remove(worst)
         self.rule_uses.pop(gone.id, None)
+
+    def rewrite(self, tier: str, row: int, content: str, metadata: dict[str, Any]) -> MemoryEntry | None:
+        """Change the entry at `row` of `tier` in place (a distilled summary that grows as rows
+        arrive); None when frozen."""
+        if self.frozen:
+            return None
+        t = self.tiers[tier]
+        entry = t.entries[row]
+        entry.content, entry.metadata = content, dict(metadata)
+        t.refresh(row)
+        return entry
 
     def mark_used(self, hits: Iterable[Hit], useful: bool) -> None:
         """Usefulness feedback after an episode that retrieved `hits`."""
@@ -368,7 +391,7 @@ class MemoryStore:
         tier = self.tiers[spec.tiers[0]]
         n = len(tier)
         episode = tier.episode[:n]
-        if n == 0 or spec.k <= 0 or (n > 1 and not (episode[1:] >= episode[:-1]).all()):
+        if n == 0 or spec.k <= 0 or not tier.ordered:
             return None
         rows = range(n - 1, max(n - spec.k, 0) - 1, -1)
         scores = episode[n - len(rows):][::-1].astype(float).tolist()  # recency's score is the episode
@@ -430,15 +453,20 @@ class MemoryStore:
             n = len(tier)
             if n == 0:
                 continue
-            keep = np.ones(n, dtype=bool)
-            for f in spec.filters:
-                value = query.get(f.key) if f.equals == "query" else f.equals
-                col = tier.column(f.key)
-                code = _UNSEEN if value is None else self._intern.get(f.key, {}).get(_hashable(value), _UNSEEN)
-                keep &= col == code
-            idx = np.flatnonzero(keep)
-            if spec.window is not None and len(idx) > spec.window:
-                idx = idx[-spec.window:]  # entries are in write order, so the newest are last
+            idx = None
+            if spec.order == "similarity" and not spec.filters and spec.window is None \
+                    and hasattr(similarity, "shortlist"):
+                idx = similarity.shortlist(query, tier_name, tier.episode[:n], spec.k)  # an index, if it has one
+            if idx is None:
+                keep = np.ones(n, dtype=bool)
+                for f in spec.filters:
+                    value = query.get(f.key) if f.equals == "query" else f.equals
+                    col = tier.column(f.key)
+                    code = _UNSEEN if value is None else self._intern.get(f.key, {}).get(_hashable(value), _UNSEEN)
+                    keep &= col == code
+                idx = np.flatnonzero(keep)
+                if spec.window is not None and len(idx) > spec.window:
+                    idx = idx[-spec.window:]  # entries are in write order, so the newest are last
             if len(idx) == 0:
                 continue
             if spec.order == "relevance":

@@ -22,6 +22,12 @@ from .memory import MemoryStore
 from .policies import PolicySpec
 
 
+# The evidence key of a reflection that tried candidates and proposed none: {"tried": {name:
+# count}, "why": one sentence, ...}. A reflector says it once, and again only when what it
+# tried changes; `run --json` lists these under the run's "nothing_proposed" (engine/results.py).
+NOTHING_PROPOSED = "nothing_proposed"
+
+
 @dataclass
 class ReflectionContext:
     episode: int                      # the last completed episode

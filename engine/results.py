@@ -17,6 +17,7 @@ import numpy as np
 
 from .approvals import KIND_NAMES  # noqa: F401  (what a proposal's kind is called: one table, in approvals.py)
 from .metrics import mean_by_regime, sharpe
+from .reflection import NOTHING_PROPOSED
 from .session import Session
 
 
@@ -37,6 +38,9 @@ def run_result(session: Session) -> dict[str, Any]:
         "sharpe": sharpe(rewards),
         "injections": [{"episode": i["episode"], "arm": i["arm"]} for i in session.injections],
         "reflections": len(session.reflections),
+        # what the reflections that proposed nothing tried, and why (each said once: NOTHING_PROPOSED)
+        "nothing_proposed": [{"episode": r.episode, **r.evidence[NOTHING_PROPOSED]} for r in session.reflections
+                             if isinstance(r.evidence.get(NOTHING_PROPOSED), dict)],
         "memory": session.memory.counts(),
     }
     if session.llm.config.uses_llm:

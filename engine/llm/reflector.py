@@ -177,9 +177,15 @@ class LLMReflector:
         names = {p.name for p in ctx.pool}
         try:
             spec = PolicySpec.from_dict(policy, names)
+            if spec.name in names:
+                return f"policy field 'name': {spec.name!r} is already in the pool"
+            # the world's own refusals (a key its memory lacks...), as the session would make them,
+            # so the repair round can tell the model
+            if ctx.scenario is not None:
+                ctx.scenario.check_policy(spec)
         except AELError as err:
             return clip(str(err))  # it may quote the model's value, which can be long
-        return f"policy field 'name': {spec.name!r} is already in the pool" if spec.name in names else ""
+        return ""
 
     # ------------------------------------------------------------ prompts
     def _diagnosis_messages(self, ctx: ReflectionContext) -> tuple[list[dict[str, str]], str]:

@@ -337,6 +337,9 @@ class ReflectorState(Strict):
     cooldown: Count | None = None        # episodes (or bars) a rejection silences the reflector for
     cooldown_until: Count | None = None  # when it may propose again after a rejection
     heuristic: "ReflectorState | None" = None
+    # the stream reflector's last "nothing proposed": its reason and the candidates it tried, so
+    # that the same is not said again (scenarios/stream/reflector.py)
+    said: Annotated[list[Name], Items] | None = None
 
     @field_validator("candidate")
     @classmethod

@@ -7,16 +7,18 @@ from engine.scenario_spec import ScenarioSpec, reflection_options
 
 from .policies import INITIAL_POOL
 
-MEMORY_CAP = 50_000  # episodic rows kept (every row of a stream up to this; policies read bounded windows)
-REPLAY_ROWS = 1_000  # rows before an episode that the reflector's replay holds: every policy's widest window
+MEMORY_CAP = 500_000  # entries kept per tier: every row of the longest stream a file may hold (table.MAX_ROWS)
+REPLAY_ROWS = 1_000  # rows before an episode that the reflector's replay holds: every bounded window (all_history
+                     # and prototypes_knn read them all there, through no index: the replay's rows are few)
 
 SPEC = ScenarioSpec(
     name="stream",
-    summary="your own labelled table (CSV, JSONL, Parquet): one row per episode, k-NN over TF-IDF of a "
-            "text column; --meta columns ride in memory for reflection",
-    task_brief=("Predict the label of each row of a labelled stream with a 5-NN vote over TF-IDF cosine of its "
-                "text; the bandit picks which past rows (each stored with its label and its metadata columns) "
-                "the vote sees. The rows come in file order; the stream may drift."),
+    summary="your own labelled table (CSV, JSONL, Parquet): one row per episode, k-NN and label prototypes "
+            "over TF-IDF of a text column; --meta columns ride in memory for reflection",
+    task_brief=("Predict the label of each row of a labelled stream with a vote over TF-IDF cosine of its "
+                "text; the bandit picks what the vote sees: past rows (each stored with its label and its "
+                "metadata columns; a recent window or every row) and label prototypes distilled from them. "
+                "The rows come in file order; the stream may drift."),
     factory="scenarios.stream.scenario:StreamScenario",
     selectors=(*(f"fixed:{p.name}" for p in INITIAL_POOL), "ucb1", "ts", "ts+reflection", "oracle"),
     options=(
@@ -39,7 +41,8 @@ SPEC = ScenarioSpec(
         # so a save names its file's content and a resume refuses a changed file
         OptionSpec("data_sha256", str, "", "the data file's SHA-256 (set by the world itself)"),
     ),
-    # every 25 rows, over the trailing 50, below half right: replay one candidate per --meta column
+    # every 25 rows, over the trailing 50, below half right: replay one candidate per --meta column and
+    # those the stream's triggers ask for (signals.py)
     reflector=reflection_options(trigger="diagnose", triggers=("diagnose",), cadence=25, window=50,
                                  threshold=0.5, threshold_help="reflect when the trailing accuracy is below this"),
     agents=("offline", "llm"),  # a model may label the rows (llm_agent.py)
@@ -53,7 +56,10 @@ SPEC = ScenarioSpec(
     lesson=("When the text stops telling the label, the reflector replays one retrieval-by-field policy per "
             "metadata column on the recent failures and proposes the one that fixes the most of them that no "
             "current arm fixes, if the evidence clears the bar (at least 5, and a quarter, of the failures). "
-            "It knows no column in advance: leave the telling column out of --meta and nothing is proposed."),
+            "It knows no column in advance: leave the telling column out of --meta and no column is proposed. "
+            "Labels new to memory, shifting label shares, disagreeing neighbours or a starved label make it "
+            "replay a recency window, prototypes or class balance under the same bar; when nothing clears it, "
+            "the reflection says what it tried, once."),
     sample_data="scenarios.stream.demo:sample_options",
 )
 

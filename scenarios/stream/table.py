@@ -35,7 +35,7 @@ MAX_TEXT = 20_000       # characters of a row's text that are vectorised
 MAX_REGIMES = 64
 MAX_META = 16
 MAX_DEPTH = 32          # containers nested in one JSONL row (the row's object counts as one)
-RESERVED = ("label",)   # the memory entries' own key for the true label
+RESERVED = ("label", "distilled")  # the memory entries' own keys: the true label, a prototype's mark
 _TOO_DEEP = object()    # a JSONL row the parser could not nest into
 FORMATS = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl",
            ".parquet": "parquet", ".pq": "parquet"}
@@ -53,6 +53,7 @@ class Table:
     regimes: tuple[int, ...] | None         # each row's regime index, when --regime is given
     regime_names: tuple[str, ...]
     x: Any                                  # scipy CSR matrix, one row per episode
+    terms: Any = None                       # the TF-IDF vocabulary, one name per column of x
 
     def __len__(self) -> int:
         return len(self.texts)
@@ -201,9 +202,11 @@ def _check_columns(path: str, frame, text: str, label: str, meta: list[str], reg
     if len(set(meta)) != len(meta):
         raise AELError("--meta: a column is listed twice")
     for m in meta:
-        if m in (text, label) or m in RESERVED:
+        if m in (text, label) or m == RESERVED[0]:
             raise AELError(f"--meta {m}: the text, the label (or a column named 'label') cannot be metadata: "
                            "the label is what is predicted")
+        if m in RESERVED:
+            raise AELError(f"--meta {m}: memory marks its label prototypes with this key; rename the column")
         if regime and m == regime:
             raise AELError(f"--meta {m}: the regime column is for the report only; the agent never sees it")
 
@@ -263,7 +266,7 @@ def _load(resolved: str, shown: str, size: int, mtime: int, text: str, label: st
         index = {n: i for i, n in enumerate(names)}
         regimes = tuple(index[v] for v in values)
     return Table(shown, digest, tuple(t[:MAX_TEXT] for t in texts), tuple(labels), metas, regimes, names,
-                 _tfidf(shown, texts))
+                 *_tfidf(shown, texts))
 
 
 def _numbers(keys: list[str]) -> list[float] | None:
@@ -282,7 +285,7 @@ def _tfidf(path: str, texts: list[str]):
         x = vectorizer.fit_transform([t[:MAX_TEXT] for t in texts])
     except ValueError:  # no row holds a word
         raise AELError(f"--data {path}: the text column holds no words to compare") from None
-    return x.tocsr()
+    return x.tocsr(), vectorizer.get_feature_names_out()
 
 
 def stat_key(path: str) -> tuple[int, int] | None:

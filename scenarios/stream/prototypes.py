@@ -1,0 +1,143 @@
+"""The semantic tier of the stream world: one prototype per label, distilled as rows arrive.
+
+A label's prototype is the sum of the TF-IDF rows (L2-normalised) of every stored row with
+that label, and its count; its cosine to a query is the nearest-centroid classifier's score
+(the direction of a sum is the direction of the mean). Each prototype is one entry of the
+memory's semantic tier (`StreamScenario._distil` writes it): its content is the label, its
+count and its heaviest terms, its episode the label's first row (so the similarity contract,
+which names entries by episode, names a label), its metadata `{distilled: "prototype",
+label, rows}`.
+
+The sums are dense (labels × terms), which is what makes a query a gather of its own terms'
+columns; a stream whose labels × terms would pass `MAX_CELLS` keeps prototypes for its first
+labels only and says so (`summary`). Like the row index, the state is a pure function of
+how many rows were added, in order: `sync(n)` adds rows or rebuilds from row 0 (the same
+additions in the same order, so the same floats), and nothing is saved beyond the memory's
+own entries.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+MAX_CELLS = 32_000_000  # floats of the dense sums (256 MB): labels × terms beyond it get no prototype
+TOP_TERMS = 6           # heaviest terms shown in a prototype's entry
+
+
+class Prototypes:
+    """Per-label TF-IDF sums and counts over rows 0..n-1 of a table."""
+
+    def __init__(self, x, labels: tuple[str, ...]):
+        self.x = x
+        self.labels_of_rows = labels
+        self.n = 0
+        self.labels: list[str] = []               # in order of first appearance
+        self.slot: dict[str, int] = {}
+        self.first: list[int] = []                # each label's first row
+        self.counts = np.zeros(0, dtype=np.int64)
+        self._sums = np.zeros((0, x.shape[1]))
+        self._norms = np.zeros(0)
+        self._stale: set[int] = set()             # labels whose norm changed since it was computed
+        self.dropped = 0                          # rows whose label found no room (MAX_CELLS)
+        self.slot_of_row = np.full(x.shape[0], -1, dtype=np.int64)  # a label's first row -> its slot
+
+    @property
+    def max_labels(self) -> int:
+        return max(1, MAX_CELLS // max(1, self.x.shape[1]))
+
+    def _slot_for(self, label: str, r: int) -> int:
+        s = self.slot.get(label)
+        if s is not None:
+            return s
+        if len(self.labels) >= self.max_labels:
+            return -1
+        s = self.slot[label] = len(self.labels)
+        self.labels.append(label)
+        self.first.append(r)
+        self.slot_of_row[r] = s
+        if s >= len(self.counts):
+            size = max(8, 2 * len(self.counts))
+            sums = np.zeros((size, self.x.shape[1]))
+            sums[: len(self.counts)] = self._sums
+            counts = np.zeros(size, dtype=np.int64)
+            counts[: len(self.counts)] = self.counts
+            norms = np.zeros(size)
+            norms[: len(self.counts)] = self._norms
+            self._sums, self.counts, self._norms = sums, counts, norms
+        return s
+
+    def _add(self, r: int) -> int:
+        s = self._slot_for(self.labels_of_rows[r], r)
+        if s < 0:
+            self.dropped += 1
+            return s
+        x = self.x
+        lo, hi = x.indptr[r], x.indptr[r + 1]
+        self._sums[s, x.indices[lo:hi]] += x.data[lo:hi]  # a row's terms are distinct: a plain add
+        self.counts[s] += 1
+        self._stale.add(s)
+        return s
+
+    def sync(self, n: int) -> list[int]:
+        """Hold exactly rows 0..n-1; the slots changed (every slot after a rebuild)."""
+        if n < self.n:
+            self.__init__(self.x, self.labels_of_rows)
+        changed = []
+        while self.n < n:
+            s = self._add(self.n)
+            if s >= 0:
+                changed.append(s)
+            self.n += 1
+        return changed
+
+    def _fresh_norms(self) -> np.ndarray:
+        for s in sorted(self._stale):
+            row = self._sums[s]
+            self._norms[s] = np.sqrt(row @ row)
+        self._stale.clear()
+        return self._norms
+
+    def cosines(self, slots: np.ndarray, terms: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        """Cosine of the query (`terms`, `weights`: its L2-normalised TF-IDF row) to the prototypes at `slots`."""
+        norms = self._fresh_norms()[slots]
+        dots = self._sums[np.ix_(slots, terms)] @ weights if len(terms) else np.zeros(len(slots))
+        out = np.zeros(len(slots))
+        np.divide(dots, norms, out=out, where=norms > 0)
+        return out
+
+    def cosines_as_of(self, t: int, slots: np.ndarray, terms: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        """`cosines` of the prototypes as they stood before row t (t ≤ n): the rows t..n-1 that
+        joined them since are taken back out of the dot products and of the squared norms
+        (||S − D||² = ||S||² − 2 S·D + ||D||², all sparse), not by copying the dense sums."""
+        if t >= self.n:
+            return self.cosines(slots, terms, weights)
+        norms = self._fresh_norms()[slots].copy()
+        dots = self._sums[np.ix_(slots, terms)] @ weights if len(terms) else np.zeros(len(slots))
+        at = {int(s): i for i, s in enumerate(slots)}
+        later: dict[int, list[int]] = {}
+        for r in range(t, self.n):
+            s = self.slot.get(self.labels_of_rows[r], -1)
+            if s in at:
+                later.setdefault(s, []).append(r)
+        if later:
+            q = np.zeros(self.x.shape[1])
+            q[terms] = weights
+            for s, rows in later.items():
+                i, part = at[s], self.x[rows]
+                dots[i] -= float((part @ q).sum())
+                squared = norms[i] ** 2 - 2 * float((part @ self._sums[s]).sum()) + float((part @ part.T).sum())
+                norms[i] = np.sqrt(max(squared, 0.0))
+        out = np.zeros(len(slots))
+        np.divide(dots, norms, out=out, where=norms > 1e-12)
+        return out
+
+    def top_terms(self, s: int, names, n: int = TOP_TERMS) -> list[str]:
+        row = self._sums[s]
+        if names is None or not row.any():
+            return []
+        top = np.argpartition(-row, min(n, len(row) - 1))[:n]
+        top = top[np.lexsort((top, -row[top]))]  # heaviest first, ties by term
+        return [str(names[j]) for j in top if row[j] > 0]
+
+    def nbytes(self) -> int:
+        return self._sums.nbytes + self.counts.nbytes + self._norms.nbytes + self.slot_of_row.nbytes
