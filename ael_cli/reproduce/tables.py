@@ -195,11 +195,22 @@ TABLES: tuple[PaperTable, ...] = (
     PaperTable(
         "support-hp", "tab:cliapi_hp", "Support routing: reflection hyperparameters", "support",
         ("overall", "R3", "injected"), _support_hp(), {"overall": 0.03, "R3": 0.04, "injected": 20},
-        reference="default (40, 120, .58)", evidence="README.md#the-support-ticket-routing-stream", cheap=True),
+        reference="default (40, 120, .58)", evidence="README.md#the-support-ticket-routing-stream", cheap=True,
+        patterns=(("cadence", (("20", "every 20"), ("40", "default (40, 120, .58)"), ("80", "every 80"))),
+                  ("window", (("120", "default (40, 120, .58)"), ("200", "window 200"))),
+                  ("threshold", ((".50", "threshold .50"), (".58", "default (40, 120, .58)"),
+                                 (".66", "threshold .66"))))),
     PaperTable(
         "synthetic-hp", "tab:hp_sensitivity", "Synthetic bandit: hyperparameter sensitivity", "synthetic",
         ("overall", "R3"), _synthetic_hp(), {"overall": 0.03, "R3": 0.07},
-        reference="cadence 13 (default)", evidence="README.md#the-synthetic-regime-bandit", cheap=True),
+        reference="cadence 13 (default)", evidence="README.md#the-synthetic-regime-bandit", cheap=True,
+        patterns=(("cadence", tuple((c, f"cadence {c}" + (" (default)" if c == "13" else ""))
+                                    for c in ("7", "13", "25", "40"))),
+                  ("threshold", (("0.38", "threshold 0.38"), ("0.40", "threshold 0.40"),
+                                 ("0.42", "cadence 13 (default)"), ("0.45", "threshold 0.45"),
+                                 ("0.50", "threshold 0.50"))),
+                  ("prior", (("Beta(0.1,0.1)", "prior Beta(0.1,0.1)"), ("Beta(0.5,0.5)", "prior Beta(0.5,0.5)"),
+                             ("Beta(1,1)", "cadence 13 (default)"), ("Beta(2,2)", "prior Beta(2,2)"))))),
     PaperTable(
         "single-policy", "tab:single_policy_e2e", "Single policy + reflection (portfolio)", "portfolio",
         ("test.sharpe",),
