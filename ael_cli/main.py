@@ -61,7 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = _Parser(prog="ael-lab", description="AEL Lab: step, watch and steer an agent that learns how to use its memory.")
     p.add_argument(NO_PLUGINS, action="store_true",
-                   help="load no plugin (no entry point of ael_lab.scenarios, .methods, .variants); "
+                   help="load no plugin (no entry point of ael_lab.scenarios, .methods, .variants, .panels); "
                         "the lab: AEL_NO_PLUGINS=1")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
 
@@ -124,12 +124,12 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("scenario", help=scenario_names)
     ex.add_argument("--seed", type=types.seed, default=42)
 
-    from ael_tui.serve.command import add_parser as add_serve
+    from .serve_flags import add_parser as add_serve
     from .replay_command import add_parser as add_replay
     from .reproduce.reproduce_command import add_parser as add_reproduce
     from .sweep.flags import add_parser as add_sweep
     from .timetravel_command import add_parsers as add_timetravel
-    from ael_tui.chart_command import add_parser as add_chart
+    from .chart_command import add_parser as add_chart
 
     add_serve(sub)
     add_sweep(sub, scenario_names, method_help())
@@ -196,12 +196,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             code = getattr(timetravel_command, f"{args.command}_command")(args)
         elif args.command == "chart":
-            from ael_tui.chart_command import chart_command
+            from ael_cli.chart_command import chart_command
 
             code = chart_command(args)
         elif args.command == "export-stream":
             code = export_stream(args)
-        elif args.command == "serve":
+        elif args.command == "serve":  # the lab served: imported only now, as `open_lab` imports the lab
             from ael_tui.serve.command import serve_command
 
             code = serve_command(args)

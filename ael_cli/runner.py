@@ -106,10 +106,8 @@ def run_command(args: argparse.Namespace) -> int:
         reflector_options = flag_reflector_options(args)
         scenario_options = scenario_options_of(args, spec, all_specs())
         llm = llm_config(args)
-        if llm and scenario_options.get("protocol") == "cliapi-llm":  # the paper's settings for its LLM table
-            from scenarios.support.cliapi_protocol import LLM_SETTINGS
-
-            llm = {**llm, **LLM_SETTINGS}
+        if llm:  # a protocol's model settings (the paper's temperature for its LLM table), as the world declares
+            llm = {**llm, **spec.llm_settings_for(scenario_options)}
         variants = variants_of(args, args.scenario)
         sessions = []
         for selector in selectors:
@@ -192,7 +190,7 @@ def _execute(items: list, args: argparse.Namespace) -> list[dict[str, Any]]:
         return _execute_here(items, args)
     from engine.executor import run_all
 
-    from .batch import affinity, run_task, task_of
+    from ael_lab.batch import affinity, run_task, task_of
 
     with _progress(args, len(configs)) as advance:
         return run_all(run_task, [task_of(c, args.until) for c in configs], workers,
@@ -240,7 +238,7 @@ def _execute_here(items: list, args: argparse.Namespace) -> list[dict[str, Any]]
         with _progress(args, len(items)) as advance:
             for item in items:
                 if not isinstance(item, Session) and item.selector.startswith("baseline:"):
-                    from .batch import RunTask, run_task
+                    from ael_lab.batch import RunTask, run_task
 
                     runs.append(run_task(RunTask(item)))
                     advance(1)

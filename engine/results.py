@@ -53,6 +53,26 @@ def run_result(session: Session) -> dict[str, Any]:
     return result
 
 
+KIND_NAMES = {"arm": "a new arm", "insight": "an insight", "allocator": "allocation code",
+              "planner": "a new planner"}
+
+
+def waiting(session: Session) -> str | None:
+    """The proposals a run stopped at, in a few words (None: it waits for nothing)."""
+    pending = session.queue.pending
+    if not pending:
+        return None
+    names = [f"#{p.id} ({KIND_NAMES.get(p.kind, p.kind)})" for p in pending]
+    return ("proposal " if len(names) == 1 else "proposals ") + ", ".join(names)
+
+
+def run_outcome(session: Session) -> dict[str, Any]:
+    """Beside a run's result (whose `complete` says whether it played its whole stream): where a
+    proposal stopped it, `waiting` and `stopped_at` (`ael-lab run --json` and `ael_lab`'s results)."""
+    what = None if session.done else waiting(session)
+    return {"waiting": what, "stopped_at": session.t} if what else {}
+
+
 def _mean(values: list[float]) -> float:
     return float(np.mean(values)) if values else 0.0
 

@@ -170,6 +170,8 @@ class ScenarioBase:
     # the pydantic model of `state_dict()` in a save ("scenario_state"), as `Deferred("module", "Model")`
     # (imported only when a save is read); None: the world keeps no run state, so a save holds `{}`
     state_model: Any = None
+    # the public checks it is known to fail, by name, with why (ael_lab.check_scenario: they report as xfail)
+    expected_failures: dict[str, str] = {}
 
     def session_seed(self) -> int | list[int]:
         return self.seed  # type: ignore[attr-defined]

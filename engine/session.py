@@ -30,6 +30,7 @@ from .errors import AELError
 from .llm.ledger import UsageLedger
 from .llm.setup import LLMConfig, LLMRuntime, shared_cassette
 from .memory import MemoryStore
+from .method_base import check_offered
 from .methods import parse_method
 from .policies import PolicySpec
 from .proposers import queue_outboxes
@@ -159,6 +160,7 @@ class Session(Decisions):
         self.slow_window = config.slow_window or defaults["slow_window"]
         self.phase_ends = self._phase_ends(defaults)
         self.method = parse_method(config.selector)
+        check_offered(self.method, scenario.spec)  # a method that names its worlds runs only there
         self.variants = Variants(config.variants, config.scenario)  # refuses one with no meaning here
         self.reflection_on = self.method.reflection
         self.pool: dict[str, PolicySpec] = {p.name: p for p in scenario.initial_pool}

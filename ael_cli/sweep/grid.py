@@ -34,7 +34,7 @@ from engine.errors import AELError
 from engine.session import SessionConfig
 
 from ael_cli.flags import values as types
-from ael_cli.batch import RunTask, task_of
+from ael_lab.batch import RunTask, task_of
 
 AXES = ("reflect_every", "reflect_threshold", "reflect_window", "trigger", "prior", "variant")
 SINGLE = ("episodes", "warmup", "approve", "until")
@@ -68,7 +68,7 @@ class Grid:
 
         from ael_cli.runner import _selectors
 
-        from .store import config_hash
+        from ael_lab.sweep_store import config_hash
 
         tasks: dict[str, RunTask] = {}  # by hash: backends collapse to offline where a scenario has no model
         for name in self.scenarios:

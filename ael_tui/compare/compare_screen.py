@@ -24,7 +24,7 @@ from ael_tui.compare.lockstep import CompareHost
 from ael_tui.widgets.readouts import compare_status, posterior_rows, progress_data, selector_summary
 from ael_tui.compare.arm_bars import ArmBars
 from ael_tui.widgets.charts.compare_pictures import ComparePictures
-from ael_tui.widgets.charts.reads import picture_source
+from ael_lab.drawing import picture_source
 from ael_tui.compare.compare_chart import RICH_COLOURS, CompareChart
 from ael_tui.widgets.status_bar import CompareStatusBar
 from ael_tui.compare.timeline import Timeline

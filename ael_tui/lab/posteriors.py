@@ -6,7 +6,7 @@ from rich.style import Style
 
 from ael_tui.widgets.charts.arm_strip import arm_colour
 from ael_tui.widgets.charts.exportable import ExportableChart
-from ael_tui.widgets.charts.picture_svg import chart_svg
+from ael_lab.drawing import chart_svg
 from ael_tui.widgets.line_chart import Axis, Chart, LineChart, Series, quarters
 from ael_tui.widgets.readouts import ArmRow, beta_pdf, density_grid
 from ael_tui.widgets.row_list import PLAIN, RowList

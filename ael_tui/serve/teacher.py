@@ -32,7 +32,8 @@ from urllib.parse import parse_qsl
 from aiohttp import web
 from aiohttp.abc import AbstractAccessLogger
 
-MIN_KEY = 16              # characters: a key shorter than this can be guessed
+from ael_cli.serve_flags import MIN_KEY  # characters: a key shorter than this can be guessed
+
 COOKIE = "ael_teacher"
 COOKIE_PATH = "/teacher"
 FIRST_DELAY, MAX_DELAY = 0.5, 60.0  # seconds an address waits after its first wrong key, and at most

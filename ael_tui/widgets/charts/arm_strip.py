@@ -15,39 +15,17 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
 
-from ael_tui.widgets.charts.data import column_of, strip_cells
+from ael_lab.drawing import ARM_COLOURS, arm_colour, arm_colours  # noqa: F401 - the arms' colours
+from ael_lab.drawing import column_of, strip_cells
 from ael_tui.widgets.charts.exportable import ExportableChart
-from ael_tui.widgets.charts.reads import APPROVED, NEW_ARM, REJECTED, PictureData, PictureSource
-from ael_tui.widgets.charts.picture_svg import strip_svg
+from ael_lab.drawing import APPROVED, NEW_ARM, REJECTED, PictureData, PictureSource
+from ael_lab.drawing import strip_svg
 from ael_tui.widgets.throttle import Throttle
 
 MIXED = 0.6        # a bucket whose most played arm has less than this share is drawn ▒
 REGIME = "grey50"
 NAMES, DIM = Style(color=REGIME), Style(dim=True)
 MARKS = {REJECTED: ("✗", "bold red"), APPROVED: ("✓", "bold green"), NEW_ARM: ("+", "bold bright_green")}  # later ones win a cell
-
-# (plotext name, the same ANSI colour in rich): an arm's curve in the densities, its name in the
-# posteriors table and its cells here share it, so the table is the densities' legend (a legend
-# of ten names would cover the plot) and the strip's key
-ARM_COLOURS = (("cyan", "cyan"), ("orange", "yellow"), ("magenta", "magenta"), ("green", "green"),
-               ("blue+", "bright_blue"), ("red", "red"), ("white", "white"), ("cyan+", "bright_cyan"),
-               ("orange+", "bright_yellow"), ("magenta+", "bright_magenta"), ("green+", "bright_green"),
-               ("red+", "bright_red"))
-
-
-def arm_colour(index: int) -> tuple[str, str]:
-    return ARM_COLOURS[index % len(ARM_COLOURS)]
-
-
-def arm_colours(runs: list[PictureSource] | list[PictureData]) -> dict[str, str]:
-    """Arm -> its Rich colour: the posteriors table's, by position in the first run's pool
-    (every run of a comparison starts from the same pool); arms only a later run added
-    take the next colours."""
-    names: list[str] = []
-    for d in runs:
-        names += [a for a in d.arms if a not in names]
-    return {a: arm_colour(i)[1] for i, a in enumerate(names)}
-
 
 def strip_row(d: PictureSource | PictureData, columns: int, colours: dict[str, str]) -> list[Segment]:
     """One run's cells: the arm's colour as the background (▒ in its colour for a mixed

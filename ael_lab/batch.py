@@ -5,6 +5,9 @@ its workers for `ael-lab run`, and, through `play`, what `ael-lab sweep` (and so
 A task returns the run's result dict, never the session: a finished session
 (its memory, history and reflections) is dropped as soon as its numbers are
 taken, so a batch of thousands of runs holds only their results.
+
+Below the command line (which runs batches) and `ael_lab.sweep` (which reads what they
+recorded); public for those front ends (provisional: docs/api.md).
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ from typing import Any
 from engine.results import run_result
 from engine.session import Session, SessionConfig
 from scenarios import REGISTRY, make_scenario, register, spec_of
+
+__all__ = ["RunTask", "play", "run_task", "affinity", "task_of"]
 
 _SHARED_MAX = 8  # scenarios kept per process: enough for a seed's selectors to reuse one
 

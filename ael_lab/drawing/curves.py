@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ael_tui.widgets.charts.data import Reference, cumulative, hindsight_reference, regret
-from ael_tui.widgets.charts.reads import NEW_ARM, PictureData
-from ael_tui.widgets.line_chart import Axis, Chart, Series, quarters
+from ael_lab.drawing.data import Reference, cumulative, hindsight_reference, regret
+from ael_lab.drawing.reads import NEW_ARM, PictureData
+from ael_lab.drawing.lines import Axis, Chart, Series, quarters
 
 REGIME, NEW_ARM_COLOUR, CURVE = "grey50", "green", "cyan"
 KINDS = ("rolling", "cumulative", "regret")  # what k cycles through on a progress chart
