@@ -63,7 +63,10 @@ def table_markdown(table: PaperTable, outcomes: list[Outcome], svg_name: str | N
         return "\n".join(lines + [f"**{NOT_HERE}**: {table.reason}.", ""])
     if table.unavailable(agent):
         return "\n".join(lines + [f"**{table.unavailable(agent)}.**", ""])
-    lines += [f"Scenario `{table.scenario}`, {_seeds_text(seeds or list(table.seeds), table.seeds)}; "
+    # a world option the table sets (beside its data) changes what a row means: say it
+    chosen = [f"`{k}={v}`" for k, v in table.options.items() if k != "data"]
+    lines += [f"Scenario `{table.scenario}`" + (f" with {', '.join(chosen)}" if chosen else "") +
+              f", {_seeds_text(seeds or list(table.seeds), table.seeds)}; "
               f"`ael-lab reproduce {table.key}`. Known differences: {table.evidence}.", ""]
     if svg_name:
         lines += [f"![{table.metrics[0]}: paper and ours]({svg_name})", ""]

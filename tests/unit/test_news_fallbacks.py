@@ -69,3 +69,11 @@ def test_the_reproduce_table_runs_the_papers_reading():
 
     news = next(t for t in TABLES if t.key == "news")
     assert news.options["none_fallback"] == PAPERS_READING
+
+
+def test_the_report_says_which_answer_none_gave():
+    from ael_cli.reproduce.markdown import table_markdown
+    from ael_cli.reproduce.tables import TABLES
+
+    news = next(t for t in TABLES if t.key == "news")
+    assert "Scenario `news` with `none_fallback=regime_cluster`, seeds 42" in table_markdown(news, [], None)
