@@ -17,11 +17,17 @@ LOCAL_JOBS ?= 2
 
 .PHONY: lab test quick bench clean local cluster
 
+# setuptools tells every editable install of a flat layout "Please be careful with folders
+# in your working directory with the same name as your package" (a warning block that reads
+# like an error on the first `make lab`); our folders are the packages, so it is silenced by
+# its message for pip and the build backend it starts, and nothing else is
+QUIET_INSTALL := PYTHONWARNINGS="ignore:Editable installation"
+
 $(STAMP): pyproject.toml constraints.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "AEL Lab needs Python 3.11 or newer (found " + sys.version.split()[0] + ")")'
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -c constraints.txt -e '.[test]'
+	$(QUIET_INSTALL) $(PY) -m pip install --quiet -c constraints.txt -e '.[test]'
 	@touch $(STAMP)
 
 # The local model (`--agent local`, `--reflector local`): llama-cpp-python is
@@ -37,7 +43,7 @@ local: $(STAMP)
 cluster: $(CLUSTER)
 
 $(CLUSTER): $(STAMP)
-	$(PY) -m pip install --quiet -c constraints.txt -e '.[test,cluster]'
+	$(QUIET_INSTALL) $(PY) -m pip install --quiet -c constraints.txt -e '.[test,cluster]'
 	@touch $(CLUSTER)
 
 lab: $(STAMP)

@@ -39,8 +39,22 @@ def row_label(selector: str, document: dict[str, Any]) -> str:
     return f"{selector} ({'LLM' if any('llm' in r for r in runs) else 'offline'})"
 
 
-def paper_label(selector: str) -> str:
-    return "  paper (LLM)" if _is_prior(selector) else "  paper"
+def paper_label(selector: str, models: dict[str, str] | None = None) -> str:
+    """The paper's dim row's name: `paper (LLM)` where an LLM agent made it (a prior method, or
+    a row the spec names a model for: the caption names it, `model_caption`), else `paper`."""
+    return "  paper (LLM)" if selector in (models or {}) or _is_prior(selector) else "  paper"
+
+
+def model_caption(document: dict[str, Any], models: dict[str, str], shown: list[str]) -> str:
+    """The caption's words for the paper's LLM rows shown beside runs of ours made offline
+    ("" when none is)."""
+    offline = [s for s in shown if s in models
+               and not any("llm" in r for r in document["runs"] if r["selector"] == s)]
+    if not offline:
+        return ""
+    named = " and ".join(sorted({models[s] for s in offline}))
+    return (f"; paper (LLM): runs of the paper's LLM agent ({named}); ours beside them ({', '.join(offline)}) "
+            "are the offline heuristic agent's")
 
 
 def confound_notes(summary: list[dict[str, Any]], paper: dict[str, Any]) -> list[str]:

@@ -57,17 +57,31 @@ def replay_command(args: argparse.Namespace) -> int:
     check_selectors(selectors)
     if not 1 <= args.runs <= 10_000:
         raise AELError("--runs: give a number of runs from 1 to 10000")
-    traces, scenario = [], None
+    traces, scenario, agents = [], None, set()
     for path in args.saves:
         session = read_document(path)["session"]
         if scenario is not None and session["config"]["scenario"] != scenario:
             raise AELError(f"{path} is a {session['config']['scenario']} session; the others are {scenario}")
         scenario = session["config"]["scenario"]
         traces.append(trace_of(session, path))
+        agents.add(_agent(session["config"].get("llm") or {}))
     results = [replay_trace(t, selectors, args.runs) for t in traces]
     # the policies' names and descriptions a model may have written: shown, never obeyed
-    print(shown_lines(render(results, traces, selectors, args.runs, scenario == "portfolio")))
+    print(shown_lines(render(results, traces, selectors, args.runs, scenario == "portfolio", sorted(agents))))
     return 0
+
+
+def _agent(llm: dict[str, Any]) -> str:
+    """Who played the agent of a saved run: "offline" or the model's provider and name."""
+    backend = llm.get("agent") or llm.get("provider") or "offline"
+    if backend == "offline":
+        return "offline"
+    model = llm.get("agent_model") or llm.get("model") or ""
+    return f"{backend} {model}".strip()
+
+
+PAPER_MADE_WITH = ("The paper's column is its LLM agent's training trace (Claude Haiku 4.5, 5 seeds on D-full); "
+                   "the rows beside it replay {ours}: a comparison of the replay, not of the same agent.")
 
 
 def _cell(values: list[float]) -> str:
@@ -90,7 +104,7 @@ def _label(name: str) -> str:
 
 
 def render(results: list[SeedResult], traces: list[Any], selectors: list[str], runs: int,
-           with_paper: bool) -> str:
+           with_paper: bool, agents: list[str] | None = None) -> str:
     """The table in the paper's layout: simulated bandits, the run's own selector as realised,
     each single fixed policy, the oracle; a paper column for the portfolio."""
     n = len(results)
@@ -124,6 +138,10 @@ def render(results: list[SeedResult], traces: list[Any], selectors: list[str], r
     lines = [f"Counterfactual bandit replay: {runs} runs per seed over the training phase "
              f"({', '.join(f'{t.horizon} episodes' for t in traces[:1])}{' each' if n > 1 else ''}); "
              f"rewards drawn from each policy's bag; {spread}"]
+    if with_paper:
+        ours = ", ".join(agents or ["offline"])
+        lines.append(PAPER_MADE_WITH.format(ours="the offline heuristic agent's runs" if ours == "offline"
+                                            else f"runs whose agent was {ours}"))
     if any(t.credited for t in traces):
         lines.append("The run's own bandit learnt from a credited reward (credit=...); the bags and every row "
                      "here hold the outcome reward.")

@@ -11,7 +11,7 @@ from rich.table import Table
 
 from engine.scenario_spec import ScenarioSpec
 
-from ael_cli.prior_report import confound_notes, paper_label, row_label
+from ael_cli.prior_report import confound_notes, model_caption, paper_label, row_label
 from ael_cli.table_text import cell as text_cell  # (_print_test_table has a `cell` of its own)
 
 
@@ -86,7 +86,7 @@ def print_table(document: dict[str, Any], spec: ScenarioSpec) -> None:
         # the bandit's mean reward (about 0.50 in every row by construction of the z-scored
         # reward) read like a bug, so it is not printed
         comparable = comparable and all(r.get("paper_comparable", False) for r in document["runs"])
-        _print_test_table(summary, spec.paper_test_table if comparable else {}, document)
+        _print_test_table(summary, spec.paper_test_table if comparable else {}, document, dict(spec.paper_models))
         return
     # a run may also say its data is not the paper's (the news world on another corpus)
     if not all(r.get("paper_comparable", True) for r in document["runs"]):
@@ -121,7 +121,7 @@ def print_table(document: dict[str, Any], spec: ScenarioSpec) -> None:
             if p_values is not None:
                 extra.append(_p(ref["p"]) if "p" in ref else "---" if row["selector"] == REFERENCE else "")
             table.add_row(
-                text_cell(paper_label(row["selector"])), *[_num(ref.get(g)) if g in ref else "" for g in regimes], overall,
+                text_cell(paper_label(row["selector"], dict(spec.paper_models))), *[_num(ref.get(g)) if g in ref else "" for g in regimes], overall,
                 *extra, str(ref.get("injected", "")), style="dim",
             )
     _console().print(table)
@@ -134,11 +134,13 @@ TEST_COLUMNS = {"sharpe": "Sharpe", "sortino": "Sortino", "calmar": "Calmar", "m
 
 
 def _print_test_table(summary: list[dict[str, Any]], paper: dict[str, dict[str, float]],
-                      document: dict[str, Any]) -> None:
+                      document: dict[str, Any], models: dict[str, str] | None = None) -> None:
     """The test phase; the paper's rows only where comparable (its own data, D-full)."""
     keys = list(TEST_COLUMNS)
+    shown = [row["selector"] for row in summary if row["selector"] in paper]
     table = Table(title="test phase (mean ± sample sd over seeds)" + _plugins_named(document),
-                  caption="dim rows: the paper's published values (± population sd)" if paper else None)
+                  caption=("dim rows: the paper's published values (± population sd)"
+                           + model_caption(document, models or {}, shown)) if paper else None)
     table.add_column("selector")
     for k in keys:
         table.add_column(TEST_COLUMNS[k], justify="right")
@@ -155,7 +157,7 @@ def _print_test_table(summary: list[dict[str, Any]], paper: dict[str, dict[str, 
                       _injected(row["injection_episodes"]))
         ref = paper.get(row["selector"])
         if ref:
-            table.add_row(text_cell(paper_label(row["selector"])),
+            table.add_row(text_cell(paper_label(row["selector"], models)),
                           *[cell(ref.get(k), ref.get(f"{k}_sd")) if k in ref else "" for k in keys], "",
                           style="dim")
     _console().print(table)

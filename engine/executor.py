@@ -183,6 +183,7 @@ def _serve(task: Callable, inbox, outbox, not_mine: list) -> None:
         end.close()
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it ends the workers
+    _quiet_collector()
     _one_blas_thread()
     parent = os.getppid()
     while True:
@@ -218,6 +219,19 @@ def _portable(err: BaseException) -> BaseException:
     except Exception:
         text = "".join(traceback.format_exception(err))[-4000:]
         return RuntimeError(f"{type(err).__name__}: {err}\n{text}")
+
+
+def _quiet_collector() -> None:
+    """A forked worker leaves what it inherited to the parent: everything the parent had
+    imported moves to the collector's permanent generation, so the worker's full collections
+    never walk it (nor, by touching each object's header, copy its pages from the parent),
+    and full collections run a tenth as often, as the test process does (tests/conftest.py).
+    Runs are pure functions of their configuration: the collector's pace changes no result."""
+    import gc
+
+    gc.freeze()
+    young, middle, _ = gc.get_threshold()
+    gc.set_threshold(young, middle, 100)
 
 
 def _one_blas_thread() -> None:

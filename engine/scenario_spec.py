@@ -49,6 +49,8 @@ class ScenarioSpec:
     session:         overrides of ENGINE_DEFAULTS (warm-up, slow window, memory cap).
     paper_table:     the paper's numbers by selector (the report's dim rows), regime columns
                      and `overall`; `paper_test_table` the same for a test phase.
+    paper_models:    selector -> the model that made the paper's row, where an LLM agent made it
+                     ("Claude Haiku 4.5"): the report's dim row says so beside an offline run.
     shareable:       the scenario holds no run state, so sessions on one seed may share one
                      instance (and its caches); False gives every session its own.
     counterfactual:  its reflector can replay a candidate policy on past episodes.
@@ -87,6 +89,7 @@ class ScenarioSpec:
     session: Mapping[str, Any] = field(default_factory=dict)
     paper_table: PaperTable = field(default_factory=dict)
     paper_test_table: PaperTable = field(default_factory=dict)
+    paper_models: Mapping[str, str] = field(default_factory=dict)
     shareable: bool = False
     counterfactual: bool = False
     exports_stream: bool = False

@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .model import PaperTable, Row, metric_of
-from .stats import bootstrap_ci, diff_ci_from_summary, f_test, tost_from_summary, welch, welch_from_summary
+from .stats import (bootstrap_ci, diff_ci_from_summary, f_test, seeds_to_show_equivalence, tost_from_summary, welch,
+                    welch_from_summary)
 
 REPRODUCED = "reproduced within tolerance"
 NOT_RESOLVED = "not resolved"  # shown as "not resolved at n = 5": the seeds cannot tell
@@ -27,6 +28,16 @@ class Outcome:
     status: str
     why: str = ""
     values: dict[str, list[float]] = field(default_factory=dict)  # metric -> ours, per seed
+    # metric -> whether TOST shows it equivalent, for the reproduced metrics the paper gives an sd for
+    equivalence: dict[str, bool] = field(default_factory=dict)
+    # metric -> the seeds that would show it (None: no count would), for those not shown
+    seeds_needed: dict[str, int | None] = field(default_factory=dict)
+
+    @property
+    def shown_equivalent(self) -> bool:
+        """Reproduced, and TOST shows every metric the paper gives an sd for equivalent: the
+        first kind of "reproduced"; the other is within tolerance where equivalence is not shown."""
+        return self.status == REPRODUCED and bool(self.equivalence) and all(self.equivalence.values())
 
     def mean(self, metric: str) -> float | None:
         v = self.values.get(metric) or []
@@ -69,6 +80,11 @@ def outcome(table: PaperTable, row: Row, missing: str | None, results: list[dict
         if tol is None or not ours:
             continue
         verdict, text = judge(paper, row.paper_sd.get(metric), ours, tol)
+        if verdict == REPRODUCED and text:
+            out.equivalence[metric] = text.startswith("equivalent")
+            if not out.equivalence[metric]:
+                out.seeds_needed[metric] = seeds_to_show_equivalence(
+                    paper, row.paper_sd[metric], PAPER_N, statistics.fmean(ours), statistics.stdev(ours), tol)
         if not text:
             continue
         text = f"{metric} {text}"
@@ -106,7 +122,12 @@ def judge(paper: float, paper_sd: float | None, ours: list[float], tol: float) -
         p = tost_from_summary(paper, paper_sd, PAPER_N, mean, sd, len(ours), tol)
         if p is not None and p < ALPHA:
             return REPRODUCED, f"equivalent within ±{tol:g} (TOST p={_p(p)})"
-        return REPRODUCED, f"{shown} within ±{tol:g}, equivalence not shown at n = {len(ours)} (TOST p={_p(p)})"
+        needed = seeds_to_show_equivalence(paper, paper_sd, PAPER_N, mean, sd, tol)
+        would = (f"; at this mean and sd {needed} seeds would show it, `--seeds {needed}`" if needed else
+                 "; no seed count would show it at this mean and sd (the paper's own 5 seeds' sd, or the "
+                 "difference, is too wide)")
+        return REPRODUCED, (f"{shown} within ±{tol:g}, equivalence not shown at n = {len(ours)} (TOST p={_p(p)}"
+                            f"{would})")
     if not testable:
         return DIFFERS, f"{shown} (tolerance ±{tol:g})"
     p = welch_from_summary(paper, paper_sd, PAPER_N, mean, sd, len(ours))

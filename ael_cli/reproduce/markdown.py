@@ -10,8 +10,9 @@ from pathlib import Path
 from engine.shown_text import shown
 from engine.store.atomic import write_text_atomic
 
-from .evaluate import NOT_HERE, NOT_RESOLVED, NOT_RUN, STATUSES, Outcome, comparisons
+from .evaluate import NOT_HERE, NOT_RESOLVED, NOT_RUN, REPRODUCED, STATUSES, Outcome, comparisons
 from .model import NEEDS_MODEL, PaperTable
+from .patterns import pattern_lines
 from .run import table_seeds
 from .svg import chart
 
@@ -62,7 +63,10 @@ def table_markdown(table: PaperTable, outcomes: list[Outcome], svg_name: str | N
         return "\n".join(lines + [f"**{NOT_HERE}**: {table.reason}.", ""])
     if table.unavailable(agent):
         return "\n".join(lines + [f"**{table.unavailable(agent)}.**", ""])
-    lines += [f"Scenario `{table.scenario}`, {_seeds_text(seeds or list(table.seeds), table.seeds)}; "
+    # a world option the table sets (beside its data) changes what a row means: say it
+    chosen = [f"`{k}={v}`" for k, v in table.options.items() if k != "data"]
+    lines += [f"Scenario `{table.scenario}`" + (f" with {', '.join(chosen)}" if chosen else "") +
+              f", {_seeds_text(seeds or list(table.seeds), table.seeds)}; "
               f"`ael-lab reproduce {table.key}`. Known differences: {table.evidence}.", ""]
     if svg_name:
         lines += [f"![{table.metrics[0]}: paper and ours]({svg_name})", ""]
@@ -92,7 +96,8 @@ def table_markdown(table: PaperTable, outcomes: list[Outcome], svg_name: str | N
         status = o.status_text() if not o.why else f"{o.status_text()}: {o.why}"
         cells.append(status.replace("|", "\\|"))
         lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines + [""])
+    found = pattern_lines(table, outcomes)
+    return "\n".join(lines + [""] + found)
 
 
 def write_report(path: Path, tables: list[PaperTable], outcomes: dict[str, list[Outcome]],
@@ -112,19 +117,20 @@ def write_report(path: Path, tables: list[PaperTable], outcomes: dict[str, list[
              f"(runs already in the store are not run again); the runs are in `{store_path}` "
              f"(`ael-lab sweep --out {Path(store_path).parent} --export csv` lists them).", "",
              *(plugin_lines()), *(failed_lines(failures)), RULE, "",
-             "| table | rows | " + " | ".join(s if s != NOT_RESOLVED else f"{s} (seeds too few)" for s in counts)
-             + " |", "|---|---|" + "---|" * len(counts)]
+             "| table | rows | " + " | ".join(_COLUMN.get(s, s) for s in COLUMNS) + " |",
+             "|---|---|" + "---|" * len(COLUMNS)]
     for table in tables:
         rows = outcomes.get(table.key, [])
-        per = {s: sum(o.status == s for o in rows) for s in counts}
+        per = _per_column(rows)
         if table.reason:
             per[NOT_HERE] = "whole table"
         elif table.unavailable(args.agent):
             per[NOT_HERE] = f"whole table ({NEEDS_MODEL})"
         lines.append(f"| [{table.label}](#{_anchor(table)}) | {len(rows)} | " +
-                     " | ".join(str(per[s]) for s in counts) + " |")
-    lines.append(f"| all | {sum(len(r) for r in outcomes.values())} | " +
-                 " | ".join(str(counts[s]) for s in counts) + " |")
+                     " | ".join(str(per[s]) for s in COLUMNS) + " |")
+    every = [o for rows in outcomes.values() for o in rows]
+    lines.append(f"| all | {len(every)} | " + " | ".join(str(v) for v in _per_column(every).values()) + " |")
+    lines += ["", two_kinds([(t.label, o) for t in tables for o in outcomes.get(t.key, [])])]
     lines.append("")
     for table in tables:
         rows = outcomes.get(table.key, [])
@@ -155,14 +161,69 @@ def failed_lines(failures) -> list[str]:
             *(f"- {shown(f)}".replace("|", "\\|") for f in failures), ""]  # an error may quote a model or a file
 
 
+# The header's columns: the statuses, "reproduced" as its two kinds (issue 42)
+SHOWN, NOT_SHOWN = "shown equivalent", "equivalence not shown"
+COLUMNS = (SHOWN, NOT_SHOWN, *(s for s in STATUSES if s != REPRODUCED))
+_COLUMN = {SHOWN: f"{REPRODUCED}: shown equivalent (TOST)", NOT_SHOWN: f"{REPRODUCED}: equivalence not shown",
+           NOT_RESOLVED: f"{NOT_RESOLVED} (seeds too few)"}
+
+
+def _kind(o: Outcome) -> str:
+    if o.status == REPRODUCED:
+        return SHOWN if o.shown_equivalent else NOT_SHOWN
+    return o.status
+
+
+def _per_column(rows: list[Outcome]) -> dict[str, int | str]:
+    return {c: sum(_kind(o) == c for o in rows) for c in COLUMNS}
+
+
+def two_kinds(rows: list[tuple[str, Outcome]]) -> str:
+    """The header's sentence on the two kinds of "reproduced", and the seeds that would show
+    equivalence for each row (table label, outcome) within tolerance where it is not shown."""
+    shown = [o for _, o in rows if _kind(o) == SHOWN]
+    within = [(table, o) for table, o in rows if _kind(o) == NOT_SHOWN]
+    text = (f"Of the {len(shown) + len(within)} rows **{REPRODUCED}**, {len(shown)} are **shown equivalent** by TOST "
+            f"(every metric the paper gives an sd for) and {len(within)} are within tolerance where **equivalence "
+            "is not shown** at our seed count")
+    if not within:
+        return text + "."
+    needs = []
+    for table, o in within:
+        missing = list(o.seeds_needed.values())
+        label = f"{table} {o.row.label}"
+        if not missing:
+            needs.append(f"{label}: the paper gives no sd to test")
+        elif any(n is None for n in missing):
+            needs.append(f"{label}: no seed count")
+        else:
+            needs.append(f"{label}: {max(missing)}")
+    return (text + ". Seeds that would show equivalence at each one's mean and sd (`--seeds N` runs those "
+            "tables on N): " + "; ".join(needs) + ".")
+
+
 def header_counts(text: str) -> dict[str, int]:
     """The "all" line of a report's header, as status -> count (what the tests compare with
-    the status column)."""
+    the status column); the two kinds of "reproduced" are summed (`reproduced_kinds` splits them)."""
+    kinds = _all_line(text)
+    counts = {s: kinds.get(s, 0) for s in STATUSES}
+    counts[REPRODUCED] = kinds.get(SHOWN, 0) + kinds.get(NOT_SHOWN, 0)
+    return counts
+
+
+def reproduced_kinds(text: str) -> tuple[int, int]:
+    """(shown equivalent, within tolerance where equivalence is not shown) from a report's header."""
+    kinds = _all_line(text)
+    return kinds[SHOWN], kinds[NOT_SHOWN]
+
+
+def _all_line(text: str) -> dict[str, int]:
     lines = text.splitlines()
     head = next(line for line in lines if line.startswith("| table | rows |"))
     total = next(line for line in lines if line.startswith("| all |"))
-    names = [c.strip().removesuffix(" (seeds too few)") for c in head.strip("|").split("|")][2:]
-    return dict(zip(names, (int(c) for c in total.strip("|").split("|")[2:])))
+    names = [c.strip() for c in head.strip("|").split("|")][2:]
+    keys = {v: k for k, v in _COLUMN.items()}
+    return {keys.get(n, n): int(c) for n, c in zip(names, total.strip("|").split("|")[2:])}
 
 
 def _anchor(table: PaperTable) -> str:

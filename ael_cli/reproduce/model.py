@@ -53,6 +53,9 @@ class PaperTable:
     needs_model: its rows are a model agent's runs on their own protocol: the table runs only
                 with `--agent` (else the report says it needs a model backend), and every row
                 runs with the model; `llm_settings` are the paper's settings for it (temperature).
+    patterns:   families of settings whose pattern the report judges (`patterns.py`): each a name
+                and its (shown value, row label) pairs in the setting's order, the default's row
+                included where it belongs ("cadence", (("7", "cadence 7"), ("13", "cadence 13 (default)"), ...)).
     cheap:      its runs take seconds: `reproduce --seeds N` runs it on N seeds (the paper's
                 five first), so a reader can resolve what five seeds cannot.
     """
@@ -72,6 +75,7 @@ class PaperTable:
     needs_model: bool = False
     llm_settings: Mapping[str, Any] = field(default_factory=dict)
     cheap: bool = False
+    patterns: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
 
     def unavailable(self, agent: str) -> str:
         """Why nothing of the table runs with this agent ("" when it runs)."""

@@ -52,14 +52,14 @@ def _options(table: PaperTable, args: argparse.Namespace) -> tuple[dict[str, Any
         if found is None:
             return options, ("needs the corpus: the 20 Newsgroups archive is not at ../shared/data/"
                              f"{NEWS_ARCHIVE} nor in scikit-learn's data home (pass --news PATH, the archive or "
-                             f"the folder it unpacks to, or set {NEWS_ENV}; the README's news section says where "
+                             f"the folder it unpacks to, or set {NEWS_ENV}; docs/worlds.md's news section says where "
                              "it comes from)")
         options["data"] = found
     if options.get("data") == DFULL:
         options["data"] = args.dfull or _find_dfull()
         if not os.path.isdir(options["data"]):
             return options, (f"the paper's D-full data is not at {options['data']} "
-                             "(pass --dfull DIR; the README's portfolio section says where it comes from)")
+                             "(pass --dfull DIR; docs/worlds.md's portfolio section says where it comes from)")
     return options, None
 
 

@@ -116,3 +116,27 @@ def diff_ci_from_summary(mean_a: float, sd_a: float, n_a: int, mean_b: float, sd
 
     half = float(t.ppf(0.5 + level / 2, df)) * se
     return diff - half, diff + half
+
+
+MAX_SEEDS = 100_000  # `--seeds`' own ceiling
+
+
+def seeds_to_show_equivalence(paper: float, paper_sd: float, paper_n: int, mean: float, sd: float,
+                              tolerance: float, alpha: float = 0.05) -> int | None:
+    """The fewest seeds of ours at which TOST would show equivalence within ±tolerance, were
+    our mean and sd to stay what they are (the paper's 5 seeds fixed); None when no count
+    would: the paper's own sd over its seeds, or our difference, leaves p ≥ alpha."""
+    def p_at(n: int) -> float:
+        p = tost_from_summary(paper, paper_sd, paper_n, mean, sd, n, tolerance)
+        return 1.0 if p is None else p
+
+    if p_at(MAX_SEEDS) >= alpha:
+        return None
+    lo, hi = 2, MAX_SEEDS  # p falls as n grows (the standard error only shrinks): the first n below alpha
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if p_at(mid) < alpha:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo

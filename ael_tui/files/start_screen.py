@@ -42,6 +42,14 @@ def _after_previewed_field(fields: list) -> int:
     return len(fields)
 
 
+def about(scenario: str) -> str:
+    """A world's one-line description on the start screen: its spec's summary."""
+    try:
+        return spec_of(scenario).summary
+    except AELError:  # a name no registry line knows (a plugin gone): nothing to say, not a crash
+        return ""
+
+
 class StartScreen(Screen):
     """Below COMPACT_BELOW the screen is `-compact`: fields are one line each, so the form,
     the Start button under it and the saves' list fit 80×24 without scrolling."""
@@ -63,6 +71,9 @@ class StartScreen(Screen):
                 with Grid(id="new-form", classes="form-grid"):
                     yield Label("Scenario")
                     yield Select([(d.scenario, d.scenario)], value=d.scenario, allow_blank=False, id="scenario")
+                    # what the world is, in one line, under its name (the grid's second column)
+                    yield Label("")
+                    yield Static(about(d.scenario), id="scenario-about", classes="field-hint", markup=False)
                     yield Label("Seed")
                     yield Input(str(d.seed), type="integer", id="seed")
                     yield Label("Selector")
@@ -204,6 +215,7 @@ class StartScreen(Screen):
                 "ts+reflection" if "ts+reflection" in options else options[0])
             selector.set_options([(s, s) for s in options])
             selector.value = keep
+            self.query_one("#scenario-about", Static).update(about(event.value))
         scenario = str(self.query_one("#scenario", Select).value)
         show_for(self, scenario)
         if event.select.id == "scenario":

@@ -15,8 +15,9 @@ is over, so what a policy retrieves at t depends only on earlier articles.
 The predictor: the k = 5 retrieved articles nearest to the query (cosine,
 ties to the newer) each vote for their class with their cosine; ties go to
 the class of the nearest voter. Without evidence (nothing retrieved, or every
-cosine 0) it answers the prior: the class seen most often so far (ties to the
-name first in order), which is also all that `none` ever answers.
+cosine 0) it answers the fallback, which is also all that `none` ever answers: by
+default the class seen most often so far (ties to the name first in order); the
+world's `none_fallback` option chooses another (`fallbacks.py`).
 """
 
 from __future__ import annotations
@@ -63,12 +64,10 @@ def regime_label(labels: Sequence[str], t: int) -> str:
 
 def prior(labels: Sequence[str], t: int, default: str) -> str:
     """The class seen most often among the first t articles (ties: the first by name);
-    `default` before any."""
-    counts = Counter(labels[:t])
-    if not counts:
-        return default
-    best = max(counts.values())
-    return min(g for g, n in counts.items() if n == best)
+    `default` before any. The default fallback; the others are in `fallbacks.py`."""
+    from .fallbacks import most_seen
+
+    return most_seen(labels, t, default)
 
 
 def predict(hits: list[Hit], sim_row: np.ndarray, fallback: str, votes: list | None = None,

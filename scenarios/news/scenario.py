@@ -26,6 +26,7 @@ from engine.policies import PolicySpec
 from engine.scenario import AgentContext, Outcome, Query, ScenarioBase
 
 from .corpus import CLUSTERS, load
+from .fallbacks import LABEL_CLUSTER, LAST5, REGIME_CLUSTER, cluster_guess, commonest_recent, guesses
 from .policies import ALL_POLICIES, INITIAL_POOL, predict, prior, regime_label
 from .reflector import NewsReflector
 from .spec import SPEC
@@ -45,7 +46,9 @@ class NewsScenario(ScenarioBase):
     state_model = Deferred("scenarios.news.saved_metadata", "RunState")
 
     def __init__(self, seed: int, **options: Any):
-        self.data = resolve(SPEC.options, options, "news scenario")["data"]
+        resolved = resolve(SPEC.options, options, "news scenario")
+        self.data = resolved["data"]
+        self.none_fallback = resolved["none_fallback"]
         self.seed = int(seed)
         self.n_episodes = N_EPISODES
         self.initial_pool: list[PolicySpec] = list(INITIAL_POOL)
@@ -53,7 +56,8 @@ class NewsScenario(ScenarioBase):
         self.corpus = load(self.data)
         self.stream = stream(self.data, self.seed)
         self.labels = self.stream.labels
-        self._default = min(set(self.corpus.groups))
+        self._groups = tuple(sorted(set(self.corpus.groups)))
+        self._default = self._groups[0]
 
     def session_seed(self) -> list[int]:
         return [self.seed, 1]  # the stream is drawn from [seed, 0]
@@ -82,8 +86,17 @@ class NewsScenario(ScenarioBase):
         return self.stream.sim[int(query["_episode"]), np.asarray(episodes, dtype=np.int64)]
 
     # ------------------------------------------------------------------- act
+    def fallback(self, t: int) -> str:
+        """What the agent answers at t without evidence (the `none_fallback` option; reads no article)."""
+        if self.none_fallback == LAST5:
+            return commonest_recent(self.labels, t, self._default)
+        if self.none_fallback in (LABEL_CLUSTER, REGIME_CLUSTER):
+            cluster = CLUSTERS[regime_of(t)] if self.none_fallback == REGIME_CLUSTER else regime_label(self.labels, t)
+            return cluster_guess(self._groups, cluster, float(guesses(self.seed, self.n_episodes)[t]))
+        return prior(self.labels, t, self._default)
+
     def _predict(self, hits, t: int, votes: list | None = None, policy: str = "") -> tuple[str, list[int]]:
-        return predict(hits, self.stream.sim[t], prior(self.labels, t, self._default), votes, policy)
+        return predict(hits, self.stream.sim[t], self.fallback(t), votes, policy)
 
     def act(self, query: Query, ctx: AgentContext) -> Outcome:
         t = query.episode

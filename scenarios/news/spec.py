@@ -5,6 +5,7 @@ from __future__ import annotations
 from engine.options import Choice, OptionSpec
 from engine.scenario_spec import ScenarioSpec, reflection_options
 
+from .fallbacks import FALLBACKS, LABEL_CLUSTER, LAST5, MOST_SEEN, REGIME_CLUSTER
 from .policies import INITIAL_POOL
 
 SPEC = ScenarioSpec(
@@ -24,6 +25,13 @@ SPEC = ScenarioSpec(
                    other="a folder in the 20news-bydate layout or its .tar.gz archive", expose=True,
                    label="Articles", other_label="20news-bydate folder or archive",
                    example="path/to/20news-bydate.tar.gz"),
+        OptionSpec("none_fallback", str, MOST_SEEN, "what the agent answers without a similar article (always "
+                   f"under `none`): {MOST_SEEN} (the group seen most often so far), {LAST5} (the commonest of the "
+                   f"last 5 revealed), {LABEL_CLUSTER} (a guess within the reflector's regime label's topic cluster) "
+                   f"or {REGIME_CLUSTER} (a guess within the true regime's cluster: the paper's most likely "
+                   "reading of its `none` row)",
+                   choices=tuple(Choice(name, text) for name, text in FALLBACKS.items()), expose=True,
+                   label="Answer without evidence"),
     ),
     # The paper does not give its 20NG gate; ours: every 25 articles, over the trailing 50,
     # the paper's gate alone (accuracy below 0.5) proposes regime_filtered once.

@@ -9,6 +9,8 @@ from engine.scenario_spec import ScenarioSpec, reflection_options
 # what `reward` may be: the paper's (s + 1) / 2, or the reference logs' 0.5 r + 1/6
 REWARD_MODES = ("paper", "as_logged")
 
+PAPER_BACKBONE = "Claude Haiku 4.5"  # the paper's agent on the portfolio, its prior methods' too
+
 SPEC = ScenarioSpec(
     name="portfolio",
     summary="allocate an hourly portfolio over ten stocks and cash with the paper's 12 tools (D-full)",
@@ -74,6 +76,11 @@ SPEC = ScenarioSpec(
         "hyperagent": {"sharpe": 0.72, "sharpe_sd": 0.38, "sortino": 1.0, "sortino_sd": 0.53, "calmar": 3.9, "calmar_sd": 2.37,
                     "max_drawdown_pct": 2.49, "max_drawdown_pct_sd": 0.15},
     },
+    # who made each LLM row of tab:main: every LLM method there shares one backbone (the paper's
+    # "All methods share the same 12 tools, backbone LLM (Claude Haiku 4.5)"); the four baselines are rules
+    paper_models={selector: PAPER_BACKBONE for selector in (
+        "ts+reflection", "ts", "fixed:none", "reflexion", "expel", "factorminer", "meta-reflexion", "evotool",
+        "hyperagent")},
     shareable=False,  # holds the portfolio: one instance per session
     counterfactual=True,
     results="phases",

@@ -15,6 +15,7 @@ from ael_tui.decisions.editor import EditProposalScreen
 from ael_tui.lab.lab_screen import LabScreen
 from ael_tui.files.load_dialog import LoadScreen
 from ael_tui.files.start_screen import StartScreen
+from scenarios import spec_of
 from ael_tui.lab.records import AuditScreen
 from ael_tui.lab.episode_log import EpisodeLog
 from ael_tui.memory.memory_panel import MemoryPanel
@@ -38,6 +39,14 @@ async def test_start_screen_starts_a_new_session():
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert isinstance(app.screen, StartScreen)
+        # each world says what it is in one line under its name, following the choice (issue 41)
+        about = app.screen.query_one("#scenario-about")
+        assert str(about.render()) == spec_of("synthetic").summary
+        app.screen.query_one("#scenario", Select).value = "support"
+        await settle(pilot)
+        assert str(about.render()) == spec_of("support").summary
+        app.screen.query_one("#scenario", Select).value = "synthetic"
+        await settle(pilot)
         app.screen.query_one("#seed", Input).value = "7"
         app.screen.query_one("#approval", Select).value = "auto"
         await pilot.press("ctrl+n")

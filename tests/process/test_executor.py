@@ -163,3 +163,27 @@ def _processes_with(marker: str) -> list[int]:
             except OSError:
                 pass
     return found
+
+
+def collector_state(_: int) -> tuple[int, int]:
+    import gc
+
+    return gc.get_freeze_count(), gc.get_threshold()[2]
+
+
+def test_a_worker_leaves_what_it_inherited_to_its_parent():
+    """Issue 42: a forked worker freezes the heap it inherited (its full collections never
+    walk, and so never copy, the parent's pages) and runs full collections a tenth as often;
+    the parent's collector is left as it was."""
+    import gc
+
+    before = gc.get_threshold()
+    gc.unfreeze()  # the test process itself freezes and slows its collector (tests/conftest.py): undo it here,
+    gc.set_threshold(700, 10, 10)  # so that only the workers' own start can give them that state
+    try:
+        frozen, oldest = zip(*run_all(collector_state, [1, 2], workers=2))
+        assert gc.get_freeze_count() == 0 and gc.get_threshold() == (700, 10, 10)  # the parent's, untouched
+    finally:
+        gc.freeze()
+        gc.set_threshold(*before)
+    assert all(n > 1000 for n in frozen) and set(oldest) == {100}

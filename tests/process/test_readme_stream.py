@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+README = Path(__file__).resolve().parents[2] / "docs" / "worlds.md"  # the README's reference on the worlds
 SENTENCE = re.compile(
     r"`(?P<command>ael-lab export-stream [^`>]+> (?P<file>[\w.]+))` writes the stream.*?"
     r"the file's SHA-256 begins `(?P<file_hash>[0-9a-f]+)`.*?"

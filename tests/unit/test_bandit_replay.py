@@ -49,6 +49,9 @@ def test_the_command_prints_the_papers_layout(save, capsys):
                 "single fixed policy", "compressed", "Oracle (per-seed hindsight best)", "paper"):
         assert row in out, row
     assert "0.547 ± 0.025" in out  # the paper's oracle beside ours (portfolio)
+    # the paper's column is an LLM trace, ours an offline one: the output says so (issue 42)
+    assert "its LLM agent's training trace (Claude Haiku 4.5" in out
+    assert "replay the offline heuristic agent's runs" in out
 
 
 def test_several_saves_are_seeds(save, tmp_path, capsys):

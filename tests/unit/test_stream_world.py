@@ -276,7 +276,7 @@ def test_the_readme_table_of_your_own_data_is_what_the_command_prints(tmp_path):
 
     from scenarios.stream.demo import make_demo_stream
 
-    text = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    text = (Path(__file__).resolve().parents[2] / "docs" / "worlds.md").read_text(encoding="utf-8")  # the README's worlds page
     section = text.split("## Your own data", 1)[1].split("\n## ", 1)[0]
     assert "ael-lab export-stream stream --seed 1 > demo.jsonl" in section
     (tmp_path / "demo.jsonl").write_text("".join(json.dumps(r) + "\n" for r in make_demo_stream(1)))
