@@ -12,7 +12,7 @@ from contextlib import contextmanager
 import pytest
 
 from ael_cli.main import main
-from ael_cli.sweep import store as store_module
+from ael_lab import sweep_store as store_module
 from ael_lab.sweep_store import STORE_NAME, Store
 
 GRID = ["synthetic", "--seeds", "1..3", "--selector", "ts"]

@@ -104,7 +104,7 @@ def test_a_fork_server_killed_with_9_is_started_again_and_the_next_visitor_gets_
 
 def test_the_warm_pool_is_filled_again_after_visitors_leave(server):
     s = server(*SUPPORT, "--max-sessions", "1", "--warm-labs", "1")
-    s.wait_for("1 labs warm and waiting")
+    s.wait_for("1 lab warm and waiting")
 
     async def visit() -> None:
         async with aiohttp.ClientSession() as http:
@@ -112,7 +112,7 @@ def test_the_warm_pool_is_filled_again_after_visitors_leave(server):
                 await Visitor(ws).until(r"seed 42")  # the warm lab; the class is full now
 
     asyncio.run(visit())
-    s.wait_for("1 labs warm and waiting")  # the place it left is warm again
+    s.wait_for("1 lab warm and waiting")  # the place it left is warm again
 
 
 @pytest.mark.parametrize("how", ["SIGHUP to the group", "kill -9 of the server", "kill -9 of a --no-fork server"])
