@@ -61,7 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = _Parser(prog="ael-lab", description="AEL Lab: step, watch and steer an agent that learns how to use its memory.")
     p.add_argument(NO_PLUGINS, action="store_true",
-                   help="load no plugin (no entry point of ael_lab.scenarios, .methods, .variants); "
+                   help="load no plugin (no entry point of ael_lab.scenarios, .methods, .variants, .panels); "
                         "the lab: AEL_NO_PLUGINS=1")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
 
@@ -72,7 +72,8 @@ def build_parser() -> argparse.ArgumentParser:
     from .timetravel_command import decision
 
     run = sub.add_parser("run", help="run sessions headless and print the results table", epilog=RUN_EXIT_CODES)
-    run.add_argument("scenario", help=scenario_names)
+    run.add_argument("scenario", nargs="?", help=f"{scenario_names} (with --resume FILE: none needed, the save "
+                                                  "names it)")
     run.add_argument("--seeds", type=parse_seeds, help="comma list and/or ranges: 42,123 or 1..200 (default 42)")
     run.add_argument("--selector", help=f"{method_help()}; a comma list, or all (default ts+reflection)")
     run.add_argument("--episodes", type=types.episodes, help="stop the stream after N episodes")
@@ -85,7 +86,8 @@ def build_parser() -> argparse.ArgumentParser:
                           "resumed run waits at it (repeatable)")
     run.add_argument("--until", type=types.until, help="stop at this episode (exclusive), e.g. to --save mid-run")
     run.add_argument("--save", help="save the session here at the end (one run only)")
-    run.add_argument("--resume", help="continue a saved session to the end")
+    run.add_argument("--resume", metavar="FILE", help="continue a saved session to the end (its scenario is the "
+                                                      "save's: ael-lab run --resume FILE)")
     run.add_argument("--trust-code", action="store_true",
                      help="with --resume: admit the save's Python-code policies unreviewed (they run sandboxed)")
     run.add_argument("--json", dest="json_path", help="write results as JSON here (- for standard output, "
@@ -124,15 +126,15 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("scenario", help=scenario_names)
     ex.add_argument("--seed", type=types.seed, default=42)
 
-    from ael_tui.serve.command import add_parser as add_serve
+    from .serve_flags import add_parser as add_serve
     from .replay_command import add_parser as add_replay
     from .reproduce.reproduce_command import add_parser as add_reproduce
     from .sweep.flags import add_parser as add_sweep
     from .timetravel_command import add_parsers as add_timetravel
-    from ael_tui.chart_command import add_parser as add_chart
+    from .chart_command import add_parser as add_chart
 
     add_serve(sub)
-    add_sweep(sub, scenario_names, method_help())
+    add_sweep(sub, scenario_names, method_help(), specs)
     add_reproduce(sub)
     add_replay(sub)
     add_timetravel(sub)
@@ -196,12 +198,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             code = getattr(timetravel_command, f"{args.command}_command")(args)
         elif args.command == "chart":
-            from ael_tui.chart_command import chart_command
+            from ael_cli.chart_command import chart_command
 
             code = chart_command(args)
         elif args.command == "export-stream":
             code = export_stream(args)
-        elif args.command == "serve":
+        elif args.command == "serve":  # the lab served: imported only now, as `open_lab` imports the lab
             from ael_tui.serve.command import serve_command
 
             code = serve_command(args)

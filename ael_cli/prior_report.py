@@ -6,8 +6,10 @@ rows the reproduce report compares with that protocol's runs); ours are
 offline unless a model played the agent or the critic, so each row says which it is. On the
 support stream a method whose memory is keyed on the endpoint can learn the
 regime-3 rule (the endpoint alone tells the route) without any reflection: a
-confound the paper does not discuss (digest §9), flagged under the table
-where a prior method beats TS on R3 by more than `CONFOUND_MARGIN`.
+confound the paper does not discuss, flagged under the table where a prior
+method beats TS on R3 by more than `CONFOUND_MARGIN`. The note says whose TS it
+compares with (this run's, or the paper's when TS did not run) and stands alone:
+it names no document a user of the command does not have.
 """
 
 from __future__ import annotations
@@ -44,8 +46,8 @@ def paper_label(selector: str) -> str:
 def confound_notes(summary: list[dict[str, Any]], paper: dict[str, Any]) -> list[str]:
     """One line per prior method whose R3 accuracy beats TS's (this run's, else the paper's) by
     more than the margin, or whose memory is keyed on the endpoint."""
-    ts = next((row["regimes"].get(R3) for row in summary if row["selector"] == "ts"),
-              paper.get("ts", {}).get(R3))
+    ran = next((row["regimes"].get(R3) for row in summary if row["selector"] == "ts"), None)
+    ts = ran if ran is not None else paper.get("ts", {}).get(R3)
     out = []
     for row in summary:
         r3 = row["regimes"].get(R3)
@@ -54,10 +56,10 @@ def confound_notes(summary: list[dict[str, Any]], paper: dict[str, Any]) -> list
         method = parse_method(row["selector"])
         learned = ts is not None and r3 > ts + CONFOUND_MARGIN
         if learned or method.endpoint_keyed:
-            beside = f" against TS's {ts:.3f}" if ts is not None else ""
+            beside = ("" if ts is None else f" against TS's {ts:.3f} in this run" if ran is not None
+                      else f" against the paper's TS, {ts:.3f} (TS did not run here; add ts to --selectors)")
             what = ("its endpoint-keyed memory learned the regime-3 endpoint→route rule without reflection"
                     if learned else "its memory is keyed on the endpoint, so it could learn the regime-3 "
                     "endpoint→route rule without reflection (here it did not)")
-            out.append(f"{row['selector']}: R3 {r3:.3f}{beside}: {what} (a confound the paper does not discuss, "
-                       "digest §9)")
+            out.append(f"{row['selector']}: R3 {r3:.3f}{beside}: {what} (a confound the paper does not discuss)")
     return out

@@ -22,13 +22,12 @@ import argparse
 import shlex
 
 from engine.errors import AELError
+from engine.results import KIND_NAMES, run_outcome as outcome, waiting  # noqa: F401  (what a waiting run says)
 from engine.secrets import scrub
 from engine.session import Session
 
 EXIT_STOPPED = 3  # 0: the run reached its end or --until; 2: a bad input (ael_cli/main.py)
 
-KIND_NAMES = {"arm": "a new arm", "insight": "an insight", "allocator": "allocation code",
-              "planner": "a new planner"}
 PAST = {"approve": "approved", "edit": "edited (--approve makes the same edit)", "reject": "rejected"}
 
 
@@ -82,22 +81,6 @@ def decide_waiting(session: Session, args: argparse.Namespace, until: int | None
                            reason=f"decided by --approve {args.approve} where the resumed run waited")
             decided = True
     return decided
-
-
-def waiting(session: Session) -> str | None:
-    """The proposals a run stopped at, in a few words (None: it waits for nothing)."""
-    pending = session.queue.pending
-    if not pending:
-        return None
-    names = [f"#{p.id} ({KIND_NAMES.get(p.kind, p.kind)})" for p in pending]
-    return ("proposal " if len(names) == 1 else "proposals ") + ", ".join(names)
-
-
-def outcome(session: Session) -> dict:
-    """Beside a run's result (whose `complete` says whether it played its whole stream): where a
-    proposal stopped it, `waiting` and `stopped_at`."""
-    what = None if session.done else waiting(session)
-    return {"waiting": what, "stopped_at": session.t} if what else {}
 
 
 def stopped_line(session: Session, args: argparse.Namespace) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from contextlib import contextmanager
+from functools import partial
 from typing import Any
 
 from engine.errors import AELError
@@ -18,13 +18,12 @@ from scenarios import all_specs, make_scenario, spec_of
 from ael_cli.flags.reflection_flags import reflector_options as flag_reflector_options
 from ael_cli.flags.llm_flags import llm_config
 from ael_cli.outputs import STDOUT, check_run_outputs
+from ael_cli.run_progress import run_progress
 from ael_cli.resume_decisions import (EXIT_STOPPED, decide_waiting, decisions_given, outcome, prepare,
                                       stopped_line, unused_decisions)
 from ael_cli.flags.scenario_flags import given_scenario_flags
 from ael_cli.flags.variant_flags import variants_of
 from ael_cli.flags.scenario_flags import scenario_options as scenario_options_of
-
-PROGRESS_MIN_RUNS = 10  # show a progress bar when a command has at least this many runs
 
 
 def _selectors(text: str, spec: ScenarioSpec) -> list[str]:
@@ -78,7 +77,6 @@ SESSION_FLAGS = ("seeds", "selector", "episodes", "warmup", "split", "prior", "t
 def run_command(args: argparse.Namespace) -> int:
     check_run_outputs(args)  # before any work: a refused output must not cost a run
     decisions_given(args)  # --decide: only with --resume, never both ways
-    spec = spec_of(args.scenario)
     if args.resume:
         given = [f for f in SESSION_FLAGS if getattr(args, f) is not None]
         given += [f for f in ("agent", "reflector") if getattr(args, f) != "offline"]
@@ -89,14 +87,20 @@ def run_command(args: argparse.Namespace) -> int:
         from engine.store.persistence import load_session  # pydantic's save schema: only for a file
 
         session = load_session(args.resume, make_scenario, llm_url=args.llm_url, record=args.record)
-        if session.config.scenario != args.scenario:
-            raise AELError(f"{args.resume} is a {session.config.scenario} session, not {args.scenario}")
+        if args.scenario is not None and session.config.scenario != args.scenario:
+            raise AELError(f"{args.resume} is a {session.config.scenario} session, not {args.scenario}; "
+                           f"drop {args.scenario} (the save names its scenario)")
+        args.scenario = session.config.scenario  # the save names it: no need to repeat it
+        spec = spec_of(args.scenario)
         admit_saved_code(session, args)
         prepare(session, args)
         _check_outputs(args, 1)
         sessions = [session]
         seeds = [session.config.seed]
     else:
+        if args.scenario is None:
+            raise AELError("run: name a scenario (ael-lab run support), or --resume FILE to continue a save")
+        spec = spec_of(args.scenario)
         if args.trust_code:  # it admits a save's code policies: a new session has none to admit
             raise AELError("--trust-code: only with --resume (it admits the Python-code policies a save holds); "
                            "for a new run, --allow-code-auto lets --approve auto admit new ones")
@@ -106,10 +110,8 @@ def run_command(args: argparse.Namespace) -> int:
         reflector_options = flag_reflector_options(args)
         scenario_options = scenario_options_of(args, spec, all_specs())
         llm = llm_config(args)
-        if llm and scenario_options.get("protocol") == "cliapi-llm":  # the paper's settings for its LLM table
-            from scenarios.support.cliapi_protocol import LLM_SETTINGS
-
-            llm = {**llm, **LLM_SETTINGS}
+        if llm:  # a protocol's model settings (the paper's temperature for its LLM table), as the world declares
+            llm = {**llm, **spec.llm_settings_for(scenario_options)}
         variants = variants_of(args, args.scenario)
         sessions = []
         for selector in selectors:
@@ -190,39 +192,20 @@ def _execute(items: list, args: argparse.Namespace) -> list[dict[str, Any]]:
     configs = [i for i in items if not isinstance(i, Session)]
     if len(configs) < len(items) or args.save or any(c.llm for c in configs):
         return _execute_here(items, args)
-    from engine.executor import run_all
+    from engine.executor import default_workers, run_all
 
-    from .batch import affinity, run_task, task_of
+    from ael_lab.batch import affinity, run_task, task_of
 
-    with _progress(args, len(configs)) as advance:
-        return run_all(run_task, [task_of(c, args.until) for c in configs], workers,
-                       on_done=lambda i, run: advance(1, f"{run['selector']} seed {run['seed']}"), group=affinity)
-
-
-@contextmanager
-def _progress(args: argparse.Namespace, total: int):
-    """A progress bar of runs on stderr for long commands in a terminal (rich is
-    imported only then, not for --quiet); yields advance(n, description)."""
-    import sys
-
-    if args.quiet or not sys.stderr.isatty() or total < PROGRESS_MIN_RUNS:
-        yield lambda n, description="": None
-        return
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    # redrawn as runs finish, not by rich's refresh thread: a process with a thread
-    # cannot fork its workers (engine/executor.py), and forkserver workers import
-    # numpy and the engine again, each
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=Console(stderr=True), transient=True, auto_refresh=False) as progress:
-        task = progress.add_task("runs", total=total)
-        progress.refresh()
-
-        def advance(n: int, description: str = "") -> None:
-            progress.update(task, advance=n, description=description or "runs", refresh=True)
-
-        yield advance
+    progress = run_progress(args.quiet, len(configs))
+    # one worker: the runs are played in this process, and the progress follows their rows
+    here = min(default_workers() if workers is None else workers, len(configs)) <= 1
+    try:
+        return run_all(partial(run_task, watch=progress.watch) if here else run_task,
+                       [task_of(c, args.until) for c in configs], workers,
+                       on_done=lambda i, run: progress.run_done(None if here else run.get("episodes", 0)),
+                       group=affinity)
+    finally:
+        progress.close()
 
 
 def _execute_here(items: list, args: argparse.Namespace) -> list[dict[str, Any]]:
@@ -236,23 +219,23 @@ def _execute_here(items: list, args: argparse.Namespace) -> list[dict[str, Any]]
     scenarios: dict[tuple, Any] = {}
     runs: list[dict[str, Any]] = []
     runtimes = []
+    progress = run_progress(args.quiet, len(items))
     try:
-        with _progress(args, len(items)) as advance:
-            for item in items:
-                if not isinstance(item, Session) and item.selector.startswith("baseline:"):
-                    from .batch import RunTask, run_task
+        for item in items:
+            if not isinstance(item, Session) and item.selector.startswith("baseline:"):
+                from ael_lab.batch import RunTask, run_task
 
-                    runs.append(run_task(RunTask(item)))
-                    advance(1)
-                    continue
-                s = item if isinstance(item, Session) else Session(item, _scenario_for(item, scenarios), cassette)
-                runtimes.append(s.llm)
-                s.llm.on_notice(_warn)  # breaker and Retry-After notices, as warnings while the run goes on
-                advance(0, f"{s.config.selector} seed {s.config.seed}")
-                _run_one(s, args)
-                runs.append({**run_result(s), **outcome(s)})
-                advance(1)
+                runs.append(run_task(RunTask(item)))
+                progress.run_done(runs[-1].get("episodes", 0))
+                continue
+            s = item if isinstance(item, Session) else Session(item, _scenario_for(item, scenarios), cassette)
+            runtimes.append(s.llm)
+            s.llm.on_notice(_warn)  # breaker and Retry-After notices, as warnings while the run goes on
+            _run_one(s, args, progress.watch(s, args.until))
+            runs.append({**run_result(s), **outcome(s)})
+            progress.run_done()
     finally:
+        progress.close()
         for llm in runtimes:
             llm.close()  # flushes, and lets another process record to the cassette
     line = fallback_line(runtimes)
@@ -261,12 +244,13 @@ def _execute_here(items: list, args: argparse.Namespace) -> list[dict[str, Any]]
     return runs
 
 
-def _run_one(s: Session, args: argparse.Namespace) -> None:
+def _run_one(s: Session, args: argparse.Namespace, tick=None) -> None:
+    """`tick`: called before each row (the progress's `should_stop`; it never stops the run)."""
     s.timeline.keep = False  # a headless run never goes back: no checkpoints (engine/timetravel.py)
     try:
-        s.run(until=args.until)
+        s.run(until=args.until, should_stop=tick)
         while decide_waiting(s, args, args.until):  # a resumed run stopped at a proposal the flags decide
-            s.run(until=args.until)
+            s.run(until=args.until, should_stop=tick)
     except AELError as err:
         # an LLM failure under --error-policy raise: the episode was undone, so the
         # session can still be saved where it stopped

@@ -1,8 +1,9 @@
 """`ael-lab branch` and `ael-lab explain`: a saved run taken back to an episode.
 
     ael-lab branch SAVE --at N [--decide K=approve|reject ...] --save OUT
-        the run of SAVE as it stood at the start of episode N, with proposal K (its
-        number in the audit log) decided the other way; `ael-lab run SCENARIO --resume
+        the run of SAVE as it stood at the start of episode N, with proposal K (the
+        audit log's proposal #K, numbered from 1) decided the other way (an N before K's
+        decision: replayed to it and decided there, as the lab does); `ael-lab run SCENARIO --resume
         OUT` continues the branch (it stops, exit code 3, where a person's decision of the
         run ahead waits; `--approve auto` there makes it as it was).
     ael-lab explain SAVE --episode N [--json]
@@ -50,7 +51,8 @@ def add_parsers(sub) -> None:
     br.add_argument("file", metavar="SAVE", help="a saved session")
     br.add_argument("--at", type=episode, required=True, help="the episode to go back to (its start)")
     br.add_argument("--decide", type=decision, action="append", default=[], metavar="K=approve|reject",
-                    help="decide proposal K (its number in the audit log) this way instead (repeatable)")
+                    help="decide proposal K (the audit log's proposal #K) this way instead; an --at before "
+                         "its decision replays to it (repeatable)")
     br.add_argument("--save", required=True, help="where to save the branch")
     br.add_argument("--force", action="store_true", help="let --save replace a file that is not a session")
     br.add_argument("--trust-code", action="store_true",
@@ -95,14 +97,13 @@ def branch_command(args: argparse.Namespace) -> int:
     stopped = session.branch(args.at, decide)
     save_session(session, args.save)
     changed = ", ".join(f"#{k} {'approved' if w == 'approve' else 'rejected'}" for k, w in sorted(decide.items()))
+    if session.t > args.at and not stopped:  # --at came before the decision: the branch starts at it
+        changed += f"; replayed from episode {args.at} to where it was decided"
     print(f"branch of {args.file} at episode {session.t}" + (f" ({changed})" if changed else " (no decision changed)")
           + f": saved {args.save}; continue with: ael-lab run {session.config.scenario} --resume {args.save}")
     if stopped:
         print(f"ael-lab: the branch stopped at episode {session.t}, before {args.at}: {stopped}", file=sys.stderr)
     return 0
-
-
-SIDE_BY_SIDE = 120
 
 
 def explain_command(args: argparse.Namespace) -> int:
@@ -113,14 +114,14 @@ def explain_command(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write(json.dumps(report, indent=2, default=str) + "\n")
     else:
-        sys.stdout.write(render(report, _side_by_side_width()))
+        sys.stdout.write(render(report, _terminal_width()))
     return 0
 
 
-def _side_by_side_width() -> int | None:
-    """A terminal at least SIDE_BY_SIDE wide sees the other policies' retrievals in columns; a
-    narrower one, or a file or pipe, gets them listed (the text a script may read stays as it was)."""
+def _terminal_width() -> int | None:
+    """A terminal's width, which the side-by-side bands fit; None for a file or a pipe (the
+    engine's default width)."""
     import shutil
 
     width = shutil.get_terminal_size((0, 0)).columns
-    return width if sys.stdout.isatty() and width >= SIDE_BY_SIDE else None
+    return max(width, 60) if sys.stdout.isatty() and width else None

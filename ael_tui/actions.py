@@ -101,6 +101,13 @@ ACTIONS: tuple[NamedAction, ...] = (
     NamedAction("lab.tier", "lab", "m", "next_tier", "Tier", "Show the next memory tier"),
     NamedAction("lab.export", "lab", "x", "export", "Export",
                 "Export the history as CSV and JSON (to exports/ or a folder you choose)"),
+    # k and S with no chart focused: the progress chart's, said so (a focused chart's own keys come first)
+    NamedAction("lab.chart_kind", "lab", "k", "chart_kind", "Kind",
+                "Switch the progress chart (or the focused chart): rolling, cumulative reward, cumulative regret",
+                show=False),
+    NamedAction("lab.chart_svg", "lab", "S", "export_chart", "Chart SVG",
+                "Write the progress chart (or the focused chart) alone as SVG into the exports folder",
+                key_display="S", show=False),
     NamedAction("lab.save", "lab", "ctrl+s", "save", "Save", "Save this session to a file"),
     NamedAction("lab.load", "lab", "ctrl+o", "load", "Load", "Load a saved session (this one stays if it fails)"),
     NamedAction("lab.settings", "lab", "o", "settings", "Options", "Autosave and speed settings", show=False),
@@ -138,6 +145,13 @@ ACTIONS: tuple[NamedAction, ...] = (
     NamedAction("tour.next", "tour", "t", "next", "Next moment", "Close this card and run to the next key moment"),
     NamedAction("tour.close", "tour", "escape", "close", "Close",
                 "Close this card; t in the lab continues the tour", key_display="esc"),
+    # the lab's run keys on a card: the card closes and the run starts, as the lab's key would (issue 41)
+    NamedAction("tour.step", "tour", "space", "run('step')", "Step", "Close this card and run one episode",
+                key_display="space", show=False, palette=False),
+    NamedAction("tour.window", "tour", "w", "run('window')", "Window",
+                "Close this card and run one slow window", show=False, palette=False),
+    NamedAction("tour.reflection", "tour", "r", "run('reflection')", "Reflect",
+                "Close this card and run to the next reflection that proposes something", show=False, palette=False),
     NamedAction("tour.screenshot", "tour", "s", "app.save_svg", "SVG",
                 "Save a screenshot of the card over the lab as SVG (for slides)", show=False, palette=False),
     # ------------------------------------------------------- approval dialog
@@ -180,7 +194,8 @@ ACTIONS: tuple[NamedAction, ...] = (
     NamedAction("rules.revoke", "rules", "delete", "revoke", "Revoke",
                 "Revoke the highlighted rule: later proposals of its kind wait for a person", key_display="del"),
     NamedAction("rules.close", "rules", "escape,q", "close", "Close", "Close this view", key_display="esc"),
-    NamedAction("compare_setup.go", "compare_setup", "ctrl+s", "go", "Compare",
+    # c, as the lab's key that opened the dialog (c, then c again): never ctrl+s, which saves everywhere else
+    NamedAction("compare_setup.go", "compare_setup", "c", "go", "Compare",
                 "Start the comparison with the selectors ticked"),
     NamedAction("compare_setup.cancel", "compare_setup", "escape", "cancel", "Cancel", "Close, comparing nothing"),
 )

@@ -86,8 +86,10 @@ class AelLab(NotificationHooks):
     # never drawn over a dialog, a tour card (every ModalScreen: dialogs, cards, help, the
     # palette) or the footer. One raised while such a screen is on top waits, its timer
     # stopped, and is shown with its full time once a screen with no dialog over it is back
-    # (one already shown waits too, with the time it had left). The toasts sit just above
-    # the footer (ToastRack's margin is the footer's height).
+    # (one already shown waits too, with the time it had left); while a run goes on in the lab
+    # (the one a decision let go on), it waits on for the run's end, a quiet moment, instead
+    # of covering the panels the run is drawing. The toasts sit just above the footer
+    # (ToastRack's margin is the footer's height).
 
     def notification_raised(self, notification: Notification) -> None:
         """At most MAX_NOTIFICATIONS are kept (the oldest go first), so a stack of them
@@ -123,12 +125,30 @@ class AelLab(NotificationHooks):
                     continue
                 self.call_later(rack.show, Notifications())
             return
+        self._held = {k: v for k, v in self._held.items() if any(n.identity == k for n in self.notifications)}
+        if self._held and self._run_going():
+            # what waited for a dialog waits on for a quiet moment: the run a decision let go on
+            # would otherwise have it over its panels (the run's end calls this again, issue 41)
+            visible = Notifications()
+            for notification in self.notifications:
+                if notification.identity not in self._held:
+                    visible.add(notification)
+            try:
+                rack = self.screen.get_child_by_type(ToastRack)
+            except NoMatches:
+                return
+            self.call_later(rack.show, visible)
+            return
         for notification in list(self.notifications):
             timeout = self._held.pop(notification.identity, None)
             if timeout is not None:
                 notification.timeout, notification.raised_at = timeout, time()
-        self._held = {k: v for k, v in self._held.items() if any(n.identity == k for n in self.notifications)}
         super().refresh_notifications()
+
+    def _run_going(self) -> bool:
+        """A run goes in the lab (a quiet moment is one without)."""
+        lab = self.lab
+        return lab is not None and lab.host.running is not None
 
     def waiting_notifications(self) -> list[Notification]:
         """The notifications held until the dialog or card on top closes."""

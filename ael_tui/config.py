@@ -146,6 +146,10 @@ class LabSettings:
     exports_dir: Path = Path("exports")  # CSV, JSON and SVG exports: never mixed into the saves lists
     served: Any = None               # a serve.quota.VisitorFiles when a browser visitor drives this lab
     clock: Clock = SYSTEM_CLOCK      # redraw throttles, the run keys' delay, the wait between episodes
+    # seconds between two views of a run in progress (0: a view after every episode). A served lab
+    # sets it (ael_tui/serve/lab.py): its frames cross a class's network, so a run draws at a
+    # person's reading pace, its last state always shown, instead of every episode
+    frame_every: float = 0.0
     # the lab is its process's only program (`ael-lab lab`, a served lab): it may move what a
     # session holds out of the garbage collector's sight (widgets/shared_heap.py). Off inside
     # another program (a test runner, a notebook), whose heap is not the lab's to freeze

@@ -1,14 +1,12 @@
-"""The public conformance checks of an extension: `check_scenario`, `check_method`, `check_variant`.
+"""The lab's and the command line's half of the conformance checks, on top of the public ones.
 
 Every registered scenario, method and variant passes them in the suite
 (tests/unit/test_conformance.py parametrizes over the registries), so a new extension
-gets these tests without writing them. Each runs the engine's checks
-(engine/conformance.py: builds, steps, saves mid-run and resumes exactly, its
-saved state fits its model, refuses a bad option in one line) on the registered
-scenarios, then checks what a person sees: the extension is in `ael-lab run
---help`, in the start screen's lists and in the compare view's list. The screens
-are not started: the checks read the functions those lists are built from
-(`scenario_availability`, `selectors_of`, `variant_names`), which keeps them fast.
+gets these tests without writing them. Each runs every case of the public checks
+(`ael_lab.check_scenario`, `check_method`, `check_variant`: ael_lab/extend/checks.py),
+then checks what a person sees beyond the lists they read: the extension is in
+`ael-lab run --help`, a prior method has its paragraph in the lab's help, and the lab's
+panels declared for a variant read its session without failing. The screens are not started.
 """
 
 from __future__ import annotations
@@ -17,8 +15,9 @@ import contextlib
 import io
 
 import scenarios
-from engine import conformance as engine_checks
-from engine.conformance import ConformanceError
+from ael_lab import ConformanceError
+
+import ael_lab as public
 
 
 def run_help() -> str:
@@ -37,43 +36,30 @@ def squeeze(text: str) -> str:
     return "".join(text.split())
 
 
-def check_scenario(name: str, *, seed: int = 3, options: dict | None = None) -> None:
-    """The engine's checks, then: in `run --help` with its summary, on the start screen's
-    list of worlds (available in this build), and its selectors in the start screen's and
-    the compare view's lists."""
-    from ael_tui.widgets.opening import scenario_availability, selectors_of
+def _all(checks) -> None:
+    for check in checks:
+        check()
 
-    engine_checks.check_scenario(name, scenarios.spec_of, scenarios.make_scenario, seed=seed, options=options)
+
+def check_scenario(name: str, *, seed: int = 3, options: dict | None = None) -> None:
+    """The public checks, then: in `run --help` with its summary."""
+    _all(public.check_scenario(name, seed=seed, options=options))
     spec = scenarios.spec_of(name)
     if squeeze(f"{name}: {spec.summary}") not in run_help():
         raise ConformanceError(f"scenario {name}: not described in `ael-lab run --help`")
-    availability = scenario_availability()
-    if name not in availability or availability[name]:
-        raise ConformanceError(f"scenario {name}: not offered by the start screen ({availability.get(name)})")
-    offered = selectors_of(name)
-    if list(spec.selectors) != offered[: len(spec.selectors)]:
-        raise ConformanceError(f"scenario {name}: the start screen and the compare view do not list its selectors")
 
 
 def check_method(name: str, *, seed: int = 3) -> str:
-    """The engine's checks on the first scenario that offers the method, then: in `run --help`
-    (the selector's list) and in the start screen's and compare view's selector lists of every
-    scenario that offers it. The scenario it ran on."""
+    """The public checks, then: in `run --help` (the selector's list), and a prior method's
+    paragraph in the lab's help. The world it ran on."""
     from engine.methods import method_help
-    from ael_tui.widgets.opening import selectors_of
+    from ael_lab.extend import offering_scenarios
 
-    names = scenarios.scenario_names()
-    scenario = engine_checks.check_method(name, scenarios.spec_of, scenarios.make_scenario, names, seed=seed)
-    shown = [h.split(":")[0] for h in method_help().split(";")[0].split(", ")]
-    if name not in shown or squeeze(method_help()) not in run_help():
+    _all(public.check_method(name, seed=seed))
+    if squeeze(method_help()) not in run_help():
         raise ConformanceError(f"method {name}: not listed in `ael-lab run --help`")
     _check_prior_help(name)
-    for where in engine_checks.offering_scenarios(name, scenarios.spec_of, names):
-        text = engine_checks.method_text(name, where, scenarios.spec_of)
-        if text not in selectors_of(where):
-            raise ConformanceError(f"method {name}: {where} offers it, but the start screen and the compare "
-                                   "view do not list it")
-    return scenario
+    return offering_scenarios(name)[0]
 
 
 def _check_prior_help(name: str) -> None:
@@ -88,25 +74,23 @@ def _check_prior_help(name: str) -> None:
 
 
 def check_variant(name: str, *, seed: int = 3) -> str:
-    """The engine's checks on the first scenario the variant applies to, then: in `run --help`
-    (`--variant`) and in the lab's help (F1, which the start screen's Variants field points
-    to), and the lab's panels declared for it read its session without failing. The scenario
+    """The public checks, then: in `run --help` (`--variant`), and the lab's panels declared for
+    it (core and from `ael_lab.panels` entry points) read its session without failing. The world
     it ran on."""
-    from engine.variants.session_variants import variant_names
-    from ael_tui.lab.panels import panels_for
     from ael_cli.flags.variant_flags import variants_help
-
-    names = scenarios.scenario_names()
-    scenario = engine_checks.check_variant(name, scenarios.spec_of, scenarios.make_scenario, names, seed=seed)
-    help_parts = [squeeze(part) for part in variants_help().split("; ")]
-    if name not in variant_names() or not any(p.startswith(squeeze(name)) and p in run_help() for p in help_parts):
-        raise ConformanceError(f"variant {name}: not listed in `ael-lab run --help` (--variant) or the lab's help")
+    from ael_lab.extend import reflecting_selector
+    from ael_tui.lab.panels import panels_for
     from engine.session import Session, SessionConfig
+    from engine.variants import VARIANTS
 
-    spec = scenarios.spec_of(scenario)
-    selector = next((s for s in spec.selectors if s.endswith("+reflection")), spec.selectors[0])
-    session = Session(SessionConfig(scenario=scenario, seed=seed, selector=selector, variants=[name]),
-                      scenarios.make_scenario(scenario, seed, {}))
+    _all(public.check_variant(name, seed=seed))
+    help_parts = [squeeze(part) for part in variants_help().split("; ")]
+    if not any(p.startswith(squeeze(name)) and p in run_help() for p in help_parts):
+        raise ConformanceError(f"variant {name}: not listed in `ael-lab run --help` (--variant)")
+    cls = VARIANTS[name]
+    scenario = next(s for s in scenarios.scenario_names() if not cls.scenarios or s in cls.scenarios)
+    session = Session(SessionConfig(scenario=scenario, seed=seed, selector=reflecting_selector(scenario),
+                                    variants=[name]), scenarios.make_scenario(scenario, seed, {}))
     for panel in panels_for(session):
         panel.view(session)  # before the first step
     session.run(until=min(session.n_episodes, session.warmup + 3))

@@ -31,29 +31,94 @@ from engine.processes import end_group
 
 ANSI = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[@-Z\\-_])")
 STATUS = re.compile(r"episode 0/1200")
+EPISODE = re.compile(r"episode (\d+)/1200")
+RUNNING, PAUSED = "▶ running", "‖ paused"
 VISITORS = 40
 TIMEOUT = 120.0
+WINDOW_TIMEOUT = 900.0  # forty windows at once on a loaded machine: a bound, not a target
+
+
+class Page:
+    """One visitor's page: reads its socket all the time (as a browser does, answering
+    pings), counting the bytes the server sends. The text is kept without its escapes as
+    it arrives and searched from where the last search stopped: forty pages re-reading
+    hundreds of kilobytes at every frame would starve this loop, and a page that answers
+    no ping is ended by the server."""
+
+    def __init__(self, ws: aiohttp.ClientWebSocketResponse) -> None:
+        self.ws, self.text, self.bytes, self.closed = ws, "", 0, False
+        self.arrived = asyncio.Event()
+        self.reader = asyncio.ensure_future(self._read())
+
+    async def _read(self) -> None:
+        async for message in self.ws:
+            if message.type == aiohttp.WSMsgType.BINARY:
+                self.bytes += len(message.data)
+                self.text += ANSI.sub("", message.data.decode("utf-8", "replace"))
+                self.arrived.set()
+        self.closed = True
+        self.arrived.set()
+
+    async def until(self, *words: str, timeout: float = TIMEOUT) -> str:
+        """The text since the last match once every word is in it, in that order."""
+        deadline = time.monotonic() + timeout
+        found, at = 0, 0  # words found so far; where to look for the next one
+        while True:
+            while found < len(words):
+                hit = self.text.find(words[found], at)
+                if hit < 0:
+                    at = max(at, len(self.text) - len(words[found]))
+                    break
+                at, found = hit + len(words[found]), found + 1
+            if found == len(words):
+                text, self.text = self.text, ""
+                return text
+            if self.closed or time.monotonic() > deadline:
+                raise RuntimeError(f"never on the page: {words}" + (" (the session closed)" if self.closed else ""))
+            self.arrived.clear()
+            try:
+                await asyncio.wait_for(self.arrived.wait(), max(0.0, deadline - time.monotonic()))
+            except asyncio.TimeoutError:
+                pass
+
+    async def window(self) -> tuple[float, int, int]:
+        """`w`: (seconds to the window's end, bytes sent meanwhile, episodes it played)."""
+        before = self.bytes
+        start_episode = self.episode
+        started = time.perf_counter()
+        await self.ws.send_json(["stdin", "w"])
+        text = await self.until(RUNNING, PAUSED, timeout=WINDOW_TIMEOUT)
+        took = time.perf_counter() - started
+        shown = [int(n) for n in EPISODE.findall(text)]
+        self.episode = max(shown, default=start_episode)
+        return took, self.bytes - before, self.episode - start_episode
+
+    episode = 0
 
 
 async def visit(ws_url: str, http: aiohttp.ClientSession, hold: asyncio.Event,
-                drawn: list[float]) -> tuple[float, float]:
+                drawn: list[float], pages: list[Page]) -> tuple[float, float]:
     """(first frame, lab drawn) in seconds from opening the websocket; held open until `hold`."""
     started = time.perf_counter()
-    first = None
     async with http.ws_connect(ws_url) as ws:
         await ws.send_json(["resize", {"width": 160, "height": 48}])
-        raw = ""
-        while not STATUS.search(ANSI.sub("", raw)):
-            message = await ws.receive(timeout=TIMEOUT)
-            if message.type != aiohttp.WSMsgType.BINARY:
-                raise RuntimeError("the session closed before the lab was drawn")
-            if first is None:
-                first = time.perf_counter() - started
-            raw += message.data.decode("utf-8", "replace")
+        page = Page(ws)
+        page.arrived.clear()
+        await page.arrived.wait()
+        first = time.perf_counter() - started
+        await page.until("episode 0/1200")
         took = time.perf_counter() - started
         drawn.append(took)
+        pages.append(page)
         await hold.wait()
-        return first or took, took
+        return first, took
+
+
+async def step_together(pages: list["Page"]) -> dict:
+    """One visitor's window alone, then every visitor's at once."""
+    alone = await pages[0].window()
+    together = await asyncio.gather(*(p.window() for p in pages))
+    return {"alone": alone, "together": together}
 
 
 def children(pid: int) -> list[int]:
@@ -88,9 +153,9 @@ async def measure(url: str, server_pid: int, visitors: int) -> dict:
     zygote = zygote_of(server_pid)
     before = pss_mib(zygote) if zygote else 0.0
     async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as http:
-        hold, drawn = asyncio.Event(), []
+        hold, drawn, pages = asyncio.Event(), [], []
         started = time.perf_counter()
-        tasks = [asyncio.create_task(visit(ws_url, http, hold, drawn)) for _ in range(visitors)]
+        tasks = [asyncio.create_task(visit(ws_url, http, hold, drawn, pages)) for _ in range(visitors)]
         while len(drawn) < visitors:
             failed = [t for t in tasks if t.done() and t.exception()]
             if failed:
@@ -100,10 +165,11 @@ async def measure(url: str, server_pid: int, visitors: int) -> dict:
         labs = children(zygote) if zygote else []
         lab_pss = [pss_mib(p) for p in labs]
         total = (pss_mib(zygote) if zygote else 0.0) + sum(lab_pss)
+        stepped = await step_together(pages)
         hold.set()
         times = await asyncio.gather(*tasks)
     return {"first": [t[0] for t in times], "drawn": [t[1] for t in times], "joined": joined,
-            "lab_pss": lab_pss, "zygote_pss": before, "total_pss": total, "labs": len(labs)}
+            "lab_pss": lab_pss, "zygote_pss": before, "total_pss": total, "labs": len(labs), **stepped}
 
 
 def run(visitors: int = VISITORS) -> list[dict]:
@@ -135,6 +201,9 @@ def run(visitors: int = VISITORS) -> list[dict]:
         finally:
             end_group(server, grace=15)
     per_visitor = (m["total_pss"] - m["zygote_pss"]) / max(1, m["labs"])
+    alone_s, alone_bytes, alone_episodes = m["alone"]
+    together = m["together"]
+    per_episode = [b / max(1, e) for _, b, e in together]
     print(f"bench serve: {platform.machine()}, {os.cpu_count()} cores, {platform.python_version()}, "
           f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} before the run; {visitors} visitors, "
           f"{m['labs']} labs forked", flush=True)
@@ -153,6 +222,18 @@ def run(visitors: int = VISITORS) -> list[dict]:
          "target": 50.0},
         {"name": "serve: memory of the fork server before visitors (PSS)", "value": m["zygote_pss"],
          "unit": "MiB", "target": None},
+        {"name": f"serve: one visitor alone, `w` to the window's end ({alone_episodes} episodes)",
+         "value": alone_s, "unit": "s", "target": None},
+        {"name": "serve: one visitor alone, bytes sent per episode of the window", "value":
+         alone_bytes / max(1, alone_episodes) / 1024, "unit": "KiB", "target": None},
+        {"name": f"serve: {visitors} pressing `w` together, median window", "value":
+         statistics.median(t for t, _, _ in together), "unit": "s", "target": None},
+        {"name": f"serve: {visitors} pressing `w` together, slowest window", "value": max(t for t, _, _ in together),
+         "unit": "s", "target": None},
+        {"name": f"serve: {visitors} pressing `w` together, bytes per visitor for the window", "value":
+         statistics.median(b for _, b, _ in together) / 1024, "unit": "KiB", "target": None},
+        {"name": f"serve: {visitors} pressing `w` together, bytes per visitor per episode", "value":
+         statistics.median(per_episode) / 1024, "unit": "KiB", "target": None},
     ]
 
 

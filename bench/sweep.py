@@ -35,7 +35,7 @@ def store_share() -> tuple[float, float]:
     machine's load hardly moves it)."""
     from ael_cli.main import build_parser
     from ael_cli.sweep.grid import from_sources
-    from ael_cli.sweep.store import Store
+    from ael_lab.sweep_store import Store
     from ael_cli.sweep.task import sweep_task
 
     tasks = from_sources(build_parser().parse_args(["sweep", *GRID, "--out", "unused"])).tasks()

@@ -18,6 +18,9 @@ from .errors import AELError
 KINDS = ("insight", "arm", "allocator", "planner")
 DECISIONS = ("approve", "edit", "reject")
 STANDING = ("approve", "reject")
+KIND_NAMES = {"arm": "a new arm", "insight": "an insight", "allocator": "allocation code",
+              "planner": "a new planner"}
+RENEWS = "renews"  # a proposal's evidence key: it repeats the insight in use, word for word (session.py)
 
 
 @dataclass
@@ -32,6 +35,13 @@ class Proposal:
     status: str = "pending"        # pending, approved, edited, rejected
     code: bool = False             # a Python-code policy: never approved by a standing rule unless allowed
     source: str = "offline"        # who reflected: offline, llm, fallback (an LLM call answered offline)
+
+    @property
+    def kind_name(self) -> str:
+        """What it proposes, in words: a renewal of the insight in use is not called a new one."""
+        if self.kind == "insight" and RENEWS in self.evidence:
+            return "a renewal of the insight in use"
+        return KIND_NAMES.get(self.kind, self.kind)
 
 
 @dataclass

@@ -1,24 +1,22 @@
-"""What every registered scenario, method and variant must do in the engine, checked
-from the registries (as Gymnasium's `check_env`, scikit-learn's `parametrize_with_checks`).
+"""The engine's half of the conformance checks: the machinery every public check of a world,
+a method or a variant runs (`ael_lab.check_scenario`, `check_method`, `check_variant`, in
+ael_lab/extend/checks.py, compose it; this module binds no registry and names no check).
 
-Each check raises `ConformanceError` naming the extension and what it failed:
+Each raises `ConformanceError` naming the extension and what it failed:
 
-- it builds and steps through warm-up and more than one slow window;
-- a save made mid-run, loaded and run on, equals the run that never stopped
+- `straight_run`: it builds and steps through warm-up and more than one slow window;
+- `check_resume`: a save made mid-run, loaded and run on, equals the run that never stopped
   (the history and every part of the state that learns);
-- what it saves fits the model its class declares (`state_model`): a method or
-  variant whose state is not empty must declare one, and so must a world with
+- `check_saved_state`: what it saves fits the model its class declares (`state_model`): a
+  method or variant whose state is not empty must declare one, and so must a world with
   run state; none of it lies beyond the episodes run;
-- a bad option is refused with one line (`AELError`), before anything runs;
-- it goes back exactly (engine/timetravel.py): rewound mid-run and run on, it is the
-  run that was; a branch of its save with no decision changed is the same run, and one
-  with its first decision taken the other way is the same run up to that decision.
+- `one_line_refusal`: a bad option is refused with one line (`AELError`), before anything runs;
+- `check_time_travel`: it goes back exactly (engine/timetravel.py): rewound mid-run and run on,
+  it is the run that was; a branch of its save with no decision changed is the same run, and
+  one with its first decision taken the other way is the same run up to that decision.
 
-The engine knows no scenario registry (scenarios build on the engine), so these
-take the registry's two functions, `spec_of(name)` and `make_scenario(name, seed,
-options)`. `ael_tui/extension_checks.py` adds what a person sees (`--help`, the start
-screen's lists, the compare view's) and binds the registries: that is the module
-a test of a new extension calls.
+The engine knows no scenario registry (scenarios build on the engine), so these take the
+registry's function `make_scenario(name, seed, options)`.
 """
 
 from __future__ import annotations
@@ -31,15 +29,9 @@ from typing import Any, Callable
 
 from .deferred import Deferred
 from .errors import AELError
-from .methods import METHODS, parse_method
 from .session import Session, SessionConfig
-from .variants.session_variants import check_variants, parse_variant
-from .variants import VARIANTS
 
-SpecOf = Callable[[str], Any]
 MakeScenario = Callable[[str, int, dict], Any]
-
-
 
 def learned(session_type: type[Session] = Session) -> tuple[str, ...]:
     """What must stay equal between a run that was saved and resumed and one that never
@@ -83,25 +75,35 @@ def run_length(session: Session) -> int:
     return min(session.n_episodes, wanted)
 
 
-def check_resume(what: str, config: SessionConfig, make_scenario: MakeScenario, *,
+def straight_run(what: str, config: SessionConfig, make_scenario: MakeScenario, *,
                  session_class: type[Session] = Session) -> Session:
-    """Run `config` straight through; run it again, save mid-run, load, run on: the two must
-    be equal. Returns the straight session (its state is what the models are checked on)."""
-    from .store.persistence import load_session, save_session  # pydantic's save schema: only here
-
-    def build() -> Session:
-        return session_class(config, make_scenario(config.scenario, config.seed, dict(config.scenario_options)))
-
+    """`config` built and run straight through `run_length` episodes: what the other checks compare with."""
     try:
-        straight = build()
+        straight = session_class(config, make_scenario(config.scenario, config.seed, dict(config.scenario_options)))
     except AELError as err:
         raise _fail(what, f"the session does not build ({err})") from err
     end = run_length(straight)
     straight.run(until=end)
     if straight.t != end:
         raise _fail(what, f"stopped at episode {straight.t} of {end} ({straight.blocked_reason})")
-    cut = max(1, (straight.warmup + end) // 2 + 1)  # past warm-up, before the end: learning is under way
-    part = build()
+    return straight
+
+
+def cut_of(straight: Session) -> int:
+    """Where a check stops a run midway: past warm-up, before the end (learning is under way)."""
+    return max(1, (straight.warmup + straight.t) // 2 + 1)
+
+
+def check_resume(what: str, config: SessionConfig, make_scenario: MakeScenario, *,
+                 session_class: type[Session] = Session, straight: Session | None = None) -> Session:
+    """Run `config` straight through (or take `straight`, that run); run it again, save mid-run,
+    load, run on: the two must be equal. Returns the straight session."""
+    from .store.persistence import load_session, save_session  # pydantic's save schema: only here
+
+    if straight is None:
+        straight = straight_run(what, config, make_scenario, session_class=session_class)
+    end, cut = straight.t, cut_of(straight)
+    part = session_class(config, make_scenario(config.scenario, config.seed, dict(config.scenario_options)))
     part.run(until=cut)
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "conformance.json"
@@ -115,7 +117,6 @@ def check_resume(what: str, config: SessionConfig, make_scenario: MakeScenario, 
     if differs:
         raise _fail(what, f"saved at episode {cut} and resumed, its {differs!r} differs at episode {end} "
                     "from the run that never stopped")
-    check_time_travel(what, straight, cut, make_scenario)
     return straight
 
 
@@ -195,124 +196,7 @@ def check_saved_state(what: str, session: Session) -> None:
             raise _fail(what, f"its saved state does not fit its own model ({err})") from err
 
 
-# ------------------------------------------------------------------ the three checks
-def check_scenario(name: str, spec_of: SpecOf, make_scenario: MakeScenario, *, seed: int = 3,
-                   options: dict[str, Any] | None = None) -> None:
-    """A registered scenario: described, built, refuses a bad option, steps, saves and resumes
-    (with `options`, say a data folder a test provides)."""
-    what = f"scenario {name}"
-    spec = spec_of(name)
-    if spec.name != name or not spec.summary or not spec.selectors:
-        raise _fail(what, "its spec must carry its own name, a summary and at least one selector")
-    for text in spec.selectors:
-        try:
-            parse_method(text)
-        except AELError as err:
-            raise _fail(what, f"offers {text!r}, which is not a registered method ({err})") from err
-    for option in spec.options:
-        if not option.help:
-            raise _fail(what, f"option {option.name!r} has no help")
-    one_line_refusal(what, lambda: make_scenario(name, seed, {"no_such_option": 1}), "no_such_option")
-    for option in spec.options:
-        bad = _bad_value(option)
-        if bad is not None:
-            one_line_refusal(f"{what} option {option.name}",
-                             lambda o=option, v=bad: make_scenario(name, seed, {o.name: v}))
-    selector = next((s for s in spec.selectors if s.endswith("+reflection")), spec.selectors[0])
-    config = SessionConfig(scenario=name, seed=seed, selector=selector, approval="auto",
-                           scenario_options=dict(options or {}))
-    session = check_resume(what, config, make_scenario)
-    check_saved_state(what, session)
-
-
-def offering_scenarios(method: str, spec_of: SpecOf, names: list[str]) -> list[str]:
-    """The scenarios whose selectors or prior methods offer `method`."""
-    out = []
-    for scenario in names:
-        spec = spec_of(scenario)
-        offered = [*spec.selectors, *spec.prior_methods]
-        if any(_method_name(text) == method for text in offered):
-            out.append(scenario)
-    return out
-
-
-def method_text(method: str, scenario: str, spec_of: SpecOf) -> str:
-    """How the scenario offers the method (`fixed:none`), else its bare name."""
-    for text in (*spec_of(scenario).selectors, *spec_of(scenario).prior_methods):
-        if _method_name(text) == method:
-            return text
-    return method
-
-
-def check_method(name: str, spec_of: SpecOf, make_scenario: MakeScenario, scenarios: list[str], *,
-                 seed: int = 3) -> str:
-    """A registered method: parsed, refuses a bad option, and on the first scenario that offers
-    it steps, saves and resumes exactly with state that fits its model. The scenario used."""
-    what = f"method {name}"
-    cls = METHODS.get(name)
-    if cls is None:
-        raise _fail(what, "is not registered")
-    if not cls.summary:
-        raise _fail(what, "has no summary")
-    offered = offering_scenarios(name, spec_of, scenarios)
-    if not offered:
-        raise _fail(what, "no scenario offers it (ScenarioSpec.selectors or prior_methods): no one can run it")
-    scenario = offered[0]
-    text = method_text(name, scenario, spec_of)
-    bare = text.removesuffix("+reflection")  # NAME or NAME:ARGUMENT, as the scenario offers it
-    one_line_refusal(what, lambda: parse_method(f"{bare}(no_such_option=1)"), "no_such_option")
-    for option in cls.options:
-        bad = _bad_value(option)
-        if bad is not None:
-            one_line_refusal(f"{what} option {option.name}",
-                             lambda o=option, v=bad: parse_method(f"{bare}({o.name}={v})"))
-    config = SessionConfig(scenario=scenario, seed=seed, selector=text, approval="auto")
-    session = check_resume(f"{what} on {scenario}", config, make_scenario)
-    check_saved_state(f"{what} on {scenario}", session)
-    return scenario
-
-
-def check_variant(name: str, spec_of: SpecOf, make_scenario: MakeScenario, scenarios: list[str], *,
-                  seed: int = 3) -> str:
-    """A registered variant: parsed, refuses a bad option and a scenario it has no meaning for,
-    and on the first scenario it applies to steps, saves and resumes exactly with state that
-    fits its model. The scenario used."""
-    what = f"variant {name}"
-    cls = VARIANTS.get(name)
-    if cls is None:
-        raise _fail(what, "is not registered")
-    if not cls.summary:
-        raise _fail(what, "has no summary")
-    parse_variant(name)
-    one_line_refusal(what, lambda: parse_variant(f"{name}(no_such_option=1)"), "no_such_option")
-    for option in cls.options:
-        bad = _bad_value(option)
-        if bad is not None:
-            one_line_refusal(f"{what} option {option.name}",
-                             lambda o=option, v=bad: parse_variant(f"{name}({o.name}={v})"))
-    applies = [s for s in scenarios if not cls.scenarios or s in cls.scenarios]
-    elsewhere = [s for s in scenarios if s not in applies]
-    if elsewhere:
-        one_line_refusal(what, lambda: check_variants([name], elsewhere[0]), "no meaning")
-    if not applies:
-        raise _fail(what, f"applies to {', '.join(cls.scenarios)}, none of which is registered")
-    scenario = applies[0]
-    spec = spec_of(scenario)
-    selector = next((s for s in spec.selectors if s.endswith("+reflection")), spec.selectors[0])
-    config = SessionConfig(scenario=scenario, seed=seed, selector=selector, approval="auto", variants=[name])
-    session = check_resume(f"{what} on {scenario}", config, make_scenario)
-    check_saved_state(f"{what} on {scenario}", session)
-    return scenario
-
-
-def _method_name(text: str) -> str:
-    try:
-        return parse_method(text).name
-    except AELError:
-        return ""
-
-
-def _bad_value(option) -> Any:
+def bad_value(option) -> Any:
     """A value the option must refuse: not one of its choices (when it takes no other), or
     below its minimum; None when every value of its kind may be fine."""
     if option.choices and not option.other:

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import AELError
 from .explain_columns import side_by_side
+from .decision import lines as decision_lines
 from .explain_replica import Basis, Replica
 from .memory import TIER_BOOST
 from .shown_text import shown
@@ -36,7 +37,9 @@ from .shown_text import shown
 if TYPE_CHECKING:
     from .session import Session
 
-SHOWN = 12  # entries shown per other policy in the text form
+SHOWN = 12  # entries shown per retrieval in the text form (--json has them all)
+SIDE_BY_SIDE = 120  # the width of the side-by-side bands when no terminal gives one
+DETAILED = 3  # retrievals whose entries the text form lists (a portfolio bar makes 11; the rest a line each)
 COMPARED_RETRIEVALS = 12  # retrievals per episode compared across policies (a portfolio bar makes 11)
 
 
@@ -79,10 +82,46 @@ class _Watched:
         return reply
 
 
-def _hit(session, spec, h, query) -> dict[str, Any]:
+def _hit(session, spec, h, query, fields: tuple[str, ...]) -> dict[str, Any]:
     e = h.entry
     return {"id": e.id, "tier": e.tier, "episode": e.episode, "score": h.score, "content": e.content,
-            "metadata": {k: v for k, v in e.metadata.items()}, "terms": _terms(session, spec, e, query, h.score)}
+            "metadata": {k: v for k, v in e.metadata.items()}, "terms": _terms(session, spec, e, query, h.score),
+            "fields": {k: e.metadata[k] for k in fields if k in e.metadata}}
+
+
+def fields_that_matter(scenario, pool) -> tuple[str, ...]:
+    """The metadata a person checks on a retrieved entry: what any policy of the pool filters or
+    groups on, and what the relevance score matches (a ticket's endpoint and route)."""
+    keys = dict.fromkeys(scenario.match_bonuses)
+    for p in pool:
+        keys.update(dict.fromkeys(f.key for f in p.filters))
+        if p.per_group:
+            keys[p.per_group] = None
+    return tuple(keys)
+
+
+def reading(spec, query: dict[str, Any]) -> str:
+    """What a policy really read, in words: its order, its filters (with the query's value), its
+    window, groups and floor, its tiers. What it did not filter on is not named as if it had."""
+    if spec.retrieves_nothing:
+        return "retrieves nothing"
+    if spec.code:
+        return f"up to {spec.k} entries its own code picks and orders, from {', '.join(spec.tiers)}"
+    top = {"similarity": f"the {spec.k} most similar to the query", "recency": f"the {spec.k} newest",
+           "relevance": f"the {spec.k} most relevant (match × quality × recency × tier)"}[spec.order]
+    if spec.per_group:
+        top += f" of each {spec.per_group}"
+    where = [f"the query's {f.key} ({query.get(f.key, '?')})" if f.equals == "query" else f"{f.key} = {f.equals}"
+             for f in spec.filters]
+    out = top + (f" with {' and '.join(where)}" if where else ", no filter")
+    if spec.window:
+        out += f", among the newest {spec.window}" + (" such" if where else "")
+    if spec.min_score:
+        out += f", score ≥ {spec.min_score:g}"
+    if spec.format in ("sliding_window", "ranked_truncate"):
+        out += (f", then its first {spec.keep_first} and last {spec.keep_last}" if spec.format == "sliding_window"
+                else f", cut to {spec.token_budget} tokens")
+    return out + f", from {', '.join(spec.tiers)}"
 
 
 _REPLICAS: "weakref.WeakKeyDictionary[Session, Replica]" = weakref.WeakKeyDictionary()
@@ -126,7 +165,7 @@ def explain_from(session: "Session", live: Basis, n: int) -> dict[str, Any]:
         kept = replica.explained(live, n)
         if kept is not None:
             return kept
-        report = _explain(replica.move_to(live, n), n)
+        report = _explain(replica.move_to(live, n), n, live.proposed)
         replica.keep(live, n, report)
         return report
 
@@ -137,13 +176,14 @@ def _regime_name(scenario, regime: Any) -> str | None:
     return names[regime] if isinstance(regime, int) and 0 <= regime < len(names) else None
 
 
-def _explain(session: "Session", n: int) -> dict[str, Any]:
+def _explain(session: "Session", n: int, proposed: tuple = ()) -> dict[str, Any]:
     if session.blocked_reason is not None:
         raise AELError(f"episode {n} cannot be replayed: {session.blocked_reason}")
     posteriors = [{"arm": a.name, "alpha": a.alpha, "beta": a.beta, "mean": a.mean, "pulls": a.pulls}
                   for a in session.selector.arms]
     memory, scenario, pool = session.memory, session.scenario, session.pool
     retrievals: list[dict[str, Any]] = []
+    fields = fields_that_matter(scenario, pool.values())
 
     def observe(spec, query, similarity, hits) -> None:
         """Each policy read of the episode, and (for the first few) every other policy's read of
@@ -151,12 +191,14 @@ def _explain(session: "Session", n: int) -> dict[str, Any]:
         if len(retrievals) >= COMPARED_RETRIEVALS * 4:
             return
         record: dict[str, Any] = {"policy": spec.name, "query": {k: v for k, v in query.items()
-                                                                 if not k.startswith("_")}}
-        record["hits"] = [_hit(session, spec, h, query) for h in hits]
+                                                                 if not k.startswith("_")},
+                                  "reads": reading(spec, query)}
+        record["hits"] = [_hit(session, spec, h, query, fields) for h in hits]
         if len(retrievals) < COMPARED_RETRIEVALS:
             chosen_ids = {h["id"] for h in record["hits"]}
             compared = {}
-            for name, other in pool.items():
+            beside = {**pool, **{p.name: p for p in proposed if p.name not in pool}}  # the arm being decided too
+            for name, other in beside.items():
                 if name == spec.name:
                     continue
                 ohits = memory.retrieve(other, query, similarity, count=False)
@@ -167,7 +209,7 @@ def _explain(session: "Session", n: int) -> dict[str, Any]:
                               "shared": h.entry.id in chosen_ids} for h in ohits],
                     "only_here": [i for i in ids if i not in chosen_ids],
                     "missing": [i for i in chosen_ids if i not in set(ids)],
-                    "same": set(ids) == chosen_ids}
+                    "same": set(ids) == chosen_ids, "proposed": name not in pool}
             record["other_policies"] = compared
         retrievals.append(record)
 
@@ -177,14 +219,18 @@ def _explain(session: "Session", n: int) -> dict[str, Any]:
     for c in clients:
         c.provider = _Watched(c.provider, calls)
     spent = len(session.usage.records)
+    session.explaining = True  # the agent reports how it decided (engine/decision.py)
     try:
         with memory.observing(observe):
             session.step()
     finally:
+        session.explaining = False
         for c in clients:
             c.provider = c.provider._inner
     usage = [asdict(r) for r in session.usage.records[spent:]]
     record = session.history[-1]
+    for r in retrievals:  # whose read each was: the arm played, or what it fell back on
+        r["role"] = "played" if r["policy"] == record["policy"] else "its fallback"
     query, ctx = session.acted
     draws = getattr(session.selector, "last_draws", None) if record["phase"] != "warmup" else None
     report = {
@@ -197,9 +243,12 @@ def _explain(session: "Session", n: int) -> dict[str, Any]:
                            "the highest posterior draw" if draws else f"the {session.selector.kind} selector's choice"),
                    "draws": dict(draws) if draws else None, "posteriors": posteriors},
         "retrievals": retrievals,
+        "proposed": [p.name for p in proposed],  # arms waiting for a decision, compared beside the pool's
         "insight": ctx.insight,
         "rules": [{"id": r.id, "content": r.content} for r in ctx.rules],
         "decision": record["action"],
+        # how the agent reached it, as the agent reported it (engine/decision.py); None: it says nothing
+        "decided": session.decided.to_dict() if session.decided is not None else None,
         "outcome": {"result": record["result"], "reward": record["reward"], "score": record["score"],
                     "correct": record["correct"], **({"info": record["info"]} if "info" in record else {})},
         "record": record,
@@ -210,37 +259,23 @@ def _explain(session: "Session", n: int) -> dict[str, Any]:
 
 def render(report: dict[str, Any], width: int | None = None) -> str:
     """The explanation as text for a terminal (every line through engine/shown_text.py: an
-    escape sequence in a stream's text is printed, not obeyed). With a `width`, what the other policies would
-    have retrieved is shown side by side in columns no wider than it (engine/explain_columns.py);
-    without, listed policy by policy."""
+    escape sequence in a stream's text is printed, not obeyed). What the other policies would
+    have retrieved is set side by side, the played policy's column first, in bands no wider
+    than `width` (engine/explain_columns.py; a file or a pipe gets bands of SIDE_BY_SIDE)."""
     out: list[str] = []
     for kind, part in parts(report):
         if kind == "text":
             out.extend(part)
-        elif width is None:
-            out.extend(listed(part))
         else:
-            out.append("  What each policy would have retrieved for this query (= the played policy retrieved it too, + it did not):")
-            out.extend(f"  {line}".rstrip() for line in side_by_side(part, width - 2))
+            out.append("  What each policy would have retrieved here (= the played one did too, + it did not):")
+            out.extend(f"  {line}".rstrip() for line in side_by_side(part, (width or SIDE_BY_SIDE) - 2))
     # the input's text, entries, rules and a model's reply come from data: shown, never obeyed
     return "\n".join(shown(line) for line in out) + "\n"
 
 
-def listed(retrieval: dict[str, Any]) -> list[str]:
-    """What the other policies would have retrieved, policy by policy."""
-    out: list[str] = []
-    add = out.append
-    for name, o in retrieval.get("other_policies", {}).items():
-        if o["same"]:
-            add(f"  {name}: the same entries")
-            continue
-        add(f"  {name}: {len(o['hits'])} entries; + {len(o['only_here'])} not retrieved here, "
-            f"− {len(o['missing'])} retrieved here but not by it")
-        for h in o["hits"][:SHOWN]:
-            add(f"    {'=' if h['shared'] else '+'} {h['id']} [{h['tier']}, ep {h['episode']}] {h['score']:.3f}")
-        if len(o["hits"]) > SHOWN:
-            add(f"    … {len(o['hits']) - SHOWN} more (--json has them all)")
-    return out
+def _query_text(r: dict[str, Any]) -> str:
+    q = ", ".join(f"{k}={v}" for k, v in r["query"].items())
+    return f"for {q}" if q else "for the episode"
 
 
 def regime_text(report: dict[str, Any]) -> str:
@@ -268,28 +303,40 @@ def parts(report: dict[str, Any]) -> list[tuple[str, Any]]:
             add(f"  {k}: {v}")
     pol = report["policy"]
     add("")
+    acted_as = (report.get("decided") or {}).get("acted_as")
     add(f"Policy played: {pol['played']}" + (f" (retrieved with its fallback {pol['retrieved_with']})"
-                                             if pol["retrieved_with"] != pol["played"] else "") + f" — {pol['why']}")
+                                             if pol["retrieved_with"] != pol["played"] else "")
+        + (f" (acting as its fallback {acted_as}: its own vote was too weak)" if acted_as else "")
+        + f" — {pol['why']}")
     for p in pol["posteriors"]:
         draw = pol["draws"].get(p["arm"]) if pol["draws"] else None
         add(f"  {p['arm']:<22} Beta({p['alpha']:.2f}, {p['beta']:.2f}) mean {p['mean']:.3f}"
             + (f"  draw {draw:.3f}" if draw is not None else "") + ("  ◀" if p["arm"] == pol["played"] else ""))
+    if report.get("decided"):
+        add("")
+        out.extend(decision_lines(report["decided"]))
     for i, r in enumerate(report["retrievals"]):
         add("")
-        q = ", ".join(f"{k}={v}" for k, v in r["query"].items())
-        add(f"Retrieval {i + 1} by {r['policy']} for {q or 'the episode'}: {len(r['hits'])} entries")
-        for h in r["hits"]:
-            t = h["terms"]
-            why = (f" = match {t['match']:.2f} × quality {t['quality']:.2f} × recency {t['recency']:.2f}"
-                   f" (age {t['age']}) × boost {t['tier_boost']:.1f}" if t["order"] == "relevance"
-                   else f" ({t['order']})")
-            add(f"  {h['id']} [{h['tier']}, ep {h['episode']}] score {h['score']:.3f}{why}")
-            add(f"      {h['content'][:140]}")
+        add(f"Retrieval {i + 1} by {r['policy']}: {r.get('reads') or _query_text(r)} → {len(r['hits'])} entries")
+        if i >= DETAILED:
+            continue
         if r.get("other_policies"):
             found.append(("text", out))
             found.append(("compare", r))
             out = []
             add = out.append
+        for h in r["hits"][:SHOWN]:
+            t = h["terms"]
+            why = (f" = match {t['match']:.2f} × quality {t['quality']:.2f} × recency {t['recency']:.2f}"
+                   f" (age {t['age']}) × boost {t['tier_boost']:.1f}" if t["order"] == "relevance"
+                   else f" ({t['order']})")
+            fields = "".join(f" {k}={v}" for k, v in h.get("fields", {}).items())
+            add(f"  {h['id']} [{h['tier']}, ep {h['episode']}] score {h['score']:.3f}{why}{fields}")
+            add(f"      {h['content'][:140]}")
+        if len(r["hits"]) > SHOWN:
+            add(f"  … {len(r['hits']) - SHOWN} more entries (--json has them all)")
+    if len(report["retrievals"]) > DETAILED:
+        add(f"(the entries of retrievals {DETAILED + 1} to {len(report['retrievals'])} are in --json)")
     add("")
     ins = report["insight"]
     add(f"Insight applied: {ins['insight']} (confidence {ins.get('confidence', 0):.2f})" if ins else

@@ -43,13 +43,14 @@ def _shown(cells: list[str]) -> list[str]:
 def columns(retrieval: dict[str, Any]) -> list[Column]:
     """The played policy's column, then one per other policy (in the pool's order)."""
     hits = retrieval["hits"]
-    cols = [Column(f"{retrieval['policy']} (played)", _shown([_cell("  ", h) for h in hits]) or ["  (nothing)"],
+    cols = [Column(f"{retrieval['policy']} ({retrieval.get('role', 'played')})", _shown([_cell("  ", h) for h in hits]) or ["  (nothing)"],
                    f"{len(hits)} entries")]
     for name, other in retrieval.get("other_policies", {}).items():
         cells = [_cell("= " if h["shared"] else "+ ", h) for h in other["hits"]]
         note = ("the same entries" if other["same"] else
                 f"+{len(other['only_here'])} new, −{len(other['missing'])} left out")
-        cols.append(Column(name, _shown(cells) or ["(nothing)"], note))
+        title = f"{name} (proposed)" if other.get("proposed") else name  # the arm being decided
+        cols.append(Column(title, _shown(cells) or ["(nothing)"], note))
     return cols
 
 

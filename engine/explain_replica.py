@@ -45,6 +45,7 @@ class Basis:
     checkpoints: dict[int, Checkpoint]
     config: dict[str, Any]         # the live session's configuration (a replica is built from it)
     world: type                    # the live session's scenario class
+    proposed: tuple = ()           # the arms waiting for a decision now (PolicySpecs): a column beside the pool's
 
     @classmethod
     def of(cls, s: "Session") -> "Basis":
@@ -52,10 +53,24 @@ class Basis:
         tl.check_replayable(s)  # a live model would be asked again: refused before anything is built
         tape = tl.tape if tl.tape is not None and tl.tape.t >= s.t else Tape.of(s)
         return cls(tape.copy(), dict(tl.checkpoints),
-                   s.config.to_dict(), type(s.scenario))
+                   s.config.to_dict(), type(s.scenario), proposed_arms(s))
 
     def forced_up_to(self, t: int) -> dict[int, Checkpoint]:
         return {k: cp for k, cp in self.checkpoints.items() if k <= t and cp.forced}
+
+
+def proposed_arms(s: "Session") -> tuple:
+    """The arms the pending proposals would add (a proposal that is no valid policy is left out)."""
+    from .policies import PolicySpec
+
+    out = []
+    for p in s.queue.pending:
+        if p.kind == "arm" and not p.code and p.payload.get("name") not in s.pool:  # code runs only sandboxed
+            try:
+                out.append(PolicySpec.from_dict(p.payload))
+            except AELError:
+                continue
+    return tuple(out)
 
 
 class Replica:
@@ -80,6 +95,8 @@ class Replica:
         kept = self._reports.get(n)
         if kept is None or n >= len(basis.tape.history) or kept[0] is not basis.tape.history[n]:
             return None
+        if kept[1].get("proposed", []) != [p.name for p in basis.proposed]:
+            return None  # another arm waits for a decision now: its column is another
         self._reports.move_to_end(n)
         return kept[1]
 

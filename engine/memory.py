@@ -341,14 +341,15 @@ class MemoryStore:
 
     # ------------------------------------------------------------ retrieval
     def retrieve(self, spec: PolicySpec, query: dict[str, Any],
-                 similarity: Similarity | None = None, count: bool = True) -> list[Hit]:
+                 similarity: Similarity | None = None, count: bool = True, shown: bool | None = None) -> list[Hit]:
         """The entries `spec` shows for `query`, best first; among equal scores the
         most recently written first. Vectorised: only the k best are sorted, and
         entries are materialised only for those that are returned. `count=False`
         reads without raising the entries' retrieval counts (a counterfactual read
-        is not a use)."""
+        is not a use). An explanation watching (`observing`) sees the counted reads,
+        or those `shown` says (an agent's read that an unwatched episode looks up instead)."""
         hits = self._retrieve(spec, query, similarity)
-        if count and self._observer is not None:
+        if (count if shown is None else shown) and self._observer is not None:
             self._observer(spec, query, similarity, hits)
         if count and not self.frozen and hits:
             for h in hits:

@@ -34,6 +34,12 @@ class Method:
     reflects: ClassVar[bool] = True     # may run with `+reflection`
     hindsight: ClassVar[bool] = False   # chooses from the scenario's best arm of each episode (`oracle_arm`)
     injects_arms: ClassVar[bool] = True  # with reflection: may a proposed policy become a new arm?
+    # the worlds a method offers itself to (a plugin's method cannot edit a world's spec): the lab's
+    # selector lists show it there beside the spec's own, and a session elsewhere refuses it unless
+    # that world's spec lists it; empty: offered only where a spec lists it, runnable anywhere
+    worlds: ClassVar[tuple[str, ...]] = ()
+    # the public checks it is known to fail, by name, with why (ael_lab.check_*: they report as xfail)
+    expected_failures: ClassVar[dict[str, str]] = {}
     # the pydantic model of `state_dict()` in a save, as `Deferred("module", "Model")` (pydantic is
     # imported only when a save is read); None: the method keeps no state beyond its selector, or
     # checks it in its own `load_state_dict`
@@ -85,6 +91,28 @@ register_method = METHODS.add  # the decorator of a method class: registered und
 
 def method_names() -> list[str]:
     return METHODS.names()
+
+
+def offers(spec, method: str) -> bool:
+    """Whether the world `spec` describes offers `method` (a bare name): its spec lists it
+    (selectors, prior methods) or the method names the world in its `worlds`."""
+    cls = METHODS.get(method)
+    listed = any(_TEXT.match(t) and _TEXT.match(t)["name"] == method for t in (*spec.selectors, *spec.prior_methods))
+    return listed or (cls is not None and spec.name in cls.worlds)
+
+
+def self_offered(spec) -> list[str]:
+    """The registered methods that name this world in their `worlds` and its spec does not list,
+    in registration order: what the lab's lists offer beside the spec's own."""
+    listed = {_TEXT.match(t)["name"] for t in (*spec.selectors, *spec.prior_methods) if _TEXT.match(t)}
+    return [n for n, c in METHODS.items() if spec.name in c.worlds and n not in listed]
+
+
+def check_offered(method: "Method", spec) -> None:
+    """A method that names its worlds runs only there (or where a spec lists it): one line."""
+    worlds = type(method).worlds
+    if worlds and not offers(spec, method.name):
+        raise AELError(f"selector {method.name!r} is offered in {', '.join(worlds)}, not in {spec.name}")
 
 
 def method_help() -> str:

@@ -11,8 +11,13 @@ A package declares, in its pyproject.toml,
     [project.entry-points."ael_lab.variants"]
     my-variant = "my_package.variants:MyVariant"  # an engine.variants.Variant subclass
 
+    [project.entry-points."ael_lab.panels"]
+    my-panel = "my_package.panel:PANEL"     # an ael_tui.lab.panels.LabPanel: a variant's panel in the lab
+
 and, once installed, appears in `--help`, the start screen and the compare view with
-nothing edited here. One `Kind` per group says what its entry points must name and which
+nothing edited here. `ael_lab.panels` is read by the lab alone (ael_tui/lab/panels.py), when
+it first lists its panels: a panel's module imports Textual, which `ael-lab run` never loads,
+and its probe (below) is its own, made when the lab reads the group. One `Kind` per group says what its entry points must name and which
 registry (engine/registry.py) admits them; each group is read once, when its registry is first used
 (`scenarios`' functions, the import of engine/methods.py, of engine/variants/session_variants.py). A
 plugin that fails (raises on import, names the wrong thing, takes a built-in name) is left
@@ -44,13 +49,15 @@ if TYPE_CHECKING:
 SCENARIOS = "ael_lab.scenarios"
 METHODS = "ael_lab.methods"
 VARIANTS = "ael_lab.variants"
-GROUPS = (SCENARIOS, METHODS, VARIANTS)
+PANELS = "ael_lab.panels"
+GROUPS = (SCENARIOS, METHODS, VARIANTS)  # what every command reads (and probes together)
+LAB_GROUPS = (PANELS,)                   # what only the lab reads (and probes apart)
 OFF = "AEL_NO_PLUGINS"
 
 NOTICES: list[str] = []  # one line per plugin left out, in the order they were met
 _loaded: set[str] = set()
 _admitted: dict[str, str] = {}  # distribution name -> version, of the plugins registered
-_probed: dict[tuple[str, str], dict[str, Any]] = {}  # a distribution's probe, once per process
+_probed: dict[tuple, dict[str, Any]] = {}  # a distribution's probe per family of groups, once per process
 
 
 def disabled() -> bool:
@@ -116,20 +123,23 @@ def _distribution(ep: Any) -> tuple[str, str]:
 
 
 def _probe(ep: Any) -> dict[str, Any]:
-    """The child's verdict on `ep`'s distribution, every AEL entry point of it at once."""
+    """The child's verdict on `ep`'s distribution, every AEL entry point of its family at once
+    (the commands' groups, or the lab's: a panel's Textual is imported in a child only for the lab)."""
     from . import plugin_probe
 
+    family = LAB_GROUPS if getattr(ep, "group", None) in LAB_GROUPS else GROUPS
     key = _distribution(ep)
-    if key not in _probed:
+    if (*key, family) not in _probed:
         dist = getattr(ep, "dist", None)
         try:
-            values = sorted({e.value for e in dist.entry_points if e.group in GROUPS}) if dist else [ep.value]
+            values = sorted({e.value for e in dist.entry_points if e.group in family}) if dist else [ep.value]
             metadata = "".join((dist.read_text(f) or "")[:65536] for f in ("METADATA", "entry_points.txt")) \
                 if dist else ""
         except Exception:  # noqa: BLE001 - unreadable metadata: probe this entry point alone
             values, metadata = [ep.value], ""
-        _probed[key] = plugin_probe.probe(key, values if ep.value in values else [*values, ep.value], metadata)
-    return _probed[key]
+        _probed[(*key, family)] = plugin_probe.probe(key, values if ep.value in values else [*values, ep.value],
+                                                     metadata)
+    return _probed[(*key, family)]
 
 
 @contextlib.contextmanager

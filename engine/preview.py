@@ -78,6 +78,9 @@ class Preview:
     window: tuple[int, int]       # first and last episode replayed
     episodes: list[Replayed] = field(default_factory=list)
     reflector_fixed: list[int] = field(default_factory=list)  # the reflection's own count (evidence)
+    # the world says right or wrong (`correct` in its records): else (the portfolio's returns) fixed
+    # and broken mean nothing, and the replay is told by reward, better or worse
+    graded: bool = True
 
     @property
     def fixed(self) -> list[Replayed]:
@@ -93,6 +96,19 @@ class Preview:
         return [r for r in self.episodes if r.decision_changed]
 
     @property
+    def better(self) -> list[Replayed]:
+        return [r for r in self.episodes if r.reward_with > r.reward]
+
+    @property
+    def worse(self) -> list[Replayed]:
+        return [r for r in self.episodes if r.reward_with < r.reward]
+
+    @property
+    def reward_change(self) -> float:
+        """The window's reward with the proposal minus as it went."""
+        return sum(r.reward_with - r.reward for r in self.episodes)
+
+    @property
     def failures(self) -> int:
         return sum(not r.correct for r in self.episodes)
 
@@ -100,7 +116,9 @@ class Preview:
         return {"proposal": self.proposal, "kind": self.kind, "window": list(self.window),
                 "failures": self.failures, "fixed": [r.episode for r in self.fixed],
                 "broken": [r.episode for r in self.broken], "changed": [r.episode for r in self.changed],
-                "reflector_fixed": self.reflector_fixed, "episodes": [asdict(r) for r in self.episodes]}
+                "reflector_fixed": self.reflector_fixed, "graded": self.graded,
+                "better": [r.episode for r in self.better], "worse": [r.episode for r in self.worse],
+                "episodes": [asdict(r) for r in self.episodes]}
 
 
 def correct(record: dict[str, Any]) -> bool:
@@ -135,7 +153,8 @@ def preview(session: "Session", pid: int, should_stop: Callable[[], bool] | None
         raise AELError(f"proposal #{pid} has no episode after the warm-up to replay")
     run = [dict(r) for r in session.history[start:end + 1]]
     out = Preview(pid, p.kind, (start, end), reflector_fixed=sorted(
-        int(e) for e in (p.evidence.get("fixed_episodes") or []) if isinstance(e, int)))
+        int(e) for e in (p.evidence.get("fixed_episodes") or []) if isinstance(e, int)),
+        graded=any(r.get("correct") is not None for r in run))
     stop = should_stop or (lambda: False)
     timeline = session.timeline
     with timeline.preserved(session):

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from .approvals import KIND_NAMES  # noqa: F401  (what a proposal's kind is called: one table, in approvals.py)
 from .metrics import mean_by_regime, sharpe
 from .session import Session
 
@@ -51,6 +52,22 @@ def run_result(session: Session) -> dict[str, Any]:
     if loaded():  # absent without plugins: old results unchanged; with one, no result hides what else ran
         result["plugins"] = loaded()
     return result
+
+
+def waiting(session: Session) -> str | None:
+    """The proposals a run stopped at, in a few words (None: it waits for nothing)."""
+    pending = session.queue.pending
+    if not pending:
+        return None
+    names = [f"#{p.id} ({p.kind_name})" for p in pending]  # a renewal of the insight in use says so
+    return ("proposal " if len(names) == 1 else "proposals ") + ", ".join(names)
+
+
+def run_outcome(session: Session) -> dict[str, Any]:
+    """Beside a run's result (whose `complete` says whether it played its whole stream): where a
+    proposal stopped it, `waiting` and `stopped_at` (`ael-lab run --json` and `ael_lab`'s results)."""
+    what = None if session.done else waiting(session)
+    return {"waiting": what, "stopped_at": session.t} if what else {}
 
 
 def _mean(values: list[float]) -> float:

@@ -58,6 +58,9 @@ class AgentContext:
     llm: Any = None  # an engine.llm.LLMClient when a model plays the agent; None offline
     prior: Any = None  # what a prior method shows the agent (engine.prior.Shown); None for AEL's methods
     view: AgentView = field(default_factory=AgentView)  # what the session's variants shape (engine/variants/__init__.py)
+    # an explanation watches this episode: the agent reports how it decided in `Outcome.decided`
+    # (engine/decision.py), even where it would otherwise look its answer up
+    explain: bool = False
 
 
 @dataclass
@@ -76,6 +79,7 @@ class Outcome:
     result: str
     correct: bool | None = None
     info: dict[str, Any] = field(default_factory=dict)
+    decided: Any = None  # an engine.decision.Decision when `AgentContext.explain` asked for it; never saved
 
 
 class Scenario(Protocol):
@@ -170,6 +174,8 @@ class ScenarioBase:
     # the pydantic model of `state_dict()` in a save ("scenario_state"), as `Deferred("module", "Model")`
     # (imported only when a save is read); None: the world keeps no run state, so a save holds `{}`
     state_model: Any = None
+    # the public checks it is known to fail, by name, with why (ael_lab.check_scenario: they report as xfail)
+    expected_failures: dict[str, str] = {}
 
     def session_seed(self) -> int | list[int]:
         return self.seed  # type: ignore[attr-defined]

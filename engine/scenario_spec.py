@@ -67,6 +67,9 @@ class ScenarioSpec:
                      "sharpe" (the reward stream's Sharpe), "p" (Welch's t-test of each selector's
                      per-seed overall against ts+reflection's).
     lesson:          what this world teaches, in two or three sentences (the help and the tour).
+    llm_settings:    (options, settings) pairs: a run whose scenario options include `options` calls
+                     its model with `settings` too (a protocol's temperature); the runner reads them
+                     here, so no command names a world to apply them.
     prior_methods:   the paper's prior methods this world offers (engine/prior), offered beside
                      `selectors` by the start screen and the compare view once registered; not in
                      `--selector all`, which stays the paper's table of AEL and its bandits.
@@ -95,6 +98,7 @@ class ScenarioSpec:
     lesson: str = ""
     prior_methods: tuple[str, ...] = ()
     sample_data: str = ""
+    llm_settings: tuple[tuple[Mapping[str, Any], Mapping[str, Any]], ...] = ()
 
     def __post_init__(self) -> None:
         unknown = set(self.session) - {*ENGINE_DEFAULTS, "phases"}
@@ -117,6 +121,14 @@ class ScenarioSpec:
 
         return [m for m in self.prior_methods if m in METHODS]
 
+    @property
+    def offered_methods(self) -> list[str]:
+        """Beside `selectors`, what the lab's lists offer: the registered prior methods this
+        world lists, then the methods that offer themselves to it (`Method.worlds`)."""
+        from .method_base import self_offered
+
+        return [*self.offered_prior_methods, *self_offered(self)]
+
     def session_defaults(self, **overrides: Any) -> dict[str, Any]:
         """ENGINE_DEFAULTS with this scenario's overrides, then `overrides` (an
         instance's own, e.g. phase counts that depend on its data)."""
@@ -138,6 +150,14 @@ class ScenarioSpec:
         """The reflector's declared options: those given (and not None), else the defaults.
         Other keys are left out; the reflector checks the values and names a bad one."""
         return {o.name: o.default if given.get(o.name) is None else given[o.name] for o in self.reflector}
+
+    def llm_settings_for(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        """The model settings `llm_settings` declares for a run with these scenario options."""
+        out: dict[str, Any] = {}
+        for when, settings in self.llm_settings:
+            if all(options.get(k) == v for k, v in when.items()):
+                out.update(settings)
+        return out
 
     @property
     def uses_llm(self) -> bool:

@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
 
 from . import events as ev
-from .approvals import ApprovalQueue
+from .approvals import RENEWS, ApprovalQueue
 from .bandits import Selector
 from .sandbox.codearms import CodeArms
 from .decisions import Decisions
@@ -30,6 +30,7 @@ from .errors import AELError
 from .llm.ledger import UsageLedger
 from .llm.setup import LLMConfig, LLMRuntime, shared_cassette
 from .memory import MemoryStore
+from .method_base import check_offered
 from .methods import parse_method
 from .policies import PolicySpec
 from .proposers import queue_outboxes
@@ -159,6 +160,7 @@ class Session(Decisions):
         self.slow_window = config.slow_window or defaults["slow_window"]
         self.phase_ends = self._phase_ends(defaults)
         self.method = parse_method(config.selector)
+        check_offered(self.method, scenario.spec)  # a method that names its worlds runs only there
         self.variants = Variants(config.variants, config.scenario)  # refuses one with no meaning here
         self.reflection_on = self.method.reflection
         self.pool: dict[str, PolicySpec] = {p.name: p for p in scenario.initial_pool}
@@ -189,6 +191,8 @@ class Session(Decisions):
         self.injections: list[dict[str, Any]] = []
         self.last_hits: list[str] = []
         self.acted: tuple | None = None  # (query, AgentContext) of the last step: not saved, not learning
+        self.explaining = False  # an explanation's replica: the agent reports how it decided (engine/decision.py)
+        self.decided = None      # that report for the last step (not saved)
         self._patterns_at = -1
         self._patterns: list = []
         self.timeline = Timeline()  # checkpoints kept as the run goes: rewind and branch (engine/timetravel.py)
@@ -336,13 +340,15 @@ class Session(Decisions):
         # a prior method advises from episode 0 (the reference's baselines had no warm-up)
         prior = self.method.advise(query, t, self.rng, learning=not self.memory.frozen)
         ctx = AgentContext(policy=policy, hits=hits, rules=rules, insight=insight, memory=self.memory,
-                           rng=self.rng, hits_from=hits_from, llm=self.llm.agent, prior=prior)
+                           rng=self.rng, hits_from=hits_from, llm=self.llm.agent, prior=prior,
+                           explain=self.explaining)
         if self.variants:
             if t == 0:
                 self.variants.start(self)  # before episode 0; a loaded session restores what it set up
             self.variants.agent_context(self, query, ctx)
         self.acted = (query, ctx)  # what the agent was given this episode (an explanation reads it)
         outcome = scenario.act(query, ctx)
+        self.decided = outcome.decided
         self.method.observe(query, outcome, t, learning=not self.memory.frozen)
         credited = self.variants.credit(self, query, outcome, ctx) if self.variants else outcome.reward
         self.selector.update(arm_i, credited)
@@ -459,7 +465,13 @@ class Session(Decisions):
         if refl.insight:
             payload = {"insight": refl.insight, "regime_label": refl.regime_label,
                        "confidence": refl.confidence}
-            self._propose("insight", payload, index, refl.diagnosis, refl.evidence, out)
+            evidence = refl.evidence
+            using = self.insight
+            if using and (using.get("insight"), using.get("regime_label")) == (refl.insight, refl.regime_label):
+                # the same insight again: a person sees a renewal, not a new finding
+                evidence = {**evidence, RENEWS: f"the insight in use since episode {using.get('episode')}, "
+                                                "word for word (approving it again renews it)"}
+            self._propose("insight", payload, index, refl.diagnosis, evidence, out)
         if refl.policy is not None and not self.method.injects_arms:
             p = self._new_proposal("arm", refl.policy, index, refl.rationale, refl.evidence)
             p.status = "rejected"

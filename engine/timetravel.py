@@ -60,6 +60,14 @@ def _who_is_rule(who: str) -> bool:
     return who.startswith("rule:") or who == "engine"
 
 
+def decided_alike(a: "AuditEntry", b: "AuditEntry") -> bool:
+    """Two audit entries that shape the run alike: the same proposal decided the same way (the
+    same object accepted) at the same boundary, whoever decided it and in whatever words. A
+    person deciding after an undo as a rule did before is the run that was, not a branch."""
+    return (a.seq, a.episode, a.proposal_id, a.kind, a.decision, a.proposed, a.accepted, a.code_sha256) == \
+        (b.seq, b.episode, b.proposal_id, b.kind, b.decision, b.proposed, b.accepted, b.code_sha256)
+
+
 def comparable(entry: "AuditEntry") -> tuple:
     """An audit entry without its wall-clock time: two runs that decided alike compare equal."""
     d = asdict(entry)
@@ -212,10 +220,14 @@ class Timeline:
         sig = self.signature(s)
         changed = self._post_signature is not None and sig != self._post_signature
         cp = self.checkpoints.get(t)
-        if cp is not None and cp.signature != sig:  # the run that was was in another state here
+        if cp is not None and cp.signature != sig and self._decided_as_tape(s, cp.signature, sig):
+            cp = None  # the decisions the run that was made here, made again in other words: still on it
+        elif cp is not None and cp.signature != sig:  # the run that was was in another state here
             self._diverge(t - 1)
             cp = None
-        elif self.tape is not None and changed and (cp is None or not self._audit_follows_tape(s)):
+        elif self.tape is not None and changed and (
+                not self._audit_follows_tape(s)
+                or cp is None and not self._decided_as_tape(s, self._post_signature, sig, boundary=t - 1)):
             # a change between steps where the run that was had none (each of its changes has a
             # checkpoint), or other decisions than it made: from here on it is another run
             self._diverge(t - 1)
@@ -272,9 +284,23 @@ class Timeline:
         self._boundary(s, self.tape, None)
         return len(s.queue.audit) > made
 
+    def departs(self, s: "Session") -> bool:
+        """Whether a decision made here differs from the run ahead's: the next step leaves that run
+        (a view says so at once, not one episode later)."""
+        return self.tape is not None and self.tape.t > s.t and not self._audit_follows_tape(s)
+
+    def _decided_as_tape(self, s: "Session", was: tuple | None, now: tuple, boundary: int | None = None) -> bool:
+        """Whether what changed here (from the state `was`) is decisions alike the tape's (an undo
+        decided again the same way), the standing rules and the approval mode as they were; with
+        a `boundary`, the tape decided there too."""
+        tape = self.tape
+        return (tape is not None and was is not None and was[1:5] == now[1:5] and now[0] > was[0]
+                and self._audit_follows_tape(s)
+                and (boundary is None or any(a.episode == boundary for a in tape.audit)))
+
     def _audit_follows_tape(self, s: "Session") -> bool:
         audit, tape = s.queue.audit, self.tape.audit  # type: ignore[union-attr]
-        return len(audit) <= len(tape) and all(comparable(a) == comparable(b) for a, b in zip(audit, tape))
+        return len(audit) <= len(tape) and all(decided_alike(a, b) for a, b in zip(audit, tape))
 
     def _diverge(self, t: int) -> None:
         """The run departs from the tape after episode t: what came later is another run."""
@@ -472,20 +498,19 @@ class Timeline:
             if decision not in ("approve", "reject"):
                 raise AELError(f"proposal #{pid}: decide approve or reject, not {decision!r}")
             entry = self._decided(tape, pid)
-            if entry.episode >= n:
-                raise AELError(f"proposal #{pid} was decided after episode {entry.episode}, not before "
-                               f"episode {n}: branch at episode {entry.episode + 1} or later")
             was = "reject" if entry.decision == "reject" else "approve"
             if was == decision:
-                raise AELError(f"proposal #{pid} was already {entry.decision}d (after episode {entry.episode}): "
-                               "nothing to branch on")
+                raise AELError(f"proposal #{pid} was already {DECIDED_AS[entry.decision]} (after episode "
+                               f"{entry.episode}): nothing to branch on")
             found[pid] = entry
         first = min(a.episode for a in found.values())
         later = [pid for pid, a in found.items() if a.episode > first]
         if later:
             raise AELError(f"proposal #{later[0]} was decided after the first decision changed here "
                            f"(episode {first}): branch once, then branch again from the branch")
-        return self._take(s, tape, first, n, dict(decide), who)
+        # an episode before the decision: replayed to it and decided otherwise there, as the lab
+        # does when a person goes back and decides again (the branch starts where the decision came)
+        return self._take(s, tape, first, max(n, first + 1), dict(decide), who)
 
     def reopen(self, s: "Session", pid: int) -> None:
         """Undo the decision on proposal `pid`: the session goes back to the moment it waited for
@@ -498,6 +523,8 @@ class Timeline:
         tape = self._tape_of(s)
         entry = self._decided(tape, pid)
         self._take(s, tape, entry.episode, entry.episode + 1, {pid: None}, "human")
+        if s.t < tape.t:  # until it is decided otherwise, the run that was lies ahead (before_step checks)
+            self.tape = tape
 
     def _tape_of(self, s: "Session") -> Tape:
         if self.tape is None or s.t > self.tape.t:
@@ -548,6 +575,9 @@ class Timeline:
                 s.decide(pid, decision, who=self._who,
                          reason=f"branch: {now} here, where the run it came from {was} it")
                 del self._flip[pid]
+
+
+DECIDED_AS = {"approve": "approved", "edit": "approved as edited", "reject": "rejected"}
 
 
 def detached(s: "Session") -> "Callable[[], Session]":

@@ -34,15 +34,30 @@ def scenario_help(specs: Iterable[ScenarioSpec]) -> str:
     return "; ".join(f"{s.name}: {s.summary}" for s in specs)
 
 
+def option_help(spec: ScenarioSpec, option: OptionSpec) -> str:
+    """'stream: the column holding each row's label', once: the scenario's name is not said twice
+    when the declaration's own help begins with it, and an empty default is not shown as '(default )'."""
+    text = option.help.removeprefix(f"{spec.name}: ")
+    empty = option.default is None or option.default == "" or option.default == []
+    return f"{spec.name}: {text}" + ("" if empty else f" (default {option.default})")
+
+
 def add_scenario_flags(parser: argparse.ArgumentParser, specs: list[ScenarioSpec]) -> None:
+    """The scenarios' exposed options as flags: `ael-lab run`, `lab` and `sweep` take the same ones
+    (in a sweep a flag is one value of the option, as `--option NAME=VALUE` once)."""
     exposed = _exposed(specs)
     if not exposed:
         return
     group = parser.add_argument_group("scenario options (from each scenario's description)")
     for name, uses in exposed.items():
         flag = uses[0][1].flag
-        help_text = "; ".join(f"{s.name}: {o.help} (default {o.default})" for s, o in uses)
+        help_text = "; ".join(option_help(s, o) for s, o in uses)
         group.add_argument(flag, dest=DEST_PREFIX + name, metavar=name.upper(), help=help_text)
+
+
+def given_scenario_options(args: argparse.Namespace) -> dict[str, str]:
+    """option name -> the text given by its flag, for the flags given."""
+    return {k[len(DEST_PREFIX):]: v for k, v in vars(args).items() if k.startswith(DEST_PREFIX) and v is not None}
 
 
 def scenario_options(args: argparse.Namespace, spec: ScenarioSpec, specs: list[ScenarioSpec]) -> dict[str, Any]:

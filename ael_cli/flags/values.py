@@ -29,13 +29,13 @@ def parse_seeds(text: str) -> list[int]:
         try:
             if ".." in part:
                 lo, hi = (int(x) for x in part.split("..", 1))
-                if hi < lo:
-                    raise ValueError
             else:
                 lo = hi = int(part)
         except ValueError:
             shown = repr(part) if part else "an empty item"
             raise AELError(f"--seeds: {shown} is not a seed; give integers like 42,123 or a range 1..200") from None
+        if hi < lo:
+            raise AELError(f"--seeds: the range {part} is reversed; a range runs from low to high: {hi}..{lo}")
         if lo < 0:
             raise AELError("--seeds: seeds must be non-negative integers")
         if hi > SEED_MAX:

@@ -9,11 +9,11 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ael_cli.batch import RunTask
+from ael_lab.batch import RunTask
 from engine.errors import AELError
 from ael_cli.sweep.sweep_command import run_grid
 from ael_cli.sweep.grid import AXES, Grid
-from ael_cli.sweep.store import Store, config_hash
+from ael_lab.sweep_store import Store, config_hash
 
 from .evaluate import NOT_HERE, Outcome, outcome
 from .model import PaperTable, Row

@@ -10,9 +10,9 @@ from typing import Any, Callable, Sequence
 from engine.errors import AELError
 from engine.executor import run_all
 
-from ael_cli.batch import RunTask, affinity
+from ael_lab.batch import RunTask, affinity
 
-from .store import config_hash
+from ael_lab.sweep_store import config_hash
 from .task import sweep_task
 
 OnResult = Callable[[int, dict[str, Any]], None]

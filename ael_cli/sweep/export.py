@@ -24,7 +24,7 @@ from engine.results import finite, summarise
 from engine.safe_csv import frame_text
 from engine.session import SessionConfig
 
-from .store import Store
+from ael_lab.sweep_store import Store
 
 FORMATS = ("csv", "parquet", "json")
 # the runs table's columns a flat export keeps (config and result are spread into columns instead)

@@ -7,7 +7,7 @@ from ael_cli.flags.values import parse_seeds
 from ael_cli.flags.llm_flags import add_llm_flags
 
 
-def add_parser(sub, scenario_names: str, method_help: str) -> None:
+def add_parser(sub, scenario_names: str, method_help: str, specs=()) -> None:
     p = sub.add_parser("sweep", help="run a grid of runs on every core or a Dask cluster into a results store "
                                      "that a killed sweep resumes from; --export writes the store out")
     p.add_argument("scenario", nargs="*", help=f"one or more (or a comma list): {scenario_names}")
@@ -41,3 +41,6 @@ def add_parser(sub, scenario_names: str, method_help: str) -> None:
                                                           "local processes (pip install 'ael-lab[cluster]')")
     p.add_argument("--quiet", action="store_true", help="no progress display, no results table and no closing line")
     add_llm_flags(p)
+    from ael_cli.flags.scenario_flags import add_scenario_flags
+
+    add_scenario_flags(p, list(specs))  # --data FILE --text T --label L, as `run` takes them

@@ -34,7 +34,7 @@ from engine.errors import AELError
 from engine.session import SessionConfig
 
 from ael_cli.flags import values as types
-from ael_cli.batch import RunTask, task_of
+from ael_lab.batch import RunTask, task_of
 
 AXES = ("reflect_every", "reflect_threshold", "reflect_window", "trigger", "prior", "variant")
 SINGLE = ("episodes", "warmup", "approve", "until")
@@ -68,7 +68,7 @@ class Grid:
 
         from ael_cli.runner import _selectors
 
-        from .store import config_hash
+        from ael_lab.sweep_store import config_hash
 
         tasks: dict[str, RunTask] = {}  # by hash: backends collapse to offline where a scenario has no model
         for name in self.scenarios:
@@ -183,6 +183,13 @@ def from_sources(args: argparse.Namespace) -> Grid:
         if not sep or not key.strip():
             raise AELError(f"--option: {text!r} is not NAME=VALUE (e.g. --option cost_bps=5)")
         given.setdefault(key.strip(), []).append(value)
+    from ael_cli.flags.scenario_flags import given_scenario_options
+
+    for key, value in given_scenario_options(args).items():  # --data FILE, as `run` takes it: one value
+        if key in given:
+            raise AELError(f"sweep: {key} is given twice, as --{key.replace('_', '-')} and as --option {key}=…; "
+                           "give one (--option, repeated, makes an axis)")
+        given[key] = [value]
     options.update(given)
     for key, values in options.items():
         if not any(s.option(key) for s in specs):

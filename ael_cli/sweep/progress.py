@@ -34,35 +34,49 @@ class Tally:
         return min(self.slots, self.total - self.done)
 
 
-def _clock_text(seconds: float) -> str:
+def clock_text(seconds: float) -> str:
+    """0:42, 12:05, 1:02:03."""
     seconds = int(round(seconds))
     h, rest = divmod(seconds, 3600)
     return f"{h}:{rest // 60:02d}:{rest % 60:02d}" if h else f"{rest // 60}:{rest % 60:02d}"
 
 
+class LinePacer:
+    """When a plain progress line is due (off a terminal): when the work done crosses a
+    tenth of the total (if LINE_GAP_S has passed since the last line), when LINE_EVERY_S
+    has, and at the end. The sweep's runs and `ael-lab run`'s rows are paced alike."""
+
+    def __init__(self, now: float) -> None:
+        self.last = now
+        self.tenths = 0  # the tenths of the total a line has reported
+
+    def due(self, done: int, total: int, now: float) -> bool:
+        step = max(1, math.ceil(total / 10))
+        since = now - self.last
+        tenth = done // step > self.tenths and since >= LINE_GAP_S
+        if not (done >= total or tenth or since >= LINE_EVERY_S):
+            return False
+        self.last, self.tenths = now, done // step
+        return True
+
+
 class ProgressLines:
-    """Progress as plain lines (`update()` after each `tally.finished`): one when the runs done
-    cross a tenth of the total (if LINE_GAP_S has passed since the last line), one when
-    LINE_EVERY_S has, and one at the end. `clock` is injectable: a test drives time instead
-    of waiting for it."""
+    """Progress as plain lines (`update()` after each `tally.finished`), paced by `LinePacer`.
+    `clock` is injectable: a test drives time instead of waiting for it."""
 
     def __init__(self, tally: Tally, label: str, out: IO[str], clock: Callable[[], float] = time.monotonic) -> None:
         self.tally, self.label, self.out, self.clock = tally, label, out, clock
-        self.began = self.last = clock()
-        self.step = max(1, math.ceil(tally.total / 10))
-        self.tenths = 0  # the tenths of the runs a line has reported
+        self.began = clock()
+        self.pacer = LinePacer(self.began)
 
     def update(self) -> None:
         t, now = self.tally, self.clock()
-        since = now - self.last
-        tenth = t.done // self.step > self.tenths and since >= LINE_GAP_S
-        if not (t.done >= t.total or tenth or since >= LINE_EVERY_S):
+        if not self.pacer.due(t.done, t.total, now):
             return
-        self.last, self.tenths = now, t.done // self.step
         elapsed = now - self.began
-        line = f"ael-lab: {self.label}: {t.done}/{t.total} runs done, {t.failed} failed, {_clock_text(elapsed)} elapsed"
+        line = f"ael-lab: {self.label}: {t.done}/{t.total} runs done, {t.failed} failed, {clock_text(elapsed)} elapsed"
         if 0 < t.done < t.total:
-            line += f", about {_clock_text(elapsed / t.done * (t.total - t.done))} to go"
+            line += f", about {clock_text(elapsed / t.done * (t.total - t.done))} to go"
         if t.cost_usd:
             line += f", LLM ${t.cost_usd:.4f}"
         print(line, file=self.out, flush=True)

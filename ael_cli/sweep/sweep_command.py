@@ -10,7 +10,7 @@ from engine.errors import AELError
 from engine.executor import default_workers
 
 from .grid import from_sources
-from .store import Store, config_hash
+from ael_lab.sweep_store import Store, config_hash
 
 LLM_SLOTS_PER_CORE = 4  # an LLM-backed run mostly waits on the network: more runs than cores
 

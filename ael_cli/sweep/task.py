@@ -1,6 +1,6 @@
 """One run of a sweep, in whatever process runs it (a local worker or a Dask worker).
 
-`sweep_task` is `ael_cli.batch.play` plus what the store keeps beside the
+`sweep_task` is `ael_lab.batch.play` plus what the store keeps beside the
 result: the per-episode rewards, timings, and the error of a run that failed
 (returned, not raised, so one failure never stops the others). The result
 itself is exactly the one `ael-lab run` computes for the same configuration.
@@ -16,7 +16,7 @@ from typing import Any
 
 from engine.results import finite
 
-from ael_cli.batch import RunTask, play
+from ael_lab.batch import RunTask, play
 
 # episode record fields the rewards table keeps (the rest is in the session, not the store)
 REWARD_FIELDS = ("episode", "reward", "regime", "phase", "policy")

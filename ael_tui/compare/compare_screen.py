@@ -24,7 +24,7 @@ from ael_tui.compare.lockstep import CompareHost
 from ael_tui.widgets.readouts import compare_status, posterior_rows, progress_data, selector_summary
 from ael_tui.compare.arm_bars import ArmBars
 from ael_tui.widgets.charts.compare_pictures import ComparePictures
-from ael_tui.widgets.charts.reads import picture_source
+from ael_lab.drawing import picture_source
 from ael_tui.compare.compare_chart import RICH_COLOURS, CompareChart
 from ael_tui.widgets.status_bar import CompareStatusBar
 from ael_tui.compare.timeline import Timeline
@@ -41,6 +41,17 @@ def _fmt(v: float | None, kind: str) -> str:
     if v is None:
         return "—"
     return f"{v:.2f}" if kind != "equity" else f"{v:.3f}×"
+
+
+def arms_subtitle(s, summary) -> str:
+    """Under a selector's bars: the episodes they stand at (a branch and its original may not
+    have played as many), its metric, its reflections and the arms it added."""
+    parts = [f"{s.t} ep", f"{summary.kind} {_fmt(summary.overall, summary.kind)}"]
+    if s.reflector is not None:
+        parts.append(f"{summary.reflections} refl")
+    if summary.arms_added:
+        parts.append("+" + ",".join(summary.arms_added))
+    return " · ".join(parts)
 
 
 class CompareScreen(SaysWhy, Screen):
@@ -132,13 +143,7 @@ class CompareScreen(SaysWhy, Screen):
             for i, (name, s) in enumerate(host.sessions.items()):
                 box = self.query_one(f"#arms-{i}", ArmBars)
                 box.show(posterior_rows(s))
-                summary = selector_summary(name, s, data[name])
-                parts = [f"{summary.kind} {_fmt(summary.overall, summary.kind)}"]
-                if s.reflector is not None:
-                    parts.append(f"{summary.reflections} refl")
-                if summary.arms_added:
-                    parts.append("+" + ",".join(summary.arms_added))
-                subtitle = " · ".join(parts)
+                subtitle = arms_subtitle(s, selector_summary(name, s, data[name]))
                 if box.border_subtitle != subtitle:
                     box.border_subtitle = subtitle
             self.query_one(Timeline).show(host.timeline)

@@ -13,45 +13,24 @@ reflections, insights, new arms), for the view to list.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from engine import events as ev
 from engine.errors import AELError
 from engine.run_targets import StopOn, run_target
-from engine.session import Session, SessionConfig
-from scenarios import make_scenario, spec_of
+from engine.session import Session
 
+from ael_lab.extend import MAX_SELECTORS, build_compare  # noqa: F401 - the compare view's sessions
 from ael_tui.config import LabSettings
 from ael_tui.widgets.run_loop import RunLoop
 
 DEFAULT_SELECTORS = ("ts", "ts+reflection", "oracle")
-MAX_SELECTORS = 5
 
 
 def default_selectors(available: list[str]) -> list[str]:
     """Those of ts, ts+reflection and oracle the scenario offers (else its first three)."""
     chosen = [s for s in DEFAULT_SELECTORS if s in available]
     return chosen if len(chosen) >= 2 else list(available[:3])
-
-
-def build_compare(config: SessionConfig, selectors: list[str], scenario=None) -> dict[str, Session]:
-    """One session per selector, from `config` with its selector replaced and approvals
-    automatic. Offline: an LLM config is dropped, so a comparison costs nothing and
-    never writes a cassette. `scenario` (an instance) is reused when the scenario
-    class says instances may be shared."""
-    if not 1 <= len(selectors) <= MAX_SELECTORS:
-        raise AELError(f"compare: choose between 1 and {MAX_SELECTORS} selectors")
-    if len(set(selectors)) != len(selectors):
-        raise AELError("compare: a selector is chosen twice")
-    shareable = spec_of(config.scenario).shareable
-    if scenario is None and shareable:
-        scenario = make_scenario(config.scenario, config.seed, config.scenario_options)
-    sessions = {}
-    for name in selectors:
-        cfg = replace(config, selector=name, approval="auto", llm={})
-        world = scenario if shareable else make_scenario(cfg.scenario, cfg.seed, cfg.scenario_options)
-        sessions[name] = Session(cfg, world)
-    return sessions
 
 
 @dataclass

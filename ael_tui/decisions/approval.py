@@ -38,8 +38,6 @@ from ael_tui.widgets.dialogs import PromptScreen
 from ael_tui.decisions.editor import EditProposalScreen
 from ael_tui.decisions.preview_panel import REPLAYING, PreviewPanel, headline
 
-KIND_NAMES = {"arm": "a new arm", "insight": "an insight", "allocator": "allocation code", "planner": "a new planner"}
-
 
 @dataclass
 class Decision:
@@ -112,7 +110,7 @@ def code_payload(p: Proposal):
 
 def proposal_line(p: Proposal) -> str:
     what = p.payload.get("insight", "") if p.kind == "insight" else p.payload.get("name", "?")
-    text = f"#{p.id} {KIND_NAMES.get(p.kind, p.kind)} after episode {p.episode}: {shown(what)}"
+    text = f"#{p.id} {p.kind_name} after episode {p.episode}: {shown(what)}"
     return text if len(text) <= 110 else text[:109] + "…"
 
 
@@ -187,7 +185,7 @@ class ApprovalScreen(SaysWhy, ModalScreen[Decision | None]):
 
     def compose(self) -> ComposeResult:
         p, r = self.ctx.proposal, self.ctx.reflection
-        kind = KIND_NAMES.get(p.kind, p.kind)
+        kind = p.kind_name
         with Vertical(id="approval", classes="dialog big-dialog") as box:
             box.border_title = f"Proposal #{p.id}: {kind}, after episode {p.episode}"
             if self.ctx.pending_count > 1:

@@ -36,6 +36,14 @@ def numbers(rows: list["Replayed"]) -> str:
 REPLAYING = "Replaying the window with and without it… (what it finds shows here and further down)"
 
 
+def outcome(pv: "Preview") -> str:
+    """What the changed decisions did: fixed and broken where the world says right or wrong,
+    else (rewards only, as the portfolio's returns) better and worse by reward."""
+    if pv.graded:
+        return f"{len(pv.fixed)} fixed, {len(pv.broken)} broken"
+    return f"{len(pv.better)} better, {len(pv.worse)} worse by reward, {pv.reward_change:+.4g} in all"
+
+
 def headline(pv: "Preview", name: str) -> Text:
     """What the replay found, in one line at the top of the dialog (the episodes further down)."""
     out = Text()
@@ -46,8 +54,7 @@ def headline(pv: "Preview", name: str) -> Text:
         out.append(f" of the window's {pv.failures} failures and breaks ")
         out.append(str(len(pv.broken)), style="bold red")
     elif pv.changed:
-        out.append(f"it changes {len(pv.changed)} of the agent's decisions ({len(pv.fixed)} fixed, "
-                   f"{len(pv.broken)} broken)")
+        out.append(f"it changes {len(pv.changed)} of the agent's decisions ({outcome(pv)})")
     else:
         out.append("it changes none of the agent's decisions in the window")
     out.append(" · the episodes below", style="dim")
@@ -82,7 +89,7 @@ def summary(pv: "Preview", name: str) -> Text:
         out.append("decisions changed ", style="bold")
         out.append(f"{len(pv.changed)}: {numbers(pv.changed)}")
         if pv.changed:
-            out.append(f"\n{len(pv.fixed)} fixed, {len(pv.broken)} broken", style="dim")
+            out.append(f"\n{outcome(pv)}", style="dim")
         else:
             out.append("\nThe agent would have decided every episode of the window as it did.", style="dim")
     return out

@@ -27,6 +27,19 @@ from ael_tui.widgets.steady_footer import SteadyFooter
 TITLE = " AEL Lab · a Thompson-sampling bandit over memory policies, with reflection you steer"
 SHORT_TITLE = " AEL Lab · a bandit over memory policies, with reflection you steer"
 COMPACT_BELOW = (120, 40)  # columns, rows: below either, one-line fields (no borders)
+PREVIEW_LINES = {False: 16, True: 10}  # a data file's preview at most (compact: 80×24 keeps its field in view)
+
+
+def _after_previewed_field(fields: list) -> int:
+    """Where the form's grid is cut for the data preview: just after the data field of the
+    first world that previews its file (the stream world); at the end if none does."""
+    for spec in all_specs():
+        if data_preview_of(spec.name) is not None:
+            at = next((i for i, w in enumerate(fields) if w.id in (f"opt-{spec.name}-data",
+                                                                   f"opt-{spec.name}-data-other")), None)
+            if at is not None:
+                return at + 1
+    return len(fields)
 
 
 class StartScreen(Screen):
@@ -45,7 +58,9 @@ class StartScreen(Screen):
         with Horizontal(id="start-body"):
             with VerticalScroll(id="new-session") as form:
                 form.border_title = "New session"
-                with Grid(id="new-form"):
+                fields = list(option_fields(all_specs()))
+                split = _after_previewed_field(fields)
+                with Grid(id="new-form", classes="form-grid"):
                     yield Label("Scenario")
                     yield Select([(d.scenario, d.scenario)], value=d.scenario, allow_blank=False, id="scenario")
                     yield Label("Seed")
@@ -65,15 +80,19 @@ class StartScreen(Screen):
                     yield Label("Reflector")
                     yield Select([(label, v) for v, label in usable_backends("reflector")], value="offline",
                                  allow_blank=False, id="reflector")
-                    yield from option_fields(all_specs())
+                    yield from fields[:split]
+                # a data file's preview right under its field, in view at 80×24 as at 160×48, and
+                # beside the column fields it helps to fill in (a grid's rows are all one height)
+                preview = Static("", id="data-preview", classes="field-hint", markup=False)
+                preview.display = False  # shown only with a file's preview
+                yield preview
+                with Grid(id="new-form-more", classes="form-grid"):
+                    yield from fields[split:]
                     yield Label("Autosave every")
                     yield Input("0", type="integer", id="autosave", placeholder="episodes; 0 = off")
                 # the button right under the form: in view without scrolling, the notes after it
                 yield Button(f"Start ({self.app.key_for('start.new')})", id="start", variant="primary", compact=True)
                 yield Static("", id="scenario-note", classes="field-hint", markup=False)
-                preview = Static("", id="data-preview", classes="field-hint", markup=False)
-                preview.display = False  # shown only with a file's preview
-                yield preview
                 yield Static("Agent and reflector: offline, or a model whose API key is set in the environment. "
                              "Autosave: every N episodes to saves/autosave-…json (0 = off).", classes="field-hint")
             with Vertical(id="saved-sessions") as saved:
@@ -99,7 +118,7 @@ class StartScreen(Screen):
         width, height = event.size
         compact = width < COMPACT_BELOW[0] or height < COMPACT_BELOW[1]
         self.set_class(compact, "-compact")
-        for field in self.query("#new-form Select, #new-form Input, #open-path"):
+        for field in self.query(".form-grid Select, .form-grid Input, #open-path"):
             field.compact = compact
         title = TITLE if width >= len(TITLE) + 1 else SHORT_TITLE
         self.query_one("#start-title", Static).update(title)
@@ -169,7 +188,11 @@ class StartScreen(Screen):
 
     def _set_preview(self, text: str) -> None:
         widget = self.query_one("#data-preview", Static)
-        widget.update(shown_lines(text))  # a file's rows and column names: shown, never obeyed
+        lines = text.splitlines()
+        cap = PREVIEW_LINES[self.has_class("-compact")]
+        if len(lines) > cap:  # a wide file: the first columns, and how many more (the form stays in view)
+            lines = [*lines[:cap - 1], f"… and {len(lines) - cap + 1} more lines"]
+        widget.update(shown_lines("\n".join(lines)))  # a file's rows and column names: shown, never obeyed
         widget.display = bool(text)
 
     # ---------------------------------------------------------------- form

@@ -19,12 +19,23 @@ GREEN, RED, BOLD = Style(color="green"), Style(color="red"), Style(bold=True)
 FALLBACK = Style(color="yellow", bold=True)  # an LLM call answered offline
 
 
+def no_match(filt: EpisodeFilter, history: list[dict[str, Any]]) -> str:
+    """What an empty result says: nothing matches, and the names the filter's fields can take here."""
+    parts = [f"No episode matches {filt.text.strip()}."]
+    for key in ("policy", "phase", "regime"):
+        names = sorted({str(r.get(key)) for r in history if r.get(key) not in (None, "")})
+        if names and (key in filt.equals or key == "policy"):
+            parts.append(f"{key}= is one of: {', '.join(names[:12])}{' …' if len(names) > 12 else ''}.")
+    return " ".join(parts)
+
+
 class EpisodeLog(RowList):
     """Follows the newest episode unless the cursor was moved up; Enter opens the highlighted
     episode in full (long actions and outcomes are cut in the table)."""
 
-    BINDINGS = [*RowList.BINDINGS, Binding("enter", "open", "Episode in full", show=False),
-                Binding("slash", "filter", "Filter episodes", show=False)]
+    # in the footer while the log has the focus: they are its own keys, and nothing else says so
+    BINDINGS = [*RowList.BINDINGS, Binding("enter", "open", "Open episode"),
+                Binding("slash", "filter", "Filter episodes", key_display="/")]
 
     filter: EpisodeFilter = EpisodeFilter()
     inputs: Inputs | None = None  # each episode's input text, for words the filter looks for (the screen sets it)
@@ -34,7 +45,7 @@ class EpisodeLog(RowList):
         """/ on the log: which episodes to show (episode_filter.py says what it reads)."""
         self.app.push_screen(
             PromptScreen("Show the episodes where", value=self.filter.text, placeholder="e.g. ✗ policy=compressed regime=3",
-                         ok="Filter", input_id="episode-filter",
+                         ok="Filter", input_id="episode-filter", select=True,
                          hint="✗ or wrong, ✓ or right; policy=NAME, phase=train|val|test, regime=N; #N from "
                               "episode N on; text:WORD in the input (the ticket, the article, the bar); other "
                               "words in the action, outcome or input; \"a phrase\" in quotes. Empty shows all."),
@@ -57,6 +68,8 @@ class EpisodeLog(RowList):
         self.rows = []
         self.show(history)
         self.border_subtitle = f"filter: {filt.text.strip()} · {len(self.rows)} of {len(history)}" if filt else ""
+        if filt and history and not self.rows:
+            self.app.notify(no_match(filt, history), title="No episode matches", severity="warning", timeout=10)
         if filt and filt.start is not None:  # #N: the cursor on episode N, at the top
             self.cursor = 0
             self.scroll_to(y=0, animate=False)
@@ -86,7 +99,7 @@ class EpisodeLog(RowList):
         """The policy column as wide as the longest policy name shown (up to POLICY_MAX); the
         action and outcome columns take all that is left: each its longest text if both fit
         (the rest to the action), else shared in proportion to those lengths."""
-        widths = [w for _, w, _ in self.COLUMNS]
+        widths = self.fixed_widths()
         widths[2] = self._policy_width
         fixed = 1 + sum(w for w in widths if w is not None) + self.GAP * len(widths)
         left = max(2 * self.FLEX_MIN, self.size.width - fixed)
@@ -97,6 +110,10 @@ class EpisodeLog(RowList):
             outcome = max(self.FLEX_MIN, min(need_o, left * need_o // (need_a + need_o)))
         widths[3], widths[4] = max(self.FLEX_MIN, left - outcome), outcome
         return widths
+
+    def whole_widths(self) -> dict[int, int]:
+        """The episode number whole, however long the stream (the rows are in episode order)."""
+        return {0: len(str(self.rows[-1]["episode"]))} if self.rows else {}
 
     def cut_cell(self, column: int, text: str, width: int) -> str:
         """What says right or wrong stays whole: the outcome's ✓/✗ (with the gold route before

@@ -20,6 +20,7 @@ from engine.timetravel import detached
 
 from ael_tui.lab.records import RulesScreen, inspect_episode
 from ael_tui.lab.session_host import SessionHost
+from ael_tui.lab.time_travel import decided_ahead
 from ael_tui.widgets.readouts import evidence_episodes, window_stats
 
 if TYPE_CHECKING:
@@ -78,7 +79,7 @@ class Decisions(Widget):
                 return
             p = pending[0]
             reflection = s.reflections[p.reflection] if 0 <= p.reflection < len(s.reflections) else None
-            note = self.note
+            note = " ".join(x for x in (self.note, decided_ahead(s, p)) if x)  # a replayed run: how it went
             if self.host.tour is not None:
                 note = " ".join(x for x in (note, f"The tour waits for this decision: decide to go on "
                                                   f"({self.app.key_for('lab.tour')} then runs to the next moment).") if x)

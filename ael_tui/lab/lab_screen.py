@@ -47,7 +47,7 @@ from ael_tui.lab.lab_runs import LabRuns
 from ael_tui.lab.lab_tour import Tour
 from ael_tui.lab.lab_view import LabView, take_view, variant_panels
 from ael_tui.lab.posteriors import DensityPlot
-from ael_tui.lab.progress_chart import ProgressPanel
+from ael_tui.lab.progress_chart import ProgressChart, ProgressPanel
 from ael_tui.lab.episode_inputs import InputTexts
 from ael_tui.lab.records import inspect_episode
 from ael_tui.lab.session_host import SessionHost
@@ -66,6 +66,7 @@ from ael_tui.widgets.throttle import Throttle
 LOCK_WAIT = 0.02        # a redraw waits this long for the engine's lock, else the step holding it
                         # posts `Stepped` when it ends and the redraw happens then
 PAGES = ("bandit", "progress", "memory", "episodes")
+PAGE_FOCUS = {"bandit": "#row-bandit", "progress": "#progress", "memory": "#memory", "episodes": "#log"}
 COMPACT_BELOW = (120, 42)  # columns, rows: below either, one group of panels at a time
 
 
@@ -119,6 +120,8 @@ class LabScreen(SaysWhy, Screen):
         self.host = host
         self.page = PAGES[0]
         self._memory = Throttle(self.set_timer, PLOT_EVERY, self._show_memory, host.settings.clock)
+        every = host.settings.frame_every  # a run's views at a reader's pace (a served lab), else each step's
+        self._frame = Throttle(self.set_timer, every, self.redraw, host.settings.clock) if every > 0 else None
         self.panel = Parts(self)  # the panels, looked up once: every step gives each its part
         self._footer_state: tuple[bool, bool] | None = None  # what the footer's keys were built for
         self.runs = LabRuns(host, self.ACTION_SCOPE)
@@ -218,11 +221,42 @@ class LabScreen(SaysWhy, Screen):
     def action_next_panels(self) -> None:
         self.show_page(PAGES[(PAGES.index(self.page) + 1) % len(PAGES)])
         self.call_after_refresh(self.redraw, True)
+        self.call_after_refresh(self._focus_page)
+
+    def _focus_page(self) -> None:
+        """The page `v` showed has the focus, so its own keys work at once (Enter on the
+        episodes page opens the highlighted episode; k on the progress page)."""
+        target = self.query_one(PAGE_FOCUS[self.page])
+        for widget in (target, *target.query("*")):
+            if widget.focusable:
+                widget.focus()
+                return
+
+    # k and S with no chart focused (a focused chart takes them itself)
+    def action_chart_kind(self) -> None:
+        chart = self._progress_chart_in_view()
+        chart.action_chart_kind()
+        self.notify(f"The progress chart now shows {chart.kind_label()} (k again for the next; Tab to a chart "
+                    "and k switches that one).", title="Chart", timeout=4)
+
+    def action_export_chart(self) -> None:
+        chart = self._progress_chart_in_view()
+        chart.action_export_chart()
+
+    def _progress_chart_in_view(self) -> ProgressChart:
+        """The progress chart, its page shown first on a small screen."""
+        if self.compact and self.page != "progress":
+            self.show_page("progress")
+            self.call_after_refresh(self.redraw, True)
+        return self.query_one(ProgressChart)
 
     # --------------------------------------------------------------- redraws
     def on_run_controls_stepped(self, message: RunControls.Stepped) -> None:
         self.show_notices()
-        self.redraw()
+        if self._frame is not None and self.host.running:
+            self._frame()  # at most one view per frame_every; the run's end is drawn whole (on_run_controls_stopped)
+        else:
+            self.redraw()
 
     def show_notices(self) -> None:
         """What the host could not say itself (an autosave that failed)."""
@@ -352,6 +386,7 @@ class LabScreen(SaysWhy, Screen):
         """What opens when a run stops: the tour's card, a decision, the results beside the
         baselines (the runs say the rest)."""
         o = message.outcome  # the host has cleared `running` already
+        self.app.refresh_notifications()  # a quiet moment: what waited through the run shows now
         runs = self.runs
         runs.say_suspended(o)
         self.show_notices()
@@ -393,6 +428,9 @@ class LabScreen(SaysWhy, Screen):
 
     def on_tour_run_to_moment(self, message: Tour.RunToMoment) -> None:
         self.runs.start("tour")
+
+    def on_tour_run_asked(self, message: Tour.RunAsked) -> None:
+        self.runs.start(message.mode)
 
     # ------------------------------------------------ routing: decisions
     def on_decisions_decided(self, message: Decisions.Decided) -> None:

@@ -34,6 +34,13 @@ class Tour(Widget):
     class RunToMoment(Message):
         """Run to the next moment of the tour (the run mode "tour")."""
 
+    class RunAsked(Message):
+        """A run key pressed on a card (space, w, r): the card closed, run as the lab's key does."""
+
+        def __init__(self, mode: str) -> None:
+            super().__init__()
+            self.mode = mode
+
     def __init__(self, host: SessionHost, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.host = host
@@ -94,5 +101,7 @@ class Tour(Widget):
         def closed(answer: str | None) -> None:
             if answer == "next":
                 self.advance()
+            elif answer is not None and answer.startswith("run:"):
+                self.post_message(self.RunAsked(answer.removeprefix("run:")))
 
         self.app.push_screen(screen, closed)

@@ -14,7 +14,7 @@ from typing import Any
 
 from engine.reflection import Reflection
 
-from ael_tui.widgets.charts.reads import PictureSource, picture_source
+from ael_lab.drawing import PictureSource, picture_source
 from ael_tui.lab.panels import extension_panels
 from ael_tui.lab.session_host import SessionHost
 from ael_tui.widgets.run_loop import RUN_MODES

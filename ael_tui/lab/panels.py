@@ -10,7 +10,9 @@ variant or a method that wants a panel registers one here (or from its own modul
 `show(data)` method), the function that reads its data from a session (under the host's
 lock, so it must only read), and the variants or methods it belongs to; it sits in the
 variants' row and is shown for the sessions that run one of them. Its box is `#NAME-box`
-(lab.tcss may size it).
+(lab.tcss may size it). Another package's panel comes through the entry-point group
+`ael_lab.panels` (engine/plugins.py), read here the first time the lab lists its panels:
+only the lab imports a panel, so a plugin's panel never brings Textual into `ael-lab run`.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from textual.widget import Widget
 
+from engine import plugins
 from engine.registry import Registry, RegistryError
 
 from ael_tui.lab.episode_log import EpisodeLog
@@ -80,6 +83,8 @@ def _names_what_it_shows(name: str, panel: LabPanel) -> None:
 PANELS: Registry[LabPanel] = Registry("lab panel", check=_names_what_it_shows)
 register_panel = PANELS.add
 unregister_panel = PANELS.unregister
+PLUGINS = plugins.Kind(plugins.PANELS, PANELS, "an ael_tui.lab.panels.LabPanel",
+                       lambda loaded: isinstance(loaded, LabPanel) and not loaded.core)
 
 
 def panels_for(session: Any) -> list[LabPanel]:
@@ -89,10 +94,12 @@ def panels_for(session: Any) -> list[LabPanel]:
 
 def extension_panels() -> list[LabPanel]:
     """The panels variants and methods registered (the core ones are every session's)."""
+    PLUGINS.read()
     return [p for p in PANELS.values() if not p.core]
 
 
 def in_row(row: str) -> list[LabPanel]:
+    PLUGINS.read()  # other packages' panels, read once, when the lab first lays out its rows
     return [p for p in PANELS.values() if p.row == row]
 
 

@@ -6,7 +6,7 @@ from rich.style import Style
 
 from ael_tui.widgets.charts.arm_strip import arm_colour
 from ael_tui.widgets.charts.exportable import ExportableChart
-from ael_tui.widgets.charts.picture_svg import chart_svg
+from ael_lab.drawing import chart_svg
 from ael_tui.widgets.line_chart import Axis, Chart, LineChart, Series, quarters
 from ael_tui.widgets.readouts import ArmRow, beta_pdf, density_grid
 from ael_tui.widgets.row_list import PLAIN, RowList
@@ -31,7 +31,12 @@ class PosteriorTable(RowList):
 
     def _widths(self) -> list[int]:
         name = max([len(r.name) + (2 if r.injected else 0) for r in self.rows] + [self.FLEX_MIN])
-        return [w if w is not None else name for _, w, _ in self.COLUMNS]
+        widths = [w if w is not None else name for _, w, _ in self.COLUMNS]
+        for r in self.rows:  # counts that grow with the stream (α, β, pulls, the episode added) stay whole
+            for column, text in ((1, f"{r.alpha:.1f}"), (2, f"{r.beta:.1f}"), (5, str(r.pulls)),
+                                 (8, str(r.added_at))):
+                widths[column] = max(widths[column], len(text))
+        return widths
 
     def get_content_width(self, container, viewport) -> int:
         return 1 + sum(w + self.GAP for w in self._widths())

@@ -1,6 +1,6 @@
 """The run so far: rolling reward or accuracy (or equity and drawdown), with the
 regime boundaries, phases, reflections and arm injections marked; k on the focused
-chart switches to cumulative reward or cumulative regret (ael_tui/widgets/charts/curves.py),
+chart switches to cumulative reward or cumulative regret (ael_lab/drawing/curves.py),
 S writes what it shows as SVG."""
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 
 from ael_tui.widgets.charts.arm_strip import ArmStrip
-from ael_tui.widgets.charts.curves import KINDS, REGIME, UNIT, cumulative_chart, regret_chart
+from ael_lab.drawing import CURVE_KINDS as KINDS, REGIME, UNIT
 from ael_tui.widgets.charts.exportable import ExportableChart
-from ael_tui.widgets.charts.reads import PictureSource
-from ael_tui.widgets.charts.picture_svg import chart_svg
-from ael_tui.lab.travel_chart import TravelMarks, add_travel, episode_at
+from ael_lab.drawing import PictureSource
+from ael_lab.drawing import chart_svg
+from ael_tui.lab.travel_chart import TravelMarks, add_travel, cumulative_with_travel, episode_at
 from ael_tui.widgets.line_chart import Axis, Chart, LineChart, Series, plot_margins, quarters
 from ael_tui.widgets.readouts import ProgressData
 
@@ -76,10 +76,8 @@ class ProgressChart(ExportableChart, LineChart):
     def show_progress(self, d: ProgressData, pictures: PictureSource | None = None, now: bool = False,
                       travel: TravelMarks | None = None) -> bool:
         self._data = (d, pictures, travel)
-        if self.kind == "cumulative" and pictures is not None:
-            chart = cumulative_chart([(pictures.data(), CURVE)])
-        elif self.kind == "regret" and pictures is not None:
-            chart = regret_chart([(pictures.data(), CURVE)])
+        if self.kind in ("cumulative", "regret") and pictures is not None:  # the run ahead drawn too
+            chart = cumulative_with_travel(self.kind, pictures, travel)
         else:  # the rolling curve carries the timeline: the run ahead or the original, now, the decisions
             chart = add_travel(progress_chart(d, self.size.width), travel, self.size.width)
         return self.show(chart, now=now)
@@ -107,6 +105,11 @@ class ProgressChart(ExportableChart, LineChart):
 
     def chart_name(self) -> str:
         return self.NAMES.get(self.kind, self.kind)
+
+    def kind_label(self) -> str:
+        """What it shows now, in words."""
+        return {"rolling": "the rolling accuracy", "cumulative": "the cumulative reward",
+                "regret": "the cumulative regret"}.get(self.kind, self.kind)
 
     def chart_svg(self) -> str | None:
         return chart_svg(self.chart) if self.chart is not None and self._data and len(self._data[0].x) else None

@@ -38,11 +38,14 @@ def _short(obj: dict[str, Any] | None, width: int = 60) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def clock(iso: str) -> str:
-    """'2026-01-02T03:04:05+00:00' -> '03:04:05' (UTC, to the second): the audit log's column."""
+def stamp(iso: str) -> str:
+    """'2026-01-02T03:04:05+00:00' -> '01-02 03:04:05' (UTC, to the second): the audit log's
+    column. Never a time without its day: a save resumed the next morning holds decisions of
+    two days (the year is in the detail below)."""
     if "T" not in iso:
         return iso or "—"
-    return iso.split("T", 1)[1][:8]
+    day, time = iso.split("T", 1)
+    return f"{day[5:10]} {time[:8]}"
 
 
 class AuditScreen(ModalScreen[None]):
@@ -70,8 +73,9 @@ class AuditScreen(ModalScreen[None]):
         if not self.audit:
             return
         table = self.query_one(DataTable)
-        # the time early and short (the day is in the detail below): last, it was cut to the date
-        cols = ["#", "episode", *(["at (UTC)"] if self.show_times else []),
+        # the time early and short (the year is in the detail below): last, it was cut to the date
+        # one numbering, from 1: proposals are "#K" (what --decide K and the dialogs say); the rows are entries
+        cols = ["entry", "episode", *(["at (UTC)"] if self.show_times else []),
                 "proposal", "kind", "decision", "by", "reason", "accepted"]
         for c in cols:
             table.add_column(c, key=c)
@@ -81,7 +85,7 @@ class AuditScreen(ModalScreen[None]):
             # code-arm decisions (admit, suspend) have no proposal; code carries its hash
             reason = " · ".join(x for x in (a.reason, a.code_sha256 and f"sha256 {a.code_sha256[:16]}…") if x)
             # a reason and a proposal may be a model's words: plain text (a str cell is markup), shown
-            row = [str(a.seq), str(a.episode), *([clock(a.at)] if self.show_times else []),
+            row = [str(a.seq + 1), str(a.episode), *([stamp(a.at)] if self.show_times else []),
                    f"#{a.proposal_id}" if a.proposal_id else "—", a.kind,
                    Text(a.decision, style=style), Text(shown(who)), Text(cut(shown(reason), 40) if reason else "—"),
                    Text(_short(a.accepted))]
@@ -97,7 +101,8 @@ class AuditScreen(ModalScreen[None]):
         if not 0 <= row < len(self.audit):
             return
         a = self.audit[row]
-        text = Text.assemble((f"#{a.seq} · proposal #{a.proposal_id} ({a.kind}) · {a.decision} by {a.who}", "bold"),
+        text = Text.assemble((f"entry {a.seq + 1} · proposal #{a.proposal_id} ({a.kind}) · {a.decision} by {a.who}",
+                              "bold"),
                              f" · after episode {a.episode}",
                              f" · at {a.at.replace('T', ' ')}" if self.show_times and a.at else "", "\n",
                              ("reason: ", "dim"), shown_lines(a.reason or "—"), "\n")

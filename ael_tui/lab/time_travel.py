@@ -52,6 +52,20 @@ def last_decision(s: "Session") -> "AuditEntry | None":
     return next((a for a in reversed(s.queue.audit) if a.proposal_id > 0 and a.decision in DECIDED), None)
 
 
+def decided_ahead(s: "Session", p) -> str:
+    """How proposal `p` (pending now) was decided on the run ahead, in words for the decision
+    dialog ("" when the session is not replaying a run that decided it): deciding the same keeps
+    that run, deciding otherwise starts a branch. Call with the lock held."""
+    tape = s.timeline.tape
+    entry = next((a for a in reversed(tape.audit if tape is not None else [])
+                  if a.proposal_id == p.id and a.kind == p.kind and a.proposed == p.payload), None)
+    if entry is None or entry.decision not in DECIDED:
+        return ""
+    why = f" ({entry.reason})" if entry.reason else ""
+    return (f"On the run ahead this proposal was {PAST[entry.decision]} by {entry.who} after episode "
+            f"{entry.episode}{why}: deciding the same keeps that run; deciding otherwise starts a branch.")
+
+
 def keep_original(host: "SessionHost") -> None:
     """Before going back: freeze the run as it stands, unless it is a branch of the one kept
     (then that one stays, the run the branch is compared with). Call with the lock held."""

@@ -11,12 +11,14 @@ dim under the live one, a line at "now" when there is a run ahead, the marks on 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ael_tui.widgets.line_chart import Chart, Series
+from ael_lab.drawing import (CURVE, PictureSource, cumulative, cumulative_chart, picture_source, reference_for, regret,
+                             regret_chart)
+from ael_tui.widgets.line_chart import Axis, Chart, Series, quarters
 from ael_tui.widgets.readouts import progress_data
 
 if TYPE_CHECKING:
@@ -35,6 +37,7 @@ class TravelMarks:
     ghost_label: str = ""           # "run ahead" or "original"
     ghost_x: np.ndarray | None = None
     ghost_y: np.ndarray | None = None
+    ghost_run: PictureSource | None = None  # that run for the cumulative charts (its rewards and arms)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, TravelMarks):
@@ -77,9 +80,12 @@ def travel_marks(s: "Session", original: dict[str, Any] | None) -> TravelMarks:
     tape = s.timeline.tape
     mine = [(a.proposal_id, a.episode, a.decision) for a in s.queue.audit
             if a.proposal_id > 0 and a.decision in DECIDED]
-    marks = TravelMarks(s.t, s.timeline.reach(s), [(e, d, False) for _, e, d in mine])
+    departs = s.timeline.departs(s)  # decided otherwise here: a branch from now on, said at once
+    marks = TravelMarks(s.t, s.t if departs else s.timeline.reach(s), [(e, d, False) for _, e, d in mine])
     other, theirs, label = None, [], ""
-    if tape is not None and tape.t > s.t:
+    if departs and original is None:
+        original = {"history": tape.history, "queue": {"audit": [asdict(a) for a in tape.audit]}}
+    if tape is not None and tape.t > s.t and not departs:
         other, label = tape.history, "run ahead"
         theirs = [(a.proposal_id, a.episode, a.decision) for a in tape.audit
                   if a.proposal_id > 0 and a.decision in DECIDED]
@@ -91,6 +97,7 @@ def travel_marks(s: "Session", original: dict[str, Any] | None) -> TravelMarks:
     if other:
         marks.ghost_x, marks.ghost_y = _curve(s, other)
         marks.ghost_label = label
+        marks.ghost_run = picture_source(s, other, label)
         marks.decisions += [(e, d, True) for pid, e, d in theirs if (pid, e, d) not in mine]
     return marks
 
@@ -115,6 +122,39 @@ def add_travel(chart: Chart, travel: TravelMarks | None, width: int) -> Chart:
     if travel.decisions and len(chart.title) + len(note) <= width - 10:  # the whole title still fits (borders)
         chart.title += note
     chart.legend = [*chart.legend, *legend]
+    return chart
+
+
+def cumulative_with_travel(kind: str, pictures: PictureSource, travel: TravelMarks | None) -> Chart:
+    """Cumulative reward or regret (`kind`) of the session, with the timeline: the other run's
+    curve dim under it (the run ahead, or the original) and a line at "now". Regret without an
+    oracle is measured against the run as known now (the run ahead included), so going back
+    does not move the yardstick."""
+    live = pictures.data()
+    ghost = travel.ghost_run.data() if travel is not None and travel.ghost_run is not None else None
+    other: np.ndarray | None = None
+    if kind == "cumulative":
+        chart = cumulative_chart([(live, CURVE)])
+        other = cumulative(ghost.rewards) if ghost is not None and ghost.played else None
+    else:
+        known = [ghost] if ghost is not None and travel.ghost_label == "run ahead" else [live, *([ghost] if ghost else [])]
+        reference = reference_for([d for d in known if d.played])
+        chart = regret_chart([(live, CURVE)], reference)
+        if reference is not None and ghost is not None and ghost.played:
+            other = regret(ghost.rewards, reference, ghost.policies)
+    if travel is None or not chart.series:
+        return chart
+    if other is not None and len(other):
+        mine = chart.series[0].y
+        lo = min(0.0, float(np.min(other)), float(np.min(mine)) if len(mine) else 0.0)
+        hi = max(0.0, float(np.max(other)), float(np.max(mine)) if len(mine) else 0.0)
+        hi = hi if hi > lo else lo + 1.0
+        chart.left = Axis(lo, hi, quarters(lo, hi), "{:.0f}" if hi - lo >= 8 else "{:.1f}")
+        chart.series.insert(0, Series(None, np.arange(len(other)), other, GHOST))
+        chart.legend = [*chart.legend, (travel.ghost_label, GHOST)]
+    if travel.reach > travel.t:
+        chart.vlines.append((travel.t, NOW))
+        chart.legend = [*chart.legend, (f"now {travel.t} of {travel.reach}", NOW)]
     return chart
 
 

@@ -41,12 +41,27 @@ class MemoryTable(RowList):
     def row_key(self, row: MemoryRow) -> str:
         return row.id
 
+    def whole_widths(self) -> dict[int, int]:
+        """The id and the age whole, however many entries: the newest (first) has the longest
+        id of a tier, the oldest (last) the greatest age."""
+        if not len(self.rows):
+            return {}
+        newest, oldest = self.rows[0], self.rows[len(self.rows) - 1]
+        return {1: max(len(newest.id), len(oldest.id)), 4: len(str(oldest.age))}
+
     def cells(self, r: MemoryRow) -> list[tuple[str, Style]]:
         hit = self.get_component_rich_style("memory-table--hit") if r.hit else PLAIN
         bold = BOLD if r.hit else PLAIN
         return [("●" if r.hit else "", hit), (r.id, BOLD if r.hit else DIM), (r.content, bold),
-                (f"{r.quality:.2f}", PLAIN), (str(r.age), PLAIN), (str(r.retrievals), PLAIN),
+                (f"{r.quality:.2f}", PLAIN), (str(r.age), PLAIN), (_count(r.retrievals), PLAIN),
                 (f"{r.usefulness:.2f}", PLAIN)]
+
+
+def _count(n: int) -> str:
+    """A count in the 4 columns of `retr`: 9999, then 12k, 999k, 12M (never cut to a wrong number)."""
+    if n < 10_000:
+        return str(n)
+    return f"{n // 1000}k" if n < 1_000_000 else f"{n // 1_000_000}M"
 
 
 class FilterInput(Input):

@@ -10,15 +10,21 @@ the server's (the zygote's socket is closed in the child), so a visitor can reac
 neither another lab nor the teacher's page through it.
 
 Lab side, `ClassLink` (in the lab process) sends the status and carries out the
-teacher's commands: to a tour card, to an episode, pause; each move is
-announced to the student by a notification.
+teacher's commands: to a tour card, to an episode, pause, resume; each move is
+announced to the student by a notification. A command carries an id, and the lab
+answers it (`{"ack": id, ...}`) once it is carried out (a move: once the lab is
+there), so the teacher's page can say what happened ("40 labs moved to card 3",
+"12 paused"). What a lab sends is read as untrusted: a line at most MAX_LINE bytes,
+known keys only.
 """
 
 from __future__ import annotations
 
 import array
 import asyncio
+import concurrent.futures
 import fcntl
+import itertools
 import json
 import os
 import signal
@@ -30,6 +36,8 @@ import time
 from typing import Any
 
 MAX_LINE = 64 * 1024
+STATUS_KEYS = ("scenario", "episode", "episodes", "card", "card_open", "running", "held")
+HOLD = "Your teacher paused the class: the run keys wait until they resume it."
 PIPE_BYTES = 1 << 20  # Linux's default pipe-max-size
 
 
@@ -74,6 +82,8 @@ class LabLink:
         self.closed = asyncio.Event()
         self.writer: asyncio.StreamWriter | None = None
         self.service: Any = None
+        self._asked: dict[int, asyncio.Future] = {}  # command id -> the lab's answer, awaited
+        self._ids = itertools.count(1)
 
     async def attach(self, sock: socket.socket) -> None:
         reader, self.writer = await asyncio.open_unix_connection(sock=sock, limit=MAX_LINE)
@@ -91,7 +101,12 @@ class LabLink:
                 if self.pid is None and isinstance(data.get("pid"), int):
                     self.pid = data["pid"]
                     continue
-                self.status = {k: data.get(k) for k in ("scenario", "episode", "episodes", "card", "running")}
+                if "ack" in data:
+                    waiting = self._asked.get(data["ack"]) if isinstance(data["ack"], int) else None
+                    if waiting is not None and not waiting.done():
+                        waiting.set_result(data)
+                    continue
+                self.status = {k: data.get(k) for k in STATUS_KEYS}
                 self.reported.set()
         except (OSError, asyncio.LimitOverrunError, ValueError):
             pass
@@ -109,6 +124,20 @@ class LabLink:
         except (OSError, RuntimeError):
             return False
         return True
+
+    async def ask(self, command: dict[str, Any], within: float) -> dict[str, Any] | None:
+        """Send `command` and wait (at most `within` seconds) for the lab's answer: None if it
+        never came (the lab ended, or was still on its way)."""
+        n = next(self._ids)
+        answer = self._asked[n] = asyncio.get_running_loop().create_future()
+        try:
+            if not await self.send({**command, "id": n}):
+                return None
+            return await asyncio.wait_for(answer, within)
+        except asyncio.TimeoutError:
+            return None
+        finally:
+            self._asked.pop(n, None)
 
     def attach_visitor(self, address: str) -> None:
         """A warm lab given to a visitor: its clocks start now."""
@@ -195,6 +224,8 @@ class ClassLink:
     def __init__(self, app: Any, sock: socket.socket, visitor: str) -> None:
         self.app, self.sock, self.visitor = app, sock, visitor
         self.goal: tuple[str, int] | None = None
+        self.goal_id: int | None = None  # the command that set the goal, answered once it is reached
+        self.stopped: str | None = None   # the run the teacher's pause stopped, started again on resume
         self._lock = threading.Lock()
 
     def start(self) -> None:
@@ -208,12 +239,15 @@ class ClassLink:
         lab = self.app.lab
         if lab is None:
             return {"scenario": None, "episode": None, "card": None, "running": None}
+        from ..tour.tour_card import TourCardScreen
+
         host = lab.host
         s = host.session  # plain attribute reads: no lock, a long episode must not hold the report
         tour = host.tour
         return {"scenario": getattr(getattr(s.scenario, "spec", None), "name", None) or self.app.served.scenario,
                 "episode": s.t, "episodes": s.n_episodes, "card": tour.shown if tour is not None else 0,
-                "running": host.running}
+                "card_open": isinstance(self.app.screen, TourCardScreen),  # a card closed is not a card seen now
+                "running": host.running, "held": host.held is not None}
 
     def report(self) -> None:
         self._send(self.status())
@@ -236,7 +270,7 @@ class ClassLink:
                     if isinstance(command, dict):
                         try:
                             self.app.call_from_thread(self.command, command)
-                        except RuntimeError:  # the app has ended
+                        except (RuntimeError, concurrent.futures.CancelledError):  # the app has ended, or is ending
                             return
         except (OSError, ValueError):  # the socket closed under us: the lab is ending anyway
             return
@@ -248,25 +282,52 @@ class ClassLink:
         lab again, so it ends now, autosaving as when its tab closes (ServedLab)."""
         try:
             self.app.call_from_thread(self.app.exit)
-        except RuntimeError:  # the app has ended already
+        except (RuntimeError, concurrent.futures.CancelledError):  # the app has ended already, or is ending
             pass
 
     # ------------------------------------------------------------ commands
     def command(self, command: dict[str, Any]) -> None:
-        kind, n = command.get("cmd"), command.get("n")
+        kind, n, cid = command.get("cmd"), command.get("n"), command.get("id")
+        cid = cid if isinstance(cid, int) else None
         lab = self.app.lab
         if kind == "pause":
-            self.goal = None
+            self._answer_goal(False, "paused")
+            was = lab.host.running if lab is not None else None
             if lab is not None:
+                self.stopped = was or self.stopped
+                lab.host.held = HOLD
                 lab.host.pause()
             self._tell("Your teacher paused the class.")
+            self._ack(cid, was_running=was is not None, lab=lab is not None)
+        elif kind == "resume":
+            again = self.stopped if lab is not None and lab.host.held is not None else None
+            self.stopped = None
+            if lab is not None:
+                lab.host.held = None
+            if again is not None and self.app.screen is lab and lab.host.running is None:
+                lab.runs.start(again)  # the run the pause stopped, where it stopped
+            self._tell("Your teacher resumed the class." + (" Your run goes on." if again else ""))
+            self._ack(cid, restarted=again is not None, lab=lab is not None)
         elif kind in ("card", "episode") and isinstance(n, int) and 0 < n <= 100_000:
+            self._answer_goal(False, "another move came")
             if lab is None:
+                self._ack(cid, done=False, why="start screen")
                 return
-            self.goal = (kind, n)
+            lab.host.held, self.stopped = None, None  # a move of the teacher's lifts their pause
+            self.goal, self.goal_id = (kind, n), cid
             word = "tour card" if kind == "card" else "episode"
             self._tell(f"Your teacher is taking the class to {word} {n}…")
             self.advance()
+
+    def _ack(self, cid: int | None, **answer: Any) -> None:
+        if cid is not None:
+            self._send({"ack": cid, **answer})
+
+    def _answer_goal(self, done: bool, why: str = "", at: int | None = None) -> None:
+        """The teacher's move answered (reached, or given up) and forgotten."""
+        if self.goal is not None:
+            self._ack(self.goal_id, done=done, why=why, at=at)
+        self.goal, self.goal_id = None, None
 
     def _tell(self, text: str) -> None:
         """A notification, or on the tour card when one is open: a notification raised over a
@@ -292,7 +353,7 @@ class ClassLink:
         if kind == "episode":
             s = host.session
             if s.t >= n or s.done:
-                self.goal = None
+                self._answer_goal(s.t >= n, "" if s.t >= n else "the run ended", at=s.t)
                 self._tell(f"Your teacher moved the class to episode {s.t}.")
             elif self.app.screen is lab:
                 lab.runs.start("step")
@@ -300,11 +361,11 @@ class ClassLink:
         shown = host.tour.shown if host.tour is not None else 0
         card_open = isinstance(self.app.screen, TourCardScreen)
         if shown >= n and (card_open or shown > n):
-            self.goal = None
+            self._answer_goal(True, at=shown)
             self._tell(f"Your teacher moved the class to tour card {shown}.")
             return
         if host.tour is not None and host.tour.finished and not card_open:
-            self.goal = None
+            self._answer_goal(False, "the tour ended", at=shown)
             return
         if card_open:
             self.app.screen.dismiss(None)

@@ -40,6 +40,13 @@ from .quota import VisitorFiles
 from .supervise import die_with_parent
 
 
+# A served lab's frames cross the class's network, forty at once: a run draws what a person can
+# read, four views a second (the last state always drawn), not every episode (a view of a
+# 160x48 lab is kilobytes; at the default speed a window is twenty episodes a second). The
+# screen's own rate (TEXTUAL_FPS, server.py) caps everything else: typing, scrolling, dialogs.
+FRAME_EVERY = 0.25
+
+
 class ServedLab(ExitHook, AelLab):
     # relative to the lab's module, not this one (the lab lists one stylesheet per feature folder)
     CSS_PATH = [Path(inspect.getfile(AelLab)).parent / p for p in AelLab.CSS_PATH]
@@ -51,6 +58,7 @@ class ServedLab(ExitHook, AelLab):
         settings = kwargs.pop("settings", None) or LabSettings()
         self.files = VisitorFiles(mode)
         settings.saves_dir, settings.exports_dir, settings.served = saves, saves / "exports", self.files
+        settings.frame_every = FRAME_EVERY
         super().__init__(session, settings=settings, **kwargs)
         self.served = mode
         self.class_link = ClassLink(self, control, visitor) if control is not None else None

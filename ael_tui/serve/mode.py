@@ -27,14 +27,14 @@ from typing import Any
 from engine.errors import AELError
 from engine.network import NO_DOWNLOADS
 
+from ael_cli.serve_flags import DEFAULT_FOLDER_QUOTA_MIB, DEFAULT_QUOTA_MIB
+
 ENV = "AEL_LAB_SERVED"  # the JSON of a ServedMode, set by the server in each app's environment
 PRIVATE = ".ael-lab"    # the lab's own files inside the sessions folder (home, tmp, caches)
 PRIVATE_DIRS = ("home", "tmp", "cache", "cache/support", "scikit_learn_data")
 # the worlds whose `data` is a file a visitor may name: read only from the sessions folder
 # (the teacher puts it there), the path confined as a save's is, before anything reads it
 FILE_DATA = {"stream": "tickets.csv"}  # world -> an example name for the refusal
-DEFAULT_QUOTA_MIB = 50.0          # what one visitor's lab may write into the sessions folder
-DEFAULT_FOLDER_QUOTA_MIB = 2048.0  # the whole sessions folder, every visitor together
 
 
 @dataclass(frozen=True)
@@ -48,6 +48,15 @@ class ServedMode:
     news_data: str | None = None   # the teacher's copy of the 20 Newsgroups articles (absolute), or no news
     quota_mib: float = DEFAULT_QUOTA_MIB
     folder_quota_mib: float = DEFAULT_FOLDER_QUOTA_MIB
+
+    @staticmethod
+    def local_news(path: str) -> str:
+        """The teacher's copy of the 20 Newsgroups articles (`--news-data`), read once now: a bad
+        folder is one line when the server starts, not an error on every visitor's screen."""
+        from scenarios.news.corpus import read_local
+
+        read_local(path, flag="--news-data")
+        return path
 
     def to_env(self) -> str:
         return json.dumps(asdict(self))

@@ -110,6 +110,11 @@ def app_environment(env: dict[str, str], mode: ServedMode) -> dict[str, str]:
     return {**env, **mode.private_env(keys_file), ENV: mode.to_env()}
 
 
+def counted(n: int, noun: str) -> str:
+    """'1 visitor', '40 visitors', '1 lab'."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def address(request: web.Request) -> str:
     """The visitor's address, for the per-address limit (behind a proxy: the proxy's)."""
     return request.remote or "?"
@@ -123,6 +128,8 @@ def clamp(value: Any, bounds: tuple[int, int], default: int) -> int:
     return min(max(n, bounds[0]), bounds[1])
 
 
+SERVED_FPS = 20        # a served lab's screen updates at most this often (Textual's default 60 is a local
+                       # terminal's): a person reads no faster, and forty labs share the network and the cores
 QUIET = 3.0            # seconds without a visitor arriving before the pool starts new warm labs
 WARM_SIZE = (160, 48)  # the terminal size warm labs start at (a visitor's other size is one resize)
 ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
@@ -134,7 +141,7 @@ def lab_environment(mode: ServedMode, width: int = 80, height: int = 24) -> dict
     fork server starts with it, since Textual reads its driver variables on import."""
     from importlib.metadata import version
 
-    env = {**os.environ, "TEXTUAL_DRIVER": "textual.drivers.web_driver:WebDriver", "TEXTUAL_FPS": "60",
+    env = {**os.environ, "TEXTUAL_DRIVER": "textual.drivers.web_driver:WebDriver", "TEXTUAL_FPS": str(SERVED_FPS),
            "TEXTUAL_COLOR_SYSTEM": "truecolor", "TERM_PROGRAM": "textual",
            "TERM_PROGRAM_VERSION": version("textual-serve"), "COLUMNS": str(width), "ROWS": str(height)}
     return {**app_environment(env, mode), **ONE_THREAD}
@@ -167,7 +174,8 @@ class LabAppService(service_base()):
         return process
 
     def build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
-        return app_environment(super().build_environment(width, height), self.mode)
+        return {**app_environment(super().build_environment(width, height), self.mode),
+                "TEXTUAL_FPS": str(SERVED_FPS)}  # (textual-serve's is 60; a forked lab has the fork server's)
 
     async def stop_within(self, seconds: float) -> None:
         """textual-serve's stop (asks the app to quit), then a kill if it has not."""
@@ -313,7 +321,7 @@ class LabServer(TeacherPage, server_base()):
             self.warm = [p for p in self.warm if not p.link.closed.is_set()]
             if len(self.warm) >= self.warm_target or len(self.warm) + self.cap.active >= self.cap.limit:
                 if not announced and self.warm:  # once full, and again once filled after visitors took labs
-                    self.out(f"AEL Lab: {len(self.warm)} labs warm and waiting for visitors "
+                    self.out(f"AEL Lab: {counted(len(self.warm), 'lab')} warm and waiting for visitors "
                              f"({time.monotonic() - self.started:.1f} s after start)")
                     announced = True
                 self._taken.clear()
@@ -401,14 +409,18 @@ class LabServer(TeacherPage, server_base()):
         sock = sock or self.bind()
         self.own_signals = True
         self.initialize_logging()
-        mode = self.mode
-        self.out(f"AEL Lab: serving {self.what} at http://{self.host}:{self.port}/ "
-                 f"(sessions folder {mode.folder}; up to {self.cap.limit} visitors, {self.cap.per_address} per "
-                 f"address; {mode.quota_mib:g} MiB of files each; idle sessions end after "
-                 f"{self.idle_seconds / 60:g} min; {'LLM backends allowed' if mode.allow_llm else 'offline only'})")
+        self.out(self.announcement())
         self.out(self.teacher_line())
         self.out("Ctrl+C stops the server and every visitor's lab.")
         web.run_app(self.make_app(), sock=sock, print=None, handle_signals=True, access_log_class=QuietAccessLog)
+
+    def announcement(self) -> str:
+        """The server's first line: what is served, where, and under which limits."""
+        mode = self.mode
+        return (f"AEL Lab: serving {self.what} at http://{self.host}:{self.port}/ "
+                f"(sessions folder {mode.folder}; up to {counted(self.cap.limit, 'visitor')}, "
+                f"{self.cap.per_address} per address; {mode.quota_mib:g} MiB of files each; idle sessions end "
+                f"after {self.idle_seconds / 60:g} min; {'LLM backends allowed' if mode.allow_llm else 'offline only'})")
 
     def teacher_line(self) -> str:
         """Where the teacher's page is, without its key: a terminal is often on the projector,
@@ -544,16 +556,55 @@ class LabServer(TeacherPage, server_base()):
     def warm_count(self) -> int:
         return sum(1 for p in self.warm if not p.link.closed.is_set())
 
-    async def teacher_command(self, cmd: Any, n: Any, visitor: Any) -> None:
-        """What the teacher's page sent: end one lab, pause every lab, or send the class on."""
-        if cmd == "end" and isinstance(visitor, str) and visitor in self.links:
-            service = self.links[visitor].service
-            if service is not None:
-                asyncio.create_task(service.stop_within(STOP_GRACE))
-        elif cmd == "pause":
-            await asyncio.gather(*(link.send({"cmd": "pause"}) for link in list(self.links.values())))
-        elif cmd in ("card", "episode"):
-            number = clamp(n, (1, 100_000), 1)
-            await asyncio.gather(*(link.send({"cmd": cmd, "n": number}) for link in list(self.links.values())))
-        else:
+    async def teacher_command(self, cmd: Any, n: Any, visitor: Any) -> str:
+        """What the teacher's page sent: end one lab, pause or resume every lab, or send the class
+        on; the answer is what happened, once the labs have said (a move: once they are there)."""
+        if cmd == "end":
+            link = self.links.get(visitor) if isinstance(visitor, str) else None
+            if link is None or link.service is None:
+                return f"No lab {str(visitor)[:40]} is connected now (it has left)."
+            asyncio.create_task(link.service.stop_within(STOP_GRACE))
+            return f"{link.visitor}'s lab is ending (its progress is autosaved)."
+        if cmd not in ("pause", "resume", "card", "episode"):
             raise web.HTTPBadRequest(text="AEL Lab: unknown command")
+        links = list(self.links.values())
+        if not links:
+            return "No lab is connected: there is no one to send."
+        if cmd in ("pause", "resume"):
+            answers = await asyncio.gather(*(link.ask({"cmd": cmd}, ANSWER_WAIT) for link in links))
+            return class_answer(cmd, 0, answers)
+        number = clamp(n, (1, 100_000), 1)
+        answers = await asyncio.gather(*(link.ask({"cmd": cmd, "n": number}, MOVE_WAIT) for link in links))
+        return class_answer(cmd, number, answers)
+
+
+ANSWER_WAIT = 10.0  # seconds the teacher's page waits for every lab to say it paused or resumed
+MOVE_WAIT = 60.0    # and to say it reached the card or episode (the page shows the labs moving meanwhile)
+
+
+def class_answer(cmd: str, number: int, answers: list[dict[str, Any] | None]) -> str:
+    """The teacher's page's one line for a command sent to every lab, from the labs' answers
+    (None: a lab that did not answer in time, or cannot be steered)."""
+    silent = sum(a is None for a in answers)
+    said = [a for a in answers if a is not None]
+    late = "still on the way (the table shows where)" if cmd in ("card", "episode") else "did not answer in time"
+    tail = f"; {counted(silent, 'lab')} {late}" if silent else ""
+    if cmd == "pause":
+        paused = sum(a.get("was_running") is True for a in said)
+        rest = len(said) - paused
+        return (f"{paused} paused ({rest} {'was' if rest == 1 else 'were'} not running); every lab's run keys "
+                f"wait until you resume{tail}.")
+    if cmd == "resume":
+        again = sum(a.get("restarted") is True for a in said)
+        return f"{counted(len(said), 'lab')} resumed, {again} of them running again where the pause stopped{tail}."
+    word = "tour card" if cmd == "card" else "episode"
+    moved = sum(a.get("done") is True for a in said)
+    if moved == len(answers):
+        return f"{counted(moved, 'lab')} moved to {word} {number}."
+    why: dict[str, int] = {}
+    for a in said:
+        if a.get("done") is not True:
+            reason = str(a.get("why") or "stopped")[:40]
+            why[reason] = why.get(reason, 0) + 1
+    others = "".join(f"; {k}: {v}" for k, v in sorted(why.items()))
+    return f"{moved} of {len(answers)} labs moved to {word} {number}{others}{tail}."

@@ -2,8 +2,14 @@
 
 The key opens the page once: `/teacher?key=KEY` (or `/teacher/labs?key=KEY`) sets
 an HttpOnly, SameSite=Strict cookie holding a random token of this server's (not
-the key) and redirects to the same page without the key, so the page's refresh
-every 3 s, the browser's history and any Referer carry no key. Scripts may send
+the key) and redirects to the same page without the key, so the table's refresh
+every 3 s, the browser's history and any Referer carry no key.
+
+The page works while the teacher types (templates/teacher.html): it is never
+reloaded; its table refreshes itself from `/teacher/labs?page=1`, and an action is
+POSTed in the background and answered in one line ("40 labs moved to tour card 3",
+"12 paused"), once the labs have said so. Its script is inline, allowed by a nonce
+(Content-Security-Policy): the page loads nothing, from the internet or elsewhere. Scripts may send
 the key in an `Authorization: Bearer KEY` header instead. The access log prints no
 query value but a terminal's size (`QuietAccessLog`), and the server never prints
 the key: one it made is written to a file only its user can read.
@@ -23,6 +29,7 @@ import math
 import os
 import re
 import secrets
+import string
 import tempfile
 import time
 from pathlib import Path
@@ -32,13 +39,19 @@ from urllib.parse import parse_qsl
 from aiohttp import web
 from aiohttp.abc import AbstractAccessLogger
 
-MIN_KEY = 16              # characters: a key shorter than this can be guessed
+from ael_cli.serve_flags import MIN_KEY  # characters: a key shorter than this can be guessed
+
 COOKIE = "ael_teacher"
 COOKIE_PATH = "/teacher"
 FIRST_DELAY, MAX_DELAY = 0.5, 60.0  # seconds an address waits after its first wrong key, and at most
 FORGET_AFTER = 3600.0     # an address quiet this long starts again from no wrong keys
 MAX_ADDRESSES = 4096      # addresses remembered at once (a flood of addresses cannot fill memory)
-SHOWN_QUERY = ("width", "height", "fontsize")  # query values the access log may print
+SHOWN_QUERY = ("width", "height", "fontsize", "page")  # query values the access log may print
+REFRESH_MS = 3000         # the teacher's table refreshes itself this often
+PAGE = string.Template((Path(__file__).parent / "templates" / "teacher.html").read_text(encoding="utf-8"))
+# the page's own script (by its nonce) and its own server, nothing else: no internet, no framing
+POLICY = ("default-src 'none'; script-src 'nonce-{nonce}'; style-src 'unsafe-inline'; connect-src 'self'; "
+          "form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
 _UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 log = logging.getLogger("ael-lab.serve")
@@ -155,12 +168,14 @@ def without_key(request: web.Request) -> str:
 
 class TeacherPage:
     """The teacher's routes, mixed into the server (LabServer): it reads `guard`, `links`,
-    `title` and `notice` there, and sends the labs their commands."""
+    `title` and `notice` there, and sends the labs their commands (`teacher_command`,
+    which answers in one line)."""
 
     guard: KeyGuard
     links: dict[str, Any]
     title: str
     notice: str
+    answer: str = ""  # the last action's answer, for the page drawn after a plain form's POST
 
     def teacher_routes(self) -> list[web.RouteDef]:
         return [web.get("/teacher", self.handle_teacher), web.post("/teacher", self.handle_teacher_command),
@@ -196,43 +211,65 @@ class TeacherPage:
         return response
 
     async def handle_teacher_labs(self, request: web.Request) -> web.StreamResponse:
+        """The labs' rows (a list, for scripts); `?page=1`: with the line under the table and the
+        notice, as the teacher's page refreshes itself."""
         if (redirect := self._admit(request, given_key(request))) is not None:
             return redirect
-        return web.json_response([link.row() for link in self.links.values()], headers={"Cache-Control": "no-store"})
+        rows = [link.row() for link in self.links.values()]
+        body: Any = rows if "page" not in request.query else \
+            {"labs": rows, "line": self.class_line(), "notice": self.notice}
+        return web.json_response(body, headers={"Cache-Control": "no-store"})
+
+    def class_line(self) -> str:
+        return (f"{len(self.links)} connected; {self.warm_count()} labs warm and waiting. "
+                f"{self.guard.summary()}")
 
     async def handle_teacher(self, request: web.Request) -> web.StreamResponse:
         if (redirect := self._admit(request, given_key(request))) is not None:
             return redirect
-        rows = "".join(
-            f"<tr><td>{html.escape(r['visitor'])}</td><td>{html.escape(str(r.get('scenario') or '-'))}</td>"
-            f"<td>{r.get('episode') if r.get('episode') is not None else '-'}</td>"
-            f"<td>{r.get('card') or '-'}</td><td>{r['idle']:.0f} s</td>"
-            f"<td><form method=post><input type=hidden name=visitor value='{html.escape(r['visitor'])}'>"
-            f"<button name=cmd value=end>End</button></form></td></tr>"
-            for r in (link.row() for link in self.links.values()))
-        notice = f"<p><strong>{html.escape(self.notice)}</strong></p>" if self.notice else ""
-        page = f"""<!doctype html><html><head><meta charset=utf-8><meta http-equiv=refresh content=3>
-<meta name=referrer content=no-referrer><title>{html.escape(self.title)} · teacher</title></head>
-<body style="font-family:sans-serif"><h1>{html.escape(self.title)} · the class</h1>{notice}
-<form method=post>
-Everyone to <select name=cmd><option value=card>tour card</option><option value=episode>episode</option></select>
-<input name=n type=number min=1 value=1 style="width:5em"> <button>Go</button></form>
-<form method=post><button name=cmd value=pause>Pause every lab</button></form>
-<table border=1 cellpadding=4><tr><th>visitor</th><th>scenario</th><th>episode</th><th>tour card</th>
-<th>idle</th><th></th></tr>{rows}</table><p>{len(self.links)} connected; {self.warm_count()} labs warm and
-waiting. {html.escape(self.guard.summary())}</p></body></html>"""
+        nonce = secrets.token_urlsafe(16)
+        page = PAGE.substitute(title=html.escape(self.title), notice=html.escape(self.notice),
+                               answer=html.escape(self.answer), rows="".join(row_html(link.row())
+                                                                             for link in self.links.values()),
+                               line=html.escape(self.class_line()), nonce=nonce, every_ms=REFRESH_MS)
         return web.Response(text=page, content_type="text/html",
-                            headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"})
+                            headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer",
+                                     "Content-Security-Policy": POLICY.format(nonce=nonce),
+                                     "X-Content-Type-Options": "nosniff"})
 
     async def handle_teacher_command(self, request: web.Request) -> web.StreamResponse:
+        """An action: answered in JSON to the page's script (`Accept: application/json`), else
+        (a plain form, no script) the page again, the answer on it."""
         form = await request.post()
         key = form.get("key")
         self._admit(request, key if isinstance(key, str) else None)
-        await self.teacher_command(form.get("cmd"), form.get("n"), form.get("visitor"))
+        answer = await self.teacher_command(form.get("cmd"), form.get("n"), form.get("visitor"))
+        if "application/json" in request.headers.get("Accept", ""):
+            return web.json_response({"answer": answer}, headers={"Cache-Control": "no-store"})
+        self.answer = answer
         raise web.HTTPSeeOther("/teacher")
 
     def warm_count(self) -> int:
         raise NotImplementedError
 
-    async def teacher_command(self, cmd: Any, n: Any, visitor: Any) -> None:
+    async def teacher_command(self, cmd: Any, n: Any, visitor: Any) -> str:
         raise NotImplementedError
+
+
+def card_cell(row: dict[str, Any]) -> str:
+    """The tour card column: the card a student saw last, and whether it is open now (a student
+    who closed card 3 and stepped on is not at card 3)."""
+    card = row.get("card")
+    if not card:
+        return "-"
+    return f"{card} (open)" if row.get("card_open") else f"{card} (closed)"
+
+
+def row_html(r: dict[str, Any]) -> str:
+    """One lab's row, drawn by the server for the page's first view (the script draws the rest)."""
+    episode = "-" if r.get("episode") is None else f"{r['episode']}{' (paused)' if r.get('held') else ''}"
+    visitor = html.escape(str(r["visitor"]))
+    return (f"<tr><td>{visitor}</td><td>{html.escape(str(r.get('scenario') or '-'))}</td>"
+            f"<td>{html.escape(episode)}</td><td>{html.escape(card_cell(r))}</td><td>{r['idle']:.0f} s</td>"
+            f"<td><form method=post><input type=hidden name=visitor value='{visitor}'>"
+            f"<button name=cmd value=end>End</button></form></td></tr>")

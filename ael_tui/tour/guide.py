@@ -103,10 +103,13 @@ class TourGuide:
 def _posterior(session: Session, episode: int, record: dict[str, Any], key: Callable) -> tuple[str, str, str]:
     arm = next((a for a in session.selector.arms if a.name == record["policy"]), None)
     reward = float(record["reward"])
+    credited = float(record.get("credited", reward))  # what the bandit learned (a credit variant's share)
     how = ("Thompson sampling drew one sample from every arm's Beta posterior and played the highest"
            if session.selector.kind == "ts" else f"The {session.config.selector} selector chose it")
-    text = (f"Episode {episode}: {how}: {record['policy']}. It earned reward {reward:.2f}, "
-            f"which adds {reward:.2f} to that arm's α and {1 - reward:.2f} to its β")
+    earned = (f"It earned reward {reward:.2f}, of which the bandit was credited {credited:.2f}, "
+              if credited != reward else f"It earned reward {reward:.2f}, ")
+    text = (f"Episode {episode}: {how}: {record['policy']}. {earned}"
+            f"which adds {credited:.2f} to that arm's α and {1 - credited:.2f} to its β")
     if arm is not None:
         text += f", so it is now Beta({arm.alpha:.1f}, {arm.beta:.1f}) with mean {arm.mean:.2f}"
     text += (". The other arms did not move. Watch the Posteriors table and the Beta densities: "
@@ -131,11 +134,11 @@ def _reflected(session: Session, episode: int, e: ev.Reflected, key: Callable) -
         proposed.append("an insight for the agent")
     if r is not None and r.policy is not None:
         proposed.append(f"a new retrieval policy, {r.policy.get('name', '?')}, as a new arm")
-    diagnosis = e.diagnosis.strip() if len(e.diagnosis.strip()) <= 220 else e.diagnosis.strip()[:219] + "…"
+    diagnosis = words_within(e.diagnosis.strip(), DIAGNOSIS)
     if not diagnosis.endswith((".", "!", "?", "…")):
         diagnosis += "."  # a reflector's diagnosis may end without one: the card's next sentence follows it
-    text = (f"Episode {episode}: the slow loop. The reflector looked back over the last {session.slow_window} "
-            f"episodes (trigger: {e.trigger}) with side information the agent never sees. Diagnosis: {diagnosis} "
+    text = (f"Episode {episode}: the slow loop. The reflector looked back over {_looked_at(session, episode, r)} "
+            f"(trigger: {e.trigger}) with side information the agent never sees. Diagnosis: {diagnosis} "
             + (f"It proposes {' and '.join(proposed)}: a person approves, edits or rejects each "
                f"({key('lab.decide')})."
                if proposed else "It proposes nothing this time: the pool looks good enough."))
@@ -143,6 +146,36 @@ def _reflected(session: Session, episode: int, e: ev.Reflected, key: Callable) -
     if lesson:
         text += f" What this world teaches: {lesson}"
     return "Reflection: diagnose, then prescribe", text, "progress"
+
+
+DIAGNOSIS = 220  # characters of a diagnosis a card quotes (the Reflection panel has it whole)
+
+
+def words_within(text: str, width: int) -> str:
+    """`text` in at most `width` characters, cut after a whole word with "…" (never mid-word)."""
+    if len(text) <= width:
+        return text
+    head = text[: width - 1]
+    space = head.rfind(" ")
+    return (head[:space] if space > width // 2 else head).rstrip(" ,;:—-") + "…"
+
+
+def _span(window: Any) -> tuple[int, int] | None:
+    if isinstance(window, (list, tuple)) and len(window) == 2 and all(isinstance(x, int) for x in window):
+        return window[0], window[1]
+    return None
+
+
+def _looked_at(session: Session, episode: int, r: Any) -> str:
+    """The episodes the reflection read, as its evidence names them (the Reflection panel beside
+    the card quotes the same numbers), else the slow window."""
+    evidence = r.evidence if r is not None else {}
+    trailing, slow = _span(evidence.get("trailing_window")), _span(evidence.get("slow_window"))
+    if trailing and slow and trailing != slow:
+        return (f"episodes {trailing[0]}–{trailing[1]} (its gate's trailing window) and {slow[0]}–{slow[1]} "
+                "(the slow window it diagnoses)")
+    span = slow or trailing or (max(0, episode + 1 - session.slow_window), episode)
+    return f"episodes {span[0]}–{span[1]}"
 
 
 def _regime(session: Session, episode: int, change: tuple[Any, Any], key: Callable) -> tuple[str, str, str]:
@@ -155,7 +188,7 @@ def _regime(session: Session, episode: int, change: tuple[Any, Any], key: Callab
 
 def _arm(session: Session, episode: int, e: ev.ArmAdded, key: Callable) -> tuple[str, str, str]:
     arm = next((a for a in session.selector.arms if a.name == e.arm), None)
-    prior = f"Beta({arm.alpha:.0f}, {arm.beta:.0f})" if arm is not None else "its prior"
+    prior = f"Beta({arm.alpha:.1f}, {arm.beta:.1f})" if arm is not None else "its prior"  # as the table shows it
     who = "you" if e.source == "human" else ("a standing rule" if "always" in e.source else "the approval mode")
     text = (f"Episode {episode}: the proposed policy {e.arm} joined the pool, approved by {who}. It starts from "
             f"{prior}: its samples spread wide, so Thompson sampling tries it soon, and if it works its posterior "

@@ -1,13 +1,16 @@
 """The guided tour's card: one key moment explained, over the lab, which stays in view.
 
 t closes the card and runs to the next moment; Escape closes it (t in the lab
-carries on later). Returns "next" or "close".
+carries on later); space, w and r close it and run as the lab's keys do. Any other
+key says on the card what to press: no key on a card is silent. Returns "next",
+"close" or "run:MODE" (step, window, reflection).
 """
 
 from __future__ import annotations
 
 from rich.text import Text
 from textual.app import ComposeResult
+from textual import events
 from textual.containers import Vertical
 from textual.css.query import NoMatches
 from textual.screen import ModalScreen
@@ -44,6 +47,22 @@ class TourCardScreen(ModalScreen[str]):
                 nxt = f"{key('tour.next')}: " + ("run to the next moment" if self.remaining else "end of the tour")
             box.border_subtitle = nxt + f" · {key('tour.close')}: close"
 
+    def keys_line(self) -> str:
+        """What a card takes, for a key it does not."""
+        key = self.app.key_for
+        nxt = "decide the proposal" if self.waits else "the next moment"
+        return (f"On this card: {key('tour.next')} {nxt} · {key('tour.close')} close · {key('tour.step')}, "
+                f"{key('tour.window')} or {key('tour.reflection')} close it and run (step, window, reflection)")
+
+    def on_key(self, event: events.Key) -> None:
+        """A key the card does not take: the card says what to press instead of doing nothing.
+        (A key event reaches the screen before the bindings are looked up, so a bound key,
+        the card's or the app's, is left to its binding.)"""
+        if event.key in self.active_bindings or not (event.is_printable or event.key == "enter"):
+            return
+        event.stop()
+        self.note(self.keys_line())
+
     def note(self, text: str) -> None:
         """A line at the top of the card, for what would otherwise be a notification held
         until the card closes (the teacher moving the class here, say)."""
@@ -57,3 +76,6 @@ class TourCardScreen(ModalScreen[str]):
 
     def action_close(self) -> None:
         self.dismiss("close")
+
+    def action_run(self, mode: str) -> None:
+        self.dismiss(f"run:{mode}")

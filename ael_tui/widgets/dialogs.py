@@ -44,16 +44,19 @@ class ConfirmScreen(ModalScreen[bool]):
 class PromptScreen(ModalScreen[str | None]):
     """One line of text: Enter returns it, Escape returns None. The text is not selected when
     the field gets focus (the cursor is at its end), so a first key edits a given path instead
-    of replacing it; `required`: an empty answer is refused in the dialog, not returned."""
+    of replacing it, unless `select`: the text is selected, so typing replaces it (a filter a
+    person types anew) and an arrow key keeps it to edit; `required`: an empty answer is
+    refused in the dialog, not returned."""
 
     BINDINGS = bindings_for("prompt")
 
     def __init__(self, title: str, value: str = "", placeholder: str = "", hint: str = "",
-                 ok: str = "OK", input_id: str = "prompt-input", required: str = "") -> None:
+                 ok: str = "OK", input_id: str = "prompt-input", required: str = "", select: bool = False) -> None:
         super().__init__(classes="dialog-screen")
         self.title_text, self.value, self.placeholder, self.hint, self.ok = title, value, placeholder, hint, ok
         self.input_id = input_id
         self.required = required  # what to type, said when the field is emptied ("a path")
+        self.select = select
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog small-dialog"):
@@ -68,7 +71,10 @@ class PromptScreen(ModalScreen[str | None]):
     def on_mount(self) -> None:
         field = self.query_one(Input)
         field.focus()
-        field.cursor_position = len(field.value)
+        if self.select:
+            field.select_all()
+        else:
+            field.cursor_position = len(field.value)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -152,7 +158,7 @@ class SettingsScreen(ModalScreen[SettingsAnswer | None]):
 
 class CompareSetupScreen(ModalScreen[list[str] | None]):
     """Which selectors to run side by side: a ticked list (space or enter ticks),
-    then Compare (ctrl+s or the button). Between 2 and `limit`."""
+    then Compare (c, the key that opened it, or the button). Between 2 and `limit`."""
 
     BINDINGS = bindings_for("compare_setup")
 

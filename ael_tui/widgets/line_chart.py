@@ -13,9 +13,6 @@ plotext built these two charts in 20-100 ms a frame; this takes about half a mil
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Callable
-
 import numpy as np
 from rich.segment import Segment
 from rich.style import Style
@@ -25,6 +22,7 @@ from textual.widget import Widget
 
 from engine.shown_text import shown
 
+from ael_lab.drawing import Axis, Chart, Series, quarters, x_ticks  # noqa: F401 - what a chart is
 from ael_tui.clock import clock_of
 from ael_tui.widgets.throttle import Throttle
 
@@ -53,62 +51,6 @@ def curve_dots(dot_y: np.ndarray, n_dots: int) -> np.ndarray:
     lo, hi = np.minimum(r, prev), np.maximum(r, prev)
     rows = np.arange(n_dots)[:, None]
     return (rows >= lo[None, :]) & (rows <= hi[None, :]) & ok[None, :]
-
-
-@dataclass
-class Series:
-    label: str | None          # in the legend, if given
-    x: np.ndarray
-    y: np.ndarray
-    colour: str                # a Rich colour name
-    right: bool = False        # on the right axis
-    bold: bool = False
-
-
-@dataclass
-class Axis:
-    low: float
-    high: float
-    ticks: list[float]         # every one is labelled, on its own row
-    fmt: str | Callable[[float], str] = "{:.2f}"
-
-    def label(self, value: float) -> str:
-        return self.fmt(value) if callable(self.fmt) else self.fmt.format(value)
-
-
-@dataclass
-class Chart:
-    title: str
-    short_title: str                # when the title does not fit
-    x_range: tuple[float, float]
-    left: Axis
-    right: Axis | None = None
-    series: list[Series] = field(default_factory=list)
-    vlines: list[tuple[float, str]] = field(default_factory=list)             # (x, colour)
-    marks: list[tuple[float, float, str, str]] = field(default_factory=list)  # (x, y on the left axis, char, colour)
-    names: list[tuple[float, str, str]] = field(default_factory=list)         # (x, text, colour), where room
-    names_at_top: bool = True
-    legend: list[tuple[str, str]] = field(default_factory=list)               # (text, colour), top right
-    x_format: str = "{:.0f}"
-
-    def same_as(self, other: Chart | None) -> bool:
-        if other is None:
-            return False
-        mine, theirs = self.__dict__, other.__dict__
-        for key, value in mine.items():
-            if key == "series":
-                if len(value) != len(theirs[key]) or any(
-                        (a.label, a.colour, a.right, a.bold) != (b.label, b.colour, b.right, b.bold)
-                        or not np.array_equal(a.x, b.x) or not np.array_equal(a.y, b.y)
-                        for a, b in zip(value, theirs[key])):
-                    return False
-            elif value != theirs[key]:
-                return False
-        return True
-
-
-def quarters(low: float, high: float) -> list[float]:
-    return [low + (high - low) * k / 4 for k in range(5)]
 
 
 class LineChart(Widget):
@@ -151,17 +93,6 @@ class LineChart(Widget):
         if self._lines is None or self._built_for != size:
             self._lines, self._built_for = draw(self.chart, *size), size
         return self._lines[y] if 0 <= y < len(self._lines) else Strip.blank(size[0])
-
-
-def _x_ticks(low: float, high: float, cols: int, fmt: str) -> list[tuple[int, str]]:
-    """(column, label) of as many evenly spaced x ticks (5, 3 or 2) as fit without touching."""
-    for count in (5, 3, 2):
-        values = [low + (high - low) * k / (count - 1) for k in range(count)]
-        ticks = [(round(k * (cols - 1) / (count - 1)), fmt.format(v)) for k, v in enumerate(values)]
-        spans = [(max(0, min(c - len(s) // 2, cols - len(s))), len(s)) for c, s in ticks]
-        if all(a + n + 1 <= b for (a, n), (b, _) in zip(spans, spans[1:])):
-            return ticks
-    return []
 
 
 def _tick_rows(axis: Axis, rows: int) -> dict[int, str]:
@@ -237,17 +168,22 @@ def draw(chart: Chart | None, width: int, height: int) -> list[Strip]:
         text[empty, c], style[empty, c] = ord("│"), len(palette) - 1
     name_row = 0 if chart.names_at_top else rows - 1
     free_from = 0
+    named: set[int] = set()  # the columns a name takes on its row
     for x, name, colour in chart.names:  # each where it has room, after the previous one
         name = shown(name)  # a regime a file named: shown, never obeyed
         c = col_of(x) + 1
         if c < free_from or c + len(name) > cols:
             continue
         paint(name_row, c, name, Style(color=colour))
+        named.update(range(c, c + len(name)))
         free_from = c + len(name) + 2
     span = (chart.left.high - chart.left.low) or 1.0
     for x, y, ch, colour in chart.marks:
         r = min(max(round((chart.left.high - y) / span * (rows - 1)), 0), rows - 1)
-        paint(r, col_of(x), ch, Style(color=colour, bold=True))
+        c = col_of(x)
+        if r == name_row and c in named:  # a mark never covers a regime's name: the row beside it
+            r = name_row + 1 if chart.names_at_top else name_row - 1
+        paint(r, c, ch, Style(color=colour, bold=True))
 
     left_rows, right_rows = _tick_rows(chart.left, rows), _tick_rows(chart.right, rows) if chart.right else {}
     lines = list(head)
@@ -259,7 +195,7 @@ def draw(chart: Chart | None, width: int, height: int) -> list[Strip]:
             label = right_rows.get(r)
             segments.append(Segment("├" + label.ljust(rw - 1) if label is not None else "│" + " " * (rw - 1), DIM))
         lines.append(Strip(segments).adjust_cell_length(width))
-    ticks = _x_ticks(x0, x1, cols, chart.x_format)
+    ticks = x_ticks(x0, x1, cols, chart.x_format)
     axis = ["─"] * cols
     under = [" "] * cols
     for c, text in ticks:

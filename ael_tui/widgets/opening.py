@@ -7,31 +7,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
+import ael_lab
 from engine.errors import AELError
 from engine.store.persistence import load_session
-from engine.session import Session, SessionConfig
-from scenarios import make_scenario, scenario_class, scenario_names, spec_of
+from engine.session import Session
+from scenarios import make_scenario
+
+from ael_lab.extend import scenario_availability, selectors_of  # noqa: F401 - the lists every front end reads
 
 APPROVAL_MODES = ("manual", "auto")
-
-
-def scenario_availability() -> dict[str, str]:
-    """Scenario name -> "" if it can be used now, else why not (a registered scenario whose
-    libraries are not installed). Imports each scenario."""
-    out = {}
-    for name in scenario_names():
-        try:
-            scenario_class(name)
-            out[name] = ""
-        except AELError as err:
-            out[name] = str(err)
-    return out
-
-
-def selectors_of(scenario: str) -> list[str]:
-    """The session methods the scenario offers (baselines are not sessions), its prior methods last."""
-    spec = spec_of(scenario)
-    return [*spec.selectors, *spec.offered_prior_methods]
 
 
 def usable_backends(role: str, env: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
@@ -66,41 +50,24 @@ class NewSession:
     reflector_options: dict[str, Any] | None = None  # `ael-lab lab --trigger/--reflect-*` (as `ael-lab run`)
     variants: list[str] | None = None    # `--variant` / the start screen's Variants field (engine/variants/__init__.py)
 
-    def config(self) -> SessionConfig:
-        if self.approval not in APPROVAL_MODES:
-            raise AELError(f"approval mode {self.approval!r}: expected manual or auto")
-        options = dict(self.options or {})
-        extra: dict[str, Any] = {}
+    def llm_settings(self) -> dict[str, Any] | None:
+        """Who plays the agent and the reflector, as `ael_lab.new`'s `llm` takes it: the full
+        config `ael-lab lab`'s flags gave, else the start screen's two choices (None: offline)."""
         if self.llm:
-            extra["llm"] = dict(self.llm)
-        elif self.agent != "offline" or self.reflector != "offline":
-            if self.agent != "offline" and not spec_of(self.scenario).uses_llm:
-                raise AELError(f"the {self.scenario} scenario has no agent a model could play: "
-                               "choose the offline agent")
-            extra["llm"] = {"agent": self.agent, "reflector": self.reflector}
-        if self.reflector_options:
-            extra["reflector_options"] = dict(self.reflector_options)
-            if "cadence" in self.reflector_options:  # as `ael-lab run`: the slow window is the cadence
-                extra["slow_window"] = self.reflector_options["cadence"]
-        if self.variants:
-            from engine.variants.session_variants import check_variants
-
-            extra["variants"] = [v.text for v in check_variants(self.variants, self.scenario)]
-        return SessionConfig(scenario=self.scenario, seed=self.seed, selector=self.selector,
-                             approval=self.approval, scenario_options=options, **extra)
+            return dict(self.llm)
+        if self.agent == "offline" and self.reflector == "offline":
+            return None
+        return {"agent": self.agent, "reflector": self.reflector}
 
 
 def build_session(spec: NewSession) -> Session:
-    """A new session; AELError for anything a person can fix (unknown selector, bad data...)."""
-    from ael_cli.flags.values import check_seed
-
-    check_seed(spec.seed)  # the save's bounds (engine/limits.py): what starts here can be saved and resumed
-    config = spec.config()
-    from engine.methods import parse_method
-
-    parse_method(config.selector)
-    scenario = make_scenario(config.scenario, config.seed, config.scenario_options)
-    return Session(config, scenario)
+    """A new session, built by `ael_lab.new` as a script's is; AELError for anything a person can
+    fix (a seed the save cannot hold, an unknown selector, a model agent in a world without one...)."""
+    if spec.approval not in APPROVAL_MODES:
+        raise AELError(f"approval mode {spec.approval!r}: expected manual or auto")
+    return ael_lab.new(spec.scenario, spec.seed, approval=spec.approval, selector=spec.selector,
+                       variants=spec.variants or (), llm=spec.llm_settings(), options=spec.options,
+                       reflector_options=spec.reflector_options).engine
 
 
 def open_session(path: Path, llm_url: str | None = None) -> Session:

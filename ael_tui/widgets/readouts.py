@@ -23,6 +23,8 @@ from engine.store.persistence import read_document
 from engine.session import Session
 from engine.shown_text import shown
 
+from ael_lab.drawing import metric_name  # noqa: F401 - the progress data names its metric by it
+
 
 # ------------------------------------------------------------------ status
 def regime_name(session: Session, regime: Any) -> str | None:
@@ -195,14 +197,6 @@ def memory_entry(session: Session, tier: str, entry_id: str):
 
 
 # --------------------------------------------------------------- progress
-def metric_name(session: Session) -> str:
-    """'accuracy' where episodes are right or wrong and the reward is not the same thing, else 'reward'."""
-    h = session.history
-    if h and h[-1].get("correct") is not None and session.config.scenario != "synthetic":
-        return "accuracy"
-    return "reward"
-
-
 def rolling(values: np.ndarray, window: int) -> np.ndarray:
     """Trailing mean over up to `window` values (shorter at the start)."""
     if len(values) == 0:

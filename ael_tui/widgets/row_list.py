@@ -179,10 +179,22 @@ class RowList(SteadyScrollbars, ScrollView, can_focus=True):
             self._set_cursor(round(self.scroll_offset.y) + event.y - 1)
 
     # ------------------------------------------------------------ drawing
+    def whole_widths(self) -> dict[int, int]:
+        """Columns whose text is never cut (an episode number, an id: a cut one names another
+        row), as {column: the width its widest value needs}, read off the rows cheaply (the
+        first and the last, where they are in order): it is asked at every paint."""
+        return {}
+
+    def fixed_widths(self) -> list[int | None]:
+        """The columns' declared widths, each widened to what `whole_widths` asks."""
+        whole = self.whole_widths()
+        return [None if w is None else max(w, whole.get(i, 0)) for i, (_, w, _) in enumerate(self.COLUMNS)]
+
     def _widths(self) -> list[int]:
-        fixed = 1 + sum(w for _, w, _ in self.COLUMNS if w is not None) + self.GAP * len(self.COLUMNS)
+        widths = self.fixed_widths()
+        fixed = 1 + sum(w for w in widths if w is not None) + self.GAP * len(widths)
         flex = max(self.FLEX_MIN, min(self.FLEX_MAX, self.size.width - fixed))
-        return [w if w is not None else flex for _, w, _ in self.COLUMNS]
+        return [w if w is not None else flex for w in widths]
 
     def cut_cell(self, column: int, text: str, width: int) -> str:
         """A cell's text in its column's width (subclasses keep what must stay whole)."""

@@ -68,6 +68,8 @@ class RunLoop:
         self._run_lock = threading.Lock()      # not `lock`: starting or ending a run never waits for a step
         self._run_id = 0                       # which run `running` belongs to
         self.run_began = 0.0                   # the clock's time when it began
+        self.held: str | None = None           # why no run may start now (a served class paused by its
+                                               # teacher), said by every run key until it is lifted
 
     # -------------------------------------------------------------- hooks
     def target(self, mode: str) -> tuple[int, StopOn]:
@@ -107,7 +109,7 @@ class RunLoop:
         with self._run_lock:
             if self.running:
                 return self._already(self.running)
-            reason = self._cannot_begin(mode)
+            reason = self.held or self._cannot_begin(mode)
             if reason:
                 return reason
             self.stop_event.clear()

@@ -27,6 +27,10 @@ from textual.widgets import Footer
 from ael_tui.compat import FooterKey, FooterLabel, KeyGroup, bindings_ready
 
 ESSENTIAL = ("app.help", "lab.save", "app.quit")  # shown at every width, in this order, at the right
+# kept where they stand in the row before the keys after them when the width is short: the tour
+# (how a newcomer begins) and the next group of panels (how a small screen sees the others);
+# so are the focused widget's own keys (the episode log's Enter and /), which nothing else shows
+KEPT = ("lab.tour", "lab.panels")
 
 
 class SteadyFooter(Footer):
@@ -38,8 +42,10 @@ class SteadyFooter(Footer):
     _shown: tuple | None = None  # what the keys composed last show
 
     def _what_it_shows(self) -> tuple:
-        keys = tuple((binding.key, binding.description, binding.action, enabled, tooltip)
-                     for (_, binding, enabled, tooltip) in self.screen.active_bindings.values()
+        focused = self.screen.focused
+        keys = tuple((binding.key, binding.description, binding.action, enabled, tooltip,
+                      focused is not None and namespace is focused)  # the focused widget's own keys go first
+                     for (namespace, binding, enabled, tooltip) in self.screen.active_bindings.values()
                      if binding.show or binding.id in ESSENTIAL)
         return keys, self.show_command_palette, self.compact
 
@@ -50,11 +56,15 @@ class SteadyFooter(Footer):
         active = self.screen.active_bindings
         essential: dict[str, tuple] = {}
         by_action: defaultdict[str, list[tuple]] = defaultdict(list)
-        for (_, binding, enabled, tooltip) in active.values():
+        focused = self.screen.focused
+        own: set[int] = set()  # the focused widget's bindings (kept, as KEPT)
+        for (namespace, binding, enabled, tooltip) in active.values():
             if binding.id in ESSENTIAL:
                 essential.setdefault(binding.id, (binding, enabled, tooltip))
             elif binding.show:
                 by_action[binding.action].append((binding, enabled, tooltip))
+                if focused is not None and namespace is focused:
+                    own.add(id(binding))
         for group, same in groupby(by_action.values(), lambda multi: multi[0][0].group):
             same = list(same)
             if group is not None and len(same) > 1:
@@ -68,9 +78,10 @@ class SteadyFooter(Footer):
             else:
                 for multi in same:
                     binding, enabled, tooltip = multi[0]
+                    kept = binding.id in KEPT or id(binding) in own
                     yield FooterKey(binding.key, self.app.get_key_display(binding), binding.description,
-                                    binding.action, disabled=not enabled,
-                                    tooltip=tooltip).data_bind(compact=Footer.compact)
+                                    binding.action, disabled=not enabled, tooltip=tooltip,
+                                    classes="-kept" if kept else "").data_bind(compact=Footer.compact)
         for bid in ESSENTIAL:
             if bid in essential:
                 binding, enabled, tooltip = essential[bid]
@@ -114,16 +125,18 @@ class SteadyFooter(Footer):
 
     def fit(self) -> None:
         """Show the units that fit the width, by priority: help, save and quit, the palette's
-        key, then the screen's keys in order (the first that does not fit ends them)."""
+        key, the kept keys (KEPT), then the screen's other keys in order (the first that does
+        not fit ends them)."""
         width = self.size.width or self.app.size.width
         if not width:
             return
         units = self._units()
         first = [u for u in units if u[0].has_class("-essential")]
         palette = [u for u in units if u[0].has_class("-command-palette")]
-        rest = [u for u in units if u not in first and u not in palette]
+        kept = [u for u in units if u[0].has_class("-kept")]
+        rest = [u for u in units if u not in first and u not in palette and u not in kept]
         used, show = 0, set()
-        for unit in first + palette:
+        for unit in first + palette + kept:
             need = sum(self._width_of(w) for w in unit)
             if used + need <= width or unit in first:
                 used += need

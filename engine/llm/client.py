@@ -108,6 +108,7 @@ class LLMClient:
         purpose: str,
         fallback: Fallback | None = None,
         trimmed: str = "",
+        rejected: Callable[[str], Any] | None = None,
     ) -> LLMResult:
         """One JSON object matching `schema`, or the failure per the error policy.
 
@@ -116,8 +117,13 @@ class LLMClient:
         "agent"); `fallback(messages, schema)` is the caller's offline answer:
         it answers every call of the offline provider, and failed calls under
         the `fallback` policy; `trimmed` is `fit`'s note on how the prompt was
-        cut, kept in the ledger. Raises `AELError` for a failure under `raise`
-        (one line, never a key), and for a request a replay cassette lacks.
+        cut, kept in the ledger. `rejected(problem)` is the caller's own answer
+        for a model that did answer, twice, but not within the schema (an agent
+        that names a label it was not offered): under either policy it is
+        returned as the data, unvalidated, with `reason` saying why (a wrong
+        answer, not a failed call: the breaker counts the endpoint as answering).
+        Raises `AELError` for a failure under `raise` (one line, never a key),
+        and for a request a replay cassette lacks.
         """
         if not isinstance(purpose, str) or not purpose:
             raise ValueError("purpose: a short non-empty label is required")
@@ -161,6 +167,13 @@ class LLMClient:
                                           spent.attempts, False, "", purpose, first_hash, spent.repaired,
                                           spent.trimmed))
         reason = f"the reply was rejected twice, last: {problem}"
+        if rejected is not None:
+            if self.breaker.succeeded():  # the endpoint answered: a bad answer is the model's, not an outage
+                self._notify(f"{self.name}: answering again; the circuit breaker is closed")
+            return self._finish(LLMResult(rejected(problem), self.provider.name, spent.model, spent.input_tokens,
+                                          spent.output_tokens, spent.cost_usd, self._clock() - start,
+                                          spent.attempts, False, clip(self.redact(reason)), purpose, first_hash,
+                                          False, spent.trimmed))
         return self._fail(reason, purpose, original, schema, fallback, spent, start, first_hash)
 
     def context_tokens(self) -> int:

@@ -43,6 +43,7 @@ class Totals:
     fallbacks: int = 0
     repaired: int = 0    # answered after the repair round
     trimmed: int = 0     # calls whose prompt was cut to fit the context
+    unanswered: int = 0  # calls with a reason and no fallback: failed under `raise`, or rejected as the caller's
     attempts: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
@@ -54,6 +55,7 @@ class Totals:
         self.fallbacks += int(r.fallback)
         self.repaired += int(r.repaired)
         self.trimmed += int(bool(r.trimmed))
+        self.unanswered += int(bool(r.reason) and not r.fallback)
         self.attempts += r.attempts
         self.input_tokens += r.input_tokens
         self.output_tokens += r.output_tokens

@@ -177,14 +177,15 @@ class LLMRuntime:
             self.cassette.close()
 
     def summary(self) -> dict[str, Any]:
-        """Calls (answered first try, after the repair round, or offline after failing),
+        """Calls (answered first try, after the repair round, offline after failing, or not
+        at all: failed under `raise` or rejected as a wrong answer),
         prompts trimmed to fit the context, tokens and estimated cost, in total and per
         purpose (latency is left out: it differs run to run and results must not)."""
         def block(t) -> dict[str, Any]:
-            first_try = t.calls - t.fallbacks - t.repaired
+            first_try = t.calls - t.fallbacks - t.repaired - t.unanswered
             # shares of calls whose reply parsed and fitted the schema at once / after the repair round
             share = (lambda n: round(n / t.calls, 4) if t.calls else None)
-            return {"calls": t.calls, "fallbacks": t.fallbacks, "repaired": t.repaired,
+            return {"calls": t.calls, "fallbacks": t.fallbacks, "repaired": t.repaired, "unanswered": t.unanswered,
                     "first_try": first_try, "first_try_ok_share": share(first_try),
                     "after_repair_ok_share": share(first_try + t.repaired), "trimmed": t.trimmed,
                     "attempts": t.attempts, "input_tokens": t.input_tokens, "output_tokens": t.output_tokens,

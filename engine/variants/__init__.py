@@ -119,6 +119,8 @@ class Variant:
     options: ClassVar[tuple[OptionSpec, ...]] = ()
     scenarios: ClassVar[tuple[str, ...]] = ()   # where it has a meaning; empty = everywhere
     help: ClassVar[str] = ""                     # a paragraph for the lab's help and the README
+    # the public checks it is known to fail, by name, with why (ael_lab.check_*: they report as xfail)
+    expected_failures: ClassVar[dict[str, str]] = {}
     # the pydantic model of `state_dict()` in a save, as `Deferred("module", "Model")` (pydantic is
     # imported only when a save is read); None: it keeps no state, and a save holding some is refused
     state_model: ClassVar[Any] = None

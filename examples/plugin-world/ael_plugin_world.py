@@ -4,6 +4,8 @@ Installed (`pip install examples/plugin-world`), it appears in `ael-lab run --he
 start screen and in the compare view as `plugin-world`, with nothing in AEL Lab edited: its
 pyproject.toml declares this module in the entry-point group `ael_lab.scenarios`, and AEL
 Lab reads `SPEC` from it. `SPEC.factory` names the class below, built only for a session.
+A method offered to it and a variant with a panel are in ael_plugin_world_extensions.py
+(and ael_plugin_world_panel.py); tests/test_plugin_world.py generates the package's tests.
 """
 
 from engine.options import OptionSpec, resolve
@@ -52,3 +54,4 @@ class LampWorld(ScenarioBase):
     def oracle_arm(self, t, pool, memory):
         best = LAMPS[max(range(len(LAMPS)), key=lambda i: LIGHTS[self.regime(t)][i])]
         return next(p for p in pool if p.name == best)
+

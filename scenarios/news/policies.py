@@ -26,6 +26,7 @@ from typing import Sequence
 
 import numpy as np
 
+from engine.decision import plurality
 from engine.memory import Hit
 from engine.policies import Filter, PolicySpec, voting_pool
 
@@ -70,19 +71,27 @@ def prior(labels: Sequence[str], t: int, default: str) -> str:
     return min(g for g, n in counts.items() if n == best)
 
 
-def predict(hits: list[Hit], sim_row: np.ndarray, fallback: str) -> tuple[str, list[int]]:
-    """(class, the voters' episodes best first) from the retrieved articles."""
+def predict(hits: list[Hit], sim_row: np.ndarray, fallback: str, votes: list | None = None,
+            policy: str = "") -> tuple[str, list[int]]:
+    """(class, the voters' episodes best first) from the retrieved articles. With `votes`, the
+    vote taken is added to it as a person reads it (engine/decision.py), under `policy`."""
     arts = [h.entry for h in hits if h.entry.tier == "episodic" and "label" in h.entry.metadata]
     if not arts:
+        if votes is not None:
+            votes.append(plurality(policy, [], fallback, fallback, "nothing retrieved to vote"))
         return fallback, []
     episodes = np.array([e.episode for e in arts], dtype=np.int64)
     sims = sim_row[episodes]
     top = np.lexsort((-episodes, -sims))[:K_NEIGHBOURS]  # last key primary: cosine, then newest
     if sims[top[0]] <= 0.0:
+        if votes is not None:
+            votes.append(plurality(policy, [], fallback, fallback, "no retrieved item is similar at all"))
         return fallback, []
     weight: dict[str, float] = {}
     for i in top:
         weight[arts[i].metadata["label"]] = weight.get(arts[i].metadata["label"], 0.0) + float(sims[i])
     best = max(weight.values())
     winner = next(arts[i].metadata["label"] for i in top if weight[arts[i].metadata["label"]] >= best - 1e-12)
+    if votes is not None:
+        votes.append(plurality(policy, [(arts[i], float(sims[i])) for i in top], winner, fallback))
     return winner, [int(episodes[i]) for i in top]

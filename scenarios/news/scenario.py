@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.decision import chain
 from engine.deferred import Deferred
 from engine.errors import AELError
 from engine.memory import MemoryStore
@@ -81,19 +82,21 @@ class NewsScenario(ScenarioBase):
         return self.stream.sim[int(query["_episode"]), np.asarray(episodes, dtype=np.int64)]
 
     # ------------------------------------------------------------------- act
-    def _predict(self, hits, t: int) -> tuple[str, list[int]]:
-        return predict(hits, self.stream.sim[t], prior(self.labels, t, self._default))
+    def _predict(self, hits, t: int, votes: list | None = None, policy: str = "") -> tuple[str, list[int]]:
+        return predict(hits, self.stream.sim[t], prior(self.labels, t, self._default), votes, policy)
 
     def act(self, query: Query, ctx: AgentContext) -> Outcome:
         t = query.episode
-        label, voters = self._predict(ctx.hits, t)
+        votes: list | None = [] if ctx.explain else None  # watched: the vote, as taken
+        label, voters = self._predict(ctx.hits, t, votes, ctx.hits_from or ctx.policy.name)
+        decided = chain(ctx.policy.name, votes) if votes else None
         gold = query.truth["label"]
         ok = label == gold
         subject = query.metadata["subject"]
         return Outcome(
             score=1.0 if ok else -1.0, reward=1.0 if ok else 0.0, correct=ok,
             action=f"«{subject[:60]}» → {label}", result=f"true {gold} {'✓' if ok else '✗'}",
-            info={"predicted": label, "label": gold, "voters": voters},
+            info={"predicted": label, "label": gold, "voters": voters}, decided=decided,
         )
 
     def episodic_entry(self, query: Query, outcome: Outcome, policy: str) -> tuple[str, dict[str, Any], float]:

@@ -81,6 +81,7 @@ class Allocation:
     exposure: float
     evidence_calls: np.ndarray   # (n_tickers,) decided calls read from memory per ticker
     advice: Advice = field(default_factory=Advice)
+    pulls: np.ndarray | None = None  # (n_tickers, n_tools) each tool's weighted sub-score (0 unread)
 
 
 def insight_seen(insight: Mapping[str, Any] | None, t: int, cfg: AllocatorConfig) -> bool:
@@ -188,6 +189,7 @@ def allocate(scores: np.ndarray, sectors: Sequence[str], tools: Sequence[str],
     if advice.tool_factor is not None:
         insight_factor = insight_factor * advice.tool_factor
     rel = np.empty((k, m))
+    pulls = np.zeros((k, m))
     signal = np.zeros(k)
     seen = np.zeros(k)
     for j in range(k):
@@ -201,6 +203,7 @@ def allocate(scores: np.ndarray, sectors: Sequence[str], tools: Sequence[str],
         omega = (2.0 * rho - 1.0) * factor * insight_factor
         row = scores[j] if shown is None else np.where(shown, scores[j], np.nan)
         row = np.where(insight_factor != 0, row, np.nan)   # a factor of 0 hides a tool: it is not read
+        pulls[j] = np.nan_to_num(omega * row)
         if planner is not None:
             signal[j] = float(np.clip(planner(row, omega, tools, w0), -1.0, 1.0))
         elif (avail := ~np.isnan(row)).any():
@@ -213,4 +216,4 @@ def allocate(scores: np.ndarray, sectors: Sequence[str], tools: Sequence[str],
     held_shape = held / invested if invested > 0 else target
     blended = (1.0 - cfg.inertia) * target + cfg.inertia * held_shape
     weights = advice.exposure * blended
-    return Allocation(weights, target, signal, rel, advice.exposure, seen, advice)
+    return Allocation(weights, target, signal, rel, advice.exposure, seen, advice, pulls)

@@ -44,6 +44,7 @@ from . import memory_records as records
 from .agent import AllocatorConfig, Allocation, allocate, insight_seen, read_advice
 from .baselines import baseline_run
 from .data import PHASES, is_paper_market
+from .decided import allocation_decision
 from .llm_allocator import llm_weights
 from .episode import PortfolioState, bandit_reward, outcome_score, return_regime, step_portfolio
 from .prior import PortfolioPriorWorld, own_weights, prior_advice
@@ -180,8 +181,9 @@ class PortfolioScenario(ScenarioBase):
         tickers = self.world.tickers
         top = np.argsort(-res.weights, kind="stable")[:3]
         action = ", ".join(f"{tickers[j]} {res.weights[j]:.0%}" for j in top) + f"; cash {res.cash:.0%}"
+        decided = allocation_decision(self, t, alloc, res.weights, agent, notes) if ctx.explain else None
         return Outcome(
-            score=score, reward=bandit_reward(score, self.reward_mode), action=action,
+            score=score, reward=bandit_reward(score, self.reward_mode), action=action, decided=decided,
             result=f"return {res.net_return:+.3%} (score {score:+.2f})",
             info={"port_return": res.net_return, "gross_return": res.gross_return, "cost": res.cost,
                   "turnover": res.turnover, "cash": res.cash, "value": res.value, "drawdown": res.drawdown,

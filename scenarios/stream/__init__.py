@@ -11,6 +11,7 @@ Modules: `spec` (what the world declares; light), `table` (reading and validatin
 file, its content hash, TF-IDF), `policies` (the eight arms, one candidate per --meta
 column, the vote), `index` (the row index: every stored row at a flat cost), `prototypes`
 (the semantic tier: one TF-IDF prototype per label), `reflector`, `demo` (a generated
-stream whose last regime only one metadata column can solve), `scenario`. Nothing here
-imports pandas or scikit-learn until a scenario is built.
+stream whose last regime only one metadata column can solve), `llm_agent` (a model as the
+agent: `--agent PROVIDER`, the labels seen so far as its answer's enum), `scenario`. Nothing
+here imports pandas or scikit-learn until a scenario is built.
 """

@@ -35,6 +35,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from engine.decision import plurality
 from engine.memory import Hit
 from engine.policies import Filter, PolicySpec, voting_pool
 
@@ -101,7 +102,8 @@ def candidates(columns: Sequence[str]) -> list[PolicySpec]:
 
 
 def predict(hits: list[Hit], row_cosines: Callable[[np.ndarray], np.ndarray],
-            prototype_cosines: Callable[[np.ndarray], np.ndarray], fallback: str) -> tuple[str, list[int]]:
+            prototype_cosines: Callable[[np.ndarray], np.ndarray], fallback: str, votes: list | None = None,
+            policy: str = "") -> tuple[str, list[int]]:
     """(label, the voting rows' episodes best first). `row_cosines(episodes)` and
     `prototype_cosines(episodes)` give the query's cosine to those rows and to the prototypes
     whose entries carry those episodes.
@@ -111,49 +113,62 @@ def predict(hits: list[Hit], row_cosines: Callable[[np.ndarray], np.ndarray],
     Both: each side's votes as shares of that side's total (the rows' cosines, the retrieved
     prototypes' cosines), summed, so neither side's scale decides; ties to the nearest row's
     label, then the nearest prototype's. No evidence (nothing retrieved, every cosine 0): the
-    prior."""
+    prior. With `votes`, the vote taken is added to it as a person reads it (engine/decision.py),
+    under `policy`: the rows' vote, then the prototypes'."""
     rows = [h.entry for h in hits if h.entry.tier == "episodic" and "label" in h.entry.metadata]
     protos = [h.entry for h in hits if h.entry.tier == "semantic" and h.entry.metadata.get(PROTOTYPE_KEY)
               == "prototype" and "label" in h.entry.metadata]
-    row_votes, voters, ranked = _row_votes(rows, row_cosines)
-    proto_votes, nearest_proto = _prototype_votes(protos, prototype_cosines)
+    row_votes, voters, ranked, row_voters = _row_votes(rows, row_cosines)
+    proto_votes, nearest_proto, proto_voters = _prototype_votes(protos, prototype_cosines)
     if not row_votes and not proto_votes:
-        return fallback, []
-    if not proto_votes:
-        return _winner(row_votes, ranked), voters
-    if not row_votes:
-        return nearest_proto, []
-    total_r, total_p = sum(row_votes.values()), sum(proto_votes.values())
-    weight = {lab: row_votes.get(lab, 0.0) / total_r + proto_votes.get(lab, 0.0) / total_p
-              for lab in {*row_votes, *proto_votes}}
-    return _winner(weight, [*ranked, nearest_proto]), voters
+        answer, note = fallback, ("nothing retrieved to vote" if not rows and not protos
+                                  else "no retrieved item is similar at all")
+    elif not proto_votes:
+        answer, note = _winner(row_votes, ranked), ""
+    elif not row_votes:
+        answer, note = nearest_proto, "the nearest label prototype answers"
+    else:
+        total_r, total_p = sum(row_votes.values()), sum(proto_votes.values())
+        weight = {lab: row_votes.get(lab, 0.0) / total_r + proto_votes.get(lab, 0.0) / total_p
+                  for lab in {*row_votes, *proto_votes}}
+        answer = _winner(weight, [*ranked, nearest_proto])
+        note = "rows and prototypes: each side's weights as shares of its total, summed"
+    if votes is not None:
+        votes.append(plurality(policy, row_voters, answer, fallback, note))
+        if proto_voters:
+            votes.append(plurality(policy, proto_voters, answer, fallback, "the label prototypes' vote"))
+    return answer, (voters if row_votes else [])
 
 
-def _row_votes(entries, row_cosines) -> tuple[dict[str, float], list[int], list[str]]:
-    """The 5 nearest rows' cosines summed by label, their episodes and labels best first."""
+def _row_votes(entries, row_cosines):
+    """The 5 nearest rows' cosines summed by label, their episodes and labels best first, and
+    (entry, cosine) of each voter."""
     if not entries:
-        return {}, [], []
+        return {}, [], [], []
     episodes = np.fromiter((e.episode for e in entries), dtype=np.int64, count=len(entries))
     s = np.asarray(row_cosines(episodes), dtype=float)
     top = np.lexsort((-episodes, -s))[:K_NEIGHBOURS]  # last key primary: cosine, then newest
     if s[top[0]] <= 0.0:
-        return {}, [], []
+        return {}, [], [], []
     weight: dict[str, float] = {}
     for i in top:
         label = entries[i].metadata["label"]
         weight[label] = weight.get(label, 0.0) + float(s[i])
-    return weight, [int(episodes[i]) for i in top], [entries[i].metadata["label"] for i in top]
+    return (weight, [int(episodes[i]) for i in top], [entries[i].metadata["label"] for i in top],
+            [(entries[i], float(s[i])) for i in top])
 
 
 def _prototype_votes(entries, prototype_cosines) -> tuple[dict[str, float], str]:
-    """Each retrieved prototype's cosine by label (positive ones), and the nearest's label."""
+    """Each retrieved prototype's cosine by label (positive ones), the nearest's label, and
+    (entry, cosine) of each."""
     if not entries:
-        return {}, ""
+        return {}, "", []
     episodes = np.fromiter((e.episode for e in entries), dtype=np.int64, count=len(entries))
     s = np.asarray(prototype_cosines(episodes), dtype=float)
     order = np.lexsort((episodes, -s))  # nearest first; ties to the label seen first
     votes = {entries[i].metadata["label"]: float(s[i]) for i in order if s[i] > 0.0}
-    return votes, (entries[order[0]].metadata["label"] if votes else "")
+    return (votes, (entries[order[0]].metadata["label"] if votes else ""),
+            [(entries[i], float(s[i])) for i in order if s[i] > 0.0])
 
 
 def _winner(weight: dict[str, float], preferred: list[str]) -> str:

@@ -9,10 +9,12 @@ a resume on a changed file is one line.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
+from engine.decision import chain
 from engine.deferred import Deferred
 from engine.errors import AELError
 from engine.memory import MemoryStore
@@ -20,6 +22,7 @@ from engine.options import resolve
 from engine.policies import PolicySpec
 from engine.scenario import AgentContext, Outcome, Query, ScenarioBase
 
+from . import llm_agent
 from . import table as tables
 from .index import RowIndex
 from .policies import INITIAL_POOL, PROTOTYPE_KEY, candidates, predict
@@ -138,6 +141,7 @@ class StreamScenario(ScenarioBase):
         self.prototypes = Prototypes(self._x, self.labels)
         self._proto_rows: dict[str, int] = {}  # label -> its prototype's row in the semantic tier (a hint)
         self.similarity = StreamSimilarity(self)  # the memory's similarity, with the row index's shortlist
+        self._seen: tuple[list[str], np.ndarray] | None = None  # a model agent's labels seen so far (seen_labels)
 
     @property
     def pinned_options(self) -> dict[str, Any]:
@@ -210,21 +214,58 @@ class StreamScenario(ScenarioBase):
         return out
 
     # ------------------------------------------------------------------- act
-    def _predict(self, hits, t: int) -> tuple[str, list[int]]:
+    def _predict(self, hits, t: int, votes: list | None = None, policy: str = "") -> tuple[str, list[int]]:
         return predict(hits, lambda eps: self.sims(t, eps), lambda eps: self.prototype_sims(t, eps),
-                       self._priors[t])
+                       self._priors[t], votes, policy)
 
     def act(self, query: Query, ctx: AgentContext) -> Outcome:
         t = query.episode
-        label, voters = self._predict(ctx.hits, t)
+        votes: list | None = [] if ctx.explain else None  # watched: the vote, as taken
+        label, voters = self._predict(ctx.hits, t, votes, ctx.hits_from or ctx.policy.name)
         if not ctx.memory.frozen:
             self.distil(ctx.memory, t)
+        decided = chain(ctx.policy.name, votes) if votes else None
+        info: dict[str, Any] = {}
+        if ctx.llm is not None:  # a model plays (llm_agent.py); the offline vote is its fallback
+            answer = llm_agent.ask(ctx.llm, query.text, query.metadata, self.shown_rows(ctx.hits, t),
+                                   self.seen_labels(t), offline=label)
+            decided = decided and replace(decided, answer=str(answer.label), notes=(
+                *decided.notes, f"then the model answered {answer.label} (the vote's answer, {label}, was its "
+                                "offline answer; its reply is under the model calls)"))
+            label, info = answer.label, {"agent": answer.agent}
         gold = query.truth["label"]
         ok = label == gold
         text = " ".join(query.text.split())
+        said = label if label is not None else "(no label offered)"
         return Outcome(score=1.0 if ok else -1.0, reward=1.0 if ok else 0.0, correct=ok,
-                       action=f"«{text[:60]}» → {label}", result=f"true {gold} {'✓' if ok else '✗'}",
-                       info={"predicted": label, "label": gold, "voters": voters})
+                       action=f"«{text[:60]}» → {said}", result=f"true {gold} {'✓' if ok else '✗'}",
+                       info={"predicted": label or "", "label": gold, "voters": voters, **info},
+                       decided=decided)
+
+    def seen_labels(self, t: int) -> list[str]:
+        """The distinct labels of the rows before t, in order of first appearance (what a model
+        agent may answer). Found in one pass the first time a model asks."""
+        if self._seen is None:
+            firsts: dict[str, None] = {}
+            counts = np.empty(self.n_episodes + 1, dtype=np.int64)
+            for i, label in enumerate(self.labels):
+                counts[i] = len(firsts)
+                firsts.setdefault(label)
+            counts[self.n_episodes] = len(firsts)
+            self._seen = (list(firsts), counts)
+        firsts, counts = self._seen
+        return firsts[:int(counts[t])]
+
+    def shown_rows(self, hits, t: int) -> list[llm_agent.ShownRow]:
+        """The retrieved rows a model agent reads, most similar first (then newest, as the vote)."""
+        episodes = np.fromiter((h.entry.episode for h in hits if h.entry.tier == "episodic"
+                                and "label" in h.entry.metadata), dtype=np.int64)
+        if not len(episodes):
+            return []
+        s = self.sims(t, episodes)
+        best = episodes[np.lexsort((-episodes, -s))[:llm_agent.MAX_SHOWN]]
+        return [llm_agent.ShownRow(self.table.texts[e], self.labels[e],
+                                   {m: self.table.meta[m][e] for m in self.meta_columns}) for e in best]
 
     def _entry(self, t: int) -> tuple[str, dict[str, Any], float]:
         text = " ".join(self.table.texts[t].split())[:SNIPPET]
@@ -334,8 +375,12 @@ class StreamScenario(ScenarioBase):
                            f"{self.n_episodes}")
 
     def summary(self, history: list[dict[str, Any]]) -> dict[str, Any]:
-        return {"data": self.table.path, "rows": self.n_episodes, "sha256": self.table.sha256,
-                "meta": list(self.meta_columns)}
+        out = {"data": self.table.path, "rows": self.n_episodes, "sha256": self.table.sha256,
+               "meta": list(self.meta_columns)}
+        agents = [h.get("info", {}).get("agent") for h in history]
+        if any(agents):  # a model played: the rows it answered outside the labels offered (wrong answers)
+            out["agent_rejected"] = agents.count("rejected")
+        return out
 
     @staticmethod
     def export_stream(seed: int) -> list[dict[str, Any]]:

@@ -26,17 +26,17 @@ SPEC = ScenarioSpec(
                    expose=True, other="a file", label="Data file", other_label="CSV, JSONL or Parquet file",
                    example="path/to/tickets.csv"),
         OptionSpec("text", str, "", "stream: the column holding each row's text", expose=True,
-                   other="a column", label="Text column", example="text"),
+                   other="a column", label="Text column", example="name of the text column"),
         OptionSpec("label", str, "", "stream: the column holding each row's label", expose=True,
-                   other="a column", label="Label column", example="label"),
+                   other="a column", label="Label column", example="name of the label column"),
         OptionSpec("meta", list, [], "stream: metadata columns stored with each memory entry (A,B,...); "
                    "the reflector may propose retrieving by one of them", expose=True, other="columns",
-                   label="Metadata columns", example="source,region"),
+                   label="Metadata columns", example="optional: columns A,B"),
         OptionSpec("regime", str, "", "stream: a column naming each row's regime, for the report's per-regime "
                    "columns only (the agent never sees it)", expose=True, other="a column",
-                   label="Regime column", example="phase"),
+                   label="Regime", example="optional: a column"),
         OptionSpec("order", str, "", "stream: a column to sort the rows by (stable); default file order",
-                   expose=True, other="a column", label="Order column", example="time"),
+                   expose=True, other="a column", label="Order column", example="optional: a column to sort by"),
         # not a flag: the file's SHA-256, pinned into the session's options when it is built,
         # so a save names its file's content and a resume refuses a changed file
         OptionSpec("data_sha256", str, "", "the data file's SHA-256 (set by the world itself)"),
@@ -44,6 +44,7 @@ SPEC = ScenarioSpec(
     # every 25 rows, over the trailing 50, below half right: replay one candidate per --meta column
     reflector=reflection_options(trigger="diagnose", triggers=("diagnose",), cadence=25, window=50,
                                  threshold=0.5, threshold_help="reflect when the trailing accuracy is below this"),
+    agents=("offline", "llm"),  # a model may label the rows (llm_agent.py)
     session={"warmup": 0, "slow_window": 25},  # memory_cap: the stream's rows, up to MEMORY_CAP (scenario.py)
     shareable=True,  # no run state: sessions on one seed share the table and its TF-IDF
     counterfactual=True,

@@ -45,7 +45,7 @@ from .text import stream_similarity
 
 PER_REGIME = 40
 N_SUBSET = PER_REGIME * len(REGIME_STARTS)  # 160
-LLM_SETTINGS = {"temperature": 0.0}  # the paper's; batch size 8 is not reproduced (see above)
+LLM_SETTINGS = dict(SPEC.llm_settings_for({"protocol": LLM_PROTOCOL}))  # the paper's (declared on the spec)
 
 
 def stratified_indices(seed: int) -> tuple[int, ...]:

@@ -31,7 +31,9 @@ from engine.errors import AELError
 from engine.memory import Hit, MemoryStore
 from engine.policies import Filter, PolicySpec, voting_pool
 
-from .bank import ROUTES
+from engine import decision
+
+from .bank import DEFAULT_ROUTE, ROUTES
 from .predictor import K_NEIGHBOURS, Vote, vote
 
 EPISODIC = ("episodic",)
@@ -78,12 +80,17 @@ def vote_on_hits(hits: list[Hit], sim_row: np.ndarray, vote_share: float, k: int
 
 
 def route_live(spec: PolicySpec, memory: MemoryStore, query: dict[str, Any], similarity: Similarity,
-               sim_row: np.ndarray, hits: list[Hit] | None = None, _depth: int = 0) -> Vote:
+               sim_row: np.ndarray, hits: list[Hit] | None = None, _depth: int = 0,
+               votes: list[decision.Vote] | None = None, count: bool = True) -> Vote:
     """Route one ticket by retrieving from `memory` under `spec` (or using the
-    `hits` the session already retrieved with it), falling back as the spec says."""
+    `hits` the session already retrieved with it), falling back as the spec says.
+    With `votes`, each vote taken is added to it as a person reads it (engine/decision.py);
+    `count=False` reads as the prediction table did, using nothing up (the explanation sees it)."""
     if hits is None:
-        hits = memory.retrieve(spec, query, similarity)
+        hits = memory.retrieve(spec, query, similarity, count=count, shown=True)
     v = vote_on_hits(hits, sim_row, spec.vote_share, vote_size(spec, len(hits)))
+    if votes is not None:
+        votes.append(vote_record(spec, hits, sim_row, v))
     if v.confident or spec.fallback is None:
         return v
     fallback = BY_NAME.get(spec.fallback)
@@ -92,7 +99,20 @@ def route_live(spec: PolicySpec, memory: MemoryStore, query: dict[str, Any], sim
                        f"(known: {', '.join(BY_NAME)})")
     if _depth >= len(BY_NAME):
         raise AELError(f"policy {spec.name!r}: its fallbacks form a cycle")
-    return route_live(fallback, memory, query, similarity, sim_row, None, _depth + 1)
+    return route_live(fallback, memory, query, similarity, sim_row, None, _depth + 1, votes, count)
+
+
+def vote_record(spec: PolicySpec, hits: list[Hit], sim_row: np.ndarray, v: Vote) -> decision.Vote:
+    """The router's vote `v` on `hits` as the explanation shows it: the neighbours that voted,
+    best first, each with its route, its similarity (its weight) and its endpoint."""
+    by_episode = {h.entry.episode: h.entry for h in hits if h.entry.tier == "episodic"}
+    voters = tuple(decision.Voter(e.id, e.episode, e.metadata["route"], float(sim_row[e.episode]),
+                                  {"endpoint": e.metadata.get("endpoint")})
+                   for e in (by_episode[ep] for ep in v.neighbours))
+    note = ("nothing retrieved to vote" if not by_episode else
+            "" if voters else "no retrieved ticket is similar at all (best similarity 0)")
+    return decision.Vote(spec.name, voters, ROUTES[v.route], v.confident, DEFAULT_ROUTE,
+                         threshold=spec.vote_share, note=note, fallback=spec.fallback)
 
 
 def episodic_record(ticket: dict[str, Any]) -> tuple[str, dict[str, Any]]:

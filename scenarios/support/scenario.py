@@ -20,10 +20,12 @@ from __future__ import annotations
 import importlib
 
 from collections import Counter
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
+from engine.decision import chain
 from engine.deferred import Deferred
 from engine.errors import AELError
 from engine.memory import MemoryEntry, MemoryStore, Pattern
@@ -130,27 +132,37 @@ class SupportScenario(ScenarioBase):
     def act(self, query: Query, ctx: AgentContext) -> Outcome:
         t = query.episode
         col = table_keys().get(behaviour_key(ctx.policy))
+        votes: list | None = [] if ctx.explain else None  # watched: every vote taken, as taken
         # The table assumes the spec's memory: exactly the t earlier tickets.
-        if col is not None and ctx.memory.counts()["episodic"] == t:
+        tabled = col is not None and ctx.memory.counts()["episodic"] == t
+        if tabled and votes is None:
             route, source = ROUTES[int(self._routes_at(t)[col])], "table"
         else:
             # A gated vote must see its own (possibly empty) hits, not the fallback's
             # that the session substitutes when the policy retrieved nothing.
             hits = ctx.hits if ctx.hits_from == ctx.policy.name else None
+            # watched where the table answers: the same vote, read as the table read it (no use counted)
             vote = route_live(ctx.policy, ctx.memory, self.query_dict(query), self._similarity,
-                              self._sim[t], hits=hits)
-            route, source = ROUTES[vote.route], "live"
+                              self._sim[t], hits=hits, votes=votes, count=not tabled)
+            route, source = ROUTES[vote.route], "table" if tabled else "live"
+        decided = None if votes is None else chain(ctx.policy.name, votes)
         if ctx.prior is not None:  # a prior method's memory votes too (prior.py)
             route, source = prior_route(self, ctx.policy, query, ctx, route), "prior"
+            decided = decided and replace(decided, answer=route, notes=(
+                *decided.notes, f"then the prior method's memory voted too: {route}"))
         agent = "offline"
         if ctx.llm is not None:
+            offline = route
             route, agent = llm_route(query, ctx, offline_route=route)
+            decided = decided and replace(decided, answer=route, notes=(
+                *decided.notes, f"then the model answered {route} (the vote's answer, {offline}, "
+                                f"was its offline route; its reply is under the model calls)"))
         gold = query.truth["gold_route"]
         ok = route == gold
         return Outcome(
             score=1.0 if ok else -1.0, reward=1.0 if ok else 0.0,
             action=f"route → {route}", result=f"gold {gold} {'✓' if ok else '✗'}", correct=ok,
-            info={"route": route, "gold_route": gold, "source": source, "agent": agent},
+            info={"route": route, "gold_route": gold, "source": source, "agent": agent}, decided=decided,
         )
 
     def confident_at(self, t: int) -> np.ndarray:

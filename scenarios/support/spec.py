@@ -59,6 +59,9 @@ SPEC = ScenarioSpec(
     compare_with=("fixed:none", "ts", "oracle"),
     # the paper's prior methods (engine/prior), each through this world's critic and channel (prior.py)
     prior_methods=("reflexion", "expel", "meta-reflexion", "evotool", "factorminer"),
+    # the paper's model settings for its LLM protocol (`tab:cliapi_llm_text`, below): temperature 0;
+    # its batch size 8 is not reproduced (scenarios/support/cliapi_protocol.py)
+    llm_settings=(({"protocol": "cliapi-llm"}, {"temperature": 0.0}),),
 )
 
 # The paper's `tab:cliapi_llm_text`: Gemini 3.1 Flash-Lite as the agent on a stratified subset of

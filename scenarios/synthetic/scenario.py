@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.decision import Decision
 from engine.deferred import Deferred
 from engine.errors import AELError
 from engine.memory import MemoryStore, Pattern
@@ -59,8 +60,11 @@ class SyntheticScenario(ScenarioBase):
     def act(self, query: Query, ctx: AgentContext) -> Outcome:
         p = float(P[regime_of(query.episode), ARMS.index(ctx.policy.name)])
         reward = 1 if ctx.rng.random() < p else 0
+        decided = Decision(how=f"no agent choice here: the bandit's draw chose the arm, and pulling "
+                               f"{ctx.policy.name} pays 1 with its hidden chance in this regime",
+                           answer=f"pull {ctx.policy.name}") if ctx.explain else None
         return Outcome(score=2.0 * reward - 1.0, reward=float(reward), action=f"pull {ctx.policy.name}",
-                       result="paid 1" if reward else "paid 0", correct=bool(reward))
+                       result="paid 1" if reward else "paid 0", correct=bool(reward), decided=decided)
 
     def episodic_entry(self, query, outcome, policy):
         paid = int(outcome.reward)

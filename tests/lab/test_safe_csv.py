@@ -18,7 +18,7 @@ from engine.safe_csv import frame_text, neutralised, rows_text
 from tests.tui_helpers import frozen_lab, make_app, notifications, settle  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("engine", "ael_cli", "ael_tui", "scenarios", "bench")
+PACKAGES = ("engine", "ael_lab", "ael_cli", "ael_tui", "scenarios", "bench")
 FORMULA = "=cmd|' /C calc'!A0"
 NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 

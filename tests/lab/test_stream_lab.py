@@ -3,6 +3,7 @@ of its first rows and column types; a bad file or column is one notification."""
 
 from __future__ import annotations
 
+import pytest
 from textual.widgets import Input, Select, Static
 
 from ael_tui.files.start_screen import StartScreen
@@ -57,3 +58,22 @@ async def test_a_bad_file_or_column_is_one_line_and_the_start_screen_stays(tmp_p
         assert isinstance(app.screen, StartScreen)
         errors = [n for n in notifications(app) if "--text body: no such column" in n]
         assert len(errors) == 1 and "\n" not in errors[0]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)])
+async def test_the_preview_is_in_view_under_the_data_field_and_the_column_fields_hold_hints(tmp_path, size):
+    path = str(write_demo(tmp_path / "demo.csv", 1, 50))
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await choose_stream(app, pilot, path)
+        preview = app.screen.query_one("#data-preview", Static)
+        form = app.screen.query_one("#new-session")
+        assert preview.display and "50 rows · 8 columns" in str(preview.render())
+        # all of it on screen, inside the form, without scrolling, under the data field it describes
+        assert form.scroll_offset.y == 0 and form.content_region.contains_region(preview.region), \
+            (preview.region, form.content_region)
+        assert preview.region.y > app.screen.query_one("#opt-stream-data", Input).region.y
+        for name in ("text", "label", "meta", "regime", "order"):  # hints, not values that look filled in
+            field = app.screen.query_one(f"#opt-stream-{name}", Input)
+            assert field.value == "" and " " in str(field.placeholder) and "column" in str(field.placeholder)

@@ -27,7 +27,7 @@ async def open_compare(pilot) -> CompareScreen:
     await pilot.press("c")
     await pilot.pause()
     assert isinstance(pilot.app.screen, CompareSetupScreen)
-    await pilot.press("ctrl+s")
+    await pilot.press("c")
     await settle(pilot)
     assert isinstance(pilot.app.screen, CompareScreen)
     return pilot.app.screen
@@ -159,7 +159,7 @@ async def test_c_goes_back_to_the_lab_and_again_to_the_same_comparison():
         assert isinstance(app.screen, LabScreen)
         await pilot.press("c")
         await pilot.pause()
-        await pilot.press("ctrl+s")  # the same selectors are ticked
+        await pilot.press("c")  # the same selectors are ticked
         await settle(pilot)
         assert app.screen is not screen and app.screen.host is screen.host and screen.host.t == 1
 
@@ -171,7 +171,7 @@ async def test_the_setup_refuses_fewer_than_two_selectors():
         await pilot.pause()
         dialog = app.screen
         dialog.query_one("SelectionList").deselect_all()
-        await pilot.press("ctrl+s")
+        await pilot.press("c")
         await pilot.pause()
         assert app.screen is dialog
         assert "between 2 and" in str(dialog.query_one("#compare-setup-error").render())

@@ -236,3 +236,144 @@ async def test_s_on_a_tour_card_saves_the_card_over_the_lab():
         assert isinstance(app.screen, TourCardScreen)
         picture = Path("exports/lab-synthetic-s42-e1.svg").read_text().replace("&#160;", " ")
         assert "The bandit learns from one episode" in picture
+
+
+# ------------------------------------------------------------------ issue 41, item 3
+async def test_on_a_tour_card_w_closes_it_and_runs_a_window_and_another_key_says_what_to_press():
+    """Issue 41 item 3 (and its Done-when, at 80×24): `t`, then `w`, did nothing: the card
+    took only t and Escape, and said nothing about any other key."""
+    from ael_tui.tour.tour_card import TourCardScreen
+
+    app = make_app(synthetic("auto"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        host = app.screen.host
+        await pilot.press("t")
+        await settle(pilot, 3)
+        card = app.screen
+        assert isinstance(card, TourCardScreen)
+        await pilot.press("x")
+        await pilot.pause()
+        note = " ".join(str(card.query_one("#tour-note").render()).split())
+        assert "t the next moment" in note and "space, w or r close it and run" in note, note
+        before = host.session.t
+        await pilot.press("w")
+        await settle(pilot, 3)
+        assert not isinstance(app.screen, TourCardScreen) and host.session.t > before
+
+
+async def test_k_and_S_with_no_chart_focused_act_on_the_progress_chart_and_say_so(tmp_path, monkeypatch):
+    from ael_tui.lab.progress_chart import ProgressChart
+
+    monkeypatch.chdir(tmp_path)
+    app = make_app(synthetic("auto"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("space")
+        await settle(pilot)
+        chart = app.screen.query_one(ProgressChart)
+        assert not chart.has_focus and chart.kind == "rolling"
+        await pilot.press("k")
+        await settle(pilot)
+        assert chart.kind == "cumulative" and app.screen.page == "progress"  # its page shown on a small screen
+        assert any("The progress chart now shows the cumulative reward" in m for m in notifications(app))
+        await pilot.press("S")
+        await settle(pilot)
+        assert any("Saved the reward chart as" in m for m in notifications(app)), notifications(app)
+
+
+async def test_at_80x24_the_footer_keeps_t_and_v_and_v_to_the_episodes_reaches_the_log():
+    from ael_tui.lab.records import EpisodeScreen
+
+    app = make_app(synthetic("auto"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("space")
+        await settle(pilot)
+        footer = app.screen.query_one("SteadyFooter")
+        shown = [k.key for k in footer.query("FooterKey") if k.display]
+        assert "t" in shown and "v" in shown, shown
+        while app.screen.page != "episodes":
+            await pilot.press("v")
+            await settle(pilot)
+        log = app.screen.query_one("#log")
+        assert log.has_focus
+        shown = [k.key for k in footer.query("FooterKey") if k.display]
+        assert "enter" in shown and "slash" in shown, shown  # the log's own keys, while it has the focus
+        screen = app.screen
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, EpisodeScreen)  # the highlighted episode, in full
+
+
+async def test_an_empty_filter_result_says_no_episode_matches_and_slash_selects_the_old_text():
+    from textual.widgets import Input
+
+    from ael_tui.widgets.dialogs import PromptScreen
+
+    app = make_app(synthetic("auto"))
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(3):
+            await pilot.press("space")
+            await settle(pilot)
+        app.screen.query_one("#log").focus()
+        await pilot.press("slash")
+        await pilot.pause()
+        for ch in "policy=nonesuch":
+            await pilot.press(ch)
+        await pilot.press("enter")
+        await settle(pilot)
+        said = [m for m in notifications(app) if "No episode matches policy=nonesuch" in m]
+        assert said and "policy= is one of:" in said[0], notifications(app)
+        await pilot.press("slash")
+        await pilot.pause()
+        assert isinstance(app.screen, PromptScreen)
+        field = app.screen.query_one(Input)
+        assert field.selected_text == "policy=nonesuch"  # typing replaces it
+        await pilot.press("x")
+        assert field.value == "x"
+
+
+async def test_a_class_the_teacher_paused_says_so_on_every_run_key_and_resume_runs_again(tmp_path, monkeypatch):
+    """Issue 41 item 2: pause had no resume, and a paused student's next key simply ran."""
+    import json
+    import socket
+
+    from ael_tui.serve.lab import ServedLab
+    from ael_tui.serve.mode import ServedMode
+
+    monkeypatch.chdir(tmp_path)
+    mode = ServedMode(root=str(tmp_path / "class"))
+    mode.prepare()
+    ours, theirs = socket.socketpair()
+    app = ServedLab(mode, synthetic("auto"), control=theirs, visitor="v1")
+    app.settings.delay = 10.0  # one episode, then a wait: the window runs until paused
+
+    def answers() -> list[dict]:
+        ours.setblocking(False)
+        data = b""
+        try:
+            while chunk := ours.recv(65536):
+                data += chunk
+        except BlockingIOError:
+            pass
+        return [m for m in map(json.loads, data.decode().splitlines()) if "ack" in m]
+
+    async with app.run_test(size=SIZE) as pilot:
+        host = app.lab.host
+        await pilot.press("w")
+        await pilot.pause()
+        assert host.running == "window"
+        app.class_link.command({"cmd": "pause", "id": 1})
+        await settle(pilot)
+        assert host.running is None
+        await pilot.press("space")
+        await pilot.pause()
+        assert any("Your teacher paused the class" in m for m in notifications(app)), notifications(app)
+        assert host.running is None
+        app.class_link.command({"cmd": "resume", "id": 2})
+        await pilot.pause()
+        assert host.running == "window"  # the run the pause stopped, again
+        said = answers()
+        assert {"ack": 1, "was_running": True, "lab": True} in said
+        assert {"ack": 2, "restarted": True, "lab": True} in said
+        host.pause()
+        await settle(pilot)
+    ours.close()

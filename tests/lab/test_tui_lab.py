@@ -215,7 +215,11 @@ async def test_audit_view_lists_every_decision():
         await pilot.press("a")
         await pilot.pause()
         assert isinstance(app.screen, AuditScreen)
-        assert app.screen.query_one("#audit-table").row_count == 1
+        table = app.screen.query_one("#audit-table")
+        assert table.row_count == 1
+        # one numbering, from 1 (issue 41): the first entry is 1, the proposal #1, nothing numbered #0
+        header, row = table.render_line(0).text.split(), table.render_line(1).text.split()
+        assert header[:2] == ["entry", "episode"] and row[0] == "1" and "#1" in row and "#0" not in row
 
 
 # --------------------------------------------------------------- sessions

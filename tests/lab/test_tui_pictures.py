@@ -156,7 +156,7 @@ async def test_the_beta_densities_export_a_curve_per_arm():
 
 def test_a_cell_with_an_approval_and_a_rejection_says_both():
     from ael_tui.widgets.charts.arm_strip import strip_row
-    from ael_tui.widgets.charts.reads import APPROVED, REJECTED, Decision, PictureData
+    from ael_lab.drawing.reads import APPROVED, REJECTED, Decision, PictureData
 
     d = PictureData("ts", 4, ["a"], ["a"] * 4, [1.0] * 4, "reward", [1.0] * 4, [0] * 4, ["R0"],
                     [Decision(1, REJECTED, "#2 arm reject"), Decision(1, APPROVED, "#1 insight approve"),

@@ -253,7 +253,7 @@ async def test_the_audit_logs_time_column_shows_the_time_to_the_second():
         table = app.screen.query_one("#audit-table")
         header = table.render_line(0).text
         first = table.render_line(1).text
-        assert "at (UTC)" in header and "03:04:05" in first, (header, first)
+        assert "at (UTC)" in header and "01-02 03:04:05" in first, (header, first)  # issue 41: with its day
 
 
 async def test_at_every_size_the_status_line_wraps_whole_and_the_decision_shows_every_button():

@@ -111,6 +111,8 @@ async def test_go_back_to_300_shows_it_and_stepping_on_gives_the_same_run(suppor
         await pilot.press("r")
         await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the proposals at 920")
         assert s.t == 920 and [p.id for p in s.queue.pending] == [1, 2]
+        note = str(app.screen.query_one("#approval-note").render())  # how the run ahead decided it (issue 41)
+        assert "On the run ahead this proposal was approved by human after episode 919" in note
         await decide(pilot, "y", "y")  # as the person did: the run that was
         assert not s.queue.pending
         await go_back(pilot, 1000)  # forward, along the run ahead

@@ -26,8 +26,8 @@ from engine.llm.local_model import why_unusable
 pytestmark = pytest.mark.slow
 # the loop, not a score: one reflection, then episodes that carry its insight, keeps the suite in its budget
 # (an agent call is about 5 s on one thread; `python -m bench local` times them)
-EPISODES = 6
-REFLECT_EVERY = "4"
+EPISODES = 3
+REFLECT_EVERY = "2"
 ROOT = Path(__file__).resolve().parents[2]
 RUN = "import sys; from ael_cli.main import main; raise SystemExit(main(sys.argv[1:]))"
 # the replay's process cannot import the model or its runtime

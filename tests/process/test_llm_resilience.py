@@ -212,8 +212,8 @@ def test_agent_on_a_scenario_without_an_agent_is_refused_with_one_line(capsys):
 
 
 def test_the_labs_start_screen_refuses_a_model_agent_on_a_scenario_without_an_agent():
-    from ael_tui.widgets.opening import NewSession
+    from ael_tui.widgets.opening import NewSession, build_session
 
     with pytest.raises(AELError, match="the synthetic scenario has no agent a model could play"):
-        NewSession("synthetic", agent="anthropic").config()
-    assert NewSession("synthetic", reflector="anthropic").config().llm == {"agent": "offline", "reflector": "anthropic"}
+        build_session(NewSession("synthetic", agent="anthropic"))
+    assert NewSession("synthetic", reflector="anthropic").llm_settings() == {"agent": "offline", "reflector": "anthropic"}

@@ -7,8 +7,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_no_two_modules_of_the_engine_the_command_line_and_the_lab_share_a_name():
-    names = Counter(p.name for d in ("engine", "ael_cli", "ael_tui") for p in (ROOT / d).rglob("*.py")
+def test_no_two_modules_of_the_engine_the_library_the_command_line_and_the_lab_share_a_name():
+    names = Counter(p.name for d in ("engine", "ael_lab", "ael_cli", "ael_tui") for p in (ROOT / d).rglob("*.py")
                     if p.name != "__init__.py")
     assert [n for n, k in names.items() if k > 1] == []
 

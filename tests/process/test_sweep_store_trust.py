@@ -13,7 +13,7 @@ import pytest
 
 from ael_cli.main import main
 from ael_cli.sweep import store as store_module
-from ael_cli.sweep.store import STORE_NAME, Store
+from ael_lab.sweep_store import STORE_NAME, Store
 
 GRID = ["synthetic", "--seeds", "1..3", "--selector", "ts"]
 

@@ -47,16 +47,18 @@ class Visitor:
         except asyncio.TimeoutError:
             pass
 
-    async def until(self, pattern: str, timeout: float = BOUND) -> str:
-        """The screen's text since the last match once `pattern` is in it. The stream carries
-        only what changed (a card moving from 2 to 3 may redraw one digit), so after a quiet
-        while the visitor resizes its window and back, as a browser does, and Textual draws
-        the whole screen again."""
+    async def until(self, pattern: str, *more: str, timeout: float = BOUND) -> str:
+        """The screen's text since the last match once `pattern` (and each of `more`, in any
+        order) is in it. The stream carries only what changed (a card moving from 2 to 3 may
+        redraw one digit), so after a quiet while the visitor resizes its window and back, as
+        a browser does, and Textual draws the whole screen again. (Several patterns, not one
+        with lookaheads: `(?=.*a)(?=.*b)` over a few hundred kilobytes of frames is quadratic,
+        and a test stuck in it answers no ping: the server ends the session.)"""
         deadline = time.monotonic() + timeout
         redraw_at = time.monotonic() + self.REDRAW_AFTER
         while True:
             text = ANSI.sub("", self.raw)
-            if re.search(pattern, text):
+            if all(re.search(p, text) for p in (pattern, *more)):
                 self.raw = ""  # the next wait looks at what comes after
                 return text
             if self.closed:

@@ -1,13 +1,17 @@
 """The served lab in a real browser: headless Chromium at 1400x900 over its DevTools
 protocol (aiohttp, no driver). The page's terminal object is caught as textual.js
 builds it (a setter on Object.prototype for its `fitAddon`), so the test reads the
-text xterm.js shows. Bounded waits, no sleeps. Without chromium it skips, unless
-AEL_REQUIRE_BROWSER=1 (CI), where it fails."""
+text xterm.js shows. And the teacher's page, whose script only a browser runs: what
+the teacher types stays through ten seconds of the table refreshing itself (virtual
+time: the page's own timers run ten seconds ahead, no wait). One server for both.
+Bounded waits, no sleeps. Without chromium it skips, unless AEL_REQUIRE_BROWSER=1
+(CI), where it fails."""
 
 from __future__ import annotations
 
 import asyncio
 import os
+import re
 import time
 
 import pytest
@@ -53,25 +57,71 @@ async def screen_until(call, words, timeout=BOUND) -> str:
     raise AssertionError(f"never on the browser's screen: {words}\n{text}")
 
 
-def test_the_served_lab_shows_every_panel_at_1400x900_and_reacts_to_a_key(tmp_path):
-    server = Server(tmp_path, "--scenario", "support", "--seed", "42", "--warm-labs", "1")
+KEY = "sesame-open-up-0123456789"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    started = Server(tmp_path_factory.mktemp("browser"), "--scenario", "support", "--seed", "42", "--warm-labs",
+                     "1", "--teacher-key", KEY)
     try:
-        server.wait_for("warm and waiting")
-
-        async def run(call):
-            text = await screen_until(call, ["episode 0/1200"])
-            size = text.splitlines()[0]
-            cols, rows = (int(x) for x in size.split("x"))
-            assert cols >= 150 and rows >= 34, size
-            for panel in ("Posteriors", "Progress", "Memory", "episode 0/1200"):  # all at once: not tab mode
-                assert panel in text, panel
-            await call("Runtime.evaluate", expression="window.__term.terminal.focus()")
-            await call("Input.dispatchKeyEvent", type="keyDown", key=" ", code="Space", text=" ",
-                       windowsVirtualKeyCode=32)
-            await call("Input.dispatchKeyEvent", type="keyUp", key=" ", code="Space", windowsVirtualKeyCode=32)
-            return await screen_until(call, ["episode 1/1200"])
-
-        text = asyncio.run(open_lab(server.url, run))
-        assert "episode 1/1200" in text
+        started.wait_for("warm and waiting")
+        yield started
     finally:
-        server.stop()
+        started.stop()
+
+
+async def evaluate(call, expression: str):
+    return (await call("Runtime.evaluate", expression=expression, awaitPromise=True))["result"].get("value")
+
+
+async def until_true(call, expression: str, what: str, timeout: float = BOUND):
+    deadline = time.monotonic() + timeout
+    while not await evaluate(call, expression):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"never so in the page: {what}")
+        await asyncio.sleep(0.1)  # polling the page, bounded by the deadline
+
+
+def test_the_teachers_page_keeps_what_is_typed_through_ten_seconds_of_refreshes_and_answers(server):
+    """Issue 41 item 2: the page reloaded itself every 3 s, and a number being typed was lost."""
+
+    async def run(call):
+        await until_true(call, "!!document.getElementById('goal-n')", "the teacher's page")
+        assert await evaluate(call, "location.pathname + location.search") == "/teacher"  # the key left the URL
+        await evaluate(call, "(() => { const f = document.getElementById('goal-n'); f.focus(); f.select(); })()")
+        await call("Input.insertText", text="17")
+        before = int(await evaluate(call, "document.body.dataset.refreshes"))
+        # ten seconds of the page's own time at once; its fetches still go to the server for real
+        await call("Emulation.setVirtualTimePolicy", policy="pauseIfNetworkFetchesPending", budget=10_000)
+        await until_true(call, f"Number(document.body.dataset.refreshes) >= {before + 3}",
+                         "three refreshes of the table (ten seconds at one each three)")
+        typed = await evaluate(call, "document.getElementById('goal-n').value")
+        focused = await evaluate(call, "document.activeElement && document.activeElement.id")
+        await call("Emulation.setVirtualTimePolicy", policy="advance")
+        await evaluate(call, "document.getElementById('pause').click()")
+        await until_true(call, "!document.getElementById('answer').textContent.startsWith('Sending')"
+                               " && document.getElementById('answer').textContent.length > 0", "an answer")
+        return typed, focused, await evaluate(call, "document.getElementById('answer').textContent")
+
+    typed, focused, answer = asyncio.run(open_lab(server.url + f"teacher?key={KEY}", run))
+    assert typed == "17" and focused == "goal-n"
+    assert re.match(r"(\d+ paused \(|No lab is connected)", answer), answer
+
+
+def test_the_served_lab_shows_every_panel_at_1400x900_and_reacts_to_a_key(server):
+    async def run(call):
+        text = await screen_until(call, ["episode 0/1200"])
+        size = text.splitlines()[0]
+        cols, rows = (int(x) for x in size.split("x"))
+        assert cols >= 150 and rows >= 34, size
+        for panel in ("Posteriors", "Progress", "Memory", "episode 0/1200"):  # all at once: not tab mode
+            assert panel in text, panel
+        await call("Runtime.evaluate", expression="window.__term.terminal.focus()")
+        await call("Input.dispatchKeyEvent", type="keyDown", key=" ", code="Space", text=" ",
+                   windowsVirtualKeyCode=32)
+        await call("Input.dispatchKeyEvent", type="keyUp", key=" ", code="Space", windowsVirtualKeyCode=32)
+        return await screen_until(call, ["episode 1/1200"])
+
+    text = asyncio.run(open_lab(server.url, run))
+    assert "episode 1/1200" in text

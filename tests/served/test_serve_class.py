@@ -131,12 +131,14 @@ def test_the_teacher_sends_the_class_to_card_3(server):
                         await a.next_frame(float(page.headers["Retry-After"]))  # not a fixed sleep: frames or then
                 assert page.status == 200 and str(page.url).endswith("/teacher")  # the key left the URL
                 assert html.count("<td>v") == 2 and "support" in html and "Wrong keys tried: 1" in html
+                assert "http-equiv=refresh" not in html  # issue 41: the page never reloads under the teacher
                 async with http.post(s.url + "teacher", data={"cmd": "card", "n": "3"},  # the cookie, no key
-                                     allow_redirects=False) as sent:
-                    assert sent.status == 303
-                moved = r"(?s)(?=.*Tour 3/)(?=.*moved the class to tour card 3)"  # in whichever order drawn
-                await a.until(moved)
-                await b.until(moved)
+                                     headers={"Accept": "application/json"}) as sent:
+                    answer = (await sent.json())["answer"]  # the page's script reads this, once the labs are there
+                assert answer == "2 labs moved to tour card 3.", answer
+                moved = (r"Tour 3/", r"moved the class to tour card 3")  # in whichever order drawn
+                await a.until(*moved)
+                await b.until(*moved)
                 deadline = time.monotonic() + BOUND
                 while time.monotonic() < deadline:  # the status reports catch up within a second or two
                     async with http.get(s.url + "teacher/labs") as page:
@@ -145,6 +147,22 @@ def test_the_teacher_sends_the_class_to_card_3(server):
                         break
                     await a.next_frame(1.5)  # a frame, or the time of the next report; not a fixed sleep
                 assert [r["card"] for r in rows] == [3, 3]
+                await one.send_json(["stdin", "\x1b"])  # the first student closes card 3: no longer at it
+                while time.monotonic() < deadline:
+                    async with http.get(s.url + "teacher/labs?page=1") as page:
+                        shown = await page.json()
+                    if [r["card_open"] for r in shown["labs"]] == [False, True]:
+                        break
+                    await a.next_frame(1.5)
+                assert [(r["card"], r["card_open"]) for r in shown["labs"]] == [(3, False), (3, True)]
+                assert "2 connected" in shown["line"]
+                async with http.post(s.url + "teacher", data={"cmd": "pause"}, allow_redirects=False) as sent:
+                    assert sent.status == 303  # a plain form (no script): the page again, the answer on it
+                async with http.get(s.url + "teacher") as page:
+                    assert "0 paused (2 were not running)" in await page.text()
+                async with http.post(s.url + "teacher", data={"cmd": "resume"},
+                                     headers={"Accept": "application/json"}) as sent:
+                    assert (await sent.json())["answer"].startswith("2 labs resumed")
 
     asyncio.run(main())
     s.stop()

@@ -148,3 +148,48 @@ def test_a_short_or_odd_teacher_key_is_one_line_and_exit_2(key, message, capsys,
     assert main(["serve", "--sessions", str(tmp_path / "c"), "--teacher-key", key]) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+async def test_the_page_never_reloads_loads_nothing_from_elsewhere_and_answers_an_action_in_json(tmp_path):
+    """Issue 41 item 2: the page reloaded itself every 3 s (losing what the teacher typed) and an
+    action answered with nothing but the reloaded page."""
+    import re
+
+    server = lab_server(tmp_path)
+    client = await teacher_client(server)
+    try:
+        await client.get(f"/teacher?key={KEY}")
+        page = await client.get("/teacher")
+        text = await page.text()
+        assert "http-equiv=refresh" not in text and "setInterval(refresh" in text
+        nonce = re.search(r'<script nonce="([^"]+)">', text)[1]
+        policy = page.headers["Content-Security-Policy"]
+        assert f"script-src 'nonce-{nonce}'" in policy and "default-src 'none'" in policy and "connect-src 'self'" in policy
+        assert not re.search(r"\b(src|href)=", text) and "http://" not in text and "https://" not in text
+        assert KEY not in text
+        labs = await (await client.get("/teacher/labs?page=1")).json()
+        assert labs["labs"] == [] and "0 connected" in labs["line"]
+        answered = await client.post("/teacher", data={"cmd": "pause"}, headers={"Accept": "application/json"})
+        assert (await answered.json()) == {"answer": "No lab is connected: there is no one to send."}
+        bad = await client.post("/teacher", data={"cmd": "explode"}, headers={"Accept": "application/json"})
+        assert bad.status == 400
+    finally:
+        await client.close()
+
+
+def test_the_answers_say_what_the_labs_did():
+    from ael_tui.serve.server import class_answer
+    from ael_tui.serve.teacher import card_cell
+
+    moved = [{"done": True, "at": 3}] * 40
+    assert class_answer("card", 3, moved) == "40 labs moved to tour card 3."
+    assert class_answer("card", 3, [{"done": True}]) == "1 lab moved to tour card 3."
+    some = [{"done": True}, {"done": False, "why": "start screen"}, None]
+    assert class_answer("episode", 200, some) == \
+        "1 of 3 labs moved to episode 200; start screen: 1; 1 lab still on the way (the table shows where)."
+    paused = [{"was_running": True}] * 12 + [{"was_running": False}] * 28
+    assert class_answer("pause", 0, paused).startswith("12 paused (28 were not running)")
+    assert class_answer("resume", 0, [{"restarted": True}, {"restarted": False}]).startswith(
+        "2 labs resumed, 1 of them running again")
+    assert card_cell({"card": 3, "card_open": False}) == "3 (closed)"
+    assert card_cell({"card": 3, "card_open": True}) == "3 (open)" and card_cell({"card": 0}) == "-"

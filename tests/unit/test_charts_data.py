@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ael_tui.widgets.charts.data import (Reference, best_arm_in_hindsight, column_of, column_span, cumulative,
+from ael_lab.drawing.data import (Reference, best_arm_in_hindsight, column_of, column_span, cumulative,
                                  hindsight_reference, regime_means, regret, strip_cells)
-from ael_tui.widgets.charts.reads import APPROVED, NEW_ARM, REJECTED, PictureData
+from ael_lab.drawing.reads import APPROVED, NEW_ARM, REJECTED, PictureData
 
 
 # ------------------------------------------------------------------ strip
@@ -82,7 +82,7 @@ def test_regime_starts_name_each_run_of_one_regime():
 
 def test_the_pictures_read_the_decisions_of_a_session(monkeypatch):
     from engine.approvals import AuditEntry
-    from ael_tui.widgets.charts.reads import decisions_of, picture_data
+    from ael_lab.drawing.reads import decisions_of, picture_data
     from tests.tui_helpers import synthetic
 
     s = synthetic(approval="auto")

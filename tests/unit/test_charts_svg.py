@@ -8,10 +8,10 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pytest
 
-from ael_tui.widgets.charts.curves import cumulative_chart, regret_chart
-from ael_tui.widgets.charts.data import RegimeMean
-from ael_tui.widgets.charts.reads import APPROVED, NEW_ARM, Decision, PictureData
-from ael_tui.widgets.charts.picture_svg import bars_svg, chart_svg, hex_of, runs_of, strip_svg
+from ael_lab.drawing.curves import cumulative_chart, regret_chart
+from ael_lab.drawing.data import RegimeMean
+from ael_lab.drawing.reads import APPROVED, NEW_ARM, Decision, PictureData
+from ael_lab.drawing.picture_svg import bars_svg, chart_svg, hex_of, runs_of, strip_svg
 
 NS = {"s": "http://www.w3.org/2000/svg"}
 
@@ -119,3 +119,13 @@ def test_ael_lab_chart_never_writes_over_the_save_or_another_session(saved, tmp_
     assert main(["chart", str(saved), "--kind", "arms", "--svg", str(other)]) == 2
     assert "is an AEL Lab session" in capsys.readouterr().err
     assert saved.read_bytes() == before == other.read_bytes()
+
+
+def test_the_colour_table_is_rich_s_own_so_a_picture_drawn_without_rich_matches_the_lab():
+    from rich.color import ANSI_COLOR_NAMES, Color
+
+    from ael_lab.drawing.colours import INK, NAMED
+
+    assert set(NAMED) == set(ANSI_COLOR_NAMES)
+    assert all(hex_of(name) == Color.parse(name).get_truecolor().hex for name in ANSI_COLOR_NAMES)
+    assert hex_of("#A0b1C2") == "#a0b1c2" and hex_of("bold red") == INK and hex_of("no-such-colour") == INK

@@ -1,14 +1,17 @@
 """No import cycles among the project's modules, counting the imports made inside
 functions: a lazy import hides a cycle from start-up but not from a reader, and
-a cycle is where a change in one module breaks another that seemed unrelated."""
+a cycle is where a change in one module breaks another that seemed unrelated.
+Nor among its packages: ael_lab is the floor the command line and the lab stand on,
+and the command line reaches the lab only to open it (LAUNCHES)."""
 
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("engine", "scenarios", "ael_tui", "bench")
+PACKAGES = ("engine", "scenarios", "ael_lab", "ael_cli", "ael_tui", "bench")
 
 
 def _modules() -> dict[str, Path]:
@@ -26,8 +29,7 @@ def _imports(name: str, path: Path, modules: dict[str, Path], at_load: bool = Fa
     that is a module (a submodule naming its own package that way is no cycle), else as
     importing `pkg`."""
     out = set()
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    type_only = _type_only(tree)
+    tree, type_only = _parsed(path)
     for node in (tree.body if at_load else ast.walk(tree)):
         if node in type_only:
             continue
@@ -48,6 +50,14 @@ def _imports(name: str, path: Path, modules: dict[str, Path], at_load: bool = Fa
             continue
         out.update(t for t in targets if t in modules and t != name)
     return out
+
+
+@functools.lru_cache(maxsize=None)
+def _parsed(path: Path) -> tuple[ast.Module, set[ast.AST]]:
+    """A file's tree and its annotation-only imports, parsed once for every test here (the
+    checks read each file several times)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return tree, _type_only(tree)
 
 
 def _type_only(tree: ast.Module) -> set[ast.AST]:
@@ -101,6 +111,63 @@ def test_the_project_has_no_import_cycles():
     modules = _modules()
     graph = {name: _imports(name, path, modules) for name, path in modules.items()}
     assert _cycles(graph) == []
+
+
+# The only arrows from the command line up to the lab: opening it, each imported in the one
+# function that does so (never as a module loads), so `ael-lab run` loads no Textual.
+LAUNCHES = {
+    ("ael_cli.main", "ael_tui.app"): "`ael-lab`, `lab`, `open` open the lab",
+    ("ael_cli.main", "ael_tui.serve.command"): "`ael-lab serve` is the lab served",
+}
+# what each package may import (the floor below it, nothing above): the arrows point down
+BELOW = {
+    "engine": set(),
+    "scenarios": {"engine"},
+    "ael_lab": {"engine", "scenarios"},
+    "ael_cli": {"engine", "scenarios", "ael_lab"},
+    "ael_tui": {"engine", "scenarios", "ael_lab", "ael_cli"},  # the CLI's flags, defined once, read by the lab
+    "bench": {"engine", "scenarios", "ael_lab", "ael_cli", "ael_tui"},
+}
+
+
+def _package_arrows(modules: dict[str, Path], launches: dict = LAUNCHES) -> list[str]:
+    """Every import (in a function too) from one package into another that BELOW does not allow,
+    but LAUNCHES, which must be made in a function; and a LAUNCHES entry no longer made."""
+    wrong, seen = [], set()
+    for name, path in modules.items():
+        at_load = _imports(name, path, modules, at_load=True)
+        for target in sorted(_imports(name, path, modules)):
+            mine, theirs = name.split(".")[0], target.split(".")[0]
+            if mine == theirs or theirs in BELOW.get(mine, set()):
+                continue
+            if (name, target) in launches:
+                seen.add((name, target))
+                if target in at_load:
+                    wrong.append(f"{name} imports {target} as it loads: only in the function that opens the lab")
+                continue
+            wrong.append(f"{name} imports {target}: {mine} stands below {theirs}")
+    wrong += [f"{a} no longer imports {b}: drop it from LAUNCHES" for a, b in launches if (a, b) not in seen]
+    return wrong
+
+
+def test_the_packages_point_one_way():
+    assert _package_arrows(_modules()) == []
+
+
+def test_the_package_check_sees_an_arrow_up_and_a_launch_made_as_a_module_loads(tmp_path):
+    files = {"ael_lab.pictures": "from ael_tui.widgets import x\n",
+             "ael_cli.main": "from ael_tui.app import run_app\n",
+             "ael_cli.runner": "def f():\n    from ael_tui.widgets.readouts import status_of\n",
+             "ael_tui.app": "", "ael_tui.widgets": "", "ael_tui.widgets.readouts": ""}
+    modules = {}
+    for name, text in files.items():
+        path = tmp_path / f"{name}.py"
+        path.write_text(text)
+        modules[name] = path
+    wrong = _package_arrows(modules, {("ael_cli.main", "ael_tui.app"): "opens the lab"})
+    assert "ael_lab.pictures imports ael_tui.widgets: ael_lab stands below ael_tui" in wrong
+    assert "ael_cli.runner imports ael_tui.widgets.readouts: ael_cli stands below ael_tui" in wrong  # lazily too
+    assert "ael_cli.main imports ael_tui.app as it loads: only in the function that opens the lab" in wrong
 
 
 def test_the_cycle_finder_sees_an_import_made_inside_a_function(tmp_path):
@@ -227,3 +294,35 @@ def test_the_floor_check_sees_one_feature_importing_another(tmp_path):
     # an allowed opening, made as the module loads while the lab screen loads that module eagerly
     assert ("ael_tui.lab.lab_decisions imports ael_tui.decisions.approval as it loads, and "
             "['ael_tui.lab.lab_screen'] load it") in wrong
+
+
+def test_the_runner_and_the_serve_command_name_no_world():
+    """`run` and `serve` reach a world through the registry and its spec (a protocol's model
+    settings: `ScenarioSpec.llm_settings`), never by importing its package (issue 40)."""
+    files = [ROOT / "ael_cli" / "runner.py", ROOT / "ael_cli" / "serve_flags.py", ROOT / "ael_tui" / "serve" / "command.py",
+             ROOT / "ael_cli" / "chart_command.py", *(ROOT / "ael_lab").rglob("*.py")]
+    named = []
+    for path in files:
+        for node in ast.walk(ast.parse(path.read_text())):
+            modules = [node.module or ""] if isinstance(node, ast.ImportFrom) else \
+                [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            named += [f"{path.relative_to(ROOT)}: {m}" for m in modules if m.startswith("scenarios.")]
+    assert named == []
+
+
+def _third_party(package: str, names: tuple[str, ...]) -> list[str]:
+    """Where a module of `package` imports one of `names` (a top-level package), in a function too."""
+    found = []
+    for path in sorted((ROOT / package).rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            modules = [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else \
+                [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            found += [f"{path.relative_to(ROOT)}: {m}" for m in modules if m.split(".")[0] in names]
+    return found
+
+
+def test_the_floor_imports_no_textual_nor_rich_and_the_command_line_no_textual():
+    """ael_lab (and with it `ael-lab chart`, a notebook's pictures) draws without a terminal
+    library; the command line reaches Textual only through the lab it opens (LAUNCHES)."""
+    assert _third_party("ael_lab", ("textual", "rich", "textual_serve")) == []
+    assert _third_party("ael_cli", ("textual", "textual_serve")) == []

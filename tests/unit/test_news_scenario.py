@@ -331,3 +331,17 @@ def test_the_help_and_the_tour_say_what_this_world_teaches(data):
         guide.feed(s.step(), s)
     card = next(c for c in guide.cards if c.moment == "reflected")
     assert "What this world teaches: Reflection helps only where" in card.text
+
+
+def test_the_news_agent_says_how_it_voted(data):
+    """Issue 41: the k-NN agent reports its plurality vote (and the prior class it falls back on)."""
+    from engine.explain import explain, render
+
+    s = Session(SessionConfig(scenario="news", seed=42, selector="ts", scenario_options={"data": data}),
+                scenario(data))
+    s.run(until=40)
+    report = explain(s, 35)
+    (vote,) = report["decided"]["votes"]
+    assert vote["threshold"] is None and report["decided"]["answer"] == report["record"]["info"]["predicted"]
+    assert [v["episode"] for v in vote["voters"]] == report["record"]["info"]["voters"]
+    assert "How it decided:" in render(report)

@@ -120,7 +120,7 @@ def test_its_flag_reaches_it_and_no_other_scenario(tiny, tmp_path, capsys):
 
 
 def test_a_worker_that_never_saw_the_registration_runs_it_from_the_task(tiny):
-    from ael_cli.batch import run_task, task_of
+    from ael_lab.batch import run_task, task_of
 
     task = task_of(SessionConfig(scenario="tiny", seed=2, selector="ts"), None)
     scenarios.unregister("tiny")  # as in a worker process started before the test registered it

@@ -101,7 +101,7 @@ def test_an_error_line_naming_a_files_columns_obeys_none_of_them(tmp_path, capsy
 def test_a_sweeps_table_shows_the_regimes_escapes(tmp_path, capsys):
     import io
 
-    from ael_cli.sweep.store import Store
+    from ael_lab.sweep_store import Store
     from ael_cli.sweep.summary import print_summary
 
     data = hostile_stream(tmp_path / "hostile.csv", rows=45)

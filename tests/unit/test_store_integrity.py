@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from ael_cli.main import main
-from ael_cli.sweep.store import FORMAT, STORE_NAME, Store
+from ael_lab.sweep_store import FORMAT, STORE_NAME, Store
 
 GRID = ["synthetic", "--seeds", "1..3", "--selector", "ts", "--workers", "1"]
 
@@ -145,7 +145,7 @@ class SmallDisk(sqlite3.Connection):
 def test_a_full_disk_is_one_line_and_the_same_sweep_resumes_after(tmp_path, capsys, monkeypatch):
     folder = tmp_path / "s"
     grid = ["synthetic", "--seeds", "1..40", "--selector", "ts", "--workers", "1"]
-    monkeypatch.setattr("ael_cli.sweep.store.COMMIT_EVERY_S", 0)  # a commit per run: some are in before it fills
+    monkeypatch.setattr("ael_lab.sweep_store.COMMIT_EVERY_S", 0)  # a commit per run: some are in before it fills
     connect = sqlite3.connect
     monkeypatch.setattr(sqlite3, "connect", lambda *a, **k: connect(*a, **k, factory=SmallDisk))
     code, out, err = sweep(capsys, *grid, "--out", str(folder))
@@ -219,7 +219,7 @@ def test_every_scenarios_runs_verify_as_written(tmp_path, capsys):
 def test_values_sqlite_stores_differently_give_the_same_digest(tmp_path):
     """An int reward reads back as a float, NaN as NULL, -0.0 as 0.0: the digest written
     from the values a run hands over is the one its stored rows give."""
-    from ael_cli.batch import task_of
+    from ael_lab.batch import task_of
     from engine.session import SessionConfig
 
     task = task_of(SessionConfig(scenario="synthetic", seed=3, selector="ts", episodes=5), None)

@@ -298,3 +298,15 @@ def test_the_vote_reads_true_cosines_and_the_running_prior(demos):
         counts = Counter(w.labels[:t])
         naive = min(counts, key=lambda g: (-counts[g], g)) if counts else min(w.labels)
         assert w._priors[t] == naive
+
+
+def test_the_stream_agent_says_how_it_voted(demos):
+    """Issue 41: the k-NN agent reports its plurality vote (no threshold) to the explanation."""
+    from engine.explain import explain, render
+
+    s = run(demos[1], 1, "ts", until=200)
+    report = explain(s, 190)
+    (vote,) = report["decided"]["votes"]
+    assert vote["threshold"] is None and report["decided"]["answer"] == report["record"]["info"]["predicted"]
+    assert [v["episode"] for v in vote["voters"]] == report["record"]["info"]["voters"]
+    assert "the plurality wins" in render(report)

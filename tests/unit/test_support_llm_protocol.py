@@ -156,3 +156,13 @@ def test_a_protocol_session_saved_mid_run_resumes_on_its_subset_exactly(tmp_path
     state = make_scenario("support", 42, {"protocol": "cliapi-llm"}).state_dict()
     with pytest.raises(AELError, match="cliapi-llm protocol, not full"):
         make_scenario("support", 42).load_state_dict(state)
+
+
+def test_the_protocols_model_settings_are_declared_on_the_spec_for_the_runner_to_read():
+    """The runner applies a protocol's model settings from the spec (`llm_settings`), naming no world."""
+    from scenarios import spec_of
+    from scenarios.support.cliapi_protocol import LLM_SETTINGS
+
+    spec = spec_of("support")
+    assert spec.llm_settings_for({"protocol": "cliapi-llm"}) == LLM_SETTINGS == {"temperature": 0.0}
+    assert spec.llm_settings_for({"protocol": "full"}) == {} and spec_of("synthetic").llm_settings_for({}) == {}

@@ -9,7 +9,7 @@ import sqlite3
 import pytest
 
 from ael_cli.main import main
-from ael_cli.sweep.store import STORE_NAME, Store
+from ael_lab.sweep_store import STORE_NAME, Store
 
 GRID = ["synthetic", "--seeds", "1..6", "--selector", "ts,ts+reflection"]
 
@@ -77,7 +77,7 @@ def test_a_failed_run_is_recorded_and_the_others_finish(tmp_path, capsys):
 
 
 def test_a_run_that_failed_before_is_replaced_whole_when_it_succeeds(tmp_path):
-    from ael_cli.batch import task_of
+    from ael_lab.batch import task_of
     from ael_cli.sweep.task import sweep_task
     from engine.session import SessionConfig
 

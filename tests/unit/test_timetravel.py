@@ -179,6 +179,22 @@ def test_reopen_undoes_a_decision_and_the_same_decision_gives_the_same_run(suppo
         b.reopen(42)
 
 
+def test_deciding_as_the_original_did_keeps_the_run_ahead(support_run):
+    """Issue 41: the same decision in other words (a person where a rule decided, another reason)
+    is the run that was: the run ahead is still followed, no branch appears."""
+    s, full = support_run
+    b = reload(s)
+    b.rewind_to(1200)  # the whole run is the run ahead
+    second = full["queue"]["audit"][1]
+    b.reopen(second["proposal_id"])
+    assert b.timeline.tape is not None
+    b.decide(second["proposal_id"], "approve", who="human", reason="decided again after an undo")
+    b.step()
+    assert b.timeline.tape is not None and b.timeline.reach(b) == 1200  # still on the run ahead
+    b.run()
+    assert b.history == full["history"]
+
+
 def test_manual_decisions_are_replayed_at_their_boundary():
     s = new("synthetic", approval="manual")
     decisions = []
@@ -238,11 +254,21 @@ def test_refusals_are_one_clear_error(support_run):
         b.rewind_to(1201)
     with pytest.raises(AELError, match="no proposal #99"):
         b.branch(1000, {99: "reject"})
-    with pytest.raises(AELError, match="decided after episode 919, not before episode 900"):
-        b.branch(900, {1: "reject"})
     with pytest.raises(AELError, match="already approved"):
         b.branch(1000, {1: "approve"})
     assert comparable(b) == full  # a refused branch changes nothing
+
+
+def test_a_branch_before_the_decision_replays_to_it_and_decides_there(support_run):
+    """Issue 41: --at N before proposal K's decision (here #1, decided after 919) is the lab's way:
+    replay to the decision, decide it otherwise there; the branch starts where it was decided."""
+    s, full = support_run
+    b = reload(s)
+    assert b.branch(900, {1: "reject"}) is None
+    assert b.t == 920 and b.history == full["history"][:920]
+    assert [(a.proposal_id, a.decision) for a in b.queue.audit if a.proposal_id == 1] == [(1, "reject")]
+    with pytest.raises(AELError, match=r"proposal #1 was already rejected \(after episode 919\)"):
+        b.branch(920, {1: "reject"})  # spelled as a person writes it, not "rejectd"
 
 
 # -------------------------------------------------------------------- explain
@@ -272,8 +298,14 @@ def test_explain_input_of_every_world(tmp_path):
     assert explain(s, 20)["input"]["pull"] == 20
     p = new("portfolio", episodes=20)
     p.run()
-    seen = explain(p, 18)["input"]
+    report = explain(p, 18)
+    seen = report["input"]
     assert seen["bar"] == 18 and set(seen["prices"]) == set(seen["tool_calls"]) == set(p.scenario.world.tickers)
+    holdings = report["decided"]["holdings"]  # how it allocated (issue 41): each weight from the tools' calls
+    assert {h["ticker"] for h in holdings} == set(p.scenario.world.tickers)
+    weights = p.history[18]["info"]["weights"]
+    assert all(abs(h["weight"] - weights[h["ticker"]]) < 1e-6 and h["calls"] for h in holdings)
+    assert "the calls that moved it" in render(report)
 
 
 # ------------------------------------------------------------------------ CLI

@@ -15,39 +15,17 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
 
-from ael_tui.widgets.charts.data import column_of, strip_cells
+from ael_lab.drawing import ARM_COLOURS, DECISION_COLOURS, arm_colour, arm_colours  # noqa: F401 - the arms' colours
+from ael_lab.drawing import column_of, strip_cells
 from ael_tui.widgets.charts.exportable import ExportableChart
-from ael_tui.widgets.charts.reads import APPROVED, NEW_ARM, REJECTED, PictureData, PictureSource
-from ael_tui.widgets.charts.picture_svg import strip_svg
+from ael_lab.drawing import APPROVED, NEW_ARM, REJECTED, PictureData, PictureSource
+from ael_lab.drawing import strip_svg
 from ael_tui.widgets.throttle import Throttle
 
 MIXED = 0.6        # a bucket whose most played arm has less than this share is drawn ▒
 REGIME = "grey50"
 NAMES, DIM = Style(color=REGIME), Style(dim=True)
 MARKS = {REJECTED: ("✗", "bold red"), APPROVED: ("✓", "bold green"), NEW_ARM: ("+", "bold bright_green")}  # later ones win a cell
-
-# (plotext name, the same ANSI colour in rich): an arm's curve in the densities, its name in the
-# posteriors table and its cells here share it, so the table is the densities' legend (a legend
-# of ten names would cover the plot) and the strip's key
-ARM_COLOURS = (("cyan", "cyan"), ("orange", "yellow"), ("magenta", "magenta"), ("green", "green"),
-               ("blue+", "bright_blue"), ("red", "red"), ("white", "white"), ("cyan+", "bright_cyan"),
-               ("orange+", "bright_yellow"), ("magenta+", "bright_magenta"), ("green+", "bright_green"),
-               ("red+", "bright_red"))
-
-
-def arm_colour(index: int) -> tuple[str, str]:
-    return ARM_COLOURS[index % len(ARM_COLOURS)]
-
-
-def arm_colours(runs: list[PictureSource] | list[PictureData]) -> dict[str, str]:
-    """Arm -> its Rich colour: the posteriors table's, by position in the first run's pool
-    (every run of a comparison starts from the same pool); arms only a later run added
-    take the next colours."""
-    names: list[str] = []
-    for d in runs:
-        names += [a for a in d.arms if a not in names]
-    return {a: arm_colour(i)[1] for i, a in enumerate(names)}
-
 
 def strip_row(d: PictureSource | PictureData, columns: int, colours: dict[str, str]) -> list[Segment]:
     """One run's cells: the arm's colour as the background (▒ in its colour for a mixed
@@ -95,15 +73,24 @@ def names_row(d: PictureSource | PictureData, columns: int) -> Segment:
     return Segment("".join(row), NAMES)
 
 
-def legend_row(colours: dict[str, str], width: int) -> Strip:
-    segments = []
-    for arm, colour in colours.items():
-        segments += [Segment("■ ", Style(color=colour)), Segment(arm + "  ")]
-    segments.append(Segment("+ new arm ✓ approved ✗ rejected", DIM))
-    line = Strip(segments)
-    if line.cell_length > width:  # cut, and said so
-        return Strip([*line.crop(0, width - 1), Segment("…", DIM)])
-    return line.adjust_cell_length(width)
+def legend_rows(colours: dict[str, str], width: int) -> list[Strip]:
+    """The key: each arm's colour and name, then the marks, on as many rows as `width` needs,
+    broken between entries, never cut (a name longer than a row is the only thing cut)."""
+    entries = [[Segment("■ ", Style(color=colour)), Segment(arm)] for arm, colour in colours.items()]
+    entries.append([Segment("+ new arm ✓ approved ✗ rejected", DIM)])
+    rows: list[list[Segment]] = [[]]
+    used = 0
+    for entry in entries:
+        size = sum(len(seg.text) for seg in entry)
+        if rows[-1] and used + 2 + size > width:
+            rows.append([])
+            used = 0
+        if rows[-1]:
+            rows[-1].append(Segment("  "))
+            used += 2
+        rows[-1] += entry
+        used += size
+    return [Strip(row).crop(0, width).adjust_cell_length(width) for row in rows]
 
 
 class ArmStrip(ExportableChart):
@@ -120,6 +107,7 @@ class ArmStrip(ExportableChart):
         self.margins = (0, 0)
         self.legend = legend
         self._key: tuple | None = None
+        self._arms: tuple[str, ...] = ()
         self._lines: list[Strip] = []
         self._built_for: tuple | None = None
         self.throttle = Throttle(self.set_timer, every, self.refresh)
@@ -138,8 +126,9 @@ class ArmStrip(ExportableChart):
         key = (tuple((d.name, d.n, d.played, tuple(d.arms), len(d.decisions)) for d in runs), margins)
         if key == self._key:
             return
-        resized = len(runs) != len(self.sources)
-        self.sources, self.margins, self._key = list(runs), margins, key
+        arms = tuple(a for d in runs for a in d.arms)
+        resized = len(runs) != len(self.sources) or arms != self._arms  # a new arm may need another key row
+        self.sources, self.margins, self._key, self._arms = list(runs), margins, key, arms
         if resized:
             self.refresh(layout=True)
         else:
@@ -151,7 +140,8 @@ class ArmStrip(ExportableChart):
             self.refresh(layout=True)
 
     def get_content_height(self, container, viewport, width: int) -> int:
-        return max(1, len(self.sources)) + 1 + int(self.legend)
+        key = len(legend_rows(arm_colours(self.runs), width)) if self.legend and self.runs else int(self.legend)
+        return max(1, len(self.sources)) + 1 + key
 
     def render_line(self, y: int) -> Strip:
         """The strip's lines, made once per state and size: Segments straight into Strips, as
@@ -176,7 +166,7 @@ class ArmStrip(ExportableChart):
                          .adjust_cell_length(width))
         lines.append(Strip([Segment(" " * left), names_row(runs[0], columns)]).adjust_cell_length(width))
         if self.legend:
-            lines.append(legend_row(colours, width))
+            lines += legend_rows(colours, width)
         return lines
 
     # ----------------------------------------------------------- export

@@ -8,7 +8,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 
 from ael_tui.widgets.charts.arm_strip import ArmStrip
-from ael_tui.widgets.charts.reads import PictureSource
+from ael_lab.drawing import PictureSource
 from ael_tui.widgets.charts.regime_bars import RegimeBars, regime_groups
 from ael_tui.widgets.throttle import Throttle
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from ael_tui.widgets.charts.data import RegimeMean, regime_means
+from ael_lab.drawing import RegimeMean, regime_means
 from ael_tui.widgets.charts.exportable import ExportableChart
-from ael_tui.widgets.charts.reads import PictureData
-from ael_tui.widgets.charts.picture_svg import bars_svg
+from ael_lab.drawing import PictureData
+from ael_lab.drawing import bars_svg
 
 Group = tuple[str, str, list[RegimeMean]]  # (selector, its colour, its means by regime)
 

@@ -1,10 +1,10 @@
 """The pictures as SVG for slides: vectors drawn from the same data the terminal shows
 (a `Chart`'s series, axes, marks and names; the strip's runs of arms; the regime bars),
 not a screenshot of cells. Plain SVG text, like the reproduce report's charts
-(ael_tui/reproduce/svg.py): it opens in any browser and a slide tool.
+(ael_cli/reproduce/svg.py): it opens in any browser and a slide tool.
 
-The background is the terminal's dark one, so every colour (Rich's names, turned into
-the hex of Rich's standard palette) reads as it does in the lab."""
+The background is the terminal's dark one, so every colour (the lab's names, turned into
+the hex of Rich's standard palette by colours.py, which imports no Rich) reads as it does in the lab."""
 
 from __future__ import annotations
 
@@ -12,24 +12,16 @@ from collections.abc import Sequence
 from html import escape
 
 import numpy as np
-from rich.color import Color, ColorParseError
 
-from ael_tui.widgets.charts.data import RegimeMean
-from ael_tui.widgets.charts.reads import APPROVED, NEW_ARM, REJECTED, PictureData, PictureSource
-from ael_tui.widgets.line_chart import Chart, _x_ticks
+from ael_lab.drawing.colours import INK, hex_of  # noqa: F401 - hex_of: the one way a name becomes #rrggbb
+from ael_lab.drawing.data import RegimeMean
+from ael_lab.drawing.reads import APPROVED, NEW_ARM, REJECTED, PictureData, PictureSource
+from ael_lab.drawing.lines import Chart, x_ticks
 
 WIDTH = 800
-BACK, INK, FAINT = "#11151c", "#d8dee9", "#5c6370"
+BACK, FAINT = "#11151c", "#5c6370"
 FONT = 'font-family="DejaVu Sans Mono, Menlo, monospace" font-size="12"'
 DECISION_MARK = {APPROVED: ("✓", "green"), REJECTED: ("✗", "red"), NEW_ARM: ("+", "bright_green")}
-
-
-def hex_of(colour: str) -> str:
-    """A Rich colour name as #rrggbb (an unknown one: the ink colour)."""
-    try:
-        return Color.parse(colour).get_truecolor().hex
-    except ColorParseError:
-        return INK
 
 
 def _open(height: int, title: str) -> list[str]:
@@ -91,7 +83,7 @@ def chart_svg(chart: Chart, height: int = 400) -> str:
             out.append(f'<text x="{x}" y="{y + 4:.1f}" fill="{FAINT}" '
                        f'text-anchor="{"end" if side == "left" else "start"}">{escape(axis.label(v))}</text>'
                        f'<path d="M{left} {y:.1f}H{WIDTH - right}" stroke="{FAINT}" stroke-opacity="0.25"/>')
-    for col, text in _x_ticks(x0, x1, 100, chart.x_format):
+    for col, text in x_ticks(x0, x1, 100, chart.x_format):
         x = left + col / 99 * (WIDTH - left - right)
         out.append(f'<text x="{x:.1f}" y="{bottom + 16}" fill="{FAINT}" text-anchor="middle">{escape(text)}</text>')
     for x, colour in chart.vlines:

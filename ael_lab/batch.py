@@ -5,16 +5,21 @@ its workers for `ael-lab run`, and, through `play`, what `ael-lab sweep` (and so
 A task returns the run's result dict, never the session: a finished session
 (its memory, history and reflections) is dropped as soon as its numbers are
 taken, so a batch of thousands of runs holds only their results.
+
+Below the command line (which runs batches) and `ael_lab.sweep` (which reads what they
+recorded); public for those front ends (provisional: docs/api.md).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from engine.results import run_result
 from engine.session import Session, SessionConfig
 from scenarios import REGISTRY, make_scenario, register, spec_of
+
+__all__ = ["RunTask", "play", "run_task", "affinity", "task_of"]
 
 _SHARED_MAX = 8  # scenarios kept per process: enough for a seed's selectors to reuse one
 
@@ -34,8 +39,9 @@ class Played:
     history: list[dict[str, Any]]   # the episode records ([] for a baseline: it has no session)
 
 
-def play(task: RunTask) -> Played:
-    """Run one configuration to `task.until` (or its end) in this process."""
+def play(task: RunTask, watch: Callable[..., Any] | None = None) -> Played:
+    """Run one configuration to `task.until` (or its end) in this process; `watch(session,
+    until)` gives the run its `should_stop` (`ael-lab run`'s progress follows its rows)."""
     config = task.config
     if task.registry_line is not None:
         register(*task.registry_line)
@@ -46,14 +52,14 @@ def play(task: RunTask) -> Played:
     session = Session(config, _scenario(config))
     session.timeline.keep = False  # a batch run never goes back: no checkpoints (engine/timetravel.py)
     try:
-        session.run(until=task.until)
+        session.run(until=task.until, should_stop=watch(session, task.until) if watch is not None else None)
         return Played(run_result(session), session.history)
     finally:
         session.llm.close()  # flushes a cassette this run recorded to
 
 
-def run_task(task: RunTask) -> dict[str, Any]:
-    return play(task).result
+def run_task(task: RunTask, watch: Callable[..., Any] | None = None) -> dict[str, Any]:
+    return play(task, watch).result
 
 
 def affinity(task: RunTask) -> tuple:

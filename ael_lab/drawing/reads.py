@@ -10,7 +10,6 @@ from functools import cached_property
 from engine.session import Session
 from engine.shown_text import shown
 
-from ael_tui.widgets.readouts import metric_name
 
 APPROVED, REJECTED, NEW_ARM = "approved", "rejected", "new arm"
 
@@ -123,3 +122,11 @@ def picture_source(session: Session, history: list[dict], name: str | None = Non
     return PictureSource(name or session.config.selector, max(session.n_episodes, len(history)),
                          [a.name for a in session.selector.arms], history, metric_name(session),
                          [shown(n) for n in session.scenario.regime_names], decisions_of(session))
+
+
+def metric_name(session: Session) -> str:
+    """'accuracy' where episodes are right or wrong and the reward is not the same thing, else 'reward'."""
+    h = session.history
+    if h and h[-1].get("correct") is not None and session.config.scenario != "synthetic":
+        return "accuracy"
+    return "reward"

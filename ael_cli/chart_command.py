@@ -9,7 +9,8 @@ run as SVG, for slides, without opening the lab.
              hindsight, and the chart's title says which
     regimes  mean accuracy (or reward) per true regime, as bars
 
-Reads the save's history only: nothing of the saved run is replayed. OUT is written
+Reads the save's history only: nothing of the saved run is replayed. The picture is drawn by
+ael_lab/drawing/picture.py (a notebook's `s.chart(kind)` draws the same), without Textual or Rich. OUT is written
 atomically; refused in one line: the save itself, an AEL Lab session, a folder, a
 symlink, a missing folder.
 """
@@ -22,9 +23,7 @@ from pathlib import Path
 
 from engine.store.atomic import check_target, write_text_atomic
 from engine.errors import AELError
-
-KINDS = ("arms", "reward", "regret", "regimes")
-CURVE = "cyan"
+from ael_lab.drawing import PICTURE_KINDS as KINDS, picture
 
 
 def add_parser(sub) -> None:
@@ -50,44 +49,6 @@ def check_out(out: str, save: str) -> Path:
         if is_session_file(path):
             raise AELError(f"--svg: {path} is an AEL Lab session; name another file for the picture")
     return path
-
-
-def oracle_rewards(session) -> list[float] | None:
-    """The oracle's reward per episode on the save's world and seed, up to the save's
-    episode; None where the world offers no oracle."""
-    from ael_tui.compare.lockstep import build_compare
-    from ael_tui.widgets.opening import selectors_of
-
-    if "oracle" not in selectors_of(session.config.scenario):
-        return None
-    oracle = build_compare(session.config, ["oracle"])["oracle"]
-    oracle.run(until=len(session.history))
-    return [float(r["reward"]) for r in oracle.history]
-
-
-def picture(session, kind: str) -> str:
-    """The SVG text of `kind` for `session`."""
-    import numpy as np
-
-    from ael_tui.widgets.charts.arm_strip import arm_colours
-    from ael_tui.widgets.charts.curves import cumulative_chart, regret_chart
-    from ael_tui.widgets.charts.data import Reference, regime_means
-    from ael_tui.widgets.charts.reads import picture_data
-    from ael_tui.widgets.charts.picture_svg import bars_svg, chart_svg, strip_svg
-
-    d = picture_data(session)
-    if not d.policies:
-        raise AELError("the save has no episodes yet: nothing to draw")
-    if kind == "arms":
-        return strip_svg([d], arm_colours([d]), f"which policy played when · {d.name}")
-    if kind == "reward":
-        return chart_svg(cumulative_chart([(d, CURVE)]))
-    if kind == "regret":
-        rewards = oracle_rewards(session)
-        reference = None if rewards is None else Reference(
-            "vs an oracle run (same world and seed)", "vs an oracle run", per_episode=np.asarray(rewards))
-        return chart_svg(regret_chart([(d, CURVE)], reference))
-    return bars_svg([(d.name, CURVE, regime_means(d.values, d.regimes, d.regime_names))], d.metric)
 
 
 def chart_command(args: argparse.Namespace) -> int:

@@ -76,7 +76,9 @@ from typing import Any, Iterable, Iterator
 from engine.errors import AELError
 from engine.secrets import scrub
 
-from ael_cli.batch import RunTask
+from ael_lab.batch import RunTask
+
+__all__ = ["Store", "config_hash"]  # public for the front ends (provisional: docs/api.md)
 
 STORE_NAME = "sweep.sqlite"
 FORMAT = 3              # 2: runs.digest, the content hash of each run; 3: the ledger of runs recorded

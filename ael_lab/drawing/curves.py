@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ael_tui.widgets.charts.data import Reference, cumulative, hindsight_reference, regret
-from ael_tui.widgets.charts.reads import NEW_ARM, PictureData
-from ael_tui.widgets.line_chart import Axis, Chart, Series, quarters
+from ael_lab.drawing.data import Reference, cumulative, hindsight_reference, regret
+from ael_lab.drawing.reads import NEW_ARM, PictureData
+from ael_lab.drawing.lines import Axis, Chart, Series, quarters
 
 REGIME, NEW_ARM_COLOUR, CURVE = "grey50", "green", "cyan"
 KINDS = ("rolling", "cumulative", "regret")  # what k cycles through on a progress chart
@@ -76,5 +76,5 @@ def regret_chart(items: list[tuple[PictureData, str]], reference: Reference | No
     if reference is None or not shown or not shown[0][0].policies:
         lead_n = items[0][0].n if items else 1
         return Chart("cumulative regret: no episodes yet", "cumulative regret", (0, max(lead_n, 1)), _axis([]))
-    return _frame(f"cumulative regret {reference.label}", [(d, regret(d.rewards, reference), c) for d, c in shown],
+    return _frame(f"cumulative regret {reference.label}", [(d, regret(d.rewards, reference, d.policies), c) for d, c in shown],
                   f"regret {reference.short}", len(items) > 1)

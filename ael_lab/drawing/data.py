@@ -85,6 +85,9 @@ class Reference:
     short: str                              # where room is short (the terminal chart's title)
     per_episode: np.ndarray | None = None
     constant: float | None = None
+    # each arm's mean over the run as known now: an episode's regret is the best mean minus the
+    # played arm's (never below 0), so a lucky draw is no negative regret and going back moves nothing
+    arm_means: dict[str, float] | None = None
 
 
 def best_arm_in_hindsight(policies: Sequence[str], rewards: Sequence[float],
@@ -110,18 +113,29 @@ def hindsight_reference(policies: Sequence[str], rewards: Sequence[float]) -> Re
     if best is None:
         return None
     arm, mean, plays = best
-    return Reference(f"vs the best arm in hindsight: {arm}'s observed mean {mean:.2f} over its {plays} plays "
-                     "(no oracle run)", f"vs best arm ({arm} {mean:.2f}; no oracle)", constant=mean)
+    sums: dict[str, list[float]] = {}
+    for a, r in zip(policies, rewards):
+        sums.setdefault(a, []).append(float(r))
+    means = {a: float(np.mean(v)) for a, v in sums.items()}
+    return Reference(f"vs the best arm in hindsight: {arm}'s observed mean {mean:.2f} over its {plays} plays, "
+                     "each episode the played arm's mean short of it (no oracle run)",
+                     f"vs best arm ({arm} {mean:.2f}; no oracle)", constant=mean, arm_means=means)
 
 
-def regret(rewards: Sequence[float], reference: Reference) -> np.ndarray:
+def regret(rewards: Sequence[float], reference: Reference, policies: Sequence[str] | None = None) -> np.ndarray:
     """Cumulative regret: the running sum of (reference's reward − played reward), over the
-    episodes both have (an oracle run may be behind or ahead)."""
+    episodes both have (an oracle run may be behind or ahead). Against the best arm in
+    hindsight (`arm_means`, and the arms `policies` played), the running sum of how far the
+    played arm's mean falls short of the best one's: never negative, a draw's luck aside."""
     r = np.asarray(rewards, dtype=float)
     if reference.per_episode is not None:
         k = min(len(r), len(reference.per_episode))
         return np.cumsum(np.asarray(reference.per_episode[:k], dtype=float) - r[:k])
-    return np.cumsum((reference.constant or 0.0) - r)
+    best = reference.constant or 0.0
+    if reference.arm_means is not None and policies is not None:
+        # an arm the yardstick's run never played (none, when it is the run as known now): no gap known
+        return np.cumsum([max(0.0, best - reference.arm_means.get(p, best)) for p in policies[:len(r)]])
+    return np.cumsum(best - r)
 
 
 @dataclass(frozen=True)
