@@ -114,7 +114,8 @@ def predict(hits: list[Hit], row_cosines: Callable[[np.ndarray], np.ndarray],
     Both: each side's votes as shares of that side's total (the rows' cosines, the retrieved
     prototypes' cosines), summed, so neither side's scale decides; ties to the nearest row's
     label, then the nearest prototype's. No evidence (nothing retrieved, every cosine 0): the
-    prior."""
+    prior. With `votes`, the vote taken is added to it as a person reads it (engine/decision.py),
+    under `policy`: the rows' vote, then the prototypes'."""
     rows = [h.entry for h in hits if h.entry.tier == "episodic" and "label" in h.entry.metadata]
     protos = [h.entry for h in hits if h.entry.tier == "semantic" and h.entry.metadata.get(PROTOTYPE_KEY)
               == "prototype" and "label" in h.entry.metadata]

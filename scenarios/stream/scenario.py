@@ -225,9 +225,9 @@ class StreamScenario(ScenarioBase):
         t = query.episode
         votes: list | None = [] if ctx.explain else None  # watched: the vote, as taken
         label, voters = self._predict(ctx.hits, t, votes, ctx.hits_from or ctx.policy.name)
-        decided = chain(ctx.policy.name, votes) if votes else None
         if not ctx.memory.frozen:
             self.distil(ctx.memory, t)
+        decided = chain(ctx.policy.name, votes) if votes else None
         info: dict[str, Any] = {}
         if ctx.llm is not None:  # a model plays (llm_agent.py); the offline vote is its fallback
             answer = llm_agent.ask(ctx.llm, query.text, query.metadata, self.shown_rows(ctx.hits, t),
@@ -265,7 +265,7 @@ class StreamScenario(ScenarioBase):
                                 and "label" in h.entry.metadata), dtype=np.int64)
         if not len(episodes):
             return []
-        s = self.row_sims(t)[episodes]
+        s = self.sims(t, episodes)
         best = episodes[np.lexsort((-episodes, -s))[:llm_agent.MAX_SHOWN]]
         return [llm_agent.ShownRow(self.table.texts[e], self.labels[e],
                                    {m: self.table.meta[m][e] for m in self.meta_columns}) for e in best]
