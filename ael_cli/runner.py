@@ -158,15 +158,8 @@ def run_command(args: argparse.Namespace) -> int:
 
 def admit_saved_code(session, args: argparse.Namespace) -> None:
     """A save's code policies run only when a person says so: here, --trust-code."""
-    names = sorted(session.code_arms.quarantined)
-    if args.trust_code:
-        session.trust_saved_code(who="cli:--trust-code")
-    elif names:
-        raise AELError(f"{args.resume} holds Python-code policies ({', '.join(names)}): review them in the lab "
-                       f"(ael-lab open {args.resume}) or pass --trust-code to run them unreviewed")
-    elif session.code_arms.saved_auto_admission:
-        raise AELError(f"{args.resume} was saved with --allow-code-auto, which a file cannot grant: "
-                       "pass --trust-code to keep it")
+    session.admit_saved_code(args.trust_code, "cli:--trust-code", str(args.resume), "--trust-code",
+                             "--allow-code-auto")
 
 
 def _paper_comparable(items: list) -> bool:

@@ -92,15 +92,7 @@ def open(path: str | os.PathLike, *, llm_url: str | None = None, trust_code: boo
     from scenarios import make_scenario
 
     session = load_session(_path(path, "path"), make_scenario, llm_url=llm_url)
-    names = sorted(session.code_arms.quarantined)
-    if trust_code:
-        session.trust_saved_code(who=f"{DECIDED_BY}:trust_code")
-    elif names:
-        raise AELError(f"{path} holds Python-code policies ({', '.join(names)}): review them in the lab "
-                       f"(ael-lab open {path}) or pass trust_code=True to run them unreviewed")
-    elif session.code_arms.saved_auto_admission:
-        raise AELError(f"{path} was saved with allow_code_auto, which a file cannot grant: pass trust_code=True "
-                       "to keep it")
+    session.admit_saved_code(trust_code, f"{DECIDED_BY}:trust_code", str(path), "trust_code=True", "allow_code_auto")
     return Session(session)
 
 

@@ -150,6 +150,20 @@ class Decisions:
             self.review_code_arm(name, "admit", who=who)
         self.queue.allow_code_auto = self.code_arms.saved_auto_admission
 
+    def admit_saved_code(self, trusted: bool, who: str, where: str, trust: str, auto: str) -> None:
+        """A save's code policies run only when a person says so (`trusted`: the CLI's
+        --trust-code, the library's trust_code=True); otherwise a save holding any, or one
+        that asks for automatic admission (which a file cannot grant), is refused in one line
+        naming `where` it came from and the option (`trust`, `auto`) as the caller spells it."""
+        names = sorted(self.code_arms.quarantined)
+        if trusted:
+            self.trust_saved_code(who=who)
+        elif names:
+            raise AELError(f"{where} holds Python-code policies ({', '.join(names)}): review them in the lab "
+                           f"(ael-lab open {where}) or pass {trust} to run them unreviewed")
+        elif self.code_arms.saved_auto_admission:
+            raise AELError(f"{where} was saved with {auto}, which a file cannot grant: pass {trust} to keep it")
+
     def review_code_arm(self, name: str, decision: str, who: str = "human", reason: str = "") -> list[ev.Event]:
         """Admit a quarantined code arm (it may be sampled again) or reject it (it is
         suspended for good); the audit log records the decision and the source's hash."""
