@@ -1,3 +1,4 @@
+import os
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,18 @@ def _private_cache_dir(tmp_path_factory):
     os.environ["AEL_LAB_CACHE_DIR"] = str(tmp_path_factory.mktemp("cache"))
     os.environ["AEL_LAB_PLUGIN_CACHE"] = str(tmp_path_factory.mktemp("plugin-cache"))  # engine/verdict_cache.py
     os.environ["AEL_LAB_CACHE_KEY"] = str(tmp_path_factory.mktemp("cache-key") / "cache.key")
+
+
+# Textual's animations (scrolling, notifications fading, a dialog's fade) draw frames no test
+# looks at: a sixth of the lab tests' CPU (test_tui_lab.py: 104 s of user time against 85 s with
+# them off, 2026-11-28). Set before any app starts, so the labs the tests start in tmux, in
+# served sessions and in child processes inherit it; what a test reads is each screen's end state.
+# A pytest plugin (textual's snapshots) has read the variable already: apps in this process read
+# the constant when they start.
+os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
+import textual.constants  # noqa: E402
+
+textual.constants.TEXTUAL_ANIMATIONS = os.environ["TEXTUAL_ANIMATIONS"]  # type: ignore[misc]
 
 
 @pytest.fixture
