@@ -43,6 +43,8 @@ serialise as JSON. Static outputs are shared objects: do not mutate them.
 
 from __future__ import annotations
 
+import hashlib
+from collections import OrderedDict
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -107,6 +109,32 @@ def composite_label(score: float) -> str:
 
 
 # ----------------------------------------------------------------------------- price arrays
+_ARRAYS: "OrderedDict[bytes, PriceArrays]" = OrderedDict()
+_ARRAYS_KEPT = 8
+
+
+def price_arrays(market: Market) -> "PriceArrays":
+    """The market's price arrays, computed once per process for the same prices.
+
+    They are a pure function of the four price arrays, and a tenth of a second to build: a branch,
+    a rewind's replay, a sweep's seeds on one data folder and every test build the same market again.
+    Keyed by a hash of the prices themselves (never by object identity, which a changed copy would
+    share); the arrays are read-only, so one holder cannot change what another reads."""
+    h = hashlib.blake2b(digest_size=20)
+    for a in (market.close, market.high, market.low, market.volume):
+        h.update(repr((a.shape, a.dtype.str)).encode())
+        h.update(np.ascontiguousarray(a).tobytes())
+    key = h.digest()
+    found = _ARRAYS.get(key)
+    if found is None:
+        found = _ARRAYS[key] = PriceArrays(market)
+        if len(_ARRAYS) > _ARRAYS_KEPT:
+            _ARRAYS.popitem(last=False)
+    else:
+        _ARRAYS.move_to_end(key)
+    return found
+
+
 class PriceArrays:
     """All causal price-derived arrays of a market, shape (n_bars, n_tickers)."""
 
@@ -114,13 +142,17 @@ class PriceArrays:
         self.n, self.k = market.close.shape
         C = pd.DataFrame(market.close)
         H, L, V = pd.DataFrame(market.high), pd.DataFrame(market.low), pd.DataFrame(market.volume)
-        self.close = market.close
+        self.close = market.close.copy()   # its own: the arrays are shared and read-only
         ret = C.pct_change()
         self.ret1 = ret.to_numpy()
         self._technicals(C, H, L)
         self._quant(C, ret)
         self._momentum(C, V)
         self._correlations()
+        for value in vars(self).values():   # shared between holders (price_arrays): nobody writes
+            for a in (value.values() if isinstance(value, dict) else (value,)):
+                if isinstance(a, np.ndarray):
+                    a.flags.writeable = False
 
     def _technicals(self, C: pd.DataFrame, H: pd.DataFrame, L: pd.DataFrame) -> None:
         delta = C.diff()
@@ -294,7 +326,7 @@ class ToolBox:
         self.market = market
         self.tools = tuple(t for t in TOOL_NAMES if tools is None or t in tools)
         self.allow_lookahead = allow_lookahead
-        self.p = PriceArrays(market)
+        self.p = price_arrays(market)
         self._stamps = [t.isoformat() for t in market.timestamps]   # formatting is the slow part of a read
         n, k = market.close.shape
         days = market.dates
