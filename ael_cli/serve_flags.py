@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.errors import AELError
+from ael_lab import AELError
 
 from ael_cli.flags import values as types
 

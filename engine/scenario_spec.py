@@ -72,6 +72,9 @@ class ScenarioSpec:
     llm_settings:    (options, settings) pairs: a run whose scenario options include `options` calls
                      its model with `settings` too (a protocol's temperature); the runner reads them
                      here, so no command names a world to apply them.
+    protocol_tables: the paper's numbers by selector for another protocol of this world (its option
+                     `protocol` set to the key), as `paper_table` holds them: `ael-lab reproduce` reads them
+                     here, so no command imports a world's module for them.
     prior_methods:   the paper's prior methods this world offers (engine/prior), offered beside
                      `selectors` by the start screen and the compare view once registered; not in
                      `--selector all`, which stays the paper's table of AEL and its bandits.
@@ -90,6 +93,7 @@ class ScenarioSpec:
     paper_table: PaperTable = field(default_factory=dict)
     paper_test_table: PaperTable = field(default_factory=dict)
     paper_models: Mapping[str, str] = field(default_factory=dict)
+    protocol_tables: Mapping[str, PaperTable] = field(default_factory=dict)
     shareable: bool = False
     counterfactual: bool = False
     exports_stream: bool = False

@@ -12,11 +12,10 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Static
 
-from engine.approvals import AuditEntry, StandingRule
-from engine.errors import AELError
-from engine.explain import basis, explain_from, render
-from engine.reflection import Reflection
-from engine.shown_text import shown, shown_lines
+from ael_lab import AELError
+from ael_lab.review import (AuditEntry, Reflection, StandingRule, explain_basis as basis, explain_from,
+                            render_explanation as render)
+from ael_lab.text import shown, shown_lines
 
 from ael_tui.actions import bindings_for
 from ael_tui.widgets.proposal_diff import diff_text, pretty

@@ -15,8 +15,8 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from engine.prior import Table, is_prior
-from engine.shown_text import shown, shown_lines
+from ael_lab.selectors import PriorTable as Table, is_prior
+from ael_lab.text import shown, shown_lines
 
 MAX_ROWS = 200  # a table longer than this is cut (the newest or most relevant come first)
 

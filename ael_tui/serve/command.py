@@ -8,7 +8,7 @@ import errno
 import os
 from pathlib import Path
 
-from engine.errors import AELError
+from ael_lab import AELError
 
 from ael_cli.serve_flags import DEFAULT_MAX_SESSIONS  # noqa: F401 - the flags and their defaults live there
 from .mode import ServedMode

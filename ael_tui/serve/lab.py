@@ -26,9 +26,9 @@ from dataclasses import replace
 
 from textual import work
 
-from engine.errors import AELError
-from engine.store.persistence import load_session
-from engine.session import Session
+from ael_lab import AELError
+from ael_lab.runs import Session
+from ael_lab.store import load_session
 
 from ..app import AelLab
 from ..compat import ExitHook

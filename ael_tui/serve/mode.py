@@ -24,8 +24,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.errors import AELError
-from engine.network import NO_DOWNLOADS
+from ael_lab import AELError
+from ael_lab.host import NO_DOWNLOADS
 
 from ael_cli.serve_flags import DEFAULT_FOLDER_QUOTA_MIB, DEFAULT_QUOTA_MIB
 
@@ -183,7 +183,7 @@ class ServedMode:
     def make_scenario(self, name: str, seed: int, options: dict[str, Any] | None = None):
         """`scenarios.make_scenario`, after `check_options`: what a served lab builds and
         loads sessions with, so nothing is read or fetched before the check."""
-        from scenarios import make_scenario
+        from ael_lab.worlds import make_scenario
 
         self.check_options(name, options)
         return make_scenario(name, seed, self.confined_data(name, options) if options else options)
