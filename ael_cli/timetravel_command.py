@@ -107,14 +107,14 @@ def branch_command(args: argparse.Namespace) -> int:
 
 
 def explain_command(args: argparse.Namespace) -> int:
-    from ael_lab.review import explain, render_explanation as render
+    from ael_lab.review import explain, render_explanation
 
     session = _load(args.file, args.trust_code, args.llm_url)
     report = explain(session, args.episode)
     if args.json:
         sys.stdout.write(json.dumps(report, indent=2, default=str) + "\n")
     else:
-        sys.stdout.write(render(report, _terminal_width()))
+        sys.stdout.write(render_explanation(report, _terminal_width()))
     return 0
 
 

@@ -27,9 +27,9 @@ def lazy_names(module: str, names: Mapping[str, str]) -> tuple[Callable[[str], A
             raise AttributeError(f"module {module!r} has no attribute {name!r}")
         source, _, attr = where.partition(":")
         found = importlib.import_module(source)
-        value = getattr(found, attr) if attr else found
-        setattr(sys.modules[module], name, value)  # found once; later reads are plain attribute reads
-        return value
+        # read from the engine's module every time, never kept here: a name the engine rebinds (a
+        # test's monkeypatch of engine.store.persistence.load_session) is what the front ends get
+        return getattr(found, attr) if attr else found
 
     def __dir__() -> list[str]:
         return sorted({*vars(sys.modules[module]), *names})

@@ -17,7 +17,7 @@ _NAMES = {
     "ScenarioSpec": "engine.scenario_spec:ScenarioSpec",
     "OptionSpec": "engine.options:OptionSpec",
 }
-__all__ = [*_NAMES, "data_preview"]
+__all__ = [*_NAMES, "data_preview", "check_local_copy"]
 __getattr__, __dir__ = _lazy_names(__name__, _NAMES)
 
 
@@ -29,3 +29,17 @@ def data_preview(scenario: str) -> Callable[[str], str] | None:
     module = REGISTRY.get(scenario)
     hook = getattr(importlib.import_module(module), "preview", None) if module else None
     return hook if callable(hook) else None
+
+
+def check_local_copy(scenario: str, path: str, flag: str) -> str:
+    """`path`, once the world's `local_copy` check has read it (AELError naming `flag` for a bad
+    copy, or for a world that declares none): what `ael-lab serve --NAME-data` does at start."""
+    from engine.errors import AELError
+    from scenarios import spec_of
+
+    copy = spec_of(scenario).local_copy
+    if copy is None:
+        raise AELError(f"{flag}: {scenario} reads no local copy of its data")
+    module, _, function = copy.check.partition(":")
+    getattr(importlib.import_module(module), function)(path, flag=flag)
+    return path

@@ -146,9 +146,9 @@ def write_report(path: Path, tables: list[PaperTable], outcomes: dict[str, list[
 
 def plugin_lines() -> list[str]:
     """The header's line naming the plugins that ran in the engine (nothing when none did)."""
-    from ael_lab.registries import loaded_plugins_line as loaded_line
+    from ael_lab.registries import loaded_plugins_line
 
-    line = loaded_line()
+    line = loaded_plugins_line()
     return [f"**{line[:1].upper()}{line[1:]}** (they ran in the engine beside these numbers; "
             "`ael-lab --no-plugins reproduce` runs without them).", ""] if line else []
 

@@ -102,7 +102,7 @@ class ServedLab(ExitHook, AelLab):
 
     def start_new_session(self, spec: NewSession) -> None:
         try:
-            self.served.check_new(spec.agent, spec.reflector, spec.llm, None)
+            self.served.check_new(spec.agent, spec.reflector, spec.llm)
             spec = replace(spec, options=self.served.scenario_options(spec.scenario, spec.options))
         except AELError as err:
             self.notify(str(err), severity="error", title="Cannot start")

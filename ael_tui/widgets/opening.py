@@ -30,9 +30,9 @@ def usable_backends(role: str, env: Mapping[str, str] | None = None) -> list[tup
         out.append(("gemini", "Google Gemini (GEMINI_API_KEY)"))
     if env.get("AEL_OPENAI_BASE_URL"):
         out.append(("openai-compatible", "OpenAI-compatible server (AEL_OPENAI_BASE_URL)"))
-    from ael_lab.llm import local_model_unusable as why_unusable  # finds llama_cpp without importing it
+    from ael_lab.llm import local_model_unusable  # finds llama_cpp without importing it
 
-    if not why_unusable():
+    if not local_model_unusable():
         out.append(("local", "local SmolLM2-135M (no key, no network; shows the loop, not insight)"))
     return out
 

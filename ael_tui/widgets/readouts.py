@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ael_lab import AELError
-from ael_lab.registries import loaded_plugins_line as loaded_line
+from ael_lab.registries import loaded_plugins_line
 from ael_lab.review import Proposal
 from ael_lab.runs import Session
 from ael_lab.store import read_document
@@ -95,7 +95,7 @@ def status_of(session: Session) -> Status:
         selector=shown(c.selector + (f" · variant {session.variants.text}" if session.variants else "")),
         approval=session.queue.mode, standing=dict(session.queue.standing),
         pending=len(session.queue.pending), backend=backend, cost=cost, done=session.done,
-        plugins=loaded_line(),
+        plugins=loaded_plugins_line(),
     )
 
 

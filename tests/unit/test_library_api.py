@@ -255,6 +255,23 @@ def test_the_names_for_the_front_ends_are_the_engines_own_objects_read_when_aske
         store.nothing  # noqa: B018
 
 
+def test_a_world_says_what_a_served_lab_may_read_of_its_data(tmp_path):
+    """The serve command names no world (issue 40): each world's spec says how a served lab treats
+    its `data` (`served_data`), and a teacher's local copy is checked by the world's own reader."""
+    from dataclasses import replace
+
+    from ael_lab.worlds import check_local_copy, spec_of
+
+    served = {n: spec_of(n).served_data for n in ("synthetic", "support", "portfolio", "news", "stream")}
+    assert served == {"synthetic": "offline", "support": "offline", "portfolio": "offline", "news": "local",
+                      "stream": "file"}
+    missing = _one_line(lambda: check_local_copy("news", str(tmp_path / "none"), flag="--news-data"))
+    assert missing.startswith("--news-data") and "no such folder" in missing
+    assert "reads no local copy" in _one_line(lambda: check_local_copy("support", "x", flag="--support-data"))
+    with pytest.raises(ValueError, match="local_copy"):
+        replace(spec_of("support"), served_data="local")
+
+
 def test_the_session_signature_is_the_documented_one():
     documented = [n for n in sections() if n.startswith("ael_lab.new")]
     assert documented == ["ael_lab.new"]
