@@ -21,9 +21,9 @@ import argparse
 import os
 from pathlib import Path
 
-from engine.store.atomic import check_target, write_text_atomic
-from engine.errors import AELError
+from ael_lab import AELError
 from ael_lab.drawing import PICTURE_KINDS as KINDS, picture
+from ael_lab.store import check_target, write_text_atomic
 
 
 def add_parser(sub) -> None:
@@ -44,7 +44,7 @@ def check_out(out: str, save: str) -> Path:
         raise AELError(f"--svg: cannot write {path}: folder {folder} does not exist")
     check_target(path)
     if path.exists() and path.stat().st_size:
-        from engine.store.persistence import is_session_file
+        from ael_lab.store import is_session_file
 
         if is_session_file(path):
             raise AELError(f"--svg: {path} is an AEL Lab session; name another file for the picture")
@@ -52,8 +52,8 @@ def check_out(out: str, save: str) -> Path:
 
 
 def chart_command(args: argparse.Namespace) -> int:
-    from engine.store.persistence import load_session
-    from scenarios import make_scenario
+    from ael_lab.store import load_session
+    from ael_lab.worlds import make_scenario
 
     out = check_out(args.svg, args.file)
     session = load_session(args.file, make_scenario)

@@ -27,9 +27,9 @@ import sys
 import warnings
 from typing import Sequence
 
-from engine.store.atomic import remove_temp_files_on_signals
-from engine.errors import AELError
-from scenarios import all_specs
+from ael_lab import AELError
+from ael_lab.store import remove_temp_files_on_signals
+from ael_lab.worlds import all_specs
 
 from ael_cli.flags import values as types
 from ael_cli.flags.values import parse_seeds
@@ -56,7 +56,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from engine.methods import method_help  # reads the methods' plugins (engine/plugins.py)
+    from ael_lab.selectors import method_help  # reads the methods' plugins (engine/plugins.py)
     from ael_cli.flags.variant_flags import add_variant_flag  # and the variants'
 
     p = _Parser(prog="ael-lab", description="AEL Lab: step, watch and steer an agent that learns how to use its memory.")
@@ -165,16 +165,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     warnings.showwarning = _notice_line
     try:
         if _no_plugins_asked(sys.argv[1:] if argv is None else argv):
-            from engine import plugins
+            from ael_lab.registries import PLUGINS_OFF, loaded_plugins, loaded_plugins_line
 
-            os.environ[plugins.OFF] = "1"  # this process and every one it starts (workers, the lab's)
-            if plugins.loaded():  # main() called in a process that had already read them
+            os.environ[PLUGINS_OFF] = "1"  # this process and every one it starts (workers, the lab's)
+            if loaded_plugins():  # main() called in a process that had already read them
                 raise AELError(f"{NO_PLUGINS}: plugins were loaded before the command line was read "
-                               f"({plugins.loaded_line()}); start a new process with {plugins.OFF}=1")
+                               f"({loaded_plugins_line()}); start a new process with {PLUGINS_OFF}=1")
         parser = build_parser()  # reads every registry, plugins included
-        from engine.plugins import NOTICES
+        from ael_lab.registries import PLUGIN_NOTICES
 
-        for notice in NOTICES:  # a plugin left out: one line at start-up, never a crash
+        for notice in PLUGIN_NOTICES:  # a plugin left out: one line at start-up, never a crash
             print(f"ael-lab: warning: {notice}", file=sys.stderr)
         args = parser.parse_args(argv)
         if args.command == "run":
@@ -212,8 +212,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()  # a full disk or a closed pipe shows here, not at exit
         return code
     except AELError as err:
-        from engine.secrets import scrub  # an error line is shown: it must never carry a key
-        from engine.shown_text import shown  # nor obey an escape a file's column name or value brought
+        from ael_lab.text import scrub  # an error line is shown: it must never carry a key
+        from ael_lab.text import shown  # nor obey an escape a file's column name or value brought
 
         print(f"ael-lab: {shown(scrub(str(err)))}", file=sys.stderr)
         return EXIT_USAGE
@@ -231,7 +231,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def export_stream(args: argparse.Namespace) -> int:
-    from scenarios import scenario_class, spec_of
+    from ael_lab.worlds import scenario_class, spec_of
 
     if not spec_of(args.scenario).exports_stream:
         raise AELError(f"the {args.scenario} scenario has no stream to export")

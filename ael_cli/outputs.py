@@ -18,8 +18,8 @@ import argparse
 import os
 from pathlib import Path
 
-from engine.store.atomic import check_target
-from engine.errors import AELError
+from ael_lab import AELError
+from ael_lab.store import check_target
 
 OUTPUTS = (("json_path", "--json"), ("save", "--save"), ("record", "--record"))
 STDOUT = "-"  # `--json -`: the results on standard output instead of a file
@@ -60,7 +60,7 @@ def check_run_outputs(args: argparse.Namespace) -> None:
             continue
         # here, not at the top: persistence brings pydantic's save schema, which a run
         # writing no existing file does not need
-        from engine.store.persistence import is_session_file
+        from ael_lab.store import is_session_file
 
         if flag == "--save" and not is_session_file(path):
             raise AELError(f"--save: {path} exists and is not an AEL Lab session; "

@@ -16,9 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.errors import AELError
-from engine.methods import parse_method
-from engine.prior import is_prior
+from ael_lab import AELError
+from ael_lab.selectors import is_prior, parse_method
 
 CONFOUND_MARGIN = 0.10
 R3 = "R3"

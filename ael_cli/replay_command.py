@@ -10,11 +10,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from engine.bandit_replay import (DEFAULT_RUNS, ORACLE, SeedResult, check_selectors, mean_sd, replay_trace,
-                                  trace_of)
-from engine.errors import AELError
-from engine.shown_text import shown_lines
-from engine.methods import parse_method, split_methods
+from ael_lab import AELError
+from ael_lab.replay import DEFAULT_RUNS, ORACLE, SeedResult, check_selectors, mean_sd, replay_trace, trace_of
+from ael_lab.selectors import parse_method, split_methods
+from ael_lab.text import shown_lines
 
 DEFAULT_SELECTORS = "rr,egreedy,ucb1,oracle"
 # tab:bandit_replay of the paper (portfolio, D-full train phase, 5 seeds): mean, sd, note
@@ -46,7 +45,7 @@ def add_parser(sub) -> None:
 def replay_command(args: argparse.Namespace) -> int:
     # the save loader brings pydantic: only this command pays for it, not every
     # command whose parser lists `replay` (tests/process/test_cli_imports.py)
-    from engine.store.persistence import read_document
+    from ael_lab.store import read_document
 
     try:
         selectors = split_methods(args.selector)

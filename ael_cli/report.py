@@ -9,7 +9,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from engine.scenario_spec import ScenarioSpec
+from ael_lab.worlds import ScenarioSpec
 
 from ael_cli.prior_report import confound_notes, model_caption, paper_label, row_label
 from ael_cli.table_text import cell as text_cell  # (_print_test_table has a `cell` of its own)

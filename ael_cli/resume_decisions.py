@@ -21,10 +21,10 @@ from __future__ import annotations
 import argparse
 import shlex
 
-from engine.errors import AELError
-from engine.results import KIND_NAMES, run_outcome as outcome, waiting  # noqa: F401  (what a waiting run says)
-from engine.secrets import scrub
-from engine.session import Session
+from ael_lab import AELError
+from ael_lab.runs import KIND_NAMES, run_outcome as outcome, waiting  # noqa: F401  (what a waiting run says)
+from ael_lab.text import scrub
+from ael_lab.runs import Session
 
 EXIT_STOPPED = 3  # 0: the run reached its end or --until; 2: a bad input (ael_cli/main.py)
 

@@ -6,14 +6,12 @@ import argparse
 from functools import partial
 from typing import Any
 
-from engine.errors import AELError
-from engine.plugins import loaded as plugins_loaded
-from engine.store.atomic import write_json_atomic
-from engine.llm.setup import LLMConfig, fallback_line, shared_cassette
-from engine.results import finite, run_result, summarise
-from engine.session import Session, SessionConfig
-from engine.scenario_spec import ScenarioSpec
-from scenarios import all_specs, make_scenario, spec_of
+from ael_lab import AELError
+from ael_lab.llm import LLMConfig, fallback_line, shared_cassette
+from ael_lab.registries import loaded_plugins as plugins_loaded
+from ael_lab.runs import Session, SessionConfig, finite, run_result, summarise
+from ael_lab.store import write_json_atomic
+from ael_lab.worlds import ScenarioSpec, all_specs, make_scenario, spec_of
 
 from ael_cli.flags.reflection_flags import reflector_options as flag_reflector_options
 from ael_cli.flags.llm_flags import llm_config
@@ -29,8 +27,7 @@ from ael_cli.flags.scenario_flags import scenario_options as scenario_options_of
 def _selectors(text: str, spec: ScenarioSpec) -> list[str]:
     if text.strip() == "all":
         return spec.all_selectors
-    from engine.method_base import unknown_method
-    from engine.methods import UnknownMethod, parse_method, split_methods
+    from ael_lab.selectors import UnknownMethod, parse_method, split_methods, unknown_method
 
     try:
         names = split_methods(text)
@@ -84,7 +81,7 @@ def run_command(args: argparse.Namespace) -> int:
         if given:
             flag = given[0]
             raise AELError(f"{flag}: a resumed session keeps the settings it was saved with; drop {flag}")
-        from engine.store.persistence import load_session  # pydantic's save schema: only for a file
+        from ael_lab.store import load_session  # pydantic's save schema: only for a file
 
         session = load_session(args.resume, make_scenario, llm_url=args.llm_url, record=args.record)
         if args.scenario is not None and session.config.scenario != args.scenario:
@@ -185,7 +182,7 @@ def _execute(items: list, args: argparse.Namespace) -> list[dict[str, Any]]:
     configs = [i for i in items if not isinstance(i, Session)]
     if len(configs) < len(items) or args.save or any(c.llm for c in configs):
         return _execute_here(items, args)
-    from engine.executor import default_workers, run_all
+    from ael_lab.runs import default_workers, run_all
 
     from ael_lab.batch import affinity, run_task, task_of
 
@@ -256,7 +253,7 @@ def _run_one(s: Session, args: argparse.Namespace, tick=None) -> None:
 
 
 def _save(s: Session, path: str) -> None:
-    from engine.store.persistence import save_session  # only for --save: it brings pydantic's save schema
+    from ael_lab.store import save_session  # only for --save: it brings pydantic's save schema
 
     save_session(s, path)
 
@@ -264,7 +261,7 @@ def _save(s: Session, path: str) -> None:
 def _warn(text: str, prefix: str = "ael-lab: warning: ") -> None:
     import sys
 
-    from engine.shown_text import shown  # a warning may quote a model's reply or a file's value
+    from ael_lab.text import shown  # a warning may quote a model's reply or a file's value
 
     print(prefix + shown(text), file=sys.stderr, flush=True)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.errors import AELError
+from ael_lab import AELError
 
 from ael_cli.flags import values as types
 
@@ -75,6 +75,19 @@ def local_path(text: str) -> str:
     return str(Path(text).expanduser().resolve())
 
 
+def _local_copy_worlds() -> list:
+    """(name, LocalCopy) of each world a served lab reads only from the teacher's copy (ScenarioSpec.local_copy)."""
+    from ael_lab.worlds import all_specs
+
+    return [(spec.name, spec.local_copy) for spec in all_specs() if spec.local_copy is not None]
+
+
+def local_copies(args) -> dict[str, str]:
+    """World -> the teacher's local copy of its data, as given (`--NAME-data PATH`; absolute)."""
+    return {name: path for name, _ in _local_copy_worlds()
+            if (path := getattr(args, f"{name.replace('-', '_')}_data", None)) is not None}
+
+
 def add_parser(sub) -> None:
     p = sub.add_parser("serve", help="serve the lab to web browsers (a class), one lab per visitor")
     p.add_argument("--host", default="127.0.0.1",
@@ -93,9 +106,10 @@ def add_parser(sub) -> None:
     p.add_argument("--folder-quota-mib", type=quota("--folder-quota-mib"), default=DEFAULT_FOLDER_QUOTA_MIB,
                    help=f"MiB the whole sessions folder may hold; past it no visitor writes "
                         f"(default {DEFAULT_FOLDER_QUOTA_MIB:g})")
-    p.add_argument("--news-data", metavar="PATH", type=local_path,
-                   help="a local copy of the 20 Newsgroups articles: 20news-bydate.tar.gz or the folder it unpacks "
-                        "to; without it the news world is not offered (a served lab downloads nothing)")
+    for name, copy in _local_copy_worlds():  # --news-data: each from a world's spec, none named here
+        p.add_argument(f"--{name}-data", metavar="PATH", type=local_path,
+                       help=f"{copy.what}; without it the {name} world is not offered (a served lab downloads "
+                            "nothing)")
     p.add_argument("--idle-minutes", type=idle_minutes, default=DEFAULT_IDLE_MINUTES,
                    help=f"end a lab after this long without a key or click (default {DEFAULT_IDLE_MINUTES:g})")
     p.add_argument("--allow-llm", action="store_true",

@@ -13,7 +13,7 @@ from typing import Any
 
 from rich.text import Text
 
-from engine.shown_text import shown
+from ael_lab.text import shown
 
 
 def cell(text: Any, style: str = "") -> Text:

@@ -20,7 +20,7 @@ import argparse
 import json
 import sys
 
-from engine.errors import AELError
+from ael_lab import AELError
 
 
 def decision(text: str) -> tuple[int, str]:
@@ -69,8 +69,8 @@ def add_parsers(sub) -> None:
 
 
 def _load(path: str, trust_code: bool, llm_url: str | None):
-    from engine.store.persistence import load_session
-    from scenarios import make_scenario
+    from ael_lab.store import load_session
+    from ael_lab.worlds import make_scenario
 
     from ael_cli.runner import admit_saved_code
 
@@ -80,7 +80,7 @@ def _load(path: str, trust_code: bool, llm_url: str | None):
 
 
 def branch_command(args: argparse.Namespace) -> int:
-    from engine.store.persistence import save_session
+    from ael_lab.store import save_session
 
     from ael_cli.outputs import check_run_outputs
 
@@ -107,14 +107,14 @@ def branch_command(args: argparse.Namespace) -> int:
 
 
 def explain_command(args: argparse.Namespace) -> int:
-    from engine.explain import explain, render
+    from ael_lab.review import explain, render_explanation
 
     session = _load(args.file, args.trust_code, args.llm_url)
     report = explain(session, args.episode)
     if args.json:
         sys.stdout.write(json.dumps(report, indent=2, default=str) + "\n")
     else:
-        sys.stdout.write(render(report, _terminal_width()))
+        sys.stdout.write(render_explanation(report, _terminal_width()))
     return 0
 
 

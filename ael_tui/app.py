@@ -20,10 +20,10 @@ from textual.css.query import NoMatches
 from textual.notifications import Notification, Notifications
 from textual.screen import ModalScreen
 
-from engine.errors import AELError
-from engine.session import Session, SessionConfig
-from engine.shown_text import shown, shown_lines
-from scenarios import all_specs, spec_of
+from ael_lab import AELError
+from ael_lab.runs import Session, SessionConfig
+from ael_lab.text import shown, shown_lines
+from ael_lab.worlds import all_specs, spec_of
 
 from ael_tui.actions import BY_ID, bindings_for, key_label
 from ael_tui.commands import LabCommands
@@ -165,9 +165,9 @@ class AelLab(NotificationHooks):
             self.set_keymap(keymap)
         for problem in problems:
             self.notify(problem, severity="warning", title="Keymap", timeout=10)
-        from engine.plugins import NOTICES  # plugins left out at start-up: one line each, the lab works on
+        from ael_lab.registries import PLUGIN_NOTICES  # plugins left out at start-up: one line each, the lab works on
 
-        for notice in NOTICES:
+        for notice in PLUGIN_NOTICES:
             self.notify(notice, severity="warning", title="Plugin", timeout=10)
         if self.initial_session is not None:
             self.push_screen(LabScreen(SessionHost(self.initial_session, self.settings, self.initial_path)))

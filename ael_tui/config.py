@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.store.documents import MAX_KEYS_BYTES, parse_json, read_capped
-from engine.errors import AELError
+from ael_lab import AELError
+from ael_lab.store import MAX_KEYS_BYTES, parse_json, read_capped
 
 from ael_tui.actions import BY_ID
 from ael_tui.clock import SYSTEM_CLOCK, Clock

@@ -14,8 +14,8 @@ from __future__ import annotations
 import contextlib
 import io
 
-import scenarios
 from ael_lab import ConformanceError
+from ael_lab.worlds import make_scenario, spec_of
 
 import ael_lab as public
 
@@ -44,7 +44,7 @@ def _all(checks) -> None:
 def check_scenario(name: str, *, seed: int = 3, options: dict | None = None) -> None:
     """The public checks, then: in `run --help` with its summary."""
     _all(public.check_scenario(name, seed=seed, options=options))
-    spec = scenarios.spec_of(name)
+    spec = spec_of(name)
     if squeeze(f"{name}: {spec.summary}") not in run_help():
         raise ConformanceError(f"scenario {name}: not described in `ael-lab run --help`")
 
@@ -52,8 +52,8 @@ def check_scenario(name: str, *, seed: int = 3, options: dict | None = None) -> 
 def check_method(name: str, *, seed: int = 3) -> str:
     """The public checks, then: in `run --help` (the selector's list), and a prior method's
     paragraph in the lab's help. The world it ran on."""
-    from engine.methods import method_help
     from ael_lab.extend import offering_scenarios
+    from ael_lab.selectors import method_help
 
     _all(public.check_method(name, seed=seed))
     if squeeze(method_help()) not in run_help():
@@ -64,8 +64,7 @@ def check_method(name: str, *, seed: int = 3) -> str:
 
 def _check_prior_help(name: str) -> None:
     """A prior method (engine/prior) says in the lab's help what it keeps and how it differs from AEL."""
-    from engine.methods import METHODS
-    from engine.prior import PriorMethod
+    from ael_lab.selectors import METHODS, PriorMethod
     from ael_tui.help_screen import panels_text
 
     if issubclass(METHODS[name], PriorMethod) and f"{name}. " not in panels_text(lambda _: "?").plain:
@@ -80,17 +79,17 @@ def check_variant(name: str, *, seed: int = 3) -> str:
     from ael_cli.flags.variant_flags import variants_help
     from ael_lab.extend import reflecting_selector
     from ael_tui.lab.panels import panels_for
-    from engine.session import Session, SessionConfig
-    from engine.variants import VARIANTS
+    from ael_lab.runs import Session, SessionConfig
+    from ael_lab.selectors import VARIANTS
 
     _all(public.check_variant(name, seed=seed))
     help_parts = [squeeze(part) for part in variants_help().split("; ")]
     if not any(p.startswith(squeeze(name)) and p in run_help() for p in help_parts):
         raise ConformanceError(f"variant {name}: not listed in `ael-lab run --help` (--variant)")
     cls = VARIANTS[name]
-    scenario = next(s for s in scenarios.scenario_names() if not cls.scenarios or s in cls.scenarios)
+    scenario = next(s for s in public.scenario_names() if not cls.scenarios or s in cls.scenarios)
     session = Session(SessionConfig(scenario=scenario, seed=seed, selector=reflecting_selector(scenario),
-                                    variants=[name]), scenarios.make_scenario(scenario, seed, {}))
+                                    variants=[name]), make_scenario(scenario, seed, {}))
     for panel in panels_for(session):
         panel.view(session)  # before the first step
     session.run(until=min(session.n_episodes, session.warmup + 3))

@@ -141,8 +141,7 @@ VARIANT_PANELS = [
 
 def _variants() -> list[tuple[str, str]]:
     """Every registered variant's own paragraph (engine/variants/__init__.py), after its panels."""
-    from engine.variants.session_variants import variant_names
-    from engine.variants import VARIANTS
+    from ael_lab.selectors import VARIANTS, variant_names
 
     variant_names()  # registers the built-in ones
     return VARIANT_PANELS + [(f"--variant {name}", cls.help) for name, cls in VARIANTS.items() if cls.help]
@@ -156,15 +155,14 @@ SCOPE_TITLES = {"app": "Everywhere", "start": "Start screen", "lab": "Lab", "com
 
 def _prior_methods() -> list[tuple[str, str]]:
     """What each registered prior method keeps and how it differs from AEL (its `help`)."""
-    from engine.methods import METHODS
-    from engine.prior import PriorMethod
+    from ael_lab.selectors import METHODS, PriorMethod
 
     return [(name, cls.help) for name, cls in METHODS.items() if issubclass(cls, PriorMethod) and cls.help]
 
 
 def _worlds() -> list[tuple[str, str]]:
     """What each registered world teaches, as its spec says (`ScenarioSpec.lesson`)."""
-    from scenarios import all_specs
+    from ael_lab.worlds import all_specs
 
     return [(spec.name, spec.lesson) for spec in all_specs() if spec.lesson]
 

@@ -17,7 +17,7 @@ import asyncio
 import sys
 from pathlib import Path
 
-from engine.errors import AELError
+from ael_lab import AELError
 
 
 def _size(text: str) -> tuple[int, int]:

@@ -30,6 +30,21 @@ ENGINE_DEFAULTS: Mapping[str, Any] = {"warmup": 15, "slow_window": 10, "memory_c
 TRAILING_WINDOW = 120
 
 PaperTable = Mapping[str, Mapping[str, Any]]
+SERVED_DATA = ("offline", "file", "local")  # how a served lab treats a world's `data` option (`served_data`)
+
+
+@dataclass(frozen=True)
+class LocalCopy:
+    """A world whose data a served lab reads only from the teacher's local copy, given as
+    `ael-lab serve --NAME-data PATH` (a served lab downloads nothing).
+
+    check: "module:function": function(path, flag) reads the copy once (AELError naming `flag`
+           for a bad one), so a bad copy is the teacher's one line when the server starts.
+    what:  the flag's help: what the copy is.
+    """
+
+    check: str
+    what: str
 
 
 @dataclass(frozen=True)
@@ -72,6 +87,14 @@ class ScenarioSpec:
     llm_settings:    (options, settings) pairs: a run whose scenario options include `options` calls
                      its model with `settings` too (a protocol's temperature); the runner reads them
                      here, so no command names a world to apply them.
+    protocol_tables: the paper's numbers by selector for another protocol of this world (its option
+                     `protocol` set to the key), as `paper_table` holds them: `ael-lab reproduce` reads them
+                     here, so no command imports a world's module for them.
+    served_data:     how a served lab (`ael-lab serve`) treats the `data` option: "offline" (only its
+                     default, which reads nothing outside: the portfolio's synthetic market), "file" (a
+                     file the visitor names, read only from the sessions folder) or "local" (the
+                     teacher's local copy, `local_copy`, the world offered only when there is one).
+    local_copy:      with served_data "local": the flag's meaning and how the copy is checked.
     prior_methods:   the paper's prior methods this world offers (engine/prior), offered beside
                      `selectors` by the start screen and the compare view once registered; not in
                      `--selector all`, which stays the paper's table of AEL and its bandits.
@@ -90,6 +113,7 @@ class ScenarioSpec:
     paper_table: PaperTable = field(default_factory=dict)
     paper_test_table: PaperTable = field(default_factory=dict)
     paper_models: Mapping[str, str] = field(default_factory=dict)
+    protocol_tables: Mapping[str, PaperTable] = field(default_factory=dict)
     shareable: bool = False
     counterfactual: bool = False
     exports_stream: bool = False
@@ -102,6 +126,8 @@ class ScenarioSpec:
     prior_methods: tuple[str, ...] = ()
     sample_data: str = ""
     llm_settings: tuple[tuple[Mapping[str, Any], Mapping[str, Any]], ...] = ()
+    served_data: str = "offline"
+    local_copy: LocalCopy | None = None
 
     def __post_init__(self) -> None:
         unknown = set(self.session) - {*ENGINE_DEFAULTS, "phases"}
@@ -111,6 +137,9 @@ class ScenarioSpec:
             raise ValueError(f"scenario {self.name}: offers no selector")
         if self.results not in ("regimes", "phases"):
             raise ValueError(f"scenario {self.name}: results must be regimes or phases, not {self.results!r}")
+        if self.served_data not in SERVED_DATA or (self.served_data == "local") != (self.local_copy is not None):
+            raise ValueError(f"scenario {self.name}: served_data is one of {', '.join(SERVED_DATA)}, and "
+                             "\"local\" exactly when it declares its local_copy")
 
     @property
     def all_selectors(self) -> list[str]:

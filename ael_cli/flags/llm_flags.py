@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from engine.errors import AELError
+from ael_lab import AELError
 
 from . import values as types
 
@@ -37,7 +37,7 @@ def add_llm_flags(parser: argparse.ArgumentParser) -> None:
 
 def llm_config(args: argparse.Namespace) -> dict:
     """The session's LLM settings from the flags, validated (AELError names the flag)."""
-    from engine.llm.setup import LLMConfig
+    from ael_lab.llm import LLMConfig
 
     if args.llm_timeout <= 0:
         raise AELError("--llm-timeout: must be a positive number of seconds")
@@ -53,7 +53,7 @@ def llm_config(args: argparse.Namespace) -> dict:
     )
     config.check_local()
     if config.agent != "offline":
-        from scenarios import spec_of
+        from ael_lab.worlds import spec_of
 
         if not spec_of(args.scenario).uses_llm:
             raise AELError(f"--agent: the {args.scenario} scenario has no agent a model could play; drop --agent")

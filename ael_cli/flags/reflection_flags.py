@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from engine.errors import AELError
+from ael_lab import AELError
 
 from . import values as types
 

@@ -12,9 +12,8 @@ from __future__ import annotations
 import argparse
 from typing import Any, Iterable
 
-from engine.errors import AELError
-from engine.options import OptionSpec
-from engine.scenario_spec import ScenarioSpec
+from ael_lab import AELError
+from ael_lab.worlds import OptionSpec, ScenarioSpec
 
 DEST_PREFIX = "scenario_option_"
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 import math
 from typing import Callable
 
-from engine.errors import AELError
-from engine.limits import CONTEXT_MAX, COUNT_MAX, POSITIVE_MAX, RETRIES_MAX, SEED_MAX
+from ael_lab import AELError
+from ael_lab.runs import CONTEXT_MAX, COUNT_MAX, POSITIVE_MAX, RETRIES_MAX, SEED_MAX
 
 MAX_SEEDS = 100_000
 

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import argparse
 
-from engine.errors import AELError
-from engine.variants.session_variants import check_variants, split_variants, variant_help
-from engine.variants import VARIANTS
+from ael_lab import AELError
+from ael_lab.selectors import VARIANTS, check_variants, split_variants, variant_help
 
 
 def variants_help() -> str:

@@ -7,8 +7,8 @@ import argparse
 import time
 from pathlib import Path
 
-from engine.shown_text import shown
-from engine.store.atomic import write_text_atomic
+from ael_lab.store import write_text_atomic
+from ael_lab.text import shown
 
 from .evaluate import NOT_HERE, NOT_RESOLVED, NOT_RUN, REPRODUCED, STATUSES, Outcome, comparisons
 from .model import NEEDS_MODEL, PaperTable
@@ -146,9 +146,9 @@ def write_report(path: Path, tables: list[PaperTable], outcomes: dict[str, list[
 
 def plugin_lines() -> list[str]:
     """The header's line naming the plugins that ran in the engine (nothing when none did)."""
-    from engine.plugins import loaded_line
+    from ael_lab.registries import loaded_plugins_line
 
-    line = loaded_line()
+    line = loaded_plugins_line()
     return [f"**{line[:1].upper()}{line[1:]}** (they ran in the engine beside these numbers; "
             "`ael-lab --no-plugins reproduce` runs without them).", ""] if line else []
 

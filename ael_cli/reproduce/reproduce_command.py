@@ -10,8 +10,8 @@ import sys
 import time
 from pathlib import Path
 
-from engine.errors import AELError
-from engine.shown_text import shown
+from ael_lab import AELError
+from ael_lab.text import shown
 
 from .model import PaperTable
 from .tables import TABLES, table_keys
@@ -61,7 +61,7 @@ def reproduce_command(args: argparse.Namespace) -> int:
     check_slots(args)
     chosen = _chosen(args.tables)
     report = Path(args.report or os.path.join(args.out, "report.md"))
-    from engine.store.atomic import check_target
+    from ael_lab.store import check_target
 
     try:
         report.parent.mkdir(parents=True, exist_ok=True)

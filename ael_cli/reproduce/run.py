@@ -9,8 +9,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ael_lab import AELError
 from ael_lab.batch import RunTask
-from engine.errors import AELError
 from ael_cli.sweep.sweep_command import run_grid
 from ael_cli.sweep.grid import AXES, Grid
 from ael_lab.sweep_store import Store, config_hash
@@ -34,7 +34,7 @@ def table_seeds(table: PaperTable, seeds: int | None) -> list[int]:
 
 def _llm(table: PaperTable, args: argparse.Namespace) -> dict[str, Any]:
     from ael_cli.flags.llm_flags import llm_config
-    from scenarios import spec_of
+    from ael_lab.worlds import spec_of
 
     if args.agent == "offline" and args.reflector == "offline":
         return {}
@@ -125,7 +125,7 @@ def run_tables(tables: list[PaperTable], args: argparse.Namespace
     sweep_args = argparse.Namespace(workers=args.workers, llm_concurrency=args.llm_concurrency, quiet=args.quiet,
                                     progress_label="reproduce")
     with Store(args.out) as store:
-        from engine.store.atomic import writer_lock
+        from ael_lab.store import writer_lock
 
         with writer_lock(store.path):
             failed_groups, probed = _probe(store, plans, sweep_args)
@@ -183,8 +183,8 @@ def _probe(store: Store, plans, sweep_args) -> tuple[dict[str, str], int]:
 
 def row_missing(table: PaperTable, row: Row) -> str | None:
     """What this build lacks to run the row (its method, its variant), or None."""
-    from engine.methods import UnknownMethod, parse_method
-    from scenarios import spec_of
+    from ael_lab.selectors import UnknownMethod, parse_method
+    from ael_lab.worlds import spec_of
 
     if row.selector is None:
         return row.note or "no method here runs it"

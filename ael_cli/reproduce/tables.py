@@ -9,14 +9,16 @@ says "not run in this build". Tables nothing here can run say why in `reason`.
 
 from __future__ import annotations
 
-from scenarios import spec_of
-from scenarios.support.spec import LLM_PROTOCOL, LLM_PROTOCOL_TABLE as SUPPORT_LLM
+from ael_lab.worlds import spec_of
 
 from .model import PaperTable, Row, rows_from_spec
 
 DFULL = "../shared/data/dfull"  # the paper's portfolio data, beside the repository (README: the hourly portfolio)
 NEWS = "<the 20 Newsgroups corpus>"  # found at run time: --news, $AEL_NEWS_DATA, ../shared/data/news (run.news_data)
 PORTFOLIO_EVIDENCE = "docs/worlds.md#the-hourly-portfolio-the-papers-d-full-task"
+# the support world's LLM protocol (its option `protocol`): the paper's rows are declared on its spec
+LLM_PROTOCOL = "cliapi-llm"
+SUPPORT_LLM = spec_of("support").protocol_tables[LLM_PROTOCOL]
 TEST = ("test.sharpe", "test.sortino", "test.calmar", "test.max_drawdown_pct")
 PLUS_TOOLS = ("Stateless already reads the tools here, as the reference's did, so +Tools is the same configuration "
               "(`--variant no-tools` is the ablation); the paper's row is an LLM agent's")

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from engine.errors import AELError
-from engine.executor import run_all
+from ael_lab import AELError
+from ael_lab.runs import run_all
 
 from ael_lab.batch import RunTask, affinity
 

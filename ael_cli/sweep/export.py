@@ -19,10 +19,9 @@ import json
 from datetime import datetime, timezone
 from typing import IO, Any
 
-from engine.errors import AELError
-from engine.results import finite, summarise
-from engine.safe_csv import frame_text
-from engine.session import SessionConfig
+from ael_lab import AELError
+from ael_lab.runs import SessionConfig, finite, summarise
+from ael_lab.text import frame_text
 
 from ael_lab.sweep_store import Store
 

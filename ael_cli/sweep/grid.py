@@ -30,8 +30,8 @@ import tomllib
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.errors import AELError
-from engine.session import SessionConfig
+from ael_lab import AELError
+from ael_lab.runs import SessionConfig
 
 from ael_cli.flags import values as types
 from ael_lab.batch import RunTask, task_of
@@ -64,7 +64,7 @@ class Grid:
 
     def tasks(self) -> list[RunTask]:
         """Every run of the grid, in order; AELError for a selector or option a scenario refuses."""
-        from scenarios import spec_of
+        from ael_lab.worlds import spec_of
 
         from ael_cli.runner import _selectors
 
@@ -161,7 +161,7 @@ def from_sources(args: argparse.Namespace) -> Grid:
     scenarios = names or _listed(data.get("scenarios"), "scenarios", where)
     if not scenarios:
         raise AELError("sweep: name at least one scenario (ael-lab sweep synthetic ...) or give scenarios in --config")
-    from scenarios import spec_of
+    from ael_lab.worlds import spec_of
 
     specs = [spec_of(s) for s in scenarios]
     selectors = args.selector or ",".join(_listed(data.get("selectors"), "selectors", where)) or "ts+reflection"

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from engine.store.atomic import writer_lock
-from engine.errors import AELError
-from engine.executor import default_workers
+from ael_lab import AELError
+from ael_lab.runs import default_workers
+from ael_lab.store import writer_lock
 
 from .grid import from_sources
 from ael_lab.sweep_store import Store, config_hash
@@ -78,7 +78,7 @@ def run_grid(store: Store, tasks: list, args: argparse.Namespace, client=None) -
     redo = [r for r in store.rejected if r["hash"] in redo]
     if redo:  # changed or unverifiable runs are never skipped as done
         print(f"ael-lab: sweep: {store.rejected_line(redo)}: running them again", file=sys.stderr)
-    from engine.secrets import scrub  # an --llm-url may carry credentials
+    from ael_lab.text import scrub  # an --llm-url may carry credentials
 
     store.set_info("last_grid", {"runs": len(tasks), "argv": [scrub(a) for a in sys.argv[1:]]})
     offline = [item for item in todo if not item[1].config.llm]

@@ -14,7 +14,7 @@ import time
 import traceback
 from typing import Any
 
-from engine.results import finite
+from ael_lab.runs import finite
 
 from ael_lab.batch import RunTask, play
 
@@ -29,7 +29,7 @@ def sweep_task(task: RunTask) -> dict[str, Any]:
     try:
         out.update(_run(task))
     except Exception as err:  # any failure of one run is that run's, recorded in the store
-        from engine.secrets import clip, scrub
+        from ael_lab.text import clip, scrub
 
         out["error"] = clip(scrub(f"{type(err).__name__}: {err}"))
         out["traceback"] = scrub("".join(traceback.format_exception(err))[-4000:])

@@ -9,7 +9,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widget import Widget
 
-from engine.shown_text import shown
+from ael_lab.text import shown
 
 from ael_tui.widgets.readouts import ArmRow
 

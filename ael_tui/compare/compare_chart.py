@@ -8,8 +8,7 @@ import numpy as np
 
 from ael_lab.drawing import CURVE_KINDS as KINDS, REGIME, UNIT, cumulative_chart, regret_chart
 from ael_tui.widgets.charts.exportable import ExportableChart
-from ael_lab.drawing import PictureSource
-from ael_lab.drawing import chart_svg
+from ael_lab.drawing import PictureSource, chart_svg
 from ael_tui.widgets.line_chart import Axis, Chart, LineChart, Series, quarters
 from ael_tui.widgets.readouts import ProgressData
 

@@ -15,10 +15,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine import events as ev
-from engine.errors import AELError
-from engine.run_targets import StopOn, run_target
-from engine.session import Session
+import ael_lab.run_events as ev
+from ael_lab import AELError
+from ael_lab.runs import Session, StopOn, run_target
 
 from ael_lab.extend import MAX_SELECTORS, build_compare  # noqa: F401 - the compare view's sessions
 from ael_tui.config import LabSettings

@@ -6,7 +6,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import RichLog
 
-from engine.shown_text import shown
+from ael_lab.text import shown
 
 from ael_tui.compare.lockstep import TimelineEntry
 

@@ -25,10 +25,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Static
 from textual.worker import get_current_worker
 
-from engine.approvals import Proposal
-from engine.errors import AELError
-from engine.reflection import Reflection
-from engine.shown_text import shown, shown_lines
+from ael_lab import AELError
+from ael_lab.review import Proposal, Reflection
+from ael_lab.text import shown, shown_lines
 
 from ael_tui.actions import SaysWhy, bindings_for
 from ael_tui.widgets.button_rows import ButtonRows
@@ -96,7 +95,7 @@ def code_payload(p: Proposal):
     from rich.console import Group
     from rich.syntax import Syntax  # pygments: loaded when code is shown, not with the lab
 
-    from engine.sandbox.codepolicy import source_hash
+    from ael_lab.review import source_hash
 
     what = {"allocator": "HyperAgent's allocation code, written by a model",
             "planner": "a planner written by a model"}.get(p.kind, p.kind)

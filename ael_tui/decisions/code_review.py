@@ -17,8 +17,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Static
 
-from engine.policies import PolicySpec
-from engine.shown_text import shown, shown_lines
+from ael_lab.review import PolicySpec
+from ael_lab.text import shown, shown_lines
 
 from ael_tui.actions import bindings_for
 from ael_tui.widgets.button_rows import ButtonRows

@@ -13,9 +13,9 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Label, Static, TextArea
 
-from engine.approvals import Proposal
-from engine.errors import AELError
-from engine.shown_text import shown, shown_lines
+from ael_lab import AELError
+from ael_lab.review import Proposal
+from ael_lab.text import shown, shown_lines
 
 from ael_tui.actions import bindings_for
 from ael_tui.widgets.button_rows import ButtonRows

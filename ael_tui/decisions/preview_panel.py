@@ -19,7 +19,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 if TYPE_CHECKING:
-    from engine.preview import Preview, Replayed
+    from ael_lab.review import Preview, Replayed
 
 SHOWN = 12  # episode numbers listed in a summary line; the list below has them all
 ROW_WIDTH = 66  # a row's cells before the panel is laid out (it fits 80 columns)

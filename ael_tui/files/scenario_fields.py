@@ -15,9 +15,8 @@ from typing import Any, Iterator
 from textual.widget import Widget
 from textual.widgets import Input, Label, Select
 
-from engine.errors import AELError
-from engine.options import OptionSpec
-from engine.scenario_spec import ScenarioSpec
+from ael_lab import AELError
+from ael_lab.worlds import OptionSpec, ScenarioSpec
 
 OTHER = "__other__"  # the choice that opens the text field
 
@@ -57,19 +56,15 @@ def _text(default: Any) -> str:
 def data_preview_of(scenario: str):
     """The scenario's `preview(path) -> str` of a data file, when its spec module has one
     (the stream world's shows the rows, the columns and their types); None otherwise."""
-    import importlib
+    from ael_lab.worlds import data_preview
 
-    from scenarios import REGISTRY
-
-    module = REGISTRY.get(scenario)
-    hook = getattr(importlib.import_module(module), "preview", None) if module else None
-    return hook if callable(hook) else None
+    return data_preview(scenario)
 
 
 def data_example(scenario: str) -> str:
     """A file name like the scenario's data option's example (tickets.csv): the hint of a
     served lab's refusal of a data file outside its folder."""
-    from scenarios import spec_of
+    from ael_lab.worlds import spec_of
 
     option = next((o for o in spec_of(scenario).options if o.name == "data"), None)
     return PurePath(option.example).name if option is not None and option.example else "data.csv"

@@ -10,10 +10,10 @@ from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Input, Label, Select, Static
 
-from engine.errors import AELError
-from engine.shown_text import shown_lines
-from engine.variants.session_variants import check_variants, split_variants
-from scenarios import all_specs, spec_of
+from ael_lab import AELError
+from ael_lab.selectors import check_variants, split_variants
+from ael_lab.text import shown_lines
+from ael_lab.worlds import all_specs, spec_of
 
 from ael_tui.actions import bindings_for
 from ael_tui.widgets.opening import (APPROVAL_MODES, NewSession, scenario_availability, selectors_of, usable_backends)

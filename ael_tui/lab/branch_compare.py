@@ -17,9 +17,9 @@ from typing import Any
 from rich.text import Text
 from textual.app import ComposeResult
 
-from scenarios import make_scenario
+from ael_lab.worlds import make_scenario
 
-from engine.session import Session
+from ael_lab.runs import Session
 
 from ael_tui.compare.compare_screen import CompareScreen
 from ael_tui.widgets.run_controls import RunControls

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from engine.errors import AELError
+from ael_lab import AELError
 
 FIELDS = ("policy", "phase", "regime")
 INPUT = "text:"

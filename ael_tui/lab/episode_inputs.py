@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from engine.errors import AELError
+from ael_lab import AELError
 
 
 def _strings(value: Any, out: list[str]) -> None:

@@ -8,7 +8,7 @@ from rich.style import Style
 from textual.binding import Binding
 from textual.message import Message
 
-from engine.errors import AELError
+from ael_lab import AELError
 
 from ael_tui.lab.episode_filter import EpisodeFilter, Inputs
 from ael_tui.lab.episode_filter import parse as parse_filter

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 from textual.message import Message
 from textual.widget import Widget
 
-from engine.errors import AELError
-from engine.preview import preview, window_of
-from engine.timetravel import detached
+from ael_lab import AELError
+from ael_lab.review import preview, window_of
+from ael_lab.runs import detached
 
 from ael_tui.lab.records import RulesScreen, inspect_episode
 from ael_tui.lab.session_host import SessionHost
@@ -60,7 +60,7 @@ class Decisions(Widget):
             name = next(iter(quarantined), None)
             spec = self.host.session.pool.get(name) if name else None
             if name and spec is None:   # a method's code (HyperAgent's allocator), not an arm
-                from engine.proposers import owned_code
+                from ael_lab.review import owned_code
 
                 planner = name.startswith("planner ")
                 spec = MethodCode(name, owned_code(self.host.session).get(name, ""),

@@ -14,7 +14,7 @@ from textual import work
 from textual.message import Message
 from textual.widget import Widget
 
-from engine.errors import AELError
+from ael_lab import AELError
 
 from ael_tui.widgets.dialogs import CompareSetupScreen, ConfirmScreen, PromptScreen, SettingsAnswer, SettingsScreen
 from ael_tui.widgets.export_answer import export_answer

@@ -7,7 +7,7 @@ from __future__ import annotations
 from textual import work
 from textual.widget import Widget
 
-from engine.errors import AELError
+from ael_lab import AELError
 
 from ael_tui.lab.records import AuditScreen, ReflectionsScreen, ResultsScreen
 from ael_tui.lab.session_host import SessionHost

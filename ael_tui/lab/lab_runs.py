@@ -5,7 +5,7 @@ decides what opens then: a card, a decision, the results)."""
 
 from __future__ import annotations
 
-from engine import events as ev
+import ael_lab.run_events as ev
 
 from ael_tui.lab.session_host import RunOutcome, SessionHost
 from ael_tui.widgets.run_controls import RunControls

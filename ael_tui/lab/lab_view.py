@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from engine.reflection import Reflection
+from ael_lab.review import Reflection
 
 from ael_lab.drawing import PictureSource, picture_source
 from ael_tui.lab.panels import extension_panels

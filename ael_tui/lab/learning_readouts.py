@@ -3,7 +3,7 @@ panel_views.py), read under the host's lock; the lab reads nothing else of a var
 
 from __future__ import annotations
 
-from engine.variants.panel_views import CreditView, SkillRow, SkillsView, variant_view
+from ael_lab.variant_views import CreditView, SkillRow, SkillsView, variant_view
 
 __all__ = ["CreditView", "SkillRow", "SkillsView", "credit_view", "skills_view"]
 

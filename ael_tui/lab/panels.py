@@ -22,8 +22,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from textual.widget import Widget
 
-from engine import plugins
-from engine.registry import Registry, RegistryError
+from ael_lab.registries import PANELS_GROUP, PluginKind, Registry, RegistryError
 
 from ael_tui.lab.episode_log import EpisodeLog
 from ael_tui.lab.learning_panels import CreditPanel, SkillsPanel
@@ -83,7 +82,7 @@ def _names_what_it_shows(name: str, panel: LabPanel) -> None:
 PANELS: Registry[LabPanel] = Registry("lab panel", check=_names_what_it_shows)
 register_panel = PANELS.add
 unregister_panel = PANELS.unregister
-PLUGINS = plugins.Kind(plugins.PANELS, PANELS, "an ael_tui.lab.panels.LabPanel",
+PLUGINS = PluginKind(PANELS_GROUP, PANELS, "an ael_tui.lab.panels.LabPanel",
                        lambda loaded: isinstance(loaded, LabPanel) and not loaded.core)
 
 

@@ -15,8 +15,7 @@ from textual.containers import Vertical
 from ael_tui.widgets.charts.arm_strip import ArmStrip
 from ael_lab.drawing import CURVE_KINDS as KINDS, REGIME, UNIT
 from ael_tui.widgets.charts.exportable import ExportableChart
-from ael_lab.drawing import PictureSource
-from ael_lab.drawing import chart_svg
+from ael_lab.drawing import PictureSource, chart_svg
 from ael_tui.lab.travel_chart import TravelMarks, add_travel, cumulative_with_travel, episode_at
 from ael_tui.widgets.line_chart import Axis, Chart, LineChart, Series, plot_margins, quarters
 from ael_tui.widgets.readouts import ProgressData

@@ -12,11 +12,9 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Static
 
-from engine.approvals import AuditEntry, StandingRule
-from engine.errors import AELError
-from engine.explain import basis, explain_from, render
-from engine.reflection import Reflection
-from engine.shown_text import shown, shown_lines
+from ael_lab import AELError
+from ael_lab.review import AuditEntry, Reflection, StandingRule, explain_basis, explain_from, render_explanation
+from ael_lab.text import shown, shown_lines
 
 from ael_tui.actions import bindings_for
 from ael_tui.widgets.proposal_diff import diff_text, pretty
@@ -310,7 +308,8 @@ class EpisodeScreen(ModalScreen[None]):
         policy heading each band: a narrow dialog stacks them, none is cut)."""
         body = self.query_one("#episode-body")
         width = max(40, body.scrollable_content_region.width - 1)
-        self.query_one("#episode-why", Static).update(self._why_text(render(self.report, width)))  # type: ignore[arg-type]
+        why = render_explanation(self.report, width)
+        self.query_one("#episode-why", Static).update(self._why_text(why))  # type: ignore[arg-type]
 
     @staticmethod
     def _why_text(text: str) -> Text:
@@ -323,12 +322,12 @@ class EpisodeScreen(ModalScreen[None]):
 def inspect_episode(read: Callable[[Callable[[Any], Any]], Any], record: dict[str, Any]) -> EpisodeScreen:
     """The inspector on one episode of a session, given `read` (a host's `read`: a look at the
     session under its lock). Only what the explanation needs is copied under the lock (engine
-    explain's `basis`); the replay runs in the screen's worker, beside any run going on."""
+    `explain_basis`); the replay runs in the screen's worker, beside any run going on."""
     n = record.get("episode")
     if not isinstance(n, int):
         return EpisodeScreen(record)
     try:
-        session, live = read(lambda s: (s, basis(s, n)))
+        session, live = read(lambda s: (s, explain_basis(s, n)))
     except AELError as err:
         return EpisodeScreen(record, f"No explanation: {err}")
     return EpisodeScreen(record, explain=lambda: explain_from(session, live, n))

@@ -7,8 +7,8 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import Static
 
-from engine.reflection import Reflection
-from engine.shown_text import shown, shown_lines
+from ael_lab.review import Reflection
+from ael_lab.text import shown, shown_lines
 
 from ael_tui.widgets.evidence import evidence_text
 

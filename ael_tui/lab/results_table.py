@@ -17,8 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from engine.results import run_result
-from engine.session import Session
+from ael_lab.runs import Session, run_result
 
 PHASE_METRICS = (("sharpe", "Sharpe", "{:.2f}"), ("sortino", "Sortino", "{:.2f}"), ("calmar", "Calmar", "{:.2f}"),
                      ("max_drawdown_pct", "MaxDD %", "{:.2f}"), ("total_return_pct", "return %", "{:.2f}"),
@@ -38,7 +37,7 @@ def _offline_config(session: Session, selector: str):
 
 
 def _fresh_scenario(session: Session):
-    from scenarios import make_scenario
+    from ael_lab.worlds import make_scenario
     return make_scenario(session.config.scenario, session.config.seed, dict(session.config.scenario_options))
 
 

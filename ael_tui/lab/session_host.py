@@ -22,11 +22,10 @@ from collections import deque
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
-from engine import events as ev
-from engine.errors import AELError
-from engine.store.persistence import save_session
-from engine.run_targets import StopOn, proposed, reflected, run_target
-from engine.session import Session
+import ael_lab.run_events as ev
+from ael_lab import AELError
+from ael_lab.runs import Session, StopOn, proposed, reflected, run_target
+from ael_lab.store import save_session
 
 from ael_tui.config import LabSettings
 from ael_tui.widgets.run_loop import RUN_MODES, RunLoop, RunOutcome

@@ -24,11 +24,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from engine.errors import AELError
+from ael_lab import AELError
 
 if TYPE_CHECKING:
-    from engine.approvals import AuditEntry
-    from engine.session import Session
+    from ael_lab.review import AuditEntry
+    from ael_lab.runs import Session
 
     from ael_tui.lab.session_host import SessionHost
 

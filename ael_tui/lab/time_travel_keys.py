@@ -15,7 +15,7 @@ import pickle
 from textual.message import Message
 from textual.widget import Widget
 
-from engine.errors import AELError
+from ael_lab import AELError
 
 from ael_tui.widgets.dialogs import PromptScreen
 from ael_tui.lab import time_travel

@@ -22,7 +22,7 @@ from ael_tui.widgets.line_chart import Axis, Chart, Series, quarters
 from ael_tui.widgets.readouts import progress_data
 
 if TYPE_CHECKING:
-    from engine.session import Session
+    from ael_lab.runs import Session
 
 GHOST, NOW, APPROVED, REJECTED = "grey42", "yellow", "green", "red"
 DECIDED = ("approve", "edit", "reject")

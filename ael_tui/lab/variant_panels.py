@@ -7,7 +7,7 @@ from __future__ import annotations
 from rich.table import Table
 from rich.text import Text
 
-from engine.shown_text import shown
+from ael_lab.text import shown
 
 from ael_tui.lab.view_panel import ViewPanel
 from ael_tui.lab.variant_readouts import PlannerView, ToolRow

@@ -3,9 +3,8 @@ panel_views.py), read under the host's lock; the lab reads nothing else of a var
 
 from __future__ import annotations
 
-from engine.session import Session
-from engine.variants.panel_views import PlannerRow, PlannerView, ToolRow, variant_view
-from engine.variants.panel_views import tool_rows as tool_table_rows
+from ael_lab.runs import Session
+from ael_lab.variant_views import PlannerRow, PlannerView, ToolRow, tool_rows as tool_table_rows, variant_view
 
 __all__ = ["PlannerRow", "PlannerView", "ToolRow", "planner_view", "tool_rows"]
 

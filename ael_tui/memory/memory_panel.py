@@ -17,7 +17,7 @@ from textual.strip import Strip
 from textual.message import Message
 from textual.widgets import Input, Tab, Tabs
 
-from engine.shown_text import shown, shown_lines
+from ael_lab.text import shown, shown_lines
 
 from ael_tui.compat import scroll_update
 from ael_tui.memory.method_memory import MethodMemoryView

@@ -15,13 +15,13 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from engine.prior import Table, is_prior
-from engine.shown_text import shown, shown_lines
+from ael_lab.selectors import PriorTable, is_prior
+from ael_lab.text import shown, shown_lines
 
 MAX_ROWS = 200  # a table longer than this is cut (the newest or most relevant come first)
 
 
-def method_tables(session) -> list[Table] | None:
+def method_tables(session) -> list[PriorTable] | None:
     """The session's method memory as tables, or None when its method keeps none."""
     return session.method.memory_view() if is_prior(session.method) else None
 
@@ -30,7 +30,7 @@ def method_label(session) -> str | None:
     return session.method.name if is_prior(session.method) else None
 
 
-def render(tables: list[Table]) -> Group:
+def render(tables: list[PriorTable]) -> Group:
     parts = []
     for t in tables:
         table = RichTable(title=t.title, title_justify="left", title_style="bold", expand=True, box=None,
@@ -59,8 +59,8 @@ class MethodMemoryView(VerticalScroll):
     def compose(self):
         yield Static("", id="method-memory-body")
 
-    tables: list[Table] = []  # what is drawn now
+    tables: list[PriorTable] = []  # what is drawn now
 
-    def show(self, tables: list[Table]) -> None:
+    def show(self, tables: list[PriorTable]) -> None:
         self.tables = tables
         self.query_one("#method-memory-body", Static).update(render(tables))

@@ -25,7 +25,7 @@ from typing import Any, AsyncIterator, Awaitable, Callable
 
 import aiohttp
 
-from engine.processes import end_group
+from ael_lab.host import end_group
 
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--remote-debugging-port=0"]

@@ -8,9 +8,10 @@ import errno
 import os
 from pathlib import Path
 
-from engine.errors import AELError
+from ael_lab import AELError
 
 from ael_cli.serve_flags import DEFAULT_MAX_SESSIONS  # noqa: F401 - the flags and their defaults live there
+from ael_cli.serve_flags import local_copies
 from .mode import ServedMode
 
 def describe(mode: ServedMode) -> str:
@@ -27,9 +28,9 @@ def serve_command(args: argparse.Namespace) -> int:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise AELError(f"--sessions: cannot create {folder}: {err.strerror or err}") from None
-    news = ServedMode.local_news(args.news_data) if args.news_data is not None else None
+    copies = {name: ServedMode.local_copy(name, path) for name, path in local_copies(args).items()}
     mode = ServedMode(root=str(folder.resolve()), allow_llm=args.allow_llm, scenario=args.scenario,
-                      seed=args.seed, selector=args.selector, tour=args.tour, news_data=news,
+                      seed=args.seed, selector=args.selector, tour=args.tour, local_copies=copies,
                       quota_mib=args.quota_mib, folder_quota_mib=args.folder_quota_mib)
     try:
         mode.prepare()

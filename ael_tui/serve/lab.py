@@ -26,9 +26,9 @@ from dataclasses import replace
 
 from textual import work
 
-from engine.errors import AELError
-from engine.store.persistence import load_session
-from engine.session import Session
+from ael_lab import AELError
+from ael_lab.runs import Session
+from ael_lab.store import load_session
 
 from ..app import AelLab
 from ..compat import ExitHook
@@ -102,7 +102,7 @@ class ServedLab(ExitHook, AelLab):
 
     def start_new_session(self, spec: NewSession) -> None:
         try:
-            self.served.check_new(spec.agent, spec.reflector, spec.llm, None)
+            self.served.check_new(spec.agent, spec.reflector, spec.llm)
             spec = replace(spec, options=self.served.scenario_options(spec.scenario, spec.options))
         except AELError as err:
             self.notify(str(err), severity="error", title="Cannot start")

@@ -5,11 +5,12 @@ sessions folder (`confine`), starts LLM backends only when the teacher said
 `--allow-llm` (`check_new`, `admit`), downloads nothing, and reads data only
 from what the teacher gave: the portfolio's offline generator (a data folder
 would read the teacher's disk, Yahoo would use the teacher's network on every
-visitor's behalf) and the news world's articles from the teacher's local copy
-(`--news-data`), offered only when there is one (`scenario_options`, and
-`make_scenario` for every session a visitor builds or loads). A world that reads a
-file the person names (the stream world's table, FILE_DATA) reads it only from the
-sessions folder, confined as a save is (`confined_data`), its preview too.
+visitor's behalf) and a world that reads a local copy of its data (the news world's
+articles) from the teacher's (`--NAME-data`), offered only when there is one
+(`scenario_options`, and `make_scenario` for every session a visitor builds or loads).
+A world that reads a file the person names (the stream world's table) reads it only from
+the sessions folder, confined as a save is (`confined_data`), its preview too. What each
+world's data is, it says itself (`ScenarioSpec.served_data`): no world is named here.
 
 Everything the visitor's process writes for itself (its home, temporary files,
 caches, scikit-learn's data home) is under `.ael-lab/` in the sessions folder
@@ -20,21 +21,19 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass
-from pathlib import Path
+from dataclasses import asdict, dataclass, field
+from pathlib import Path, PurePath
 from typing import Any
 
-from engine.errors import AELError
-from engine.network import NO_DOWNLOADS
+from ael_lab import AELError
+from ael_lab.host import NO_DOWNLOADS
+from ael_lab.worlds import check_local_copy, spec_of
 
 from ael_cli.serve_flags import DEFAULT_FOLDER_QUOTA_MIB, DEFAULT_QUOTA_MIB
 
 ENV = "AEL_LAB_SERVED"  # the JSON of a ServedMode, set by the server in each app's environment
 PRIVATE = ".ael-lab"    # the lab's own files inside the sessions folder (home, tmp, caches)
 PRIVATE_DIRS = ("home", "tmp", "cache", "cache/support", "scikit_learn_data")
-# the worlds whose `data` is a file a visitor may name: read only from the sessions folder
-# (the teacher puts it there), the path confined as a save's is, before anything reads it
-FILE_DATA = {"stream": "tickets.csv"}  # world -> an example name for the refusal
 
 
 @dataclass(frozen=True)
@@ -45,18 +44,15 @@ class ServedMode:
     seed: int = 42
     selector: str = "ts+reflection"
     tour: bool = False             # ...at the tour's first card
-    news_data: str | None = None   # the teacher's copy of the 20 Newsgroups articles (absolute), or no news
+    local_copies: dict[str, str] = field(default_factory=dict)  # world -> the teacher's copy of its data (absolute)
     quota_mib: float = DEFAULT_QUOTA_MIB
     folder_quota_mib: float = DEFAULT_FOLDER_QUOTA_MIB
 
     @staticmethod
-    def local_news(path: str) -> str:
-        """The teacher's copy of the 20 Newsgroups articles (`--news-data`), read once now: a bad
-        folder is one line when the server starts, not an error on every visitor's screen."""
-        from scenarios.news.corpus import read_local
-
-        read_local(path, flag="--news-data")
-        return path
+    def local_copy(scenario: str, path: str) -> str:
+        """The teacher's copy of a world's data (`--NAME-data`), read once now: a bad folder is one
+        line when the server starts, not an error on every visitor's screen."""
+        return check_local_copy(scenario, path, flag=f"--{scenario}-data")
 
     def to_env(self) -> str:
         return json.dumps(asdict(self))
@@ -122,33 +118,34 @@ class ServedMode:
             (self.private / name).mkdir(parents=True, exist_ok=True)
 
     # ---------------------------------------------------------------- sessions
-    def check_new(self, agent: str, reflector: str, llm: dict[str, Any] | None, data: str | None) -> None:
-        """Refuse a new session a served lab must not start (AELError says why)."""
+    def check_new(self, agent: str, reflector: str, llm: dict[str, Any] | None) -> None:
+        """Refuse a new session a served lab must not start (AELError says why); its data is
+        `scenario_options`'s to check, by what its world says of it."""
         uses_llm = agent != "offline" or reflector != "offline" or bool(llm)
         if uses_llm and not self.allow_llm:
             raise AELError("this lab is served offline: choose the offline agent and reflector")
-        if data not in (None, "", "synthetic"):
-            raise AELError("this lab is served with the synthetic market only")
 
     def unavailable(self, scenario: str) -> str:
         """Why a served lab does not offer `scenario` ("" when it does)."""
-        if scenario == "news" and self.news_data is None:
-            return ("news is not served here: its articles would be downloaded, and the teacher gave no local "
-                    "copy (ael-lab serve --news-data DIR)")
+        if _served_data(scenario) == "local" and scenario not in self.local_copies:
+            return (f"{scenario} is not served here: its data would be downloaded, and the teacher gave no local "
+                    f"copy (ael-lab serve --{scenario}-data DIR)")
         return ""
 
     def scenario_options(self, scenario: str, options: dict[str, Any] | None) -> dict[str, Any]:
-        """The options a new served session of `scenario` runs with: the news world reads the
-        teacher's copy of its articles (a visitor's choice of source is refused), every other
-        option is checked by `check_options`."""
+        """The options a new served session of `scenario` runs with: a world served from a local
+        copy reads the teacher's (a visitor's choice of source is refused), every other option is
+        checked by `check_options`."""
         options = dict(options or {})
-        if scenario == "news":
+        if _served_data(scenario) == "local":
             if why := self.unavailable(scenario):
                 raise AELError(why)
-            if options.get("data") not in (None, "", "sklearn", self.news_data):
-                raise AELError("news: a served lab reads the teacher's copy of the articles; leave Articles "
+            data = _data_option(scenario)
+            if options.get("data") not in (None, "", data.default if data else None, self.local_copies[scenario]):
+                label = data.label if data and data.label else "its data"
+                raise AELError(f"{scenario}: a served lab reads the teacher's copy of its data; leave {label} "
                                "at its first choice")
-            options["data"] = self.news_data
+            options["data"] = self.local_copies[scenario]
         options = self.confined_data(scenario, options)
         self.check_options(scenario, options)
         return options
@@ -158,32 +155,32 @@ class ServedMode:
         absolute path there: a save's relative name is read from the folder, never from
         wherever the process stands), AELError when it is outside."""
         data = options.get("data")
-        if scenario not in FILE_DATA or data in (None, ""):
+        if _served_data(scenario) != "file" or data in (None, ""):
             return options
-        placed = self.confine(Path(str(data)), "data file", FILE_DATA[scenario])
+        placed = self.confine(Path(str(data)), "data file", _data_example(scenario))
         return {**options, "data": str(placed)}
 
     def check_options(self, scenario: str, options: dict[str, Any] | None) -> None:
         """Refuse scenario options that would read or write outside the folder, or download."""
         options = options or {}
-        data = options.get("data")
-        if scenario == "news":
+        data, served = options.get("data"), _served_data(scenario)
+        if served == "local":
             if why := self.unavailable(scenario):
                 raise AELError(why)
-            if data != self.news_data:
-                raise AELError(f"this news session reads its articles from {data or 'a download'}; a served lab "
-                               "reads only the teacher's copy: start a new news session here")
-        elif scenario in FILE_DATA:
+            if data != self.local_copies[scenario]:
+                raise AELError(f"this {scenario} session reads its data from {data or 'a download'}; a served lab "
+                               f"reads only the teacher's copy: start a new {scenario} session here")
+        elif served == "file":
             self.confined_data(scenario, options)  # AELError when its data file is outside the folder
-        elif data not in (None, "", "synthetic"):
-            raise AELError("this session reads data from outside; a served lab uses the synthetic market")
+        elif data not in (None, "", *_offline_data(scenario)):
+            raise AELError(f"this session reads data from outside; a served lab uses {_offline_label(scenario)}")
         if options.get("cache_dir") is not None:
             raise AELError("this session names a cache folder; a served lab keeps its caches itself")
 
     def make_scenario(self, name: str, seed: int, options: dict[str, Any] | None = None):
         """`scenarios.make_scenario`, after `check_options`: what a served lab builds and
         loads sessions with, so nothing is read or fetched before the check."""
-        from scenarios import make_scenario
+        from ael_lab.worlds import make_scenario
 
         self.check_options(name, options)
         return make_scenario(name, seed, self.confined_data(name, options) if options else options)
@@ -196,3 +193,42 @@ class ServedMode:
             raise AELError("this session calls a language model, and this lab is served offline; "
                            "open it on your own machine")
         self.check_options(session.config.scenario, session.config.scenario_options)
+
+
+# ---------------------------------------------------------------- what each world says of its data
+def _served_data(scenario: str) -> str:
+    """The world's `ScenarioSpec.served_data` ("offline" for a name no world is registered under:
+    the session is refused where it is built, in one line)."""
+    try:
+        return spec_of(scenario).served_data
+    except AELError:
+        return "offline"
+
+
+def _data_option(scenario: str):
+    try:
+        return spec_of(scenario).option("data")
+    except AELError:
+        return None
+
+
+def _offline_data(scenario: str) -> tuple[str, ...]:
+    """The `data` a served lab accepts of an offline world: its default (the synthetic market)."""
+    option = _data_option(scenario)
+    return (option.default,) if option is not None and option.default else ()
+
+
+def _offline_label(scenario: str) -> str:
+    """What the offline data is called (the start screen's label of its choice: "the synthetic market
+    (offline)"), or that there is none."""
+    option = _data_option(scenario)
+    if option is None or not option.default:
+        return "no data from outside"
+    label = next((c.label for c in option.choices if c.value == option.default), option.default)
+    return f"the {label}"
+
+
+def _data_example(scenario: str) -> str:
+    """A file name like the world's data option's example (tickets.csv): the hint of a refusal."""
+    option = _data_option(scenario)
+    return PurePath(option.example).name if option is not None and option.example else "data.csv"

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from engine.errors import AELError
+from ael_lab import AELError
 
 from .mode import ServedMode
 

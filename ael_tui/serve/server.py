@@ -41,7 +41,7 @@ from typing import Any, Callable
 import aiohttp_jinja2
 from aiohttp import WSMsgType, web
 
-from engine.errors import AELError
+from ael_lab import AELError
 
 from ..compat import server_base, service_base
 

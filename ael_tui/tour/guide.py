@@ -21,8 +21,8 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from engine import events as ev
-from engine.session import Session
+import ael_lab.run_events as ev
+from ael_lab.runs import Session
 
 from ael_tui.widgets.readouts import regime_name
 

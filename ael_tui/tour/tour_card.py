@@ -16,7 +16,7 @@ from textual.css.query import NoMatches
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from engine.shown_text import shown_lines
+from ael_lab.text import shown_lines
 
 from ael_tui.actions import bindings_for
 from ael_tui.tour.guide import MOMENTS, Card

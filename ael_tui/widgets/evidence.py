@@ -8,7 +8,7 @@ from typing import Any
 
 from rich.text import Text
 
-from engine.shown_text import shown
+from ael_lab.text import shown
 
 
 def evidence_text(evidence: dict[str, Any], limit: int = 8) -> Text:

@@ -8,8 +8,8 @@ from typing import Callable
 
 from textual.dom import DOMNode
 
-from engine.errors import AELError
-from engine.session import Session
+from ael_lab import AELError
+from ael_lab.runs import Session
 
 from ael_tui.widgets.exports import export_history
 from ael_tui.widgets.run_loop import RunLoop

@@ -15,11 +15,11 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from engine.store.atomic import write_json_atomic, write_text_atomic
-from engine.errors import AELError
-from engine.plugins import loaded as plugins_loaded
-from engine.safe_csv import rows_text
-from engine.session import Session
+from ael_lab import AELError
+from ael_lab.registries import loaded_plugins as plugins_loaded
+from ael_lab.runs import Session
+from ael_lab.store import write_json_atomic, write_text_atomic
+from ael_lab.text import rows_text
 
 from ael_tui.widgets.readouts import regime_name
 

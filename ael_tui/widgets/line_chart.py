@@ -20,7 +20,7 @@ from textual.geometry import Region
 from textual.strip import Strip
 from textual.widget import Widget
 
-from engine.shown_text import shown
+from ael_lab.text import shown
 
 from ael_lab.drawing import Axis, Chart, Series, quarters, x_ticks  # noqa: F401 - what a chart is
 from ael_tui.clock import clock_of

@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any, Mapping
 
 import ael_lab
-from engine.errors import AELError
-from engine.store.persistence import load_session
-from engine.session import Session
-from scenarios import make_scenario
+from ael_lab import AELError
+from ael_lab.runs import Session
+from ael_lab.store import load_session
+from ael_lab.worlds import make_scenario
 
 from ael_lab.extend import scenario_availability, selectors_of  # noqa: F401 - the lists every front end reads
 
@@ -30,9 +30,9 @@ def usable_backends(role: str, env: Mapping[str, str] | None = None) -> list[tup
         out.append(("gemini", "Google Gemini (GEMINI_API_KEY)"))
     if env.get("AEL_OPENAI_BASE_URL"):
         out.append(("openai-compatible", "OpenAI-compatible server (AEL_OPENAI_BASE_URL)"))
-    from engine.llm.local_model import why_unusable  # finds llama_cpp without importing it
+    from ael_lab.llm import local_model_unusable  # finds llama_cpp without importing it
 
-    if not why_unusable():
+    if not local_model_unusable():
         out.append(("local", "local SmolLM2-135M (no key, no network; shows the loop, not insight)"))
     return out
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from rich.text import Text
 
-from engine.shown_text import shown
+from ael_lab.text import shown
 
 
 def pretty(obj: Any) -> str:

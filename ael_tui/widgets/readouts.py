@@ -16,12 +16,12 @@ from typing import Any
 
 import numpy as np
 
-from engine.approvals import Proposal
-from engine.errors import AELError
-from engine.plugins import loaded_line
-from engine.store.persistence import read_document
-from engine.session import Session
-from engine.shown_text import shown
+from ael_lab import AELError
+from ael_lab.registries import loaded_plugins_line
+from ael_lab.review import Proposal
+from ael_lab.runs import Session
+from ael_lab.store import read_document
+from ael_lab.text import shown
 
 from ael_lab.drawing import metric_name  # noqa: F401 - the progress data names its metric by it
 
@@ -95,7 +95,7 @@ def status_of(session: Session) -> Status:
         selector=shown(c.selector + (f" · variant {session.variants.text}" if session.variants else "")),
         approval=session.queue.mode, standing=dict(session.queue.standing),
         pending=len(session.queue.pending), backend=backend, cost=cost, done=session.done,
-        plugins=loaded_line(),
+        plugins=loaded_plugins_line(),
     )
 
 

@@ -26,7 +26,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from engine.shown_text import shown
+from ael_lab.text import shown
 
 from ael_tui.compat import scroll_update
 from ael_tui.widgets.steady_scrollbar import SteadyScrollbars

@@ -23,9 +23,9 @@ import threading
 from dataclasses import dataclass, field
 from typing import Callable
 
-from engine import events as ev
-from engine.errors import AELError
-from engine.run_targets import StopOn
+import ael_lab.run_events as ev
+from ael_lab import AELError
+from ael_lab.runs import StopOn
 
 from ael_tui.config import LabSettings
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engine.options import Choice, OptionSpec
-from engine.scenario_spec import ScenarioSpec, reflection_options
+from engine.scenario_spec import LocalCopy, ScenarioSpec, reflection_options
 
 from .fallbacks import FALLBACKS, LABEL_CLUSTER, LAST5, MOST_SEEN, REGIME_CLUSTER
 from .policies import INITIAL_POOL
@@ -65,4 +65,8 @@ SPEC = ScenarioSpec(
             "support, where the last regime needs a new policy."),
     shareable=True,  # no run state: sessions on one seed share the stream and its similarities
     counterfactual=True,
+    # a served lab downloads nothing: it offers news only from the teacher's copy (`ael-lab serve --news-data`)
+    served_data="local",
+    local_copy=LocalCopy("scenarios.news.corpus:read_local", "a local copy of the 20 Newsgroups articles: "
+                         "20news-bydate.tar.gz or the folder it unpacks to"),
 )

@@ -61,6 +61,7 @@ SPEC = ScenarioSpec(
             "replay a recency window, prototypes or class balance under the same bar; when nothing clears it, "
             "the reflection says what it tried, once."),
     sample_data="scenarios.stream.demo:sample_options",
+    served_data="file",  # a served lab reads its table only from the sessions folder (ael_tui/serve/mode.py)
 )
 
 

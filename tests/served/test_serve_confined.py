@@ -86,7 +86,7 @@ async def test_without_the_teachers_copy_the_news_world_is_not_offered(folder):
 
 
 async def test_with_the_teachers_copy_a_visitors_news_session_reads_it(folder, corpus, tmp_path):
-    app = served(folder, news_data=corpus)
+    app = served(folder, local_copies={"news": corpus})
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, rounds=4)
         offered = [value for _label, value in app.screen.query_one("#scenario", Select)._options]
@@ -114,7 +114,7 @@ async def test_a_news_save_reading_other_articles_is_refused_before_anything_is_
     news_corpus.load.cache_clear()
     read = []
     monkeypatch.setattr(news_corpus, "read_folder", lambda *a, **k: read.append(a) or pytest.fail("read"))
-    app = served(folder, news_data=corpus)
+    app = served(folder, local_copies={"news": corpus})
     async with app.run_test(size=SIZE) as pilot:
         app.open_saved_session(Path("news.json"))
         await settle(pilot, rounds=4)

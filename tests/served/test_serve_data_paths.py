@@ -129,7 +129,7 @@ async def test_a_fifo_in_the_folder_is_named_in_the_preview_never_opened(folder)
 # --------------------------------------------------- the other worlds' typed data folders
 @pytest.mark.parametrize("scenario, words", [("news", "teacher's copy"), ("portfolio", "synthetic market")])
 async def test_a_typed_data_folder_is_refused(folder, scenario, words):
-    app = served(folder, news_data=str(folder.parent / "teachers-news"))  # news offered; never read here
+    app = served(folder, local_copies={"news": str(folder.parent / "teachers-news")})  # news offered; never read here
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, rounds=4)
         await start_with(app, pilot, scenario)

@@ -142,11 +142,11 @@ def test_a_served_lab_starts_no_model_unless_the_teacher_allowed_it():
     offline = ServedMode(root="/nowhere")
     for agent, reflector in (("anthropic", "offline"), ("offline", "gemini"), ("openai-compatible", "offline")):
         with pytest.raises(AELError, match="served offline"):
-            offline.check_new(agent, reflector, None, None)
-    with pytest.raises(AELError, match="synthetic market"):
-        offline.check_new("offline", "offline", None, "/home/teacher/dfull")
-    offline.check_new("offline", "offline", None, "synthetic")
-    ServedMode(root="/nowhere", allow_llm=True).check_new("anthropic", "gemini", None, None)
+            offline.check_new(agent, reflector, None)
+    with pytest.raises(AELError, match="the synthetic market"):  # its spec: served_data "offline"
+        offline.check_options("portfolio", {"data": "/home/teacher/dfull"})
+    offline.check_options("portfolio", {"data": "synthetic"})
+    ServedMode(root="/nowhere", allow_llm=True).check_new("anthropic", "gemini", None)
 
 
 async def test_the_start_screen_refuses_an_llm_session_with_a_notification(folder):

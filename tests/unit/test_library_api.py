@@ -1,11 +1,13 @@
 """`ael_lab`'s public surface: every public name documented in docs/api.md (and every heading
 there naming something), each frame's columns as documented, mistakes as one-line AELErrors,
-and the lab and the CLI taking only public names of it."""
+and the lab and the CLI standing on it alone: its public names, never the engine's or the
+worlds' modules (issue 40)."""
 
 from __future__ import annotations
 
 import ast
 import functools
+import importlib
 import inspect
 import sqlite3
 from pathlib import Path
@@ -29,11 +31,7 @@ def _public_members(cls: type) -> set[str]:
 
 def _every_public_name() -> set[str]:
     names = {f"ael_lab.{n}" for n in ael_lab.__all__}
-    names |= {f"ael_lab.sweep.{n}" for n in ael_lab.sweep.__all__}
-    names |= {f"ael_lab.extend.{n}" for n in ael_lab.extend.__all__}
-    names |= {f"ael_lab.drawing.{n}" for n in ael_lab.drawing.__all__}
-    names |= {f"ael_lab.batch.{n}" for n in ael_lab.batch.__all__}
-    names |= {f"ael_lab.sweep_store.{n}" for n in ael_lab.sweep_store.__all__}
+    names |= {f"{module}.{n}" for module, public in PUBLIC_MODULES.items() if module != "ael_lab" for n in public}
     names |= {f"{c}.{m}" for c, cls in CLASSES.items() for m in _public_members(cls)}
     return names
 
@@ -54,7 +52,7 @@ def test_all_names_what_the_package_has():
     for name in ael_lab.__all__:
         assert hasattr(ael_lab, name), name
     assert {n for n in vars(ael_lab) if not n.startswith("_") and n not in ("annotations",)} - set(ael_lab.__all__) \
-        <= {"sessions", "frames", "pictures", "extend", "side_by_side", "drawing", "batch", "sweep_store"}  # its modules (drawing: when asked)
+        <= {"sessions", "frames", "pictures", "side_by_side", *FLOOR}  # its modules, each once imported
 
 
 FRAMES = ("history", "posteriors", "memory", "audit", "proposals")
@@ -168,39 +166,44 @@ def test_a_chart_shows_inline_and_saves_as_svg(waiting, tmp_path):
 
 
 # ------------------------------------------------------------------ the lab and the CLI stand on it
+def _imports(package: str, root: Path = ROOT) -> tuple[tuple[Path, str, list[str]], ...]:
+    """(module path, imported module, names taken) of each import in `package`, in functions too;
+    the attribute reads of an `import ael_lab` (or `import ael_lab.text as t`) count as names
+    taken from that module. Parsed once for every test here."""
+    return _imports_under(package, root)
+
+
 @functools.cache
-def _imports(package: str) -> tuple[tuple[Path, str, list[str]], ...]:
-    """(module path, imported module, names taken) of each import in `package`; an `import ael_lab`'s
-    attribute reads count as names taken from it."""
-    return tuple(_walk(package))
+def _imports_under(package: str, root: Path) -> tuple[tuple[Path, str, list[str]], ...]:
+    return tuple(_walk(package, root))
 
 
-def _walk(package: str):
-    for path in sorted((ROOT / package).rglob("*.py")):
+def _walk(package: str, root: Path):
+    for path in sorted((root / package).rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        aliases = set()
+        aliases = {}
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
                 for a in node.names:
                     yield path, a.name, []
-                    if a.name == "ael_lab":
-                        aliases.add(a.asname or a.name)
+                    if a.name.split(".")[0] == "ael_lab" and (a.asname or "." not in a.name):
+                        aliases[a.asname or a.name] = a.name
             elif isinstance(node, ast.ImportFrom) and not node.level:
                 yield path, node.module or "", [a.name for a in node.names]
-        reads = [n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)
-                 and isinstance(n.value, ast.Name) and n.value.id in aliases]
-        if reads:
-            yield path, "ael_lab", reads
+        reads = {}
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in aliases:
+                reads.setdefault(aliases[n.value.id], []).append(n.attr)
+        for module, names in reads.items():
+            yield path, module, names
 
 
-import ael_lab.drawing  # noqa: E402 - the pictures' parts the front ends draw with (docs/api.md)
-import ael_lab.extend  # noqa: E402 - extending, and the lists every front end reads (docs/api.md)
-import ael_lab.batch  # noqa: E402 - one run of a configuration, and the sweep store (docs/api.md)
-import ael_lab.sweep_store  # noqa: E402
-
-PUBLIC_MODULES = {"ael_lab": set(ael_lab.__all__), "ael_lab.sweep": set(ael_lab.sweep.__all__),
-                  "ael_lab.extend": set(ael_lab.extend.__all__), "ael_lab.drawing": set(ael_lab.drawing.__all__),
-                  "ael_lab.batch": set(ael_lab.batch.__all__), "ael_lab.sweep_store": set(ael_lab.sweep_store.__all__)}
+# the public modules beside the package itself (docs/api.md): every name in their `__all__`
+FLOOR = ("sweep", "extend", "drawing", "batch", "sweep_store",  # the library's own
+         "store", "text", "worlds", "llm", "selectors", "registries", "runs", "run_events", "review",
+         "variant_views", "host", "replay")  # the engine's and the worlds' names the front ends stand on
+PUBLIC_MODULES = {"ael_lab": set(ael_lab.__all__),
+                  **{f"ael_lab.{m}": set(importlib.import_module(f"ael_lab.{m}").__all__) for m in FLOOR}}
 
 
 @pytest.mark.parametrize("package", ["ael_cli", "ael_tui"])
@@ -217,34 +220,61 @@ def test_the_lab_and_the_cli_take_only_public_names_of_ael_lab(package):
     assert wrong == []
 
 
-# What the CLI and the lab still take from the engine and the worlds directly, module by module: the
-# floor they are to stand on is ael_lab's public names. Issue 40 moves the CLI's pictures and the
-# extension checks; the rest moves as ael_lab grows a name for it. A new reach below ael_lab fails
-# here (use, or add, a public name of ael_lab); one no longer made is to be dropped from the list.
-BELOW = {
-    "ael_cli": {
-        "engine", "engine.bandit_replay", "engine.errors", "engine.executor", "engine.explain", "engine.limits",
-        "engine.llm.setup", "engine.method_base", "engine.methods", "engine.options", "engine.plugins",
-        "engine.prior", "engine.results", "engine.safe_csv", "engine.scenario_spec", "engine.secrets",
-        "engine.session", "engine.shown_text", "engine.store.atomic", "engine.store.persistence",
-        "engine.variants", "engine.variants.session_variants", "scenarios", "scenarios.support.spec"},
-    "ael_tui": {
-        "engine", "engine.approvals", "engine.errors", "engine.explain",
-        "engine.llm.local_model", "engine.methods", "engine.network", "engine.options", "engine.plugins",
-        "engine.policies", "engine.preview", "engine.prior", "engine.processes", "engine.proposers",
-        "engine.reflection", "engine.registry", "engine.results", "engine.run_targets", "engine.safe_csv",
-        "engine.sandbox.codepolicy", "engine.scenario_spec", "engine.session", "engine.shown_text",
-        "engine.store.atomic", "engine.store.documents", "engine.store.persistence", "engine.timetravel",
-        "engine.variants", "engine.variants.panel_views", "engine.variants.session_variants", "scenarios",
-        "scenarios.news.corpus"},
-}
+def _below_ael_lab(package: str, root: Path = ROOT) -> list[str]:
+    """Where a module of `package` imports the engine or the worlds (in a function too)."""
+    return [f"{path.relative_to(root)}: imports {module}" for path, module, _ in _imports(package, root)
+            if module.split(".")[0] in ("engine", "scenarios")]
 
 
-@pytest.mark.parametrize("package", sorted(BELOW))
-def test_what_the_lab_and_the_cli_still_take_from_below_ael_lab_only_shrinks(package):
-    taken = {module for _, module, _ in _imports(package) if module.split(".")[0] in ("engine", "scenarios")}
-    assert sorted(taken - BELOW[package]) == [], "reach it through ael_lab's public names (docs/api.md)"
-    assert sorted(BELOW[package] - taken) == [], "no longer taken: drop it from BELOW"
+@pytest.mark.parametrize("package", ["ael_cli", "ael_tui"])
+def test_the_lab_and_the_cli_stand_only_on_ael_lab(package):
+    """Issue 40: the front ends take the engine's and the worlds' objects through ael_lab's public
+    modules (docs/api.md, "For the front ends"), never from `engine` or `scenarios` themselves."""
+    assert _below_ael_lab(package) == [], "reach it through ael_lab's public names (docs/api.md)"
+
+
+def test_the_check_sees_a_reach_below_ael_lab_in_every_form(tmp_path):
+    (tmp_path / "front").mkdir()
+    (tmp_path / "front" / "a.py").write_text(
+        "import engine.session\nfrom scenarios import spec_of\nfrom engine import events as ev\n"
+        "def f():\n    from engine.store.atomic import write_text_atomic\n"
+        "import ael_lab\nfrom ael_lab.text import shown\n")
+    assert _below_ael_lab("front", tmp_path) == [
+        "front/a.py: imports engine.session", "front/a.py: imports scenarios", "front/a.py: imports engine",
+        "front/a.py: imports engine.store.atomic"]
+
+
+def test_the_names_for_the_front_ends_are_the_engines_own_objects_read_when_asked():
+    """A public module of the floor re-exports (never copies) the engine's and the worlds' objects,
+    each found when first read: `import ael_lab` stays light (ael_lab/_reexport.py)."""
+    import engine.store.persistence
+    import scenarios
+    from ael_lab import store, worlds
+
+    assert store.load_session is engine.store.persistence.load_session and worlds.spec_of is scenarios.spec_of
+    for module in FLOOR:
+        public = importlib.import_module(f"ael_lab.{module}")
+        assert [n for n in public.__all__ if not hasattr(public, n)] == [], module
+        assert set(public.__all__) <= set(dir(public)), module
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        store.nothing  # noqa: B018
+
+
+def test_a_world_says_what_a_served_lab_may_read_of_its_data(tmp_path):
+    """The serve command names no world (issue 40): each world's spec says how a served lab treats
+    its `data` (`served_data`), and a teacher's local copy is checked by the world's own reader."""
+    from dataclasses import replace
+
+    from ael_lab.worlds import check_local_copy, spec_of
+
+    served = {n: spec_of(n).served_data for n in ("synthetic", "support", "portfolio", "news", "stream")}
+    assert served == {"synthetic": "offline", "support": "offline", "portfolio": "offline", "news": "local",
+                      "stream": "file"}
+    missing = _one_line(lambda: check_local_copy("news", str(tmp_path / "none"), flag="--news-data"))
+    assert missing.startswith("--news-data") and "no such folder" in missing
+    assert "reads no local copy" in _one_line(lambda: check_local_copy("support", "x", flag="--support-data"))
+    with pytest.raises(ValueError, match="local_copy"):
+        replace(spec_of("support"), served_data="local")
 
 
 def test_the_session_signature_is_the_documented_one():

@@ -18,8 +18,7 @@ from textual.strip import Strip
 from ael_lab.drawing import ARM_COLOURS, DECISION_COLOURS, arm_colour, arm_colours  # noqa: F401 - the arms' colours
 from ael_lab.drawing import column_of, strip_cells
 from ael_tui.widgets.charts.exportable import ExportableChart
-from ael_lab.drawing import APPROVED, NEW_ARM, REJECTED, PictureData, PictureSource
-from ael_lab.drawing import strip_svg
+from ael_lab.drawing import APPROVED, NEW_ARM, PictureData, PictureSource, REJECTED, strip_svg
 from ael_tui.widgets.throttle import Throttle
 
 MIXED = 0.6        # a bucket whose most played arm has less than this share is drawn ▒

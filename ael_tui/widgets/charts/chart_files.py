@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.store.atomic import write_text_atomic
-from engine.errors import AELError
+from ael_lab import AELError
+from ael_lab.store import write_text_atomic
 
 
 def free_path(path: Path) -> Path:

@@ -11,7 +11,7 @@ from textual.widget import Widget
 
 from ael_tui.actions import bindings_for
 from ael_tui.widgets.charts.chart_files import write_chart
-from engine.errors import AELError
+from ael_lab import AELError
 
 
 class ExportableChart(Widget):

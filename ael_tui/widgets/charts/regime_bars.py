@@ -9,8 +9,7 @@ from rich.text import Text
 
 from ael_lab.drawing import RegimeMean, regime_means
 from ael_tui.widgets.charts.exportable import ExportableChart
-from ael_lab.drawing import PictureData
-from ael_lab.drawing import bars_svg
+from ael_lab.drawing import PictureData, bars_svg
 
 Group = tuple[str, str, list[RegimeMean]]  # (selector, its colour, its means by regime)
 
