@@ -33,6 +33,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from .agent import clip1
 from .tools import CALL_THRESHOLD
 
 TREND = ("get_price_history", "compute_technicals", "compute_momentum", "compute_correlations")
@@ -56,7 +57,7 @@ def _mean(s: np.ndarray, omega: np.ndarray, tools: Sequence[str], w0: float,
         mask &= np.array([t in subset for t in tools])
     if not mask.any():
         return None
-    return float(np.clip((omega[mask] * s[mask]).sum() / (w0 * mask.sum()), -1.0, 1.0))
+    return clip1(float((omega[mask] * s[mask]).sum() / (w0 * mask.sum())))
 
 
 def _or0(x: float | None) -> float:
@@ -86,7 +87,7 @@ def cot_reasoning(s, omega, tools, w0) -> float:
     if np.sign(trend) == np.sign(value):
         return (trend + value) / 2.0
     risk = _or0(_mean(s, omega, tools, w0, RISK))
-    return float(np.clip((trend + value) / 2.0 + 0.5 * risk, -1.0, 1.0))
+    return clip1(float((trend + value) / 2.0 + 0.5 * risk))
 
 
 def reflexion(s, omega, tools, w0) -> float:
@@ -109,7 +110,7 @@ def hypothesis_test(s, omega, tools, w0) -> float:
 def reversal(s, omega, tools, w0) -> float:
     trend = _or0(_mean(s, omega, tools, w0, TREND))
     rest = _mean(s, omega, tools, w0, tuple(t for t in tools if t not in TREND))
-    return float(np.clip(_or0(rest) - trend, -1.0, 1.0))
+    return clip1(float(_or0(rest) - trend))
 
 
 def valuation_anchor(s, omega, tools, w0) -> float:
