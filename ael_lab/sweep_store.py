@@ -258,8 +258,6 @@ class Store:
             self.db = sqlite3.connect(where, timeout=30, uri=not writable)
         except sqlite3.DatabaseError as err:
             raise self.open_error(err) from None
-        # bound variables one statement may hold: 32,766 in SQLite since 3.32, 999 before
-        self._variables = self.db.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)
         try:
             self._open(writable)
         except BaseException:
@@ -480,7 +478,8 @@ class Store:
             self.db.executemany(f"INSERT INTO {table} VALUES ({', '.join('?' * (width + 1))})",
                                 [(run, *r) for r in rows])
             return
-        step = max(1, min(ROWS_PER_INSERT, (self._variables - 1) // width))
+        # the variables one statement may bind: 32,766 in SQLite since 3.32, 999 before
+        step = max(1, min(ROWS_PER_INSERT, (self.db.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) - 1) // width))
         columns = ", ".join(f"column{k}" for k in range(1, width + 1))
         one = f"({', '.join('?' * width)})"
         for start in range(0, len(rows), step):
