@@ -83,6 +83,7 @@ __all__ = ["Store", "config_hash"]  # public for the front ends (provisional: do
 STORE_NAME = "sweep.sqlite"
 FORMAT = 3              # 2: runs.digest, the content hash of each run; 3: the ledger of runs recorded
 COMMIT_EVERY_S = 0.5
+ROWS_PER_INSERT = 256   # rows of one multi-row INSERT (Store._insert), within SQLite's bound on variables
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS sweep (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -451,8 +452,8 @@ class Store:
             metrics = [] if result is None else [(name, value) for name, value in numeric_leaves(result)
                                                  if not name.startswith("llm.")]
             rewards = [tuple(r) for r in out.get("rewards", ())]
-            self.db.executemany("INSERT INTO metrics VALUES (?, ?, ?)", [(run, *m) for m in metrics])
-            self.db.executemany("INSERT INTO rewards VALUES (?, ?, ?, ?, ?, ?)", [(run, *r) for r in rewards])
+            self._insert("metrics", run, metrics, 2)
+            self._insert("rewards", run, rewards, 5)
             # the runs row as SQLite gives it back; the metrics and rewards as given (reading
             # them back cost more than writing them; run_digest encodes both alike)
             stored = self.db.execute(f"SELECT {', '.join(DIGESTED)} FROM runs WHERE id = ?", (run,)).fetchone()
@@ -463,6 +464,28 @@ class Store:
             raise
         if time.monotonic() - self._committed >= COMMIT_EVERY_S:
             self.commit()
+
+    def _insert(self, table: str, run: int, rows: list[tuple], width: int) -> None:
+        """`rows` (each `width` values) into `table` as run `run`'s: a few statements of many
+        rows each (INSERT ... SELECT ?1, ... FROM (VALUES ...)), the run bound once per
+        statement. executemany binds and steps each row from Python: for a sweep's 125,000
+        reward rows it cost twice this, in the one process that also feeds the workers.
+        The values reach the table as executemany would put them (the same bindings, the
+        same column affinities); rows of another width go to executemany, which refuses them."""
+        if not rows:
+            return
+        if set(map(len, rows)) != {width}:
+            self.db.executemany(f"INSERT INTO {table} VALUES ({', '.join('?' * (width + 1))})",
+                                [(run, *r) for r in rows])
+            return
+        # the variables one statement may bind: 32,766 in SQLite since 3.32, 999 before
+        step = max(1, min(ROWS_PER_INSERT, (self.db.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) - 1) // width))
+        columns = ", ".join(f"column{k}" for k in range(1, width + 1))
+        one = f"({', '.join('?' * width)})"
+        for start in range(0, len(rows), step):
+            part = rows[start:start + step]
+            self.db.execute(f"INSERT INTO {table} SELECT ?1, {columns} FROM (VALUES {', '.join([one] * len(part))})",
+                            (run, *itertools.chain.from_iterable(part)))
 
     @_one_line
     def runs(self, hashes: Iterable[str] | None = None, unverified: str = "omit") -> list[dict[str, Any]]:

@@ -60,10 +60,16 @@ def support_table(rounds: int = 3) -> tuple[float, float, float, float]:
 
 def critical_cpu(cmd: list[str], env: dict[str, str]) -> tuple[float, float, float]:
     """(wall, CPU, critical-path CPU) of a command that runs worker processes: the
-    critical path is the command's own CPU plus its busiest worker's, each worker's
-    read from /proc while it runs (Linux). Under load a wall ratio cannot show what
-    a second worker brings: the scheduler gives each login session one share
-    (autogroup), however many processes it runs."""
+    critical path is the command's own CPU plus its busiest worker's (`cpu_split`).
+    Under load a wall ratio cannot show what a second worker brings: the scheduler
+    gives each login session one share (autogroup), however many processes it runs."""
+    wall, total, own, workers = cpu_split(cmd, env)
+    return wall, total, own + max(workers, default=0.0)
+
+
+def cpu_split(cmd: list[str], env: dict[str, str]) -> tuple[float, float, float, list[float]]:
+    """(wall, CPU, the command's own CPU, each worker's CPU) of a command that runs worker
+    processes, each worker's read from /proc while it runs (Linux); CPU is user + system."""
     tick = os.sysconf("SC_CLK_TCK")
     workers: dict[int, float] = {}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -80,8 +86,7 @@ def critical_cpu(cmd: list[str], env: dict[str, str]) -> tuple[float, float, flo
         raise subprocess.CalledProcessError(proc.returncode, cmd)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     total = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    own = total - sum(workers.values())
-    return wall, total, own + max(workers.values(), default=0.0)
+    return wall, total, total - sum(workers.values()), sorted(workers.values())
 
 
 def _children(pid: int) -> list[int]:

