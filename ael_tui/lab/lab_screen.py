@@ -193,10 +193,10 @@ class LabScreen(SaysWhy, Screen):
     def on_resize(self, event) -> None:
         width, height = event.size
         compact = width < COMPACT_BELOW[0] or height < COMPACT_BELOW[1]
-        if compact != self.has_class("-compact"):
-            self.set_class(compact, "-compact")
+        changed = compact != self.has_class("-compact")
+        self.show_page(self.page, compact=compact)
+        if changed:
             self.refresh_bindings()
-        self.show_page(self.page)
         self.call_after_refresh(self.redraw, True)
 
     # ----------------------------------------------------------- pages
@@ -204,11 +204,16 @@ class LabScreen(SaysWhy, Screen):
     def compact(self) -> bool:
         return self.has_class("-compact")
 
-    def show_page(self, page: str) -> None:
-        """Which group of panels a compact screen shows (the others keep their state)."""
+    def show_page(self, page: str, compact: bool | None = None) -> None:
+        """Which group of panels a compact screen shows (the others keep their state), and
+        whether the screen is compact when `compact` is given. One change of the screen's
+        classes: each change restyles every widget of the screen (a class at a time, the
+        start-up's resize and page were a sixth of a lab's start)."""
         self.page = page
-        for p in PAGES:
-            self.set_class(p == page, f"-page-{p}")
+        classes = {f"-page-{p}": p == page for p in PAGES}
+        if compact is not None:
+            classes["-compact"] = compact
+        self.update_classes(classes)
         tabs = self.query_one("#lab-pages", Tabs)
         if tabs.active != f"page-{page}":
             tabs.active = f"page-{page}"
