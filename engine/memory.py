@@ -213,6 +213,7 @@ class MemoryStore:
         self.tiers = {name: _Tier(name, self._intern) for name in TIERS}
         self._next_id = {name: 0 for name in TIERS}
         self._flat_view: FlatView | None = None
+        self._score_memo: tuple | None = None  # (flat view, clock, {query's matched values: scores})
         # pattern key -> {"direction", "windows": count, "last_window"}
         self.corroboration: dict[str, dict[str, Any]] = {}
         # rule entry id -> outcomes of its last uses (1 held, 0 did not)
@@ -315,8 +316,20 @@ class MemoryStore:
         return view
 
     def _scores(self, query: dict[str, Any]) -> tuple[FlatView, np.ndarray]:
-        """The composite score of every entry of every tier (the flat view's order)."""
+        """The composite score of every entry of every tier (the flat view's order).
+
+        Kept for the flat view and the store's clock it was computed at, by the query's matched
+        values: a world that reads memory twice in a step with the same queries (the portfolio's
+        played policy and the candidate it shadows, ten tickers each) scores it once. Read-only,
+        so no caller can change what another reads."""
         flat = self._flat()
+        matched = tuple((k, _hashable(query[k])) for k in self.match_bonuses if k in query)
+        memo = self._score_memo
+        if memo is None or memo[0] is not flat or memo[1] != self.episode:
+            memo = self._score_memo = (flat, self.episode, {})
+        found = memo[2].get(matched)
+        if found is not None:
+            return flat, found
         match = np.zeros(len(flat.episode))
         for key, bonus in self.match_bonuses.items():
             if key not in query:
@@ -329,7 +342,10 @@ class MemoryStore:
         # in place, but in the formula's order, so every score is the same float as before
         np.multiply(match, flat.half_quality, out=match)
         np.multiply(match, flat.recency(self.episode), out=match)
-        return flat, np.multiply(match, flat.boost, out=match)
+        np.multiply(match, flat.boost, out=match)
+        match.flags.writeable = False
+        memo[2][matched] = match
+        return flat, match
 
     def relevance(self, tier_name: str, query: dict[str, Any]) -> np.ndarray:
         """The paper's composite score for every entry of a tier, at once:
