@@ -14,3 +14,4 @@ POSITIVE_MAX = 1e12         # a positive setting (a Beta prior's alpha or beta, 
 POSTERIOR_MAX = POSITIVE_MAX + COUNT_MAX  # a Beta arm's alpha or beta: its prior plus at most 1 per episode
 RETRIES_MAX = 10            # LLM retries
 CONTEXT_MAX = 100_000_000   # an LLM's context window, tokens
+EPISODES_MAX = 500_000      # episodes a save may hold: the longest stream a data file may be (scenarios/stream/table.py)

@@ -27,6 +27,11 @@ MiB = 1024 * 1024
 # A 1,200-episode support session is about 0.7 MiB and a full portfolio run 1.5 MiB:
 # these caps leave ample room and still refuse a file that would exhaust memory.
 MAX_SESSION_BYTES = 64 * MiB
+# A long stream's save grows with its rows (each episode's history record and memory entry,
+# about 0.6 KiB on the demo stream): its cap is this much per episode of the stream, when
+# that is more than MAX_SESSION_BYTES (from about 32,000 episodes; 1 GiB at the 500,000 a
+# stream may have). The save states its episodes first, so the cap is known before parsing.
+SAVE_BYTES_PER_EPISODE = 2 * 1024
 MAX_CASSETTE_BYTES = 64 * MiB
 MAX_DATA_JSON_BYTES = 8 * MiB
 MAX_KEYS_BYTES = 64 * 1024

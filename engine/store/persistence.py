@@ -14,6 +14,7 @@ are migrated (`MIGRATIONS`).
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from pathlib import Path
@@ -22,8 +23,9 @@ from typing import Any, Callable
 from ..approvals import now_iso
 from pydantic import ValidationError
 
-from .atomic import write_json_atomic
-from .documents import MAX_SESSION_BYTES, parse_json, read_capped, validation_error
+from .atomic import write_text_atomic
+from .documents import MAX_SESSION_BYTES, MiB, SAVE_BYTES_PER_EPISODE, parse_json, read_capped, validation_error
+from ..limits import EPISODES_MAX
 from ..errors import AELError
 from ..plugins import loaded as plugins_loaded
 from ..session import Session
@@ -34,26 +36,58 @@ SCHEMA_VERSION = 1
 MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
 
 
+def session_cap(episodes: int | None) -> int:
+    """The most bytes a save of a session of `episodes` may have: MAX_SESSION_BYTES, or
+    SAVE_BYTES_PER_EPISODE per episode of a long stream when that is more."""
+    return max(MAX_SESSION_BYTES, min(episodes or 0, EPISODES_MAX) * SAVE_BYTES_PER_EPISODE)
+
+
+# How a save begins (`save_session` writes these keys first, compactly): the episodes that
+# size its cap are read from the head of a file over MAX_SESSION_BYTES, before it is parsed.
+_HEAD = re.compile(rb'\A\{"format":"ael-lab-session","schema_version":\d{1,6},"saved_at":"[^"\\]{0,64}",'
+                   rb'"episodes":(\d{1,9})[,}]')
+
+
 def save_session(session: Session, path: str | os.PathLike) -> None:
     try:
         document = {"format": FORMAT, "schema_version": SCHEMA_VERSION, "saved_at": now_iso(),
-                    "session": session.to_dict()}
+                    "episodes": session.n_episodes, "session": session.to_dict()}
         timeline = session.timeline.to_doc(session)
         if timeline is not None:
             document["timeline"] = timeline
         document["plugins"] = plugins_loaded()  # what else ran in the engine that made this run
-        write_json_atomic(path, document)
+        text = json.dumps(document, separators=(",", ":"), allow_nan=False)
     except (TypeError, ValueError) as err:  # a value JSON cannot hold: a bug, but never a half file
         raise AELError(f"cannot save to {path}: session state is not serialisable ({err})") from err
+    cap = session_cap(session.n_episodes)
+    if len(text) > cap:  # ASCII (json.dumps escapes the rest): a save that could never be read back is not written
+        raise AELError(f"cannot save to {path}: the save would be {len(text) / MiB:,.0f} MiB, over the "
+                       f"{cap / MiB:,.0f} MiB a save of {session.n_episodes:,} episodes may be")
+    try:
+        write_text_atomic(path, text)
     except OSError as err:
         raise AELError(f"cannot save to {path}: {err.strerror or err}") from err
+
+
+def _cap_of(p: Path) -> int:
+    """The cap for the save in `p`: MAX_SESSION_BYTES, or a long stream's, from the
+    episodes its head states (checked against the stream once it is loaded)."""
+    try:
+        if os.stat(p).st_size <= MAX_SESSION_BYTES:
+            return MAX_SESSION_BYTES
+        with open(p, "rb") as f:
+            head = f.read(256)
+    except OSError:
+        return MAX_SESSION_BYTES  # read_capped says what is wrong with the file
+    found = _HEAD.match(head)
+    return session_cap(int(found.group(1))) if found else MAX_SESSION_BYTES
 
 
 def read_document(path: str | os.PathLike) -> dict[str, Any]:
     """The session document in `path`, checked against the schema and migrated to
     the current version (size, depth and finite numbers before anything else)."""
     p = Path(path)
-    raw = read_capped(p, MAX_SESSION_BYTES, "session file")
+    raw = read_capped(p, _cap_of(p), "session file")
     doc = parse_json(raw, p, "session file")
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise AELError(f"{p} is JSON but not an AEL Lab session (no \"format\": \"{FORMAT}\")")
@@ -68,6 +102,10 @@ def read_document(path: str | os.PathLike) -> dict[str, Any]:
         version = doc["schema_version"]
     if not isinstance(doc.get("session"), dict):
         raise AELError(f"{p} has no session in it")
+    episodes = doc.get("episodes")  # what sized the cap (absent in saves made before it did)
+    if episodes is not None and (not isinstance(episodes, int) or isinstance(episodes, bool)
+                                 or not 1 <= episodes <= EPISODES_MAX):
+        raise AELError(f"{p}: field episodes: {episodes!r} is not a count of episodes (1 to {EPISODES_MAX:,})")
     from .session_schema import SessionDoc, TimelineDoc  # the models of every extension: built when a file is read
 
     try:
@@ -122,6 +160,10 @@ def load_session(path: str | os.PathLike, scenario_factory, *, llm_url: str | No
         raise AELError(f"{path} is an AEL Lab session but its contents are damaged "
                        f"({type(err).__name__}: {err})") from err
     _check_memory_metadata(doc["session"]["memory"], session.scenario.memory_metadata, path)
+    stated = doc.get("episodes")
+    if stated is not None and stated != session.n_episodes:  # the cap it was read under was the stream's
+        raise AELError(f"{path}: field episodes: the save states {stated:,} episodes but its session has "
+                       f"{session.n_episodes:,}")
     if session.t > session.n_episodes:  # needs the scenario: its stream's length
         raise AELError(f"{path}: field session.t: {session.t} is beyond the end of the "
                        f"{session.config.scenario} stream ({session.n_episodes} episodes)")

@@ -15,9 +15,9 @@ from typing import Annotated, Any, Iterable
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..limits import COUNT_MAX, POSITIVE_MAX, POSTERIOR_MAX
+from ..limits import COUNT_MAX, EPISODES_MAX, POSITIVE_MAX, POSTERIOR_MAX
 
-MAX_ITEMS = 200_000          # episodes, memory entries, proposals: far above any real stream
+MAX_ITEMS = EPISODES_MAX     # episodes, memory entries, proposals: a stream of the most rows a data file may hold
 MAX_TEXT = 1_000_000         # characters in one text field
 MAX_PRIOR_ITEMS = 10_000     # records in a method's own memory
 

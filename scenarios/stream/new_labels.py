@@ -1,5 +1,5 @@
 """A generated labelled stream in which 20 labels new to memory appear halfway, with no
-metadata column (issue 39's Done-when; `python -m bench stream_reflection` runs it).
+metadata column (issue 39's Done-when; `python -m bench.new_labels` runs it).
 
 Before row n/2: 20 labels, each row's text three words of its label's 12-word vocabulary
 plus two filler words. From row n/2 on, 20 new labels:

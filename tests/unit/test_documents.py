@@ -20,6 +20,7 @@ def test_a_file_over_the_cap_is_refused_before_it_is_read(tmp_path, monkeypatch)
     path = tmp_path / "s.json"
     save_session(new_session(), path)
     monkeypatch.setattr(engine.store.persistence, "MAX_SESSION_BYTES", path.stat().st_size - 1)
+    monkeypatch.setattr(engine.store.persistence, "SAVE_BYTES_PER_EPISODE", 0)  # no long stream's allowance
     with pytest.raises(AELError, match="larger than the .* MiB a session file may be"):
         load_session(path, make_scenario)
 

@@ -202,14 +202,14 @@ def _tiny_bench(monkeypatch, capsys, tmp_path, river: bool) -> str:
     assert peers.main(["--rows", "30", "--streams", "demo"], run=peers.in_process, out=tmp_path / "o.json") == 0
     out = capsys.readouterr()
     saved = json.loads((tmp_path / "o.json").read_text())
-    assert [r["learner"] for r in saved["rows"]][:3] == ["ts", "ts+reflection", "oracle"]
+    assert [r["learner"] for r in saved["rows"]][:2] == ["ts", "ts+reflection"]  # oracle only when asked
     assert all(r["rows"] == 30 for r in saved["rows"])
     return out.out + out.err
 
 
 def test_the_bench_table_without_river_says_how_to_install_it(monkeypatch, capsys, tmp_path):
     text = _tiny_bench(monkeypatch, capsys, tmp_path, river=False)
-    assert "| demo stream (seed 1) | ts+reflection |" in text and "best arm (" in text
+    assert "| demo stream (seed 1) | ts+reflection |" in text and "best arm (" not in text  # arms: when asked
     assert "river:" not in text.split("| stream |")[1]
     assert "pip install -e '.[bench]'" in text
 
@@ -219,7 +219,24 @@ def test_the_bench_table_with_river_has_its_three_learners(monkeypatch, capsys, 
     text = _tiny_bench(monkeypatch, capsys, tmp_path, river=True)
     for learner in ("river:naive_bayes", "river:knn", "river:logistic"):
         assert f"| demo stream (seed 1) | {learner} |" in text
-    assert "ts+reflection − River NB =" in text
+    assert "demo stream (seed 1): ts+reflection − best River learner (river:" in text
+    assert "a generated stream: no target" in text and "LazySearch(window_size=50)" in text
+
+
+def test_the_targets_read_the_best_river_learner_and_ask_more_on_the_drifting_order():
+    import bench.stream_peers as peers
+
+    def row(stream, learner, accuracy):
+        return {"stream": stream, "learner": learner, "accuracy": accuracy, "seconds": 10.0, "cpu": 9.0}
+
+    streams = [{"name": "flat", "real": True, "drifts": False}, {"name": "drift", "real": True, "drifts": True}]
+    rows = [row(s, "ts+reflection", 0.80) for s in ("flat", "drift")]
+    rows += [row(s, "river:naive_bayes", 0.70) for s in ("flat", "drift")]
+    rows += [row("flat", "river:logistic", 0.815), row("drift", "river:logistic", 0.80)]
+    flat, drift = peers.targets(rows, streams)
+    assert "best River learner (river:logistic) = -0.015 (target ≥ −0.02: met)" in flat
+    assert "= +0.000 (target on the drifting order: ahead: MISSED)" in drift  # a tie is not ahead
+    assert "1.00× River NB's wall time (target ≤ 2: met)" in flat
 
 
 def test_one_pass_over_every_arm_gives_each_fixed_runs_accuracy(demo, tmp_path):
