@@ -49,14 +49,16 @@ $(CLUSTER): $(STAMP)
 lab: $(STAMP)
 	$(VENV)/bin/ael-lab
 
-# two workers more than the cores (TEST_JOBS=1 for one process): much of the suite
-# waits on other processes (servers and their fork servers, browsers, tmux, the
-# sandbox, plugin probes, the local model's child), and the extra workers fill those
-# waits. On 2 cores, idle, 2026-11-28: 489 s with four workers against 522 s with three
-# (2,675 tests each); earlier, 482 s with three against 560 s with two. A module's tests
-# share a worker, so a module-scoped fixture (the local model's run, a served lab) is built once
+# one worker more than the cores (TEST_JOBS=1 for one process): part of the suite waits on other
+# processes (servers and their fork servers, browsers, tmux, the sandbox, plugin probes, the local
+# model's child) and the extra worker fills those waits; more than one extra oversubscribes the cores,
+# as the served tests' labs run beside the workers. On 2 cores, idle, 2026-11-29, the same tree:
+# 674 s with four workers, 555 s with three (2,874 tests, all passed); two were at 59% after 8 min
+# (stopped, on pace for about 13 min), the cores busy 81-99% where three kept them at 100%.
+# A module's tests share a worker, so a module-scoped fixture (the local model's run, a served lab)
+# is built once
 CORES := $(shell nproc 2>/dev/null || echo 2)
-TEST_JOBS ?= $(shell echo $$(( $(CORES) + 2 )))
+TEST_JOBS ?= $(shell echo $$(( $(CORES) + 1 )))
 test: $(STAMP)
 	$(PY) -m pytest -n $(TEST_JOBS) --dist loadfile --no-loadscope-reorder
 
