@@ -40,6 +40,7 @@ class Prototypes:
         self._stale: set[int] = set()             # labels whose norm changed since it was computed
         self.dropped = 0                          # rows whose label found no room (MAX_CELLS)
         self.slot_of_row = np.full(x.shape[0], -1, dtype=np.int64)  # a label's first row -> its slot
+        self._taken: _TakenOut | None = None      # the later rows' share, for the last row asked about
 
     @property
     def max_labels(self) -> int:
@@ -113,23 +114,31 @@ class Prototypes:
             return self.cosines(slots, terms, weights)
         norms = self._fresh_norms()[slots].copy()
         dots = self._sums[np.ix_(slots, terms)] @ weights if len(terms) else np.zeros(len(slots))
-        at = {int(s): i for i, s in enumerate(slots)}
-        later: dict[int, list[int]] = {}
-        for r in range(t, self.n):
-            s = self.slot.get(self.labels_of_rows[r], -1)
-            if s in at:
-                later.setdefault(s, []).append(r)
-        if later:
-            q = np.zeros(self.x.shape[1])
-            q[terms] = weights
-            for s, rows in later.items():
-                i, part = at[s], self.x[rows]
-                dots[i] -= float((part @ q).sum())
-                squared = norms[i] ** 2 - 2 * float((part @ self._sums[s]).sum()) + float((part @ part.T).sum())
-                norms[i] = np.sqrt(max(squared, 0.0))
+        taken = self._taken_out(t, terms, weights)
+        for i, s in enumerate(slots.tolist()):
+            if s in taken.rows:
+                dots[i] -= taken.dot(s)
+                norms[i] = taken.norm(s, norms[i])
         out = np.zeros(len(slots))
         np.divide(dots, norms, out=out, where=norms > 1e-12)
         return out
+
+    def _taken_out(self, t: int, terms: np.ndarray, weights: np.ndarray) -> _TakenOut:
+        """What the rows t..n-1 add to each prototype, for the query row's terms: kept while
+        the same row is asked about (a reflection's replay asks once per candidate policy and
+        once more for the vote), and computed the same way either way, so a kept answer is the
+        same floats as a fresh one."""
+        key = (self.n, t, terms.tobytes(), weights.tobytes())
+        if self._taken is None or self._taken.key != key:
+            later: dict[int, list[int]] = {}
+            for r in range(t, self.n):
+                s = self.slot.get(self.labels_of_rows[r], -1)
+                if s >= 0:
+                    later.setdefault(s, []).append(r)
+            q = np.zeros(self.x.shape[1])
+            q[terms] = weights
+            self._taken = _TakenOut(key, self, later, q)
+        return self._taken
 
     def top_terms(self, s: int, names, n: int = TOP_TERMS) -> list[str]:
         row = self._sums[s]
@@ -141,3 +150,32 @@ class Prototypes:
 
     def nbytes(self) -> int:
         return self._sums.nbytes + self.counts.nbytes + self._norms.nbytes + self.slot_of_row.nbytes
+
+
+class _TakenOut:
+    """The rows added after a query row, per prototype, and what each takes out of the
+    prototype's dot product with that row and of its norm (||S − D||² = ||S||² − 2 S·D + ||D||²,
+    all sparse), each worked out once when first asked."""
+
+    def __init__(self, key: tuple, protos: Prototypes, rows: dict[int, list[int]], q: np.ndarray):
+        self.key, self.protos, self.rows, self.q = key, protos, rows, q
+        self._parts: dict[int, object] = {}
+        self._dots: dict[int, float] = {}
+        self._norms: dict[int, float] = {}
+
+    def _part(self, s: int):
+        if s not in self._parts:
+            self._parts[s] = self.protos.x[self.rows[s]]
+        return self._parts[s]
+
+    def dot(self, s: int) -> float:
+        if s not in self._dots:
+            self._dots[s] = float((self._part(s) @ self.q).sum())
+        return self._dots[s]
+
+    def norm(self, s: int, norm_now: float) -> float:
+        if s not in self._norms:  # norm_now is the slot's own fresh norm, the same while the key holds
+            part = self._part(s)
+            squared = norm_now ** 2 - 2 * float((part @ self.protos._sums[s]).sum()) + float((part @ part.T).sum())
+            self._norms[s] = float(np.sqrt(max(squared, 0.0)))
+        return self._norms[s]
