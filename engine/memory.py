@@ -145,6 +145,31 @@ class _Tier:
         self._n += 1
         self.refresh(self._n - 1)
 
+    def extend(self, entries: list[MemoryEntry]) -> None:
+        """`append` of each, in one pass over the columns (a load or a time-travel put-back
+        rebuilds a thousand entries per tier: one per call was most of a proposal preview)."""
+        start, n = self._n, self._n + len(entries)
+        if not entries:
+            return
+        while self._cap < n:
+            self._cap *= 2
+        if len(self.quality) < self._cap:
+            for name in ("quality", "episode", "retrievals", "useful"):
+                setattr(self, name, np.resize(getattr(self, name), self._cap))
+            self.codes = {k: np.resize(v, self._cap) for k, v in self.codes.items()}
+        self.entries.extend(entries)
+        self._n = n
+        self.quality[start:n] = [e.quality for e in entries]
+        self.episode[start:n] = [e.episode for e in entries]
+        self.retrievals[start:n] = [e.retrieval_count for e in entries]
+        self.useful[start:n] = [e.usefulness for e in entries]
+        for key, col in self.codes.items():
+            col[start:n] = [self._code(key, e.metadata.get(key)) for e in entries]
+        episodes = self.episode[max(0, start - 1):n]
+        if (episodes[1:] < episodes[:-1]).any():
+            self.ordered = False  # as append would have found it, entry by entry
+        self.version += len(entries)
+
     def remove(self, index: int) -> MemoryEntry:
         entry = self.entries.pop(index)
         n = self._n
@@ -620,8 +645,7 @@ class MemoryStore:
         self.tiers = {name: _Tier(name, self._intern) for name in TIERS}
         self._flat_view = None
         for name, rows in d["tiers"].items():
-            for row in rows:
-                self.tiers[name].append(MemoryEntry(**row))
+            self.tiers[name].extend([MemoryEntry(**row) for row in rows])
         self.corroboration = d["corroboration"]
         self.rule_uses = {k: list(v) for k, v in d["rule_uses"].items()}
         self.pruned = list(d["pruned"])

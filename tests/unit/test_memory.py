@@ -151,3 +151,28 @@ def test_store_round_trips_through_its_dict():
     copy.load_dict(m.to_dict())
     assert copy.to_dict() == m.to_dict()
     assert [h.entry.id for h in copy.retrieve(ALL, {"ticker": "A"})] == ["e0"]
+
+
+@settings(max_examples=30)
+@given(st.lists(st.tuples(st.integers(0, 50), st.sampled_from(["A", "B", None])), max_size=150),
+       st.integers(0, 150))
+def test_a_tier_extended_at_once_is_the_tier_appended_to_one_by_one(rows, split):
+    """load_dict builds each tier with one `extend` (engine/memory.py): the same columns, codes,
+    order flag and version as an entry-by-entry append, whatever came before it."""
+    from engine.memory import MemoryEntry, _Tier
+
+    entries = [MemoryEntry(i, "episodic", f"e{i}", {"ticker": t} if t else {}, 0.5 + i % 5 / 10, ep, i % 3, i % 2)
+               for i, (ep, t) in enumerate(rows)]
+    one, bulk = _Tier("episodic", {}), _Tier("episodic", {})
+    for tier in (one, bulk):
+        tier.column("ticker")  # a column read before the load: it is kept up to date by both
+    for e in entries:
+        one.append(e)
+    for e in entries[:split]:
+        bulk.append(e)
+    bulk.extend(entries[split:])
+    assert len(one) == len(bulk) and one.entries == bulk.entries
+    assert (one.ordered, one.version) == (bulk.ordered, bulk.version)
+    for name in ("quality", "episode", "retrievals", "useful"):
+        assert np.array_equal(getattr(one, name)[: len(one)], getattr(bulk, name)[: len(bulk)])
+    assert np.array_equal(one.column("ticker"), bulk.column("ticker"))
