@@ -77,7 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--seeds", type=parse_seeds, help="comma list and/or ranges: 42,123 or 1..200 (default 42)")
     run.add_argument("--selector", help=f"{method_help()}; a comma list, or all (default ts+reflection)")
     run.add_argument("--episodes", type=types.episodes, help="stop the stream after N episodes")
-    run.add_argument("--approve", choices=["auto", "reject"],
+    run.add_argument("--approve", "--approval", dest="approve", choices=["auto", "reject"],
                      help="what happens to proposals in batch (default auto); with --resume, the approval mode "
                           "from there on, for a manual-approval save too (a proposal a person decided in the "
                           "run ahead is decided as there)")
@@ -112,7 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
     lab.add_argument("scenario", help=scenario_names)
     lab.add_argument("--seed", type=types.seed, default=42)
     lab.add_argument("--selector", default="ts+reflection")
-    lab.add_argument("--approve", choices=["manual", "auto"], default="manual")
+    lab.add_argument("--approve", "--approval", dest="approve", choices=["manual", "auto"], default="manual")
     add_reflection_flags(lab)
     add_scenario_flags(lab, specs)
     add_variant_flag(lab)

@@ -61,6 +61,20 @@ def test_approve_auto_on_a_manual_save_is_the_run_auto_approval_makes(manual_sav
     assert results(fresh)["runs"][0]["complete"] is True
 
 
+def test_approval_as_the_issue_spells_it_is_approve(manual_save, tmp_path, capsys):
+    """`--approval auto` (the trust issue's words) was 'unrecognized arguments' (exit 2): it is
+    --approve's other name in run, sweep and lab, the same choices and the same run."""
+    from ael_cli.main import build_parser
+
+    resumed = tmp_path / "resumed.json"
+    assert main(["run", "synthetic", "--resume", str(manual_save), "--approval", "auto", "--quiet",
+                 "--json", str(resumed)]) == 0
+    assert results(resumed)["runs"][0]["complete"] is True
+    parser = build_parser()
+    assert parser.parse_args(["sweep", "synthetic", "--approval", "reject"]).approve == "reject"
+    assert parser.parse_args(["lab", "synthetic", "--approval", "auto"]).approve == "auto"
+
+
 def test_decide_decides_the_proposal_and_the_run_goes_on(manual_save, tmp_path, capsys):
     saved = tmp_path / "at-13.json"
     assert main(["run", "synthetic", "--resume", str(manual_save), "--save", str(saved), "--quiet"]) == EXIT_STOPPED
