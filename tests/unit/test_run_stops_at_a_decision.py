@@ -50,6 +50,7 @@ def test_a_manual_save_resumed_stops_at_its_first_proposal_and_says_so(manual_sa
     doc = results(out)
     assert {k: doc["runs"][0][k] for k in ("complete", "waiting", "stopped_at", "episodes")} == \
         {"complete": False, "waiting": "proposal #1 (a new arm)", "stopped_at": 13, "episodes": 13}
+    assert doc["paper_comparable"] is False  # 13 of 208 episodes: not a run to set beside the paper's
 
 
 def test_approve_auto_on_a_manual_save_is_the_run_auto_approval_makes(manual_save, tmp_path, capsys):
