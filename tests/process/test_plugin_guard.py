@@ -101,7 +101,7 @@ def test_a_run_with_a_plugin_names_it_everywhere_and_no_plugins_runs_without_it(
     assert json.loads((tmp_path / "s.json").read_text())["plugins"] == named
 
     (tmp_path / "imported").unlink()
-    plain = ael(["--no-plugins", *RUN, "--json", "plain.json"], tmp_path, cache)
+    plain = ael([*RUN, "--no-plugins", "--json", "plain.json"], tmp_path, cache)  # after the command: the same flag
     assert plain.returncode == 0 and plain.stderr == "", plain.stderr
     assert json.loads((tmp_path / "plain.json").read_text())["plugins"] == []
     refused = ael(["--no-plugins", "run", "synthetic", "--selector", "patcher-method", "--quiet"], tmp_path, cache)
@@ -179,6 +179,15 @@ def test_no_plugins_reaches_the_labs_of_a_served_class():
     env = {"PATH": "/usr/bin", "AEL_NO_PLUGINS": "1", "AEL_PLUGIN_TIMEOUT": "2", "GEMINI_API_KEY": "g"}
     safe = app_environment(env, ServedMode(root="/class"))
     assert safe["AEL_NO_PLUGINS"] == "1" and safe["AEL_PLUGIN_TIMEOUT"] == "2" and "GEMINI_API_KEY" not in safe
+
+
+def test_no_plugins_is_the_whole_commands_wherever_it_is_typed():
+    from ael_cli.main import _whole_command_flags_first
+
+    assert _whole_command_flags_first(["run", "x", "--no-plugins", "--seeds", "1"]) == \
+        ["--no-plugins", "run", "x", "--seeds", "1"]
+    assert _whole_command_flags_first(["run", "x", "--", "--no-plugins"]) == ["run", "x", "--", "--no-plugins"]
+    assert _whole_command_flags_first(["--no-plugins", "run"]) == ["--no-plugins", "run"]
 
 
 def test_no_plugins_in_a_process_that_already_loaded_them_says_so(monkeypatch, capsys):
