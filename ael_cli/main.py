@@ -77,7 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--seeds", type=parse_seeds, help="comma list and/or ranges: 42,123 or 1..200 (default 42)")
     run.add_argument("--selector", help=f"{method_help()}; a comma list, or all (default ts+reflection)")
     run.add_argument("--episodes", type=types.episodes, help="stop the stream after N episodes")
-    run.add_argument("--approve", choices=["auto", "reject"],
+    run.add_argument("--approve", "--approval", dest="approve", choices=["auto", "reject"],
                      help="what happens to proposals in batch (default auto); with --resume, the approval mode "
                           "from there on, for a manual-approval save too (a proposal a person decided in the "
                           "run ahead is decided as there)")
@@ -112,7 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
     lab.add_argument("scenario", help=scenario_names)
     lab.add_argument("--seed", type=types.seed, default=42)
     lab.add_argument("--selector", default="ts+reflection")
-    lab.add_argument("--approve", choices=["manual", "auto"], default="manual")
+    lab.add_argument("--approve", "--approval", dest="approve", choices=["manual", "auto"], default="manual")
     add_reflection_flags(lab)
     add_scenario_flags(lab, specs)
     add_variant_flag(lab)
@@ -150,6 +150,17 @@ def _notice_line(message, category, filename, lineno, file=None, line=None) -> N
     print(f"ael-lab: note: {message}", file=file or sys.stderr)
 
 
+def _whole_command_flags_first(argv: Sequence[str]) -> list[str]:
+    """`--no-plugins` is the whole command's, wherever it is typed: `ael-lab run support
+    --no-plugins` as `ael-lab --no-plugins run support` (after the command it was an
+    unrecognised argument, found only once every plugin had been loaded). Not after `--`."""
+    args = list(argv)
+    end = args.index("--") if "--" in args else len(args)
+    if NO_PLUGINS not in args[:end]:
+        return args
+    return [NO_PLUGINS, *(a for a in args[:end] if a != NO_PLUGINS), *args[end:]]
+
+
 def _no_plugins_asked(argv: Sequence[str]) -> bool:
     """`--no-plugins` among the options before the command (read before any registry is)."""
     for arg in argv:
@@ -164,7 +175,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     remove_temp_files_on_signals()
     warnings.showwarning = _notice_line
     try:
-        if _no_plugins_asked(sys.argv[1:] if argv is None else argv):
+        argv = _whole_command_flags_first(sys.argv[1:] if argv is None else argv)
+        if _no_plugins_asked(argv):
             from ael_lab.registries import PLUGINS_OFF, loaded_plugins, loaded_plugins_line
 
             os.environ[PLUGINS_OFF] = "1"  # this process and every one it starts (workers, the lab's)

@@ -123,7 +123,9 @@ def run_command(args: argparse.Namespace) -> int:
                 sessions.append(config)
     runs = _execute(sessions, args)
     document = finite({"scenario": args.scenario, "seeds": seeds, "runs": runs, "summary": summarise(runs),
-                       "paper_comparable": args.until is None and _paper_comparable(sessions),
+                       # a part of the stream (--until, or stopped at a decision) is not the paper's run
+                       "paper_comparable": args.until is None and all(r.get("complete", True) for r in runs)
+                       and _paper_comparable(sessions),
                        "plugins": plugins_loaded()})  # what else ran in the engine (engine/plugins.py)
     to_stdout = args.json_path == STDOUT
     if to_stdout:  # `--json -`: the document is the command's output, and nothing else is printed there

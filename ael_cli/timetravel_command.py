@@ -17,6 +17,7 @@ per episode is stored in a save. Every error is one line and exit code 2.
 from __future__ import annotations
 
 import argparse
+import shlex
 import json
 import sys
 
@@ -99,8 +100,14 @@ def branch_command(args: argparse.Namespace) -> int:
     changed = ", ".join(f"#{k} {'approved' if w == 'approve' else 'rejected'}" for k, w in sorted(decide.items()))
     if session.t > args.at and not stopped:  # --at came before the decision: the branch starts at it
         changed += f"; replayed from episode {args.at} to where it was decided"
+    # the command that continues it, with the confirmations its resume asks for again
+    resume = f"ael-lab run {session.config.scenario} --resume {shlex.quote(args.save)}"
+    if args.trust_code:
+        resume += " --trust-code"
+    if args.llm_url:
+        resume += f" --llm-url {shlex.quote(args.llm_url)}"
     print(f"branch of {args.file} at episode {session.t}" + (f" ({changed})" if changed else " (no decision changed)")
-          + f": saved {args.save}; continue with: ael-lab run {session.config.scenario} --resume {args.save}")
+          + f": saved {args.save}; continue with: {resume}")
     if stopped:
         print(f"ael-lab: the branch stopped at episode {session.t}, before {args.at}: {stopped}", file=sys.stderr)
     return 0

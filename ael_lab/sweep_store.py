@@ -231,6 +231,9 @@ class Store:
             self.folder.mkdir(parents=True, exist_ok=True)
         except OSError as err:
             raise AELError(f"cannot create {self.folder}: {err.strerror or err}") from None
+        protected = self._write_protected() if create else None
+        if protected:  # root may write it, but whoever made it so meant it kept as it is
+            raise self.read_only(None, protected)
         try:
             self._connect(self.path)
         except AELError as err:
@@ -336,7 +339,19 @@ class Store:
                 return "its folder"
         return None
 
-    def read_only(self, err: sqlite3.Error, which: str | None = None) -> AELError:
+    def _write_protected(self) -> str | None:
+        """Which of the store's file and folder has no write permission bit ("the file", "its
+        folder"), as `chmod a-w` leaves it: refused to root too (who would otherwise write it,
+        permission bits being no obstacle to root) so a store made read-only stays so."""
+        for which, path in (("the file", self.path), ("its folder", self.folder)):
+            try:
+                if not os.stat(path).st_mode & 0o222:
+                    return which
+            except OSError:
+                pass
+        return None
+
+    def read_only(self, err: sqlite3.Error | None, which: str | None = None) -> AELError:
         """The one line for a store SQLite may not write (a read-only file, folder or disk)."""
         which = which or ("its folder" if getattr(err, "sqlite_errorname", "") == "SQLITE_READONLY_DIRECTORY"
                           else "the file")

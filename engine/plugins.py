@@ -27,7 +27,8 @@ the lab shows as a notification: never a crash.
 A plugin's code is not ours to trust with the process: each distribution is imported
 first in a child (engine/plugin_probe.py), so one that exits, calls `os._exit`, hangs
 or dies there is left out (one line naming it) before it runs here; what it raises
-here, `SystemExit` and `KeyboardInterrupt` included, leaves it out too; what it prints
+here, `SystemExit` and `KeyboardInterrupt` included, leaves it out too, and so does a
+hang or an `os._exit` here alone (engine/plugin_deadline.py); what it prints
 while loading goes to stderr, so `--json`, `--export` and `export-stream` output stays
 parseable. `loaded()` names the distributions admitted (name and version): every
 result says what else ran in the engine. AEL_NO_PLUGINS=1 (`ael-lab --no-plugins`)
@@ -171,13 +172,26 @@ def plugin_code(what: str) -> Iterator[None]:
     prints goes to stderr, and an exit or interrupt it raises is one line (AELError naming `what`)."""
     from .errors import AELError
 
+    from .plugin_deadline import PluginExited, PluginOverran, deadline
+
     with _stdout_to_stderr():
         try:
-            yield
+            with deadline(_in_process_limit()):
+                yield
         except Exception:
             raise
+        except (PluginExited, PluginOverran) as err:
+            raise AELError(_printable(f"{what}: {_short(err)}")) from None
         except BaseException as err:  # noqa: BLE001 - SystemExit, KeyboardInterrupt from a plugin's import
             raise AELError(_printable(f"{what}: {type(err).__name__} ({_short(err)})")) from None
+
+
+def _in_process_limit() -> float:
+    """The deadline of a plugin's code here: twice what its child probe was given (it passed
+    there; here it runs among the modules already imported, on a machine maybe busier)."""
+    from .plugin_probe import timeout_s
+
+    return 2 * timeout_s()
 
 
 def load(group: str, admit: Callable[[Any], None]) -> None:
@@ -196,15 +210,19 @@ def load(group: str, admit: Callable[[Any], None]) -> None:
             continue
         why = outcome["verdicts"].get(ep.value)
         if why is None:
+            from .plugin_deadline import PluginExited, PluginOverran, deadline
+
             with _stdout_to_stderr():
                 try:
-                    admit(ep)
+                    with deadline(_in_process_limit()):  # it may behave otherwise here than in the probe
+                        admit(ep)
                     _admitted[name] = version
                     continue
                 except BaseException as err:  # noqa: BLE001 - SystemExit, KeyboardInterrupt too: its, not ours
                     from .errors import AELError  # a refusal's message is the line; anything else names its type
 
-                    kind = "" if isinstance(err, AELError) else f"{type(err).__name__}: "
+                    said = isinstance(err, (AELError, PluginExited, PluginOverran))
+                    kind = "" if said else f"{type(err).__name__}: "
                     why = f"{kind}{_short(err)}"
         _notice(f"plugin {ep.name!r} ({group}{_where(ep)}, {ep.value}) was left out: {why}")
 

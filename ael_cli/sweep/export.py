@@ -21,7 +21,7 @@ from typing import IO, Any
 
 from ael_lab import AELError
 from ael_lab.runs import SessionConfig, finite, summarise
-from ael_lab.text import frame_text
+from ael_lab.text import frame_text, shown_lines
 
 from ael_lab.sweep_store import Store
 
@@ -49,12 +49,19 @@ def export(store: Store, fmt: str, out: IO[str]) -> None:
         json.dump(docs[0] if len(docs) == 1 else docs, out, indent=1)
         out.write("\n")
         return
+    on_terminal = getattr(out, "isatty", lambda: False)()
+    if fmt == "parquet" and on_terminal:  # its bytes are a terminal's escapes as much as anything
+        raise AELError("--export parquet writes binary: send it to a file (ael-lab sweep --out DIR "
+                       "--export parquet > runs.parquet)")
     frame = table(store)
     if fmt == "csv":
         for column in TIME_COLUMNS:  # ISO-8601 (UTC), not epoch seconds: a person reads the CSV
             if column in frame:
                 frame[column] = [iso_time(x) for x in frame[column]]
-        out.write(frame_text(frame))  # a run's error text or an option's value is never a formula
+        text = frame_text(frame)  # a run's error text or an option's value is never a formula
+        # on a terminal a regime's name or an option's value is shown, not obeyed (an OSC 52 in a
+        # stream's regime column is a metric's column name); to a file or a pipe, the data as it is
+        out.write(shown_lines(text) if on_terminal else text)
         return
     for column in TIME_COLUMNS:  # a timestamp type, which parquet keeps
         if column in frame:

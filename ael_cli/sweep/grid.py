@@ -139,14 +139,27 @@ def _flag_axis(axis: str, given: list[str]) -> list[Any]:
     return _axis_values(axis, items, "--" + axis.replace("_", "-"))
 
 
+MAX_CONFIG_BYTES = 2**20  # a grid is a few lines; /dev/zero is not read for ever
+
+
 def read_file(path: str) -> dict[str, Any]:
+    """The --config file's TOML (a pipe such as `--config <(...)` too), read up to a cap; a file
+    too large, not text, or nested past what the parser can follow is one line."""
     try:
         with open(path, "rb") as f:
-            data = tomllib.load(f)
+            raw = f.read(MAX_CONFIG_BYTES + 1)
     except OSError as err:
         raise AELError(f"--config: cannot read {path}: {err.strerror or err}") from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise AELError(f"--config: {path} is over {MAX_CONFIG_BYTES // 2**20} MiB: not a sweep's grid")
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise AELError(f"--config: {path} is not UTF-8 text") from None
     except tomllib.TOMLDecodeError as err:
         raise AELError(f"--config: {path} is not valid TOML ({err})") from None
+    except RecursionError:  # tomllib recurses once per nested array or table
+        raise AELError(f"--config: {path} nests deeper than its parser follows: not a sweep's grid") from None
     unknown = sorted(set(data) - FILE_KEYS)
     if unknown:
         raise AELError(f"--config: {path}: unknown key {unknown[0]!r} (expected {', '.join(sorted(FILE_KEYS))})")

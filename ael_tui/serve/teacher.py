@@ -102,6 +102,7 @@ class KeyGuard:
         self.key, self.clock = key, clock
         self.token = secrets.token_urlsafe(32)  # what the teacher's browser holds instead of the key
         self.wrong = 0                           # wrong keys in all
+        self.unchecked = 0                       # keys refused uncompared while their address waited
         self.by_address: dict[str, tuple[int, float, float]] = {}  # wrong keys, barred until, last one
 
     def right_key(self, given: str) -> bool:
@@ -144,10 +145,16 @@ class KeyGuard:
             if barred <= now:
                 del self.by_address[address]
 
+    def refuse_unchecked(self) -> None:
+        """A key from a barred address, refused without being compared: counted apart (it may
+        even be the right one), so the teacher sees how hard the page was tried."""
+        self.unchecked += 1
+
     def summary(self) -> str:
         if not self.wrong:
             return "No wrong keys tried."
-        return f"Wrong keys tried: {self.wrong} (from {len(self.by_address)} address(es)); never shown."
+        more = f", and {self.unchecked} more refused unchecked while their address waited" if self.unchecked else ""
+        return f"Wrong keys tried: {self.wrong} (from {len(self.by_address)} address(es)){more}; never shown."
 
 
 def given_key(request: web.Request) -> str | None:
@@ -194,6 +201,7 @@ class TeacherPage:
         where = request.remote or "?"
         wait = guard.barred_for(where)
         if wait > 0:
+            guard.refuse_unchecked()
             raise web.HTTPTooManyRequests(text=f"AEL Lab: too many wrong keys from this address; try again in "
                                                f"{math.ceil(wait)} s.", headers={"Retry-After": str(math.ceil(wait))})
         if not guard.check(where, key):

@@ -101,7 +101,7 @@ def test_a_run_with_a_plugin_names_it_everywhere_and_no_plugins_runs_without_it(
     assert json.loads((tmp_path / "s.json").read_text())["plugins"] == named
 
     (tmp_path / "imported").unlink()
-    plain = ael(["--no-plugins", *RUN, "--json", "plain.json"], tmp_path, cache)
+    plain = ael([*RUN, "--no-plugins", "--json", "plain.json"], tmp_path, cache)  # after the command: the same flag
     assert plain.returncode == 0 and plain.stderr == "", plain.stderr
     assert json.loads((tmp_path / "plain.json").read_text())["plugins"] == []
     refused = ael(["--no-plugins", "run", "synthetic", "--selector", "patcher-method", "--quiet"], tmp_path, cache)
@@ -142,6 +142,30 @@ def test_a_plugin_that_exits_only_in_our_process_is_left_out_there_too(fresh_plu
     assert plugins.loaded() == []
 
 
+@pytest.mark.parametrize("source, said", [
+    ("import os, time\nif not os.environ.get('AEL_NO_PLUGINS'):\n    time.sleep(600)\nThing = 1\n",
+     "it ran for more than 0.2 s in this process"),
+    ("import os\nif not os.environ.get('AEL_NO_PLUGINS'):\n    os._exit(0)\nThing = 1\n", "it called os._exit(0)"),
+], ids=["hangs", "hard-exits"])
+def test_a_plugin_that_hangs_or_hard_exits_only_in_our_process_is_left_out_there_too(fresh_plugins, monkeypatch,
+                                                                                    source, said):
+    """The probe's child passes it; here it would freeze `--help` or end the command with exit 0
+    and no output. A deadline and a refused os._exit leave it out in one line, and both are
+    undone after (the timer off, os._exit the real one)."""
+    import signal
+
+    real_exit = os._exit
+    monkeypatch.setattr(plugins, "_in_process_limit", lambda: 0.2)
+    fake_distribution(fresh_plugins, "two_faced_more", {"ael_lab.methods": {"two-faced-more": "ael_test_two_more:Thing"}},
+                      {"ael_test_two_more": source})
+    monkeypatch.syspath_prepend(str(fresh_plugins))
+    monkeypatch.delenv("AEL_NO_PLUGINS", raising=False)
+    plugins.load(plugins.METHODS, methods._admit_plugin)
+    assert len(plugins.NOTICES) == 1 and "'two-faced-more'" in plugins.NOTICES[0] and said in plugins.NOTICES[0]
+    assert plugins.loaded() == [] and os._exit is real_exit
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
 def test_a_save_names_its_plugins_and_an_old_save_without_them_loads(tmp_path, monkeypatch):
     from engine.errors import AELError
     from engine.store.persistence import read_document, save_session
@@ -179,6 +203,15 @@ def test_no_plugins_reaches_the_labs_of_a_served_class():
     env = {"PATH": "/usr/bin", "AEL_NO_PLUGINS": "1", "AEL_PLUGIN_TIMEOUT": "2", "GEMINI_API_KEY": "g"}
     safe = app_environment(env, ServedMode(root="/class"))
     assert safe["AEL_NO_PLUGINS"] == "1" and safe["AEL_PLUGIN_TIMEOUT"] == "2" and "GEMINI_API_KEY" not in safe
+
+
+def test_no_plugins_is_the_whole_commands_wherever_it_is_typed():
+    from ael_cli.main import _whole_command_flags_first
+
+    assert _whole_command_flags_first(["run", "x", "--no-plugins", "--seeds", "1"]) == \
+        ["--no-plugins", "run", "x", "--seeds", "1"]
+    assert _whole_command_flags_first(["run", "x", "--", "--no-plugins"]) == ["run", "x", "--", "--no-plugins"]
+    assert _whole_command_flags_first(["--no-plugins", "run"]) == ["--no-plugins", "run"]
 
 
 def test_no_plugins_in_a_process_that_already_loaded_them_says_so(monkeypatch, capsys):

@@ -86,6 +86,25 @@ def test_a_read_only_store_file_is_named_read_only_and_still_exports(swept, caps
     assert code == 0 and len(out.strip().splitlines()) == 1 + 3, err
 
 
+@pytest.mark.parametrize("what", ["file", "folder"])
+def test_a_store_made_read_only_by_chmod_is_read_only_to_root_too(swept, capsys, what):
+    """chmod a-w takes nothing away from root, who would have written the store all the same:
+    a sweep refuses it in one line whoever runs it; the export still reads it."""
+    target = swept / STORE_NAME if what == "file" else swept
+    mode = target.stat().st_mode
+    target.chmod(mode & ~0o222)
+    try:
+        code, out, err = sweep(capsys, *GRID[:2], "1..4", *GRID[3:], "--out", str(swept), "--quiet")
+        which = "the file" if what == "file" else "its folder"
+        assert code == 2 and err.count("\n") == 1 and f"the sweep store is read-only ({which} cannot" in err, err
+        code, out, err = sweep(capsys, "--out", str(swept), "--export", "csv")
+        assert code == 0 and len(out.strip().splitlines()) == 1 + 3, err
+    finally:
+        target.chmod(mode)
+    with Store(swept, create=False) as store:
+        assert len(store.runs()) == 3  # the refused sweep added nothing
+
+
 class _FolderReadOnly:
     """A connection to a store in WAL mode whose folder may not be written: SQLite refuses
     even a read then, with this error (as measured by a user without root on a chmod 555

@@ -50,6 +50,7 @@ def test_a_manual_save_resumed_stops_at_its_first_proposal_and_says_so(manual_sa
     doc = results(out)
     assert {k: doc["runs"][0][k] for k in ("complete", "waiting", "stopped_at", "episodes")} == \
         {"complete": False, "waiting": "proposal #1 (a new arm)", "stopped_at": 13, "episodes": 13}
+    assert doc["paper_comparable"] is False  # 13 of 208 episodes: not a run to set beside the paper's
 
 
 def test_approve_auto_on_a_manual_save_is_the_run_auto_approval_makes(manual_save, tmp_path, capsys):
@@ -59,6 +60,20 @@ def test_approve_auto_on_a_manual_save_is_the_run_auto_approval_makes(manual_sav
     assert main(["run", "synthetic", "--seeds", "42", "--quiet", "--json", str(fresh)]) == 0
     assert results(resumed)["runs"] == results(fresh)["runs"]
     assert results(fresh)["runs"][0]["complete"] is True
+
+
+def test_approval_as_the_issue_spells_it_is_approve(manual_save, tmp_path, capsys):
+    """`--approval auto` (the trust issue's words) was 'unrecognized arguments' (exit 2): it is
+    --approve's other name in run, sweep and lab, the same choices and the same run."""
+    from ael_cli.main import build_parser
+
+    resumed = tmp_path / "resumed.json"
+    assert main(["run", "synthetic", "--resume", str(manual_save), "--approval", "auto", "--quiet",
+                 "--json", str(resumed)]) == 0
+    assert results(resumed)["runs"][0]["complete"] is True
+    parser = build_parser()
+    assert parser.parse_args(["sweep", "synthetic", "--approval", "reject"]).approve == "reject"
+    assert parser.parse_args(["lab", "synthetic", "--approval", "auto"]).approve == "auto"
 
 
 def test_decide_decides_the_proposal_and_the_run_goes_on(manual_save, tmp_path, capsys):

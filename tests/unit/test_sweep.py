@@ -128,6 +128,48 @@ def test_csv_export_has_a_row_per_run_with_every_metric(tmp_path, capsys):
     assert {"selector", "seed", "overall", "wall_s", "metric.regimes.R3"} <= set(frame.columns)
 
 
+@pytest.mark.parametrize("content, says", [
+    ("seeds = " + "[" * 100_000 + "]" * 100_000 + "\n", "nests deeper than its parser follows"),
+    (b"\xff\xfe seeds = 1", "not UTF-8 text"),
+    ("# " + "x" * (2**20) + "\n", "is over 1 MiB"),
+], ids=["deep", "not-utf8", "over-the-cap"])
+def test_a_hostile_config_file_is_one_line(tmp_path, capsys, content, says):
+    """A TOML grid nested 100,000 deep was a RecursionError traceback; /dev/zero was read for ever."""
+    config = tmp_path / "grid.toml"
+    config.write_bytes(content if isinstance(content, bytes) else content.encode())
+    code, out, err = sweep(capsys, "synthetic", "--config", str(config), "--out", str(tmp_path / "s"))
+    assert code == 2 and err.count("\n") == 1 and says in err and "Traceback" not in err, err
+    assert not (tmp_path / "s").exists()
+
+
+def test_the_export_on_a_terminal_shows_escapes_from_data_never_obeys_them(monkeypatch):
+    """A stream's regime names become metric columns: `--export csv` printed an OSC 52 (the
+    clipboard) and a title escape as they were to the terminal. On a terminal they are shown;
+    to a file or a pipe the CSV keeps the data as it is; parquet's bytes go to a file only."""
+    import io
+
+    import pandas as pd
+
+    from ael_cli.sweep import export as exporting
+    from engine.errors import AELError
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    hostile = pd.DataFrame({"selector": ["ts"], "metric.regimes.\x1b]52;c;cHduZWQ=\x07R": [0.5],
+                            "error": ["\x1b]0;title\x07\x1b[2J"]})
+    monkeypatch.setattr(exporting, "table", lambda store: hostile.copy())
+    shown, piped = Terminal(), io.StringIO()
+    exporting.export(None, "csv", shown)
+    exporting.export(None, "csv", piped)
+    assert "\x1b" not in shown.getvalue() and "\x07" not in shown.getvalue()
+    assert "␛]52;c;cHduZWQ=␇R" in shown.getvalue() and "␛]0;title␇␛[2J" in shown.getvalue()
+    assert "\x1b]52;c;cHduZWQ=\x07R" in piped.getvalue()
+    with pytest.raises(AELError, match="parquet writes binary"):
+        exporting.export(None, "parquet", Terminal())
+
+
 @pytest.mark.parametrize("argv, says", [
     (["--out", "{tmp}/empty", "--export", "json"], "no sweep store here"),
     (["synthetic", "--out", "{tmp}/s", "--option", "cost_bps=5"], "no scenario of this sweep has it"),

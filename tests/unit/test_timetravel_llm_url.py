@@ -55,7 +55,8 @@ def test_branch_takes_the_llm_url_its_refusal_names(replayed_save, tmp_path, cap
     assert main(["branch", str(save), "--at", "10", "--save", str(out)]) == 2
     assert f"confirm with --llm-url {url}" in capsys.readouterr().err and not out.exists()
     assert main(["branch", str(save), "--at", "10", "--save", str(out), "--llm-url", url]) == 0
-    assert out.exists() and "saved" in capsys.readouterr().out
+    said = capsys.readouterr().out  # the command to continue it names the URL its resume will ask to confirm
+    assert out.exists() and f"continue with: ael-lab run support --resume {out} --llm-url {url}" in said, said
 
 
 def test_another_url_than_the_save_names_is_refused(replayed_save, tmp_path, capsys):
