@@ -71,34 +71,48 @@ class SteadyFooter(Footer):
                 with KeyGroup(classes="-compact" if group.compact else ""):
                     for multi in same:
                         binding, enabled, tooltip = multi[0]
-                        yield FooterKey(binding.key, self.app.get_key_display(binding), "", binding.action,
-                                        disabled=not enabled, tooltip=tooltip or binding.description,
-                                        classes="-grouped").data_bind(compact=Footer.compact)
+                        yield self._key(binding, "", disabled=not enabled,
+                                        tooltip=tooltip or binding.description, classes="-grouped")
                 yield FooterLabel(group.description)
             else:
                 for multi in same:
                     binding, enabled, tooltip = multi[0]
                     kept = binding.id in KEPT or id(binding) in own
-                    yield FooterKey(binding.key, self.app.get_key_display(binding), binding.description,
-                                    binding.action, disabled=not enabled, tooltip=tooltip,
-                                    classes="-kept" if kept else "").data_bind(compact=Footer.compact)
+                    yield self._key(binding, binding.description, disabled=not enabled, tooltip=tooltip,
+                                    classes="-kept" if kept else "")
         for bid in ESSENTIAL:
             if bid in essential:
                 binding, enabled, tooltip = essential[bid]
-                yield FooterKey(binding.key, self.app.get_key_display(binding), binding.description,
-                                binding.action, disabled=not enabled, tooltip=tooltip or binding.description,
-                                classes="-essential").data_bind(compact=Footer.compact)
+                yield self._key(binding, binding.description, disabled=not enabled,
+                                tooltip=tooltip or binding.description, classes="-essential")
         if self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE:
             found = active.get(self.app.COMMAND_PALETTE_BINDING)
             if found is not None:
                 _, binding, enabled, tooltip = found
-                yield FooterKey(binding.key, self.app.get_key_display(binding), binding.description,
-                                binding.action, classes="-command-palette", disabled=not enabled,
-                                tooltip=binding.tooltip or binding.description).data_bind(compact=Footer.compact)
+                yield self._key(binding, binding.description, disabled=not enabled,
+                                tooltip=binding.tooltip or binding.description, classes="-command-palette")
+
+    def _key(self, binding, description: str, disabled: bool, tooltip: str, classes: str) -> FooterKey:
+        """A key, born with the footer's compactness. FooterKey's `compact` defaults to True and
+        its watcher sets the class `-compact` once mounted: each such class change restyles the key
+        on its own, about 40 restyles per rebuild of the lab's footer, a tenth of a lab test's CPU
+        (py-spy/cProfile, 2026-11-29). With the class and the value set here the watcher finds
+        nothing to change; the binding still follows the footer's `compact` after."""
+        key = FooterKey(binding.key, self.app.get_key_display(binding), description, binding.action,
+                        disabled=disabled, tooltip=tooltip,
+                        classes=f"{classes} -compact" if self.compact else classes)
+        key.set_reactive(FooterKey.compact, self.compact)
+        return key.data_bind(compact=Footer.compact)
 
     async def recompose(self) -> None:
         """The keys again, then which of them fit (once they are mounted: measured before,
         every key showed and help, save and quit fell off the right end)."""
+        if self._shown is not None and self.is_attached and self._what_it_shows() == self._shown:
+            # bindings_changed compares when the signal comes, and each signal that differs queues
+            # a rebuild: two in one frame (a run's end refreshes the keys, then its view does)
+            # queued two, and the first built what the second would (a fifth of the rebuilds in
+            # tests/lab/test_tui_sizes.py and test_tui_keys_say_why.py)
+            return
         await super().recompose()
         self.fit()
         self.call_after_refresh(self.fit)
