@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from textual import work
 from textual.app import ComposeResult
+from textual.geometry import Size
 from textual.containers import Horizontal, ScrollableContainer, Vertical, VerticalScroll
 from textual.reactive import reactive
 from textual.screen import Screen
@@ -78,6 +79,14 @@ def _boxed(p: LabPanel) -> ComposeResult:
     box = ScrollableContainer if p.scrolls_sideways else Vertical if p.box == "column" else VerticalScroll
     with box(id=f"{p.name}-box", classes="panel"):
         yield p.build()
+
+
+def _breakpoint(dimension: int, breakpoints: list[tuple[int, str]]) -> str | None:
+    """The class Textual's screen gives `dimension` (the highest breakpoint it reaches)."""
+    for at, name in sorted(breakpoints, reverse=True):
+        if dimension >= at:
+            return name
+    return None
 
 
 class LabScreen(SaysWhy, Screen):
@@ -132,6 +141,23 @@ class LabScreen(SaysWhy, Screen):
         self.records = Records(host)
         self.files = Files(host)
         self.travel = TimeTravelKeys(host)
+        self._classes_for(self.app.size)
+
+    def _classes_for(self, size: Size) -> None:
+        """The classes the first resize would give (Textual's breakpoints, the page, compact), set
+        before the screen is styled at all. Each change of a screen's classes restyles all of it,
+        and the first resize changed them twice (the breakpoints, then show_page): about a tenth
+        of a lab's start. If the terminal has another size by the mount, that resize sets the
+        right classes as before (at the price of the restyle)."""
+        width, height = size
+        if not width or not height:
+            return  # no size yet (no terminal): the first resize says it
+        classes = {name for name in (_breakpoint(width, self.HORIZONTAL_BREAKPOINTS),
+                                     _breakpoint(height, self.VERTICAL_BREAKPOINTS)) if name}
+        classes.add(f"-page-{self.page}")
+        if width < COMPACT_BELOW[0] or height < COMPACT_BELOW[1]:
+            classes.add("-compact")
+        self.add_class(*classes, update=False)
 
     # ---------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
