@@ -15,7 +15,24 @@ class ViewPanel(Static):
 
     shown: Table | Text = Text()
     draw: ClassVar[Callable[[Any], Table | Text]]
+    _data: Any = None  # the data `shown` was drawn from
 
     def show(self, data: Any) -> None:
+        """Draw `data`, unless it equals what is shown: every view gives each panel its data (a
+        resize, a key, a run's end as well as a step), and an update re-lays the whole screen out
+        (Static.update asks for a layout). The same object again is drawn again: it may have
+        changed in place."""
+        if self._data is not None and data is not self._data and _equal(data, self._data):
+            return
+        self._data = data
         self.shown = self.draw(data)
         self.update(self.shown)
+
+
+def _equal(a: Any, b: Any) -> bool:
+    """Equal data; False where equality says nothing plain (another package's panel may hold
+    numpy arrays, whose `==` is an array)."""
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):
+        return False
