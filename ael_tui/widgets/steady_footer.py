@@ -41,6 +41,17 @@ class SteadyFooter(Footer):
 
     _shown: tuple | None = None  # what the keys composed last show
 
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        # a key's text width, measured once (rendering each key to measure it was most of a fit,
+        # and a fit runs on every resize and twice per rebuild); forgotten with the keys, and
+        # when the footer is restyled (a theme, its -compact): a key's width is its text and padding
+        self._text_widths: dict[Widget, int] = {}
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._text_widths.clear()
+
     def _what_it_shows(self) -> tuple:
         focused = self.screen.focused
         keys = tuple((binding.key, binding.description, binding.action, enabled, tooltip,
@@ -107,6 +118,7 @@ class SteadyFooter(Footer):
     async def recompose(self) -> None:
         """The keys again, then which of them fit (once they are mounted: measured before,
         every key showed and help, save and quit fell off the right end)."""
+        self._text_widths.clear()
         if self._shown is not None and self.is_attached and self._what_it_shows() == self._shown:
             # bindings_changed compares when the signal comes, and each signal that differs queues
             # a rebuild: two in one frame (a run's end refreshes the keys, then its view does)
@@ -134,7 +146,9 @@ class SteadyFooter(Footer):
         if isinstance(widget, KeyGroup):
             inner = sum(self._width_of(child) for child in widget.children)
         else:
-            inner = widget.get_content_width(self.size, self.app.size)
+            inner = self._text_widths.get(widget)
+            if inner is None:
+                inner = self._text_widths[widget] = widget.get_content_width(self.size, self.app.size)
         return inner + widget.styles.gutter.width + widget.styles.margin.width
 
     def fit(self) -> None:
