@@ -20,6 +20,7 @@ class Records(Widget):
     def __init__(self, host: SessionHost, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.host = host
+        self._results = None  # KeptResults, made on first use (results_table runs the engine: imported then)
 
     def audit(self) -> None:
         audit = self.host.read(lambda s: list(s.queue.audit))
@@ -43,9 +44,12 @@ class Records(Widget):
 
     @work(thread=True, exclusive=True, group="results", exit_on_error=False)
     def _compute_results(self) -> None:
-        from ael_tui.lab.results_table import compute_results
+        from ael_tui.lab.results_table import KeptResults
+        if self._results is None:
+            self._results = KeptResults()
+        kept = self._results
         try:
-            table = self.host.read(compute_results)
+            table = self.host.read(lambda s: kept(s, self.host.version))
         except AELError as err:
             self.app.call_from_thread(self.notify, str(err), severity="error", title="No results")
             return

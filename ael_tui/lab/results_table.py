@@ -60,6 +60,23 @@ def compute_results(session: Session) -> ResultsTable:
     return _by_regime(session)
 
 
+class KeptResults:
+    """`compute_results`, kept for the state it was computed from: asking again at the same
+    episode (f twice, or f after the end of a phase showed them) runs no comparison again.
+    The state is the session object, its episode, its config, and the host's `version`
+    (bumped by every step, decision and rewind). Call with the session's lock held."""
+
+    def __init__(self) -> None:
+        self._key: tuple | None = None
+        self._table: ResultsTable | None = None
+
+    def __call__(self, session: Session, version: int) -> ResultsTable:
+        key = (id(session), session.t, version, repr(session.config))
+        if key != self._key or self._table is None:
+            self._table, self._key = compute_results(session), key
+        return self._table
+
+
 def _by_regime(session: Session) -> ResultsTable:
     scenario, spec = session.scenario, session.scenario.spec
     regimes = list(scenario.regime_names)
