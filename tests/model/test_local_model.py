@@ -110,3 +110,36 @@ def test_the_same_request_gets_the_same_answer_whatever_ran_before():
     again = client.complete_json(ask, schema, purpose="t")
     assert (first.data, first.output_tokens) == (again.data, again.output_tokens)
     assert first.provider == "local" and first.model == "SmolLM2-135M-Instruct" and not first.fallback
+
+
+def test_a_prompt_gets_the_same_answer_from_its_kept_prefix_state_as_from_an_empty_context():
+    """The child's prefix reuse (`local_child.PrefixStates`) changes no answer: one prompt in a
+    child that keeps no state (every prompt evaluated whole from an empty context) and in one
+    that evaluates the system prompt alone, keeps its state, and then restores it after another
+    prompt has filled the context. The smallest prompts that take that path, and few tokens out."""
+    require_local_model()
+    from engine.llm.local_model import model_path
+    from engine.llm.providers.local_process import LocalModelProcess
+
+    schema = {"type": "object", "required": ["route"],
+              "properties": {"route": {"type": "string", "enum": ["auth", "billing", "other"]}}}
+
+    def request(ticket: str) -> dict:
+        return {"messages": [{"role": "system", "content": "Route support tickets: auth, billing or other."},
+                             {"role": "user", "content": ticket}],
+                "response_format": {"type": "json_object", "schema": schema}, "temperature": 0.0,
+                "max_tokens": 12, "seed": 7}
+
+    ask, other = request("My card was charged twice."), request("I cannot log in.")
+    whole, kept = (LocalModelProcess(model_path(None), 256, 1, prefix_states=n) for n in (0, 4))
+    try:
+        from_scratch = whole.ask(ask, 120)
+        first, _, again = kept.ask(ask, 120), kept.ask(other, 120), kept.ask(ask, 120)
+    finally:
+        whole.close()
+        kept.close()
+    assert from_scratch["reused_tokens"] == first["reused_tokens"] == 0  # none kept, then evaluated and kept
+    assert 0 < again["reused_tokens"] < again["prompt_tokens"]  # restored: only the rest evaluated
+    answer = ("content", "finish_reason", "prompt_tokens", "completion_tokens")
+    assert [from_scratch[k] for k in answer] == [first[k] for k in answer] == [again[k] for k in answer]
+    assert json.loads(from_scratch["content"])["route"] in ("auth", "billing", "other")
