@@ -10,9 +10,9 @@ from __future__ import annotations
 import pytest
 
 from engine.llm.providers import local_child
-from engine.llm.providers.local_child import PrefixStates, prefix_length
+from engine.llm.providers.local_child import PrefixStates, prefix_length, split_points
 
-END = 2  # the stand-in model's end-of-turn token
+END, NL = 2, 3  # the stand-in model's end-of-turn token, and a token holding a line break
 
 
 class StandIn:
@@ -27,6 +27,9 @@ class StandIn:
 
     def token_eos(self) -> int:
         return END
+
+    def detokenize(self, tokens) -> bytes:
+        return b"".join(b"x\n" if t == NL else b"x" for t in tokens)
 
     def reset(self) -> None:
         self.n_tokens = 0
@@ -65,6 +68,27 @@ def test_a_prompt_s_prefix_is_its_first_turn_and_only_when_something_follows():
     assert prefix_length([1, 5, 6, END], END) == 0  # nothing after it: nothing to reuse it for
     assert prefix_length([1, 5, 6, 7], END) == 0
     assert prefix_length([], END) == 0
+
+
+def test_a_prefix_is_cut_after_its_last_line_break_and_at_its_end():
+    def newline(t):
+        return t == NL
+
+    assert split_points([1, 5, NL, 6, NL, 7, END, 9], END, newline) == [5, 7]
+    assert split_points([1, 5, 6, END, NL, 9], END, newline) == [4]  # a break after the turn is not in it
+    assert split_points([1, 5, NL, END], END, newline) == []
+
+
+def test_a_prompt_whose_last_line_changed_reuses_the_part_before_it(model):
+    llama, _ = model
+    states = PrefixStates()
+    assert states.prime(llama, [1, 5, NL, 6, END, 9]) == 0
+    assert llama.evaluated == [[1, 5, NL], [6, END]] and len(states) == 2  # each piece alone, each kept
+    llama.evaluated.clear()
+    assert states.prime(llama, [1, 5, NL, 7, END, 9]) == 3  # another schema: the lines before it restored
+    assert llama.evaluated == [[7, END]] and llama.context == [1, 5, NL, 7, END] and llama.n_tokens == 5
+    llama.evaluated.clear()
+    assert states.prime(llama, [1, 5, NL, 6, END, 8]) == 5 and llama.evaluated == []
 
 
 def test_the_prefix_is_evaluated_alone_kept_and_restored_only_for_the_same_tokens(model):

@@ -16,10 +16,10 @@ One JSON line in, one JSON line out:
             {"ok": false, "error": "..."}
 
 Prompt prefixes (`PrefixStates`): every call of a kind begins with the same system prompt,
-most of a call's prompt tokens. The context after that prefix, evaluated alone from an
-empty context, is kept (a few prefixes, least recently used dropped first), and a call
-whose prompt begins with it restores it and evaluates only the rest. The prefix is the
-same split of the same prompt whether its state was kept or not, and llama.cpp computes
+most of a call's prompt tokens. The context after that prefix (and after its part before
+the schema's line), evaluated alone from an empty context, is kept (a few, least recently
+used dropped first), and a call whose prompt begins with it restores it and evaluates only
+the rest. The prefix is the same split of the same prompt whether its state was kept or not, and llama.cpp computes
 a token's keys and values the same whichever batch it is in: the answer is byte for byte
 the one a prompt evaluated from an empty context gets (tests/model/test_local_model.py),
 so a request gets the same answer whatever ran before it. A state that cannot be
@@ -32,9 +32,9 @@ import os
 import sys
 from collections import OrderedDict
 
-# a few kinds of call take turns (the agent's, the reflector's two), and the stream's
-# schema grows with the labels seen; each state is about 23 KB a token (SmolLM2-135M)
-PREFIX_STATES = 4
+# a few kinds of call take turns (the agent's, the reflector's two), two states each, and the
+# stream's schema grows with the labels seen; a state is about 23 KB a token (SmolLM2-135M)
+PREFIX_STATES = 8
 PREFIX_BYTES = 64 * 2**20
 SEQUENCE = 0  # llama-cpp-python's single sequence
 
@@ -49,6 +49,17 @@ def prefix_length(tokens, end_of_turn):
     return 0
 
 
+def split_points(tokens, end_of_turn, is_newline):
+    """Where a prompt's prefix is cut, each piece evaluated alone: after its last line break
+    (the system prompt keeps the reply's schema, which changes with the offered labels, on
+    its last line) and at its end. A function of the prompt alone."""
+    n = prefix_length(tokens, end_of_turn)
+    if not n:
+        return []
+    inner = max((i + 1 for i in range(n - 1) if is_newline(tokens[i])), default=0)
+    return [inner, n] if inner else [n]
+
+
 class PrefixStates:
     """The model's context after each of a few prompt prefixes, keyed by the prefix's exact
     tokens (one child holds one model file, so a state is never used with another model)."""
@@ -56,6 +67,7 @@ class PrefixStates:
     def __init__(self, limit=PREFIX_STATES, max_bytes=PREFIX_BYTES):
         self.limit, self.max_bytes = limit, max_bytes
         self._states = OrderedDict()  # prefix tokens -> the context's bytes after them
+        self._newlines = {}  # token -> whether its text holds a line break
 
     def __len__(self):
         return len(self._states)
@@ -67,19 +79,30 @@ class PrefixStates:
         """Leave `llama` holding the context after `tokens`' prefix and return how many tokens
         of it came from a kept state (0 when evaluated now); a prompt without a prefix, or any
         failure, leaves it reset for a whole evaluation."""
-        n = prefix_length(tokens, llama.token_eos()) if self.limit else 0
-        key = tuple(tokens[:n])
+        points = []
         try:
-            if n and self._restore(llama, key):
-                return n
-            llama.reset()
-            if n:
-                llama.eval(key)  # the prefix alone, from an empty context: the split never depends on history
-                self._keep(key, _read_state(llama))
+            if self.limit:
+                points = split_points(tokens, llama.token_eos(), lambda t: self._is_newline(llama, t))
+            reused = next((p for p in reversed(points) if self._restore(llama, tuple(tokens[:p]))), 0)
+            if not reused:
+                llama.reset()
+            done = reused
+            for p in points:
+                if p > done:  # each piece alone, from the state before it: the cuts never depend on history
+                    llama.eval(tokens[done:p])
+                    self._keep(tuple(tokens[:p]), _read_state(llama))
+                    done = p
+            return reused
         except Exception:  # noqa: BLE001 - whatever went wrong, the whole prompt is evaluated afresh
-            self._states.pop(key, None)
+            for p in points:
+                self._states.pop(tuple(tokens[:p]), None)
             llama.reset()
-        return 0
+            return 0
+
+    def _is_newline(self, llama, token):
+        if token not in self._newlines:
+            self._newlines[token] = b"\n" in llama.detokenize([token])
+        return self._newlines[token]
 
     def _restore(self, llama, key):
         blob = self._states.get(key)
