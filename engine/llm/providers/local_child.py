@@ -19,11 +19,13 @@ Prompt prefixes (`PrefixStates`): every call of a kind begins with the same syst
 most of a call's prompt tokens. The context after that prefix (and after its part before
 the schema's line), evaluated alone from an empty context, is kept (a few, least recently
 used dropped first), and a call whose prompt begins with it restores it and evaluates only
-the rest. The prefix is the same split of the same prompt whether its state was kept or not, and llama.cpp computes
-a token's keys and values the same whichever batch it is in: the answer is byte for byte
-the one a prompt evaluated from an empty context gets (tests/model/test_local_model.py),
-so a request gets the same answer whatever ran before it. A state that cannot be
-restored is dropped and the prompt evaluated from the start.
+the rest. The cuts are a function of the prompt alone, so a kept state holds exactly what
+evaluating the same pieces now would, and a request gets the same answer whatever ran
+before it; and llama.cpp's CPU backend computes a token's keys, values and logits the same
+whichever batch it is in (the last token's logits bit for bit those of the whole prompt at
+once, checked on recorded support and stream prompts), so the answer is byte for byte the
+one of a prompt evaluated whole (tests/model/test_local_model.py compares them). A state
+that cannot be restored is dropped and the prompt evaluated from the start.
 """
 
 import ctypes
@@ -131,7 +133,7 @@ def _read_state(llama):
     size = llama_cpp.llama_state_seq_get_size(llama.ctx, SEQUENCE)
     buffer = (ctypes.c_uint8 * size)()
     written = llama_cpp.llama_state_seq_get_data(llama.ctx, buffer, size, SEQUENCE)
-    return bytes(buffer[:written]) if 0 < written <= size else b""
+    return bytes(memoryview(buffer)[:written]) if 0 < written <= size else b""
 
 
 def _write_state(llama, blob):
