@@ -25,7 +25,7 @@ from engine.llm.local_model import why_unusable
 
 pytestmark = pytest.mark.slow
 # the loop, not a score: one reflection, then episodes that carry its insight, keeps the suite in its budget
-# (an agent call is about 5 s on one thread; `python -m bench local` times them)
+# (an agent call is a few seconds on one thread; `python -m bench local` times them)
 EPISODES = 3
 REFLECT_EVERY = "2"
 ROOT = Path(__file__).resolve().parents[2]
