@@ -33,9 +33,9 @@ from ael_lab.store import load_session
 from ..app import AelLab
 from ..compat import ExitHook
 from ..config import LabSettings
-from ..widgets.opening import NewSession, build_session
+from ..widgets.opening import NewSession
 from .classroom import ClassLink
-from .mode import ServedMode
+from .mode import ServedMode, first_session
 from .quota import VisitorFiles
 from .supervise import die_with_parent
 
@@ -149,14 +149,6 @@ class ServedLab(ExitHook, AelLab):
             self.notify(str(err), severity="error", title="Not loaded", timeout=10)
             return
         super()._loaded(session, path)
-
-
-def first_session(mode: ServedMode) -> Session | None:
-    """The teacher's scenario and seed, or None for the start screen."""
-    if mode.scenario is None:
-        return None
-    return build_session(NewSession(mode.scenario, mode.seed, mode.selector,
-                                    options=mode.scenario_options(mode.scenario, None)))
 
 
 def main() -> int:

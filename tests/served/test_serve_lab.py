@@ -173,7 +173,7 @@ def test_the_app_environment_holds_no_credential_unless_allowed():
 # ---------------------------------------------------------- class mode
 async def test_class_mode_opens_every_lab_at_the_tours_first_card(folder):
     mode = dict(scenario="support", seed=42, tour=True)
-    from ael_tui.serve.lab import first_session
+    from ael_tui.serve.mode import first_session
 
     app = served(folder, first_session(ServedMode(root=str(folder), **mode)), **mode)
     async with app.run_test(size=SIZE) as pilot:
