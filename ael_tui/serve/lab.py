@@ -64,7 +64,9 @@ class ServedLab(ExitHook, AelLab):
         self.class_link = ClassLink(self, control, visitor) if control is not None else None
 
     def on_mount(self) -> None:
-        super().on_mount()
+        # (no super().on_mount(): Textual calls the lab's own on_mount after this one, as it calls the
+        # handler of every class of the app; called here too, it pushed the first screen twice, and every
+        # served lab composed two labs, or two start screens, one under the other)
         if not self.is_headless:  # (the fork server's warm-up is headless: its signals stay the server's)
             try:  # SIGHUP as the web driver takes SIGTERM: an autosave, then the end
                 asyncio.get_running_loop().add_signal_handler(signal.SIGHUP, self.exit)
