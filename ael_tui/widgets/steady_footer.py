@@ -53,6 +53,9 @@ class SteadyFooter(Footer):
         if not bindings_ready(self):
             return
         self._shown = self._what_it_shows()
+        # each key is bound to the footer's `compact` and would take "-compact" once mounted, a restyle
+        # of that key (about forty keys each time the footer composes, a tenth of a lab's start): born with it
+        compact = " -compact" if self.compact else ""
         active = self.screen.active_bindings
         essential: dict[str, tuple] = {}
         by_action: defaultdict[str, list[tuple]] = defaultdict(list)
@@ -73,7 +76,7 @@ class SteadyFooter(Footer):
                         binding, enabled, tooltip = multi[0]
                         yield FooterKey(binding.key, self.app.get_key_display(binding), "", binding.action,
                                         disabled=not enabled, tooltip=tooltip or binding.description,
-                                        classes="-grouped").data_bind(compact=Footer.compact)
+                                        classes="-grouped" + compact).data_bind(compact=Footer.compact)
                 yield FooterLabel(group.description)
             else:
                 for multi in same:
@@ -81,19 +84,19 @@ class SteadyFooter(Footer):
                     kept = binding.id in KEPT or id(binding) in own
                     yield FooterKey(binding.key, self.app.get_key_display(binding), binding.description,
                                     binding.action, disabled=not enabled, tooltip=tooltip,
-                                    classes="-kept" if kept else "").data_bind(compact=Footer.compact)
+                                    classes=("-kept" if kept else "") + compact).data_bind(compact=Footer.compact)
         for bid in ESSENTIAL:
             if bid in essential:
                 binding, enabled, tooltip = essential[bid]
                 yield FooterKey(binding.key, self.app.get_key_display(binding), binding.description,
                                 binding.action, disabled=not enabled, tooltip=tooltip or binding.description,
-                                classes="-essential").data_bind(compact=Footer.compact)
+                                classes="-essential" + compact).data_bind(compact=Footer.compact)
         if self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE:
             found = active.get(self.app.COMMAND_PALETTE_BINDING)
             if found is not None:
                 _, binding, enabled, tooltip = found
                 yield FooterKey(binding.key, self.app.get_key_display(binding), binding.description,
-                                binding.action, classes="-command-palette", disabled=not enabled,
+                                binding.action, classes="-command-palette" + compact, disabled=not enabled,
                                 tooltip=binding.tooltip or binding.description).data_bind(compact=Footer.compact)
 
     async def recompose(self) -> None:
