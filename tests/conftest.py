@@ -9,8 +9,11 @@ from tests.unit.test_kinds import KINDS, kind_of
 
 
 def new_session(scenario: str = "synthetic", seed: int = 7, selector: str = "ts+reflection", **kw) -> Session:
-    options = kw.pop("scenario_options", {})
-    return Session(SessionConfig(scenario, seed, selector, **kw), make_scenario(scenario, seed, options))
+    """A session as the lab and the CLI build it: its world's options are in its config too,
+    so it saves and loads again."""
+    options = dict(kw.pop("scenario_options", {}))
+    return Session(SessionConfig(scenario, seed, selector, scenario_options=dict(options), **kw),
+                   make_scenario(scenario, seed, options))
 
 
 @pytest.fixture

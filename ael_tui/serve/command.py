@@ -37,7 +37,7 @@ def serve_command(args: argparse.Namespace) -> int:
     except OSError as err:
         raise AELError(f"--sessions: cannot create {mode.private}: {err.strerror or err}") from None
     if mode.scenario is not None:  # a wrong scenario or selector is the teacher's to hear now, not each visitor's
-        from .lab import first_session
+        from .mode import first_session
 
         # this check builds the session too: its cache goes where the visitors' goes, not to the teacher's home
         old = os.environ.get("AEL_LAB_CACHE_DIR")

@@ -33,9 +33,9 @@ from ael_lab.store import load_session
 from ..app import AelLab
 from ..compat import ExitHook
 from ..config import LabSettings
-from ..widgets.opening import NewSession, build_session
+from ..widgets.opening import NewSession
 from .classroom import ClassLink
-from .mode import ServedMode
+from .mode import ServedMode, first_session
 from .quota import VisitorFiles
 from .supervise import die_with_parent
 
@@ -64,7 +64,9 @@ class ServedLab(ExitHook, AelLab):
         self.class_link = ClassLink(self, control, visitor) if control is not None else None
 
     def on_mount(self) -> None:
-        super().on_mount()
+        # (no super().on_mount(): Textual calls the lab's own on_mount after this one, as it calls the
+        # handler of every class of the app; called here too, it pushed the first screen twice, and every
+        # served lab composed two labs, or two start screens, one under the other)
         if not self.is_headless:  # (the fork server's warm-up is headless: its signals stay the server's)
             try:  # SIGHUP as the web driver takes SIGTERM: an autosave, then the end
                 asyncio.get_running_loop().add_signal_handler(signal.SIGHUP, self.exit)
@@ -149,14 +151,6 @@ class ServedLab(ExitHook, AelLab):
             self.notify(str(err), severity="error", title="Not loaded", timeout=10)
             return
         super()._loaded(session, path)
-
-
-def first_session(mode: ServedMode) -> Session | None:
-    """The teacher's scenario and seed, or None for the start screen."""
-    if mode.scenario is None:
-        return None
-    return build_session(NewSession(mode.scenario, mode.seed, mode.selector,
-                                    options=mode.scenario_options(mode.scenario, None)))
 
 
 def main() -> int:

@@ -23,13 +23,16 @@ import json
 import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ael_lab import AELError
 from ael_lab.host import NO_DOWNLOADS
 from ael_lab.worlds import check_local_copy, spec_of
 
 from ael_cli.serve_flags import DEFAULT_FOLDER_QUOTA_MIB, DEFAULT_QUOTA_MIB
+
+if TYPE_CHECKING:
+    from ael_lab.runs import Session
 
 ENV = "AEL_LAB_SERVED"  # the JSON of a ServedMode, set by the server in each app's environment
 PRIVATE = ".ael-lab"    # the lab's own files inside the sessions folder (home, tmp, caches)
@@ -232,3 +235,15 @@ def _data_example(scenario: str) -> str:
     """A file name like the world's data option's example (tickets.csv): the hint of a refusal."""
     option = _data_option(scenario)
     return PurePath(option.example).name if option is not None and option.example else "data.csv"
+
+
+def first_session(mode: ServedMode) -> Session | None:
+    """The teacher's scenario and seed, or None for the start screen. Here, not beside the
+    lab: the server builds it once to check the teacher's flags, and imports no Textual app for
+    that (a third of its start's CPU, the lab's import; the fork server imports the lab anyway)."""
+    if mode.scenario is None:
+        return None
+    from ..widgets.opening import NewSession, build_session
+
+    return build_session(NewSession(mode.scenario, mode.seed, mode.selector,
+                                    options=mode.scenario_options(mode.scenario, None)))

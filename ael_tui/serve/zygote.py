@@ -37,8 +37,7 @@ def prepare():
 
     for name in ("numpy", "pandas", "textual.app", "textual.drivers.web_driver", "ael_tui.serve.lab"):
         importlib.import_module(name)  # the lab module imports the app, the engine and the scenarios
-    from .lab import first_session
-    from .mode import ServedMode
+    from .mode import ServedMode, first_session
 
     mode = ServedMode.from_env()
     if mode is None:
@@ -66,7 +65,8 @@ def warm_up(mode) -> None:
     import asyncio
     import threading
 
-    from .lab import ServedLab, first_session
+    from .lab import ServedLab
+    from .mode import first_session
 
     try:
         session = first_session(mode) if mode.scenario is not None else None

@@ -25,7 +25,7 @@ from engine.llm.local_model import why_unusable
 
 pytestmark = pytest.mark.slow
 # the loop, not a score: one reflection, then episodes that carry its insight, keeps the suite in its budget
-# (an agent call is about 5 s on one thread; `python -m bench local` times them)
+# (an agent call is a few seconds on one thread; `python -m bench local` times them)
 EPISODES = 3
 REFLECT_EVERY = "2"
 ROOT = Path(__file__).resolve().parents[2]
@@ -110,3 +110,40 @@ def test_the_same_request_gets_the_same_answer_whatever_ran_before():
     again = client.complete_json(ask, schema, purpose="t")
     assert (first.data, first.output_tokens) == (again.data, again.output_tokens)
     assert first.provider == "local" and first.model == "SmolLM2-135M-Instruct" and not first.fallback
+
+
+def test_a_prompt_gets_the_same_answer_from_its_kept_prefix_state_as_from_an_empty_context():
+    """The child's prefix reuse (`local_child.PrefixStates`) changes no answer: two prompts in a
+    child that keeps no state (every prompt evaluated whole from an empty context) and in one
+    that keeps its system prompts' states: the first evaluated in pieces and kept, the second
+    (another last line of the system prompt, as when the stream's labels change) restoring the
+    lines before it, the first again restoring its whole system prompt. The smallest prompts
+    that take both paths, and few tokens out."""
+    require_local_model()
+    from engine.llm.local_model import model_path
+    from engine.llm.providers.local_process import LocalModelProcess
+
+    schema = {"type": "object", "required": ["route"],
+              "properties": {"route": {"type": "string", "enum": ["auth", "billing", "other"]}}}
+
+    def request(last_line: str, ticket: str) -> dict:
+        return {"messages": [{"role": "system", "content": "Route support tickets.\n" + last_line},
+                             {"role": "user", "content": ticket}],
+                "response_format": {"type": "json_object", "schema": schema}, "temperature": 0.0,
+                "max_tokens": 12, "seed": 7}
+
+    ask = request("Answer auth, billing or other.", "My card was charged twice.")
+    other = request("Answer billing, auth or other.", "I cannot log in.")
+    whole, kept = (LocalModelProcess(model_path(None), 256, 1, prefix_states=n) for n in (0, 8))
+    try:
+        expected = [whole.ask(ask, 120), whole.ask(other, 120)]
+        first, second, again = kept.ask(ask, 120), kept.ask(other, 120), kept.ask(ask, 120)
+    finally:
+        whole.close()
+        kept.close()
+    assert [r["reused_tokens"] for r in expected] == [0, 0] and first["reused_tokens"] == 0
+    assert 0 < second["reused_tokens"] < again["reused_tokens"] < again["prompt_tokens"]  # the lines before; all
+    answer = ("content", "finish_reason", "prompt_tokens", "completion_tokens")
+    assert [[r[k] for k in answer] for r in (first, second, again)] == [[r[k] for k in answer]
+                                                                         for r in (expected[0], expected[1], expected[0])]
+    assert json.loads(expected[0]["content"])["route"] in ("auth", "billing", "other")

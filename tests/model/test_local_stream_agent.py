@@ -7,7 +7,7 @@ Assertions are on structure, never on accuracy (a 135M model's labels are weak).
 with the reason where the local extra is not installed; AEL_REQUIRE_LOCAL=1 turns that skip
 into a failure. Slow (each call is a second or more on one thread): `-m "not slow"` leaves it out.
 
-The suite plays 8 rows, the demo stream's least (7 model calls, about 5 s each on one thread: the loop, the grammar
+The suite plays 8 rows, the demo stream's least (7 model calls, 3-5 s each on one thread once the system prompt's state is kept: the loop, the grammar
 and the replay, within the suite's budget); the issue's 50-row run is the same test with
 AEL_LOCAL_STREAM_ROWS=50 (49 calls, every one answered on the first try when it was run on
 2026-11-28).

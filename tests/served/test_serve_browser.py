@@ -62,8 +62,9 @@ KEY = "sesame-open-up-0123456789"
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
+    # one place, one warm lab: the lab test's visitor takes it and the pool starts no other
     started = Server(tmp_path_factory.mktemp("browser"), "--scenario", "support", "--seed", "42", "--warm-labs",
-                     "1", "--teacher-key", KEY)
+                     "1", "--max-sessions", "1", "--teacher-key", KEY)
     try:
         started.wait_for("warm and waiting")
         yield started

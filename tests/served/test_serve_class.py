@@ -104,8 +104,10 @@ KEY = "sesame-open-up-0123456789"
 
 
 def test_the_teacher_sends_the_class_to_card_3(server):
-    s = server("--scenario", "support", "--seed", "42", "--tour", "--max-per-address", "4", "--warm-labs", "2",
-               "--teacher-key", KEY)
+    # two places for the two visitors: once they have taken the two warm labs the class is full and the
+    # pool starts no more (each warm lab is a lab start of CPU; test_serve_supervise checks the refill)
+    s = server("--scenario", "support", "--seed", "42", "--tour", "--max-sessions", "2", "--max-per-address", "4",
+               "--warm-labs", "2", "--teacher-key", KEY)
     s.wait_for("warm and waiting")
     ws_url = s.url.replace("http://", "ws://") + "ws?width=160&height=48"
 

@@ -155,6 +155,7 @@ async def test_the_start_screen_refuses_an_llm_session_with_a_notification(folde
         app.start_new_session(NewSession("support", 42, agent="anthropic"))
         await settle(pilot)
         assert isinstance(app.screen, StartScreen) and app.lab is None
+        assert sum(isinstance(s, StartScreen) for s in app.screen_stack) == 1  # one, not a second under it
         assert any("served offline" in m for m in notifications(app))
 
 
@@ -173,7 +174,7 @@ def test_the_app_environment_holds_no_credential_unless_allowed():
 # ---------------------------------------------------------- class mode
 async def test_class_mode_opens_every_lab_at_the_tours_first_card(folder):
     mode = dict(scenario="support", seed=42, tour=True)
-    from ael_tui.serve.lab import first_session
+    from ael_tui.serve.mode import first_session
 
     app = served(folder, first_session(ServedMode(root=str(folder), **mode)), **mode)
     async with app.run_test(size=SIZE) as pilot:
@@ -184,6 +185,7 @@ async def test_class_mode_opens_every_lab_at_the_tours_first_card(folder):
         assert isinstance(app.screen, TourCardScreen)
         assert app.screen.number == 1 and app.screen.card.moment == "posterior"
         assert app.lab.host.session.config.seed == 42
+        assert sum(isinstance(s, LabScreen) for s in app.screen_stack) == 1  # the lab under the card, once
 
 
 # ------------------------------------------------------------ the page

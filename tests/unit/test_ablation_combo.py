@@ -20,8 +20,8 @@ def _run(tmp_path, name, *argv):
     return json.loads(out.read_text())["runs"][0]
 
 
-def _resumes_exactly(tmp_path, data_args, episodes_args, until):
-    whole = _run(tmp_path, "whole", *COMBO, *data_args, *episodes_args)
+def _resumes_exactly(tmp_path, data_args, episodes_args, until, *whole_args):
+    whole = _run(tmp_path, "whole", *COMBO, *data_args, *episodes_args, *whole_args)
     save = tmp_path / "half-save.json"
     assert main(["run", "portfolio", "--quiet", *COMBO, *data_args, *episodes_args, "--until", str(until),
                  "--save", str(save)]) == 0
@@ -37,9 +37,8 @@ def test_the_combination_saves_and_resumes_exactly_on_a_short_stretch(tmp_path):
 @pytest.mark.heavy
 @needs_dfull
 def test_the_combination_on_dfull_resumes_exactly_and_replay_reads_the_save(tmp_path, capsys):
-    _resumes_exactly(tmp_path, ["--data", str(DFULL)], [], 101)
-    full = tmp_path / "full.json"
-    assert main(["run", "portfolio", "--quiet", *COMBO, "--data", str(DFULL), "--save", str(full)]) == 0
+    full = tmp_path / "full.json"  # the whole run's save, read by replay below
+    _resumes_exactly(tmp_path, ["--data", str(DFULL)], [], 101, "--save", str(full))
     capsys.readouterr()
     assert main(["replay", str(full)]) == 0
     out = capsys.readouterr().out

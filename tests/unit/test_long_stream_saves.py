@@ -11,9 +11,9 @@ import pytest
 import engine.store.persistence as persistence
 import scenarios
 from engine.errors import AELError
-from engine.session import Session, SessionConfig
 from engine.store.persistence import load_session, save_session
 from engine.store.schema_types import MAX_ITEMS
+from tests.conftest import new_session
 from scenarios.stream.demo import write_demo
 from scenarios.stream.table import MAX_ROWS
 
@@ -26,8 +26,7 @@ def played(tmp_path_factory):
     opts = {"data": str(path), "text": "text", "label": "label", "meta": ["source"]}
 
     def session():
-        return Session(SessionConfig("stream", 3, "ts", scenario_options=dict(opts)),
-                       scenarios.make_scenario("stream", 3, opts))
+        return new_session("stream", 3, "ts", scenario_options=opts)
 
     whole = session()
     whole.run()

@@ -6,7 +6,6 @@ bench/stream_index.py, never here)."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,6 +20,7 @@ from scenarios.stream.demo import write_demo
 from scenarios.stream.index import RowIndex
 from scenarios.stream.policies import ALL_HISTORY, INITIAL_POOL, MEMORY_ARMS, PROTOTYPES, PROTOTYPES_KNN
 from scenarios.stream.prototypes import Prototypes
+from tests.conftest import new_session
 
 ROWS = 160
 
@@ -165,8 +165,7 @@ def test_the_reflectors_replay_reads_the_prototypes_as_they_stood(demo):
 
 def test_save_load_and_rewind_give_the_same_run(demo, tmp_path):
     def session():  # ts plays every arm: the index and the prototypes are rebuilt from what memory holds
-        return Session(SessionConfig("stream", 4, "ts", scenario_options=dict(demo)),
-                       scenarios.make_scenario("stream", 4, demo))
+        return new_session("stream", 4, "ts", scenario_options=demo)
 
     whole = session()
     whole.run()

@@ -84,9 +84,10 @@ def test_each_mode_changes_what_the_agent_does(mode):
 
 @pytest.mark.heavy
 def test_credit_saves_and_resumes_exactly(tmp_path):
-    whole = new_session("portfolio", seed=42, selector="ts+reflection", variants=["credit=llm-fcc"])
+    # 110 of the 208 bars: saved at 77, well past warm-up (15) and many slow windows (4) on either side
+    whole = new_session("portfolio", seed=42, selector="ts+reflection", variants=["credit=llm-fcc"], episodes=110)
     whole.run()
-    half = new_session("portfolio", seed=42, selector="ts+reflection", variants=["credit=llm-fcc"])
+    half = new_session("portfolio", seed=42, selector="ts+reflection", variants=["credit=llm-fcc"], episodes=110)
     half.run(until=77)
     save_session(half, tmp_path / "s.json")
     assert read_document(tmp_path / "s.json")["session"]["variants"]["credit"]["n"] == 77

@@ -30,11 +30,12 @@ class LocalProvider:
     (`response_format={"type": "json_object", "schema": …}`): the model can
     only produce JSON of the schema's shape; the client still validates it.
 
-    Deterministic: the model state is reset before each call (no reuse of a
-    previous prompt's cache, whose batching could shift the numbers) and the
-    sampler is seeded from the request's hash, so a request gets the same
-    answer whatever ran before it; at temperature 0 (the local default)
-    decoding is greedy anyway. One thread by default (`AEL_LOCAL_THREADS`):
+    Deterministic: each prompt is evaluated from an empty context, or from
+    the kept state of its system prompt evaluated alone (`local_child`'s
+    `PrefixStates`: the same numbers, a call's prompt mostly not evaluated
+    again), and the sampler is seeded from the request's hash, so a request
+    gets the same answer whatever ran before it; at temperature 0 (the local
+    default) decoding is greedy anyway. One thread by default (`AEL_LOCAL_THREADS`):
     on a busy machine more threads wait on each other and a call can take a
     minute. Agent and reflector share one loaded model; calls take turns.
     """

@@ -31,8 +31,14 @@ MAX_REPLY_BYTES = 4 * 2**20  # a reply is at most a few thousand tokens of text
 class LocalModelProcess:
     """One loaded model in a child process. Not thread-safe: the provider's lock takes turns."""
 
-    def __init__(self, path: Path, n_ctx: int, threads: int, *, argv: Sequence[str] | None = None) -> None:
-        config = json.dumps({"model_path": str(path), "n_ctx": n_ctx, "threads": threads})
+    def __init__(self, path: Path, n_ctx: int, threads: int, *, argv: Sequence[str] | None = None,
+                 prefix_states: int | None = None) -> None:
+        """`prefix_states`: how many prompt prefixes' states the child keeps (its own default
+        when None; 0 evaluates every prompt from an empty context)."""
+        settings: dict[str, Any] = {"model_path": str(path), "n_ctx": n_ctx, "threads": threads}
+        if prefix_states is not None:
+            settings["prefix_states"] = prefix_states
+        config = json.dumps(settings)
         self._argv = list(argv) if argv is not None else [sys.executable, "-P", str(CHILD)]
         self._argv.append(config)
         self._name = path.name
