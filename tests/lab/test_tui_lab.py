@@ -687,14 +687,15 @@ async def test_the_audit_log_shows_an_edit_with_its_diff_and_a_synthetic_arm_wit
 
 async def test_on_the_portfolio_r_asks_only_at_proposals_not_at_every_daily_reflection():
     """Issue 13 item 9: the portfolio asked every 4 bars (39 stops in 208): the reflector reflects
-    daily, but r now stops only where there is something to decide. Half the bars are enough
-    to tell (5 stops and 24 reflections by bar 108; 12 and 39 over all 208)."""
+    daily, but r now stops only where there is something to decide. A third of the bars is
+    enough to tell (4 stops and 16 reflections once r has passed bar 72, at 76; 12 and 39 over
+    all 208)."""
     from ael_tui.widgets.opening import NewSession, build_session
     s = build_session(NewSession("portfolio", 42, "ts+reflection", "manual", options={"data": "synthetic"}))
     app = make_app(s)
     stops = 0
     async with app.run_test(size=SIZE) as pilot:
-        while s.t < 104 and stops < 60:
+        while s.t < 72 and stops < 60:
             await pilot.press("r")
             await settle(pilot, 3)
             while isinstance(app.screen, ApprovalScreen):
@@ -705,4 +706,4 @@ async def test_on_the_portfolio_r_asks_only_at_proposals_not_at_every_daily_refl
                 await pilot.press("escape")  # the results at the end of a phase
                 await settle(pilot)
     proposals = len(s.queue.proposals)
-    assert s.t >= 104 and stops == proposals >= 3 and proposals * 2 < len(s.reflections)
+    assert s.t >= 72 and stops == proposals >= 3 and proposals * 2 < len(s.reflections)
