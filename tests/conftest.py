@@ -110,32 +110,17 @@ def module_kind(path: Path, marks: set[str]) -> str:
 # the order `make test` hands modules to its workers (--no-loadscope-reorder): the long ones
 # first, so the run does not end with one worker on a long module while the others have
 # nothing left. The served modules hold the longest after the model's (a class of forty
-# visitors, a teacher's tour: 40-50 s each), the lab's are many but shorter. A served module
-# spends part of its time waiting on its server's labs and browsers: run one after the other
-# they left the cores 8-14% idle for three minutes (/proc/stat, 2026-11-29), so each is
-# handed out between lab modules, which keep the cores busy while it waits
+# visitors, a teacher's tour: 40-50 s each), the lab's are many but shorter
 LONG_FIRST = {"model": 0, "served": 1, "lab": 2, "process": 3, "unit": 4}
-
-
-def interleaved(modules: list[Path], kinds: dict[Path, str]) -> list[Path]:
-    """`modules` (in collection order) by LONG_FIRST, each served module followed by an even
-    share of the lab modules."""
-    by_kind = {kind: [m for m in modules if kinds[m] == kind] for kind in LONG_FIRST}
-    served, lab = by_kind["served"], by_kind["lab"]
-    share = -(-len(lab) // max(1, len(served)))  # ceiling: every lab module finds a place
-    mixed = [m for i, s in enumerate(served) for m in (s, *lab[i * share:(i + 1) * share])]
-    mixed += lab[len(served) * share:]
-    return [*by_kind["model"], *mixed, *by_kind["process"], *by_kind["unit"]]
 
 
 def pytest_collection_modifyitems(config, items):
     if not config.getoption("--quick"):
-        kinds: dict[Path, str] = {}
+        rank: dict[Path, int] = {}
         for item in items:
             path = Path(str(item.fspath))
-            if path not in kinds:
-                kinds[path] = module_kind(path, {m.name for m in item.iter_markers()})
-        rank = {path: i for i, path in enumerate(interleaved(list(kinds), kinds))}
+            if path not in rank:
+                rank[path] = LONG_FIRST[module_kind(path, {m.name for m in item.iter_markers()})]
         items.sort(key=lambda item: rank[Path(str(item.fspath))])  # stable: a module's order is kept
         return
 
