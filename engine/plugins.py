@@ -171,24 +171,32 @@ def plugin_code(what: str) -> Iterator[None]:
     """A plugin's code run after start-up (a world's class imported when one is built): what it
     prints goes to stderr, and an exit or interrupt it raises is one line (AELError naming `what`)."""
     from .errors import AELError
+    from .plugin_deadline import PluginExited, PluginOverran
 
-    from .plugin_deadline import PluginExited, PluginOverran, deadline
+    try:
+        with _guarded():
+            yield
+    except Exception:
+        raise
+    except (PluginExited, PluginOverran) as err:
+        raise AELError(_printable(f"{what}: {_short(err)}")) from None
+    except BaseException as err:  # noqa: BLE001 - SystemExit, KeyboardInterrupt from a plugin's import
+        raise AELError(_printable(f"{what}: {type(err).__name__} ({_short(err)})")) from None
 
-    with _stdout_to_stderr():
-        try:
-            with deadline(_in_process_limit()):
-                yield
-        except Exception:
-            raise
-        except (PluginExited, PluginOverran) as err:
-            raise AELError(_printable(f"{what}: {_short(err)}")) from None
-        except BaseException as err:  # noqa: BLE001 - SystemExit, KeyboardInterrupt from a plugin's import
-            raise AELError(_printable(f"{what}: {type(err).__name__} ({_short(err)})")) from None
+
+@contextlib.contextmanager
+def _guarded() -> Iterator[None]:
+    """Where a plugin's code runs in our process: what it prints goes to stderr, under a
+    deadline of twice what its child probe was given (it passed there; here it runs among the
+    modules already imported, on a machine maybe busier), with os._exit refused; it may behave
+    otherwise here than in the probe."""
+    from .plugin_deadline import deadline
+
+    with _stdout_to_stderr(), deadline(_in_process_limit()):
+        yield
 
 
 def _in_process_limit() -> float:
-    """The deadline of a plugin's code here: twice what its child probe was given (it passed
-    there; here it runs among the modules already imported, on a machine maybe busier)."""
     from .plugin_probe import timeout_s
 
     return 2 * timeout_s()
@@ -210,20 +218,19 @@ def load(group: str, admit: Callable[[Any], None]) -> None:
             continue
         why = outcome["verdicts"].get(ep.value)
         if why is None:
-            from .plugin_deadline import PluginExited, PluginOverran, deadline
+            from .plugin_deadline import PluginExited, PluginOverran
 
-            with _stdout_to_stderr():
-                try:
-                    with deadline(_in_process_limit()):  # it may behave otherwise here than in the probe
-                        admit(ep)
-                    _admitted[name] = version
-                    continue
-                except BaseException as err:  # noqa: BLE001 - SystemExit, KeyboardInterrupt too: its, not ours
-                    from .errors import AELError  # a refusal's message is the line; anything else names its type
+            try:
+                with _guarded():
+                    admit(ep)
+                _admitted[name] = version
+                continue
+            except BaseException as err:  # noqa: BLE001 - SystemExit, KeyboardInterrupt too: its, not ours
+                from .errors import AELError  # a refusal's message is the line; anything else names its type
 
-                    said = isinstance(err, (AELError, PluginExited, PluginOverran))
-                    kind = "" if said else f"{type(err).__name__}: "
-                    why = f"{kind}{_short(err)}"
+                said = isinstance(err, (AELError, PluginExited, PluginOverran))
+                kind = "" if said else f"{type(err).__name__}: "
+                why = f"{kind}{_short(err)}"
         _notice(f"plugin {ep.name!r} ({group}{_where(ep)}, {ep.value}) was left out: {why}")
 
 
