@@ -118,13 +118,13 @@ class SteadyFooter(Footer):
     async def recompose(self) -> None:
         """The keys again, then which of them fit (once they are mounted: measured before,
         every key showed and help, save and quit fell off the right end)."""
-        self._text_widths.clear()
         if self._shown is not None and self.is_attached and self._what_it_shows() == self._shown:
             # bindings_changed compares when the signal comes, and each signal that differs queues
             # a rebuild: two in one frame (a run's end refreshes the keys, then its view does)
             # queued two, and the first built what the second would (a fifth of the rebuilds in
             # tests/lab/test_tui_sizes.py and test_tui_keys_say_why.py)
             return
+        self._text_widths.clear()  # the keys measured are about to go
         await super().recompose()
         self.fit()
         self.call_after_refresh(self.fit)
