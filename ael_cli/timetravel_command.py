@@ -17,8 +17,8 @@ per episode is stored in a save. Every error is one line and exit code 2.
 from __future__ import annotations
 
 import argparse
-import shlex
 import json
+import shlex
 import sys
 
 from ael_lab import AELError

@@ -31,7 +31,8 @@ def add_parser(sub, scenario_names: str, method_help: str, specs=()) -> None:
                    help="a scenario option; repeat one name for an axis: --option cost_bps=0 --option cost_bps=5")
     p.add_argument("--episodes", type=types.episodes, help="stop every stream after N episodes")
     p.add_argument("--warmup", type=types.warmup, help="warm-up episodes (default: the scenario's)")
-    p.add_argument("--approve", "--approval", dest="approve", choices=["auto", "reject"], help="what happens to proposals (default auto)")
+    p.add_argument("--approve", "--approval", dest="approve", choices=["auto", "reject"],
+                   help="what happens to proposals (default auto)")
     p.add_argument("--until", type=types.until, help="stop every run at this episode (exclusive)")
     p.add_argument("--workers", type=int, help="worker processes for offline runs (default: every core; results "
                                                "are the same for any count)")
