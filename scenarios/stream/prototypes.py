@@ -24,6 +24,11 @@ MAX_CELLS = 32_000_000  # floats of the dense sums (256 MB): labels × terms bey
 TOP_TERMS = 6           # heaviest terms shown in a prototype's entry
 
 
+def _sum(v: np.ndarray) -> float:
+    """numpy's own (pairwise) sum, not a BLAS dot: the same floats whatever the BLAS and its threads."""
+    return float(np.add.reduce(v))
+
+
 class Prototypes:
     """Per-label TF-IDF sums and counts over rows 0..n-1 of a table."""
 
@@ -36,8 +41,7 @@ class Prototypes:
         self.first: list[int] = []                # each label's first row
         self.counts = np.zeros(0, dtype=np.int64)
         self._sums = np.zeros((0, x.shape[1]))
-        self._norms = np.zeros(0)
-        self._stale: set[int] = set()             # labels whose norm changed since it was computed
+        self._squares = np.zeros(0)               # each sum's squared norm, kept as rows are added
         self.dropped = 0                          # rows whose label found no room (MAX_CELLS)
         self.slot_of_row = np.full(x.shape[0], -1, dtype=np.int64)  # a label's first row -> its slot
         self._taken: _TakenOut | None = None      # the later rows' share, for the last row asked about
@@ -62,9 +66,9 @@ class Prototypes:
             sums[: len(self.counts)] = self._sums
             counts = np.zeros(size, dtype=np.int64)
             counts[: len(self.counts)] = self.counts
-            norms = np.zeros(size)
-            norms[: len(self.counts)] = self._norms
-            self._sums, self.counts, self._norms = sums, counts, norms
+            squares = np.zeros(size)
+            squares[: len(self.counts)] = self._squares
+            self._sums, self.counts, self._squares = sums, counts, squares
         return s
 
     def _add(self, r: int) -> int:
@@ -74,9 +78,15 @@ class Prototypes:
             return s
         x = self.x
         lo, hi = x.indptr[r], x.indptr[r + 1]
-        self._sums[s, x.indices[lo:hi]] += x.data[lo:hi]  # a row's terms are distinct: a plain add
+        terms, weights = x.indices[lo:hi], x.data[lo:hi]
+        had = self._sums[s, terms]
+        # ||S + x||² = ||S||² + 2 S·x + ||x||², over the row's own terms. It was S·S over the whole
+        # vocabulary once per row: a BLAS dot that OpenBLAS splits in two threads past 10,000
+        # terms, which on a loaded two-core machine waited milliseconds for the second thread
+        # (20 Newsgroups train-then-test: 190 s of CPU, 42 s with one BLAS thread)
+        self._squares[s] += 2.0 * _sum(had * weights) + _sum(weights * weights)
+        self._sums[s, terms] = had + weights  # a row's terms are distinct: a plain add
         self.counts[s] += 1
-        self._stale.add(s)
         return s
 
     def sync(self, n: int) -> list[int]:
@@ -91,16 +101,12 @@ class Prototypes:
             self.n += 1
         return changed
 
-    def _fresh_norms(self) -> np.ndarray:
-        for s in sorted(self._stale):
-            row = self._sums[s]
-            self._norms[s] = np.sqrt(row @ row)
-        self._stale.clear()
-        return self._norms
+    def _norms(self, slots: np.ndarray) -> np.ndarray:
+        return np.sqrt(self._squares[slots])
 
     def cosines(self, slots: np.ndarray, terms: np.ndarray, weights: np.ndarray) -> np.ndarray:
         """Cosine of the query (`terms`, `weights`: its L2-normalised TF-IDF row) to the prototypes at `slots`."""
-        norms = self._fresh_norms()[slots]
+        norms = self._norms(slots)
         dots = self._sums[np.ix_(slots, terms)] @ weights if len(terms) else np.zeros(len(slots))
         out = np.zeros(len(slots))
         np.divide(dots, norms, out=out, where=norms > 0)
@@ -112,7 +118,7 @@ class Prototypes:
         (||S − D||² = ||S||² − 2 S·D + ||D||², all sparse), not by copying the dense sums."""
         if t >= self.n:
             return self.cosines(slots, terms, weights)
-        norms = self._fresh_norms()[slots].copy()
+        norms = self._norms(slots)
         dots = self._sums[np.ix_(slots, terms)] @ weights if len(terms) else np.zeros(len(slots))
         taken = self._taken_out(t, terms, weights)
         for i, s in enumerate(slots.tolist()):
@@ -149,7 +155,7 @@ class Prototypes:
         return [str(names[j]) for j in top if row[j] > 0]
 
     def nbytes(self) -> int:
-        return self._sums.nbytes + self.counts.nbytes + self._norms.nbytes + self.slot_of_row.nbytes
+        return self._sums.nbytes + self.counts.nbytes + self._squares.nbytes + self.slot_of_row.nbytes
 
 
 class _TakenOut:
