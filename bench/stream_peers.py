@@ -30,7 +30,9 @@ Columns: progressive accuracy; µs per row and seconds for one run, from reading
 the last row (imports and interpreter start-up not counted, for both sides), and that run's
 CPU time (on a shared machine the wall time also counts waiting for others); the process's
 peak resident memory (imports included). `--rows N` cuts each stream to its first N rows
-(a quick look; the README's table is the whole files).
+(a quick look; the README's table is the whole files). The first line names the BLAS numpy
+calls and its thread count as each run reported it: a threaded BLAS call on a loaded machine
+waits for its threads (the prototypes' norm was one, 190 s of CPU instead of 37 under load).
 """
 
 from __future__ import annotations
@@ -137,6 +139,24 @@ def _cpu() -> float:
     return use.ru_utime + use.ru_stime
 
 
+def blas() -> list[str]:
+    """Each BLAS loaded in this process, whose copy it is (numpy's, scipy's) and its thread count
+    (OPENBLAS_NUM_THREADS, OMP_NUM_THREADS or the cores): on a loaded machine a threaded BLAS call
+    waits for its threads, and its CPU time counts theirs, so the table says what its runs used."""
+    import numpy  # noqa: F401  (loads the BLAS threadpoolctl looks for)
+    from threadpoolctl import threadpool_info
+
+    out = []
+    for lib in threadpool_info():
+        if lib.get("user_api") != "blas":
+            continue
+        owner = Path(lib.get("filepath") or "").parent.name.removesuffix(".libs") or "?"
+        threads = lib["num_threads"]
+        out.append(f"{owner}'s {lib['internal_api']} {lib.get('version') or ''}".rstrip()
+                   + f" ({threads} thread{'s' if threads != 1 else ''})")
+    return out
+
+
 def run_ours(stream: dict, selector: str) -> dict:
     """One session of the stream world on the file, in this process."""
     import scenarios
@@ -219,6 +239,7 @@ def child(argv: list[str]) -> int:
     cpu = _cpu()
     out = in_process(kind, stream)
     out["cpu"] = _cpu() - cpu
+    out["blas"] = blas()
     print(json.dumps(out))
     return 0
 
@@ -355,8 +376,9 @@ def main(argv: list[str], run=in_child, out: Path | None = None) -> int:
             rows += compare(stream, with_river, say=lambda s: print(s, file=sys.stderr, flush=True), run=run,
                             learners=learners)
     shown = " ".join(argv)
+    used = ", ".join(dict.fromkeys(b for r in rows for b in r.get("blas") or blas())) or "none found"  # as each run said
     print(f"`python -m bench stream --vs river{' ' + shown if shown else ''}` on {platform.machine()}, "
-          f"Python {platform.python_version()}, {os.cpu_count()} cores, 1-minute load average "
+          f"Python {platform.python_version()}, {os.cpu_count()} cores, BLAS {used}, 1-minute load average "
           f"{load_before:.1f} at the start and {os.getloadavg()[0]:.1f} at the end, "
           f"{started}–{time.strftime('%H:%M', time.gmtime())} UTC:\n")
     print(table(rows))

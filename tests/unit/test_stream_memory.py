@@ -250,6 +250,7 @@ def test_the_bench_table_without_river_says_how_to_install_it(monkeypatch, capsy
     assert "| demo stream (seed 1) | ts+reflection |" in text and "best arm (" not in text  # arms: when asked
     assert "river:" not in text.split("| stream |")[1]
     assert "pip install -e '.[bench]'" in text
+    assert " thread" in text.split("| stream |")[0].split("BLAS ")[1]  # the runs' BLAS threads, in the header
 
 
 def test_the_bench_table_with_river_has_its_three_learners(monkeypatch, capsys, tmp_path):
