@@ -32,7 +32,7 @@ CPU time (on a shared machine the wall time also counts waiting for others); the
 peak resident memory (imports included). `--rows N` cuts each stream to its first N rows
 (a quick look; the README's table is the whole files). The first line names the BLAS numpy
 calls and its thread count as each run reported it: a threaded BLAS call on a loaded machine
-waits for its threads (the prototypes' norm was one, 190 s of CPU instead of 37 under load).
+waits for its threads, and its CPU time counts theirs (the prototypes' norm was one: docs/worlds.md).
 """
 
 from __future__ import annotations

@@ -83,7 +83,7 @@ class Prototypes:
         # ||S + x||² = ||S||² + 2 S·x + ||x||², over the row's own terms. It was S·S over the whole
         # vocabulary once per row: a BLAS dot that OpenBLAS splits in two threads past 10,000
         # terms, which on a loaded two-core machine waited milliseconds for the second thread
-        # (20 Newsgroups train-then-test: 190 s of CPU, 42 s with one BLAS thread)
+        # (docs/worlds.md, "Beside the peers"), and whose last bit depended on the thread count
         self._squares[s] += 2.0 * _sum(had * weights) + _sum(weights * weights)
         self._sums[s, terms] = had + weights  # a row's terms are distinct: a plain add
         self.counts[s] += 1
