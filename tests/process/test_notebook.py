@@ -10,16 +10,15 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import jupytext
-import nbformat
 import pytest
-from jupyter_client.manager import KernelManager
-from nbclient import NotebookClient
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 def test_the_notebook_is_its_percent_form_and_carries_no_outputs():
+    import jupytext  # here, not at collection: every worker collects this module
+    import nbformat
+
     notebook = nbformat.read(EXAMPLES / "notebook.ipynb", as_version=4)
     percent = jupytext.read(EXAMPLES / "notebook.py")
     assert [(c.cell_type, c.source) for c in notebook.cells] == [(c.cell_type, c.source) for c in percent.cells], \
@@ -30,6 +29,10 @@ def test_the_notebook_is_its_percent_form_and_carries_no_outputs():
 
 @pytest.mark.heavy  # a kernel, support runs, a sweep: seconds
 def test_the_notebook_executes_and_shows_its_proposals_charts_and_sweep(tmp_path):
+    import nbformat
+    from jupyter_client.manager import KernelManager
+    from nbclient import NotebookClient
+
     notebook = nbformat.read(EXAMPLES / "notebook.ipynb", as_version=4)
     kernel = KernelManager(kernel_name="python3")
     assert kernel.format_kernel_cmd()[0] == sys.executable  # ipykernel in this interpreter: this ael_lab

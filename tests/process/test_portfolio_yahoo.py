@@ -8,11 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-yfinance = pytest.importorskip("yfinance")
-
-from engine.errors import AELError  # noqa: E402
-from scenarios.portfolio.sources import load_market  # noqa: E402
-from scenarios.portfolio.yahoo import load_yahoo  # noqa: E402
+from engine.errors import AELError
+from scenarios.portfolio.sources import load_market
+from scenarios.portfolio.yahoo import load_yahoo
 
 TODAY = dt.date(2025, 6, 1)
 DAYS = ["2025-03-03", "2025-03-04", "2025-03-05"]
@@ -36,6 +34,12 @@ def fake_frame(tickers, partial_last_day=True):
                                                                                            names=["Ticker", "Price"]))
 
 
+@pytest.fixture(autouse=True)
+def yfinance():
+    """yfinance imported by the tests, not at collection (every worker collects this module)."""
+    return pytest.importorskip("yfinance")
+
+
 @pytest.fixture
 def calls(monkeypatch):
     """Record every download; serve the fake frame."""
@@ -45,7 +49,7 @@ def calls(monkeypatch):
         log.append((list(tickers), kw))
         return fake_frame(tickers)
 
-    monkeypatch.setattr(yfinance, "download", download)
+    monkeypatch.setattr("yfinance.download", download)
     return log
 
 
@@ -67,7 +71,7 @@ def test_a_cached_window_loads_offline_without_yfinance(tmp_path, calls, monkeyp
     def no_network(*a, **kw):
         raise AssertionError("the cache should have been used")
 
-    monkeypatch.setattr(yfinance, "download", no_network)
+    monkeypatch.setattr("yfinance.download", no_network)
     again = load_yahoo(["AAPL"], "2025-03-03", "2025-03-05", tmp_path, today=dt.date(2030, 1, 1))
     assert np.array_equal(first.close, again.close) and first.timestamps.equals(again.timestamps)
 
@@ -95,20 +99,20 @@ def test_a_network_failure_becomes_an_actionable_error(tmp_path, monkeypatch):
     def offline(*a, **kw):
         raise ConnectionError("Failed to resolve query1.finance.yahoo.com")
 
-    monkeypatch.setattr(yfinance, "download", offline)
+    monkeypatch.setattr("yfinance.download", offline)
     with pytest.raises(AELError, match="check the network"):
         load_yahoo(["AAPL"], "2025-03-03", "2025-03-05", tmp_path, today=TODAY)
     assert not (tmp_path / "2025-03-03_2025-03-05" / "prices_1h" / "AAPL.csv").exists()
 
 
 def test_an_empty_answer_names_the_likely_causes(tmp_path, monkeypatch):
-    monkeypatch.setattr(yfinance, "download", lambda *a, **kw: pd.DataFrame())
+    monkeypatch.setattr("yfinance.download", lambda *a, **kw: pd.DataFrame())
     with pytest.raises(AELError, match="no network.*730-day limit"):
         load_yahoo(["AAPL"], "2025-03-03", "2025-03-05", tmp_path, today=TODAY)
 
 
 def test_a_ticker_yahoo_did_not_return_is_named(tmp_path, monkeypatch):
-    monkeypatch.setattr(yfinance, "download", lambda tickers, **kw: fake_frame(["AAPL"]))
+    monkeypatch.setattr("yfinance.download", lambda tickers, **kw: fake_frame(["AAPL"]))
     with pytest.raises(AELError, match="ZZZZ"):
         load_yahoo(["AAPL", "ZZZZ"], "2025-03-03", "2025-03-05", tmp_path, today=TODAY)
 

@@ -10,7 +10,6 @@ import socket
 from pathlib import Path
 
 import pytest
-import sklearn.datasets
 from textual.widgets import Select, Static
 
 from ael_cli.main import main
@@ -50,7 +49,7 @@ def no_network(monkeypatch):
 
     monkeypatch.setattr(socket.socket, "connect", local_only)
     monkeypatch.setattr(socket, "getaddrinfo", refuse)
-    monkeypatch.setattr(sklearn.datasets, "fetch_20newsgroups", no_fetch)
+    monkeypatch.setattr("sklearn.datasets.fetch_20newsgroups", no_fetch)  # imported here, not at collection
     news_corpus.load.cache_clear()
     yield
     news_corpus.load.cache_clear()
@@ -131,7 +130,7 @@ def test_a_served_process_never_downloads_the_articles(tmp_path, monkeypatch):
         calls.append(kwargs)
         raise OSError("20Newsgroups dataset not found and download_if_missing is False")
 
-    monkeypatch.setattr(sklearn.datasets, "fetch_20newsgroups", fetch)
+    monkeypatch.setattr("sklearn.datasets.fetch_20newsgroups", fetch)
     monkeypatch.setenv(NO_DOWNLOADS, "1")
     monkeypatch.setenv("SCIKIT_LEARN_DATA", str(tmp_path / "home"))
     with pytest.raises(AELError, match="may not download it") as err:

@@ -15,7 +15,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import sklearn.datasets
 
 import scenarios
 from ael_cli.main import main
@@ -31,8 +30,6 @@ from tests.news_corpus import GROUPS, write_corpus
 SEEDS = "42,123,456,789,1024"
 
 
-FETCH = sklearn.datasets.fetch_20newsgroups
-
 
 @pytest.fixture(autouse=True)
 def no_network(monkeypatch):
@@ -44,7 +41,7 @@ def no_network(monkeypatch):
     def no_fetch(*args, **kwargs):
         raise AssertionError("the news scenario fetched although it had --data")
 
-    monkeypatch.setattr(sklearn.datasets, "fetch_20newsgroups", no_fetch)
+    monkeypatch.setattr("sklearn.datasets.fetch_20newsgroups", no_fetch)  # imported here, not at collection
     connect = socket.socket.connect
 
     def local_only(sock, address):  # worker processes still reach their forkserver over a Unix socket
@@ -225,7 +222,9 @@ def test_a_bad_folder_is_one_line(tmp_path, capsys, make, words):
 @pytest.mark.heavy
 def test_without_data_or_network_one_line_says_what_to_do(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("SCIKIT_LEARN_DATA", str(tmp_path / "empty"))
-    monkeypatch.setattr(sklearn.datasets, "fetch_20newsgroups", FETCH)  # the real one, on a closed network
+    from sklearn.datasets._twenty_newsgroups import fetch_20newsgroups
+
+    monkeypatch.setattr("sklearn.datasets.fetch_20newsgroups", fetch_20newsgroups)  # the real one, on a closed network
     assert main(["run", "news"]) == 2  # one run: in this process, on the closed network
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err, err

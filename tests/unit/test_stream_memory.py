@@ -10,7 +10,6 @@ import json
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from sklearn.preprocessing import normalize
 
 import scenarios
 from engine.memory import MemoryStore
@@ -35,6 +34,8 @@ def _matrix(seed: int, rows: int = 120, terms: int = 60) -> sp.csr_matrix:
     rng = np.random.default_rng(seed)
     x = sp.random(rows, terms, density=0.08, format="csr", random_state=rng)
     x.data = rng.random(len(x.data)) + 0.05
+    from sklearn.preprocessing import normalize  # not at collection: every worker collects this module
+
     return normalize(x).tocsr()
 
 
@@ -136,6 +137,8 @@ def test_prototype_cosines_are_the_same_floats_with_one_or_two_blas_threads():
     rng = np.random.default_rng(7)
     x = sp.random(60, 24_000, density=0.05, format="csr", random_state=rng)
     x.data = rng.random(len(x.data)) + 0.05
+    from sklearn.preprocessing import normalize
+
     x = normalize(x).tocsr()
     labels = tuple("abcdef"[i % 6] for i in range(60))
     lo, hi = x.indptr[59], x.indptr[60]
