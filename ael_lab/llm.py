@@ -12,6 +12,7 @@ _NAMES = {
     "shared_cassette": "engine.llm.setup:shared_cassette",
     "fallback_line": "engine.llm.setup:fallback_line",
     "local_model_unusable": "engine.llm.local_model:why_unusable",
+    "import_sdks": "engine.llm.providers:import_sdks",
 }
 __all__ = list(_NAMES)
 __getattr__, __dir__ = _lazy_names(__name__, _NAMES)

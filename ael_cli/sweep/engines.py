@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 from ael_lab import AELError
+from ael_lab.llm import import_sdks
 from ael_lab.runs import run_all
 
 from ael_lab.batch import RunTask, affinity
@@ -19,6 +20,8 @@ OnResult = Callable[[int, dict[str, Any]], None]
 
 
 def run_local(tasks: Sequence[RunTask], workers: int, on_result: OnResult) -> None:
+    # the workers are forked from this process: a model SDK imported here once is in each of them
+    import_sdks(t.config.llm for t in tasks)
     run_all(sweep_task, list(tasks), workers, on_done=on_result, group=affinity)
 
 

@@ -256,3 +256,27 @@ def test_a_reply_that_trickles_in_is_given_up_at_the_deadline_and_retried(provid
     result = client_for(provider, server, timeout_s=0.2).complete_json(MESSAGES, SCHEMA, purpose="reflect")
     assert result.data == GOOD and result.attempts == 2
     assert time.monotonic() - start < 5  # the deadline is 2 x 0.2 + 1 s; each read alone never timed out
+
+
+# ----------------------------------------------------------------------------- SDKs imported before a fork
+def test_the_sdks_a_sweeps_runs_name_are_imported_once_and_a_missing_one_is_left_to_the_run(monkeypatch):
+    import engine.llm.providers as providers
+
+    monkeypatch.setattr(providers, "SDK_MODULES", {"anthropic": "json", "gemini": "no_such_sdk_module_here"})
+    configs = [{}, {"agent": "offline", "reflector": "offline"}, {"agent": "anthropic", "reflector": "gemini"},
+               {"agent": "anthropic", "reflector": "offline"}]
+    assert providers.import_sdks(configs) == ["json"]
+    assert providers.import_sdks([{}, {"agent": "offline"}]) == []
+
+
+def test_a_local_sweep_imports_the_sdks_in_its_parent_before_the_workers_start(monkeypatch):
+    from ael_cli.sweep import engines
+    from ael_lab.batch import RunTask
+    from engine.session import SessionConfig
+
+    order = []
+    monkeypatch.setattr(engines, "import_sdks", lambda llms: order.append(("import", list(llms))))
+    monkeypatch.setattr(engines, "run_all", lambda *a, **kw: order.append(("fork", len(a[1]))))
+    tasks = [RunTask(SessionConfig("support", seed, llm={"agent": "anthropic"})) for seed in (1, 2)]
+    engines.run_local(tasks, 2, lambda i, out: None)
+    assert order == [("import", [{"agent": "anthropic"}] * 2), ("fork", 2)]

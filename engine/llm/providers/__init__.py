@@ -6,8 +6,9 @@ running offline) never loads them.
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import replace
-from typing import Callable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from ...secrets import REDACTED
 
@@ -40,6 +41,27 @@ def make_provider(settings: LLMSettings, env: Mapping[str, str]) -> Provider:
     return OfflineProvider()
 
 
+# the SDK each provider imports at its first call (anthropic's pydantic models: about 2 s of CPU)
+SDK_MODULES = {"anthropic": "anthropic", "gemini": "google.genai"}
+
+
+def import_sdks(llm_configs: Iterable[Mapping[str, Any]]) -> list[str]:
+    """Import now the installed SDKs of the providers these configs (`SessionConfig.llm`
+    dicts) name for the agent or the reflector; returns the modules imported. A sweep's
+    parent calls it before it forks its workers (engine/executor.py), which then start with
+    the SDK instead of each importing it again. One that is not installed is left to the
+    run's first call, which says what to install."""
+    wanted = {SDK_MODULES.get(str(c.get(role, ""))) for c in llm_configs for role in ("agent", "reflector")}
+    imported = []
+    for module in sorted(m for m in wanted if m):
+        try:
+            importlib.import_module(module)
+        except ImportError:
+            continue
+        imported.append(module)
+    return imported
+
+
 class LazyProvider:
     """Builds the real provider at its first use, so a client can exist (and
     replay, or fall back) without SDKs, keys or network. A provider that cannot
@@ -65,4 +87,4 @@ class LazyProvider:
         return self._provider.context_tokens()
 
 
-__all__ = ["LazyProvider", "OfflineProvider", "make_provider"]
+__all__ = ["LazyProvider", "OfflineProvider", "import_sdks", "make_provider"]
