@@ -51,6 +51,8 @@ Similarity = Callable[[dict[str, Any], str, np.ndarray], np.ndarray]
 
 @dataclass
 class MemoryEntry:
+    # `metadata` is never changed in place once written (a re-distilled pattern gets a new dict):
+    # saves and time travel's snapshots share it instead of copying it (engine/timetravel.py)
     id: str
     tier: str
     content: str

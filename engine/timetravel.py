@@ -355,13 +355,19 @@ class Timeline:
         d = s.to_dict()
         history = list(d.pop("history"))  # a copy: a step in the block appends to the session's own list
         d.pop("usage", None)
-        return (pickle.dumps(d, protocol=pickle.HIGHEST_PROTOCOL), history, self.tape, dict(self.checkpoints),
+        # the memory's entries, kept as they are rather than copied by pickle (most of a snapshot's
+        # bytes: a proposal's preview takes one per episode): `to_dict` gives each entry a fresh row,
+        # whose values are numbers, strings and a metadata dict the store never changes in place
+        # (engine/memory.py, MemoryEntry), so nothing done in the block can reach them
+        tiers = d["memory"].pop("tiers")
+        return (pickle.dumps(d, protocol=pickle.HIGHEST_PROTOCOL), history, tiers, self.tape, dict(self.checkpoints),
                 self.budget_s, self._post_signature, self._spent)
 
     def put_back(self, s: "Session", snap: tuple) -> None:
-        blob, history, self.tape, self.checkpoints, self.budget_s, self._post_signature, self._spent = snap
+        blob, history, tiers, self.tape, self.checkpoints, self.budget_s, self._post_signature, self._spent = snap
         d = pickle.loads(blob)
         d["history"] = history
+        d["memory"]["tiers"] = tiers
         s.load_state(d, keep_usage=True)
         self._flip, self.diverged_at = {}, None
 

@@ -176,3 +176,28 @@ def test_a_tier_extended_at_once_is_the_tier_appended_to_one_by_one(rows, split)
     for name in ("quality", "episode", "retrievals", "useful"):
         assert np.array_equal(getattr(one, name)[: len(one)], getattr(bulk, name)[: len(bulk)])
     assert np.array_equal(one.column("ticker"), bulk.column("ticker"))
+
+
+@pytest.mark.parametrize("scenario, episodes", [("support", 400), ("synthetic", 160), ("portfolio", 60), ("stream", 120)])
+def test_no_world_changes_an_entrys_metadata_in_place(scenario, episodes, tmp_path):
+    """Saves and time travel's snapshots share each entry's metadata dict instead of copying it
+    (engine/timetravel.py): a step that changed one in place would change a snapshot too."""
+    import copy
+
+    from scenarios.stream.demo import write_demo
+    from tests.conftest import new_session
+
+    options = {}
+    if scenario == "stream":
+        options = {"data": str(write_demo(tmp_path / "demo.csv", 1, 160)), "text": "text", "label": "label",
+                   "meta": ["source", "region", "channel"], "regime": "phase"}
+    s = new_session(scenario, seed=42, approval="auto", scenario_options=options)
+    seen: dict[int, tuple[dict, dict]] = {}
+    while s.t < min(episodes, s.n_episodes):
+        s.step()
+        for tier in s.memory.tiers.values():
+            for e in tier.entries:
+                if id(e.metadata) not in seen:
+                    seen[id(e.metadata)] = (e.metadata, copy.deepcopy(e.metadata))
+    assert len(seen) > 20
+    assert all(now == then for now, then in seen.values())
