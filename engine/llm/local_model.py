@@ -28,6 +28,7 @@ from pathlib import Path
 
 from ..store.cache_files import read_regular, user_cache_dir, write_atomic
 from ..errors import AELError
+from .local_repack import usable_repack
 
 DEFAULT_LOCAL_MODEL = "SmolLM2-135M-Instruct"
 RUNTIME_MODULE = "llama_cpp"
@@ -66,12 +67,14 @@ def bundled_model() -> Path | None:
 
 
 def model_path(model: str | None) -> Path:
-    """The GGUF file a model name means; raises `AELError` (one line) when there is none."""
+    """The GGUF file a model name means; raises `AELError` (one line) when there is none.
+    The default model is its Q8_0 repack when `make local` wrote one that still matches
+    the bundled file (`local_repack`: faster, the same weights), else the bundled file."""
     if not model or model == DEFAULT_LOCAL_MODEL:
         path = bundled_model()
         if path is None:
             raise AELError(f"local: the bundled model {DEFAULT_LOCAL_MODEL} is not installed; {INSTALL_HINT}")
-        return path
+        return usable_repack(path) or path
     path = Path(model).expanduser()
     if path.suffix.lower() != ".gguf" or not path.is_file():
         raise AELError(f"local: model {model!r} is not a GGUF file here; give a path to one, "
