@@ -134,3 +134,17 @@ def test_a_repack_the_probe_refuses_is_removed(installed, monkeypatch):
     line = local_build.repack_bundled()
     assert "unrepacked" in line and "SIGSEGV" in line
     assert local_model.model_path(None) == source and not output.exists()
+
+
+def test_make_local_succeeds_when_the_repack_fails(installed, monkeypatch, capsys):
+    source, output = installed
+    output.unlink()
+    monkeypatch.setattr(local_build, "up_to_date", lambda args: True)
+    monkeypatch.setattr(local_model, "why_unusable", lambda model=None, refresh=False: "")
+    monkeypatch.setattr(local_repack, "repack", lambda *a, **k: "cannot write in /usr/share (Permission denied)")
+    assert local_build.main([]) == 0
+    said = capsys.readouterr().out.splitlines()
+    assert [line for line in said if "unrepacked" in line] == [
+        "make local: the model runs unrepacked (SmolLM2-135M-Instruct.Q4_1.gguf, slower): "
+        "cannot write in /usr/share (Permission denied)"]
+    assert said[-1].startswith("make local: done")
