@@ -39,9 +39,9 @@ from collections import OrderedDict
 PREFIX_STATES = 8
 PREFIX_BYTES = 64 * 2**20
 SEQUENCE = 0  # llama-cpp-python's single sequence
-# llama.cpp's fused attention kernel: the support run of tests/model in about a tenth less CPU
-# (docs/extending.md); a kept prefix state still gives the answer of an empty context, byte
-# for byte (tests/model/test_local_model.py)
+# llama.cpp's fused attention kernel: tests/model's support run took less CPU with it in each of
+# four pairs of runs (docs/extending.md); a kept prefix state still gives the answer of an
+# empty context, byte for byte (tests/model/test_local_model.py)
 FLASH_ATTENTION = True
 
 
