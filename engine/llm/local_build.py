@@ -30,6 +30,7 @@ import json
 import os
 import platform
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -193,4 +194,6 @@ def repack_bundled() -> str:
 
 
 if __name__ == "__main__":
+    # a terminated make local unwinds (its repack's child stopped, the temporary file removed)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
     raise SystemExit(main())

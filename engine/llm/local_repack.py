@@ -46,7 +46,10 @@ STAMP_LIMIT = 10_000
 # argv: source, output, ftype. Quantises, then loads the output and asks for one token:
 # a file the runtime cannot load is never given the final name
 REPACK_CODE = (
-    "import ctypes, sys, llama_cpp\n"
+    "import ctypes, sys\n"
+    "try: ctypes.CDLL(None).prctl(1, 9)\n"  # Linux's PR_SET_PDEATHSIG, SIGKILL: a killed make local
+    "except Exception: pass\n"               # leaves no writer behind (elsewhere the timeout ends it)
+    "import llama_cpp\n"
     "params = llama_cpp.llama_model_quantize_default_params()\n"
     "params.ftype = int(sys.argv[3]); params.allow_requantize = True; params.nthread = 1\n"
     "rc = llama_cpp.llama_model_quantize(sys.argv[1].encode(), sys.argv[2].encode(), ctypes.byref(params))\n"

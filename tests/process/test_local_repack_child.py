@@ -56,7 +56,7 @@ def test_a_hung_repack_is_stopped_and_leaves_no_file(source, tmp_path):
     assert list(folder.iterdir()) == []
 
 
-def test_a_failed_repack_over_an_old_one_leaves_no_stamp_vouching_for_a_file(source, tmp_path):
+def test_a_failed_repack_over_an_old_one_keeps_the_old_one_whole(source, tmp_path):
     """The old pair goes only once the new file is whole; a failure keeps it, never half of a new one."""
     folder = tmp_path / "models"
     assert repack(source, folder, WRITES) == ""
