@@ -33,9 +33,11 @@ $(STAMP): pyproject.toml constraints.txt
 # The local model (`--agent local`, `--reflector local`): llama-cpp-python is
 # compiled from source for a fixed instruction-set baseline (never this CPU's
 # own: the library must run on the machine's siblings too), bypassing pip's
-# wheel cache, then the model answers one token in a child process. Always
-# runs the module: it rebuilds a library built another way and is quick when
-# nothing changed. The build log goes to $(VENV)/local-build.log.
+# wheel cache, then the model answers one token in a child process, then the
+# bundled model is repacked to Q8_0 once (faster on this build) into
+# $(VENV)/share/ael-lab/models/. Always runs the module: it rebuilds a library
+# built another way and is quick when nothing changed. The build log goes to
+# $(VENV)/local-build.log.
 local: $(STAMP)
 	@CMAKE_BUILD_PARALLEL_LEVEL=$(LOCAL_JOBS) $(PY) -m engine.llm.local_build --jobs $(LOCAL_JOBS) --log $(VENV)/local-build.log
 

@@ -1,6 +1,7 @@
 """The local model (`make local`): seconds per call for the agent and the
 reflector in a real support run, and for the stream world's agent on the demo
-stream, one thread (the default). Skipped, with a line saying why, where the
+stream, one thread (the default), and how far `make local`'s Q8_0 repack moved the
+bundled weights (`bench/repack_error.py`). Skipped, with a line saying why, where the
 local extra is not installed."""
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import statistics
 import subprocess
 import sys
 import tempfile
+
+from bench.repack_error import default_files, largest_change_per_step
 
 EPISODES, REFLECT_EVERY = 60, 10  # six reflections: twelve reflector calls beside sixty agent calls
 STREAM_ROWS = 20  # 19 calls: the offered labels (the schema) change in the first rows, then settle
@@ -58,6 +61,10 @@ def run() -> list[dict]:
         print(f"    local model benchmarks skipped: {why}", flush=True)
         return []
     rows = []
+    files = default_files()
+    if files:  # the model that runs is `make local`'s Q8_0 repack: how far it is from the bundled file
+        rows.append({"name": "local: Q8_0 repack, largest weight change / Q4_1 step",
+                     "value": largest_change_per_step(*files), "unit": "step", "target": 1 / 16})
     for role, values in latencies().items():
         rows.append({"name": f"local: {role} call, median of {len(values)} ({EPISODES}-episode support run)",
                      "value": statistics.median(values), "unit": "s", "target": 5})

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from ..store.cache_files import read_regular, user_cache_dir, write_atomic
 from ..errors import AELError
+from .local_repack import usable_repack
 
 DEFAULT_LOCAL_MODEL = "SmolLM2-135M-Instruct"
 RUNTIME_MODULE = "llama_cpp"
@@ -36,10 +37,12 @@ INSTALL_HINT = "install the local extra: make local (needs gcc, g++ and cmake; a
 REBUILD_HINT = "rebuild it on this machine: make local"
 PROBE_TIMEOUT_S = 180.0
 PROBE_FORMAT = "local-probe-1"
-# loads the model and asks for one token: what an illegal instruction would kill
+# loads the model and asks for one token: what an illegal instruction would kill (with flash
+# attention, as local_child loads it, so the probe runs the kernels the answers will)
 PROBE_CODE = (
     "import sys, llama_cpp\n"
-    "m = llama_cpp.Llama(model_path=sys.argv[1], n_ctx=64, n_threads=1, n_threads_batch=1, verbose=False)\n"
+    "m = llama_cpp.Llama(model_path=sys.argv[1], n_ctx=64, n_threads=1, n_threads_batch=1, verbose=False,\n"
+    "                    flash_attn=True)\n"
     "m.create_completion('Hello', max_tokens=1, temperature=0.0)\n"
     "m.close()\n"
 )
@@ -66,12 +69,14 @@ def bundled_model() -> Path | None:
 
 
 def model_path(model: str | None) -> Path:
-    """The GGUF file a model name means; raises `AELError` (one line) when there is none."""
+    """The GGUF file a model name means; raises `AELError` (one line) when there is none.
+    The default model is its Q8_0 repack when `make local` wrote one that still matches
+    the bundled file (`local_repack`: faster, the same weights), else the bundled file."""
     if not model or model == DEFAULT_LOCAL_MODEL:
         path = bundled_model()
         if path is None:
             raise AELError(f"local: the bundled model {DEFAULT_LOCAL_MODEL} is not installed; {INSTALL_HINT}")
-        return path
+        return usable_repack(path) or path
     path = Path(model).expanduser()
     if path.suffix.lower() != ".gguf" or not path.is_file():
         raise AELError(f"local: model {model!r} is not a GGUF file here; give a path to one, "

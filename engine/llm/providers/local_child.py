@@ -8,7 +8,7 @@ only; the parent turns it into one line and the session goes on or is saved.
 
 One JSON line in, one JSON line out:
 
-    config (argv): {"model_path": ..., "n_ctx": n, "threads": n, "prefix_states": n}
+    config (argv): {"model_path": ..., "n_ctx": n, "threads": n, "prefix_states": n, "flash_attn": bool}
     first:  {"ready": true} or {"ready": false, "error": "..."}
     in:     {"messages": [...], "response_format": {...}, "temperature": t, "max_tokens": n, "seed": n}
     out:    {"ok": true, "content": text, "finish_reason": ..., "prompt_tokens": n, "completion_tokens": n,
@@ -39,6 +39,10 @@ from collections import OrderedDict
 PREFIX_STATES = 8
 PREFIX_BYTES = 64 * 2**20
 SEQUENCE = 0  # llama-cpp-python's single sequence
+# llama.cpp's fused attention kernel: tests/model's support run took less CPU with it in each of
+# four pairs of runs (docs/extending.md); a kept prefix state still gives the answer of an
+# empty context, byte for byte (tests/model/test_local_model.py)
+FLASH_ATTENTION = True
 
 
 def prefix_length(tokens, end_of_turn):
@@ -185,6 +189,7 @@ def main():
         llama = _model_class(llama_cpp)(
             model_path=config["model_path"], n_ctx=config["n_ctx"], n_threads=config["threads"],
             n_threads_batch=config["threads"], seed=0, verbose=False,
+            flash_attn=bool(config.get("flash_attn", FLASH_ATTENTION)),
             prefix_states=int(config.get("prefix_states", PREFIX_STATES)))
     except Exception as exc:  # noqa: BLE001 - said to the parent, which makes it one line
         _say(out, {"ready": False, "error": "%s: %s" % (type(exc).__name__, str(exc)[:300])})
