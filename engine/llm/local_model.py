@@ -28,6 +28,7 @@ from pathlib import Path
 
 from ..store.cache_files import read_regular, user_cache_dir, write_atomic
 from ..errors import AELError
+from . import runtime_child
 from .local_repack import usable_repack
 
 DEFAULT_LOCAL_MODEL = "SmolLM2-135M-Instruct"
@@ -137,10 +138,8 @@ def _library_identity(folder: str) -> list[str]:
 
 def _run_probe(path: Path, python: str, code: str, timeout_s: float) -> tuple[str, bool]:
     """(verdict, whether it lasts): a crash lasts until the library changes, a timeout does not."""
-    env = {**os.environ, "OMP_WAIT_POLICY": "PASSIVE"}
     try:
-        done = subprocess.run([python, "-c", code, str(path)], capture_output=True, text=True,
-                              timeout=timeout_s, env=env, stdin=subprocess.DEVNULL, check=False)
+        done = runtime_child.run([python, "-c", code, str(path)], timeout_s)
     except subprocess.TimeoutExpired:
         return (f"the local model did not answer a one-token probe within {timeout_s:.0f} s "
                 "(a busy machine?); try again"), False
@@ -155,9 +154,7 @@ def _run_probe(path: Path, python: str, code: str, timeout_s: float) -> tuple[st
     if code_ < 0:
         name = signal.Signals(-code_).name if -code_ in signal.Signals._value2member_map_ else str(-code_)
         return f"the local model's runtime crashed ({name}) loading {path.name}; {REBUILD_HINT}", True
-    lines = [line.strip() for line in (done.stderr or "").splitlines() if line.strip()]
-    last = (lines[-1] if lines else f"exit code {code_}")[:200]
-    return f"the local model could not load {path.name} ({last})", True
+    return f"the local model could not load {path.name} ({runtime_child.last_error(done)})", True
 
 
 def _identity(path: Path) -> str:

@@ -36,6 +36,7 @@ import tempfile
 from pathlib import Path
 
 from ..store.cache_files import read_regular, write_atomic
+from . import runtime_child
 
 STAMP_FORMAT = "ael-repack-1"
 QUANTISATION = "Q8_0"
@@ -204,10 +205,8 @@ def write_stamp(source: Path, output: Path) -> None:
 
 
 def _run_child(python: str, code: str, source: Path, tmp: Path, timeout_s: float) -> str:
-    env = {**os.environ, "OMP_WAIT_POLICY": "PASSIVE"}
     try:
-        done = subprocess.run([python, "-c", code, str(source), str(tmp), str(FTYPE_Q8_0)], capture_output=True,
-                              text=True, timeout=timeout_s, env=env, stdin=subprocess.DEVNULL, check=False)
+        done = runtime_child.run([python, "-c", code, str(source), str(tmp), str(FTYPE_Q8_0)], timeout_s)
     except subprocess.TimeoutExpired:
         return f"the repack did not finish within {timeout_s:.0f} s"
     except OSError as exc:
@@ -216,5 +215,4 @@ def _run_child(python: str, code: str, source: Path, tmp: Path, timeout_s: float
         return ""
     if done.returncode < 0:
         return f"the repack's process died of signal {-done.returncode}"
-    lines = [line.strip() for line in (done.stderr or "").splitlines() if line.strip()]
-    return f"the repack failed ({(lines[-1] if lines else f'exit code {done.returncode}')[:200]})"
+    return f"the repack failed ({runtime_child.last_error(done)})"
