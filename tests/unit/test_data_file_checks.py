@@ -63,6 +63,7 @@ def naming(doc: dict, data: str, tmp_path: Path) -> str:
     return str(save)
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("command", COMMANDS)
 @pytest.mark.parametrize("target", ["/dev/zero", "/dev/urandom", "fifo"])
 def test_a_save_naming_a_device_or_a_fifo_is_refused_in_one_line(saved, tmp_path, capsys, monkeypatch,

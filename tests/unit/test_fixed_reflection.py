@@ -1,6 +1,8 @@
 """`fixed:POLICY+reflection`: the paper's single fixed policy with reflection (digest §7, §10):
 the bandit is bypassed, the reflection's insights are applied, no arm is ever injected."""
 
+import pytest
+
 from engine.methods import parse_method
 from tests.conftest import new_session
 
@@ -17,6 +19,7 @@ def test_it_parses_and_prints_back():
     assert m.text == "fixed:compressed+reflection"
 
 
+@pytest.mark.heavy
 def test_one_policy_every_episode_with_insights_and_no_new_arm():
     plain, refl = _run("fixed:compressed"), _run("fixed:compressed+reflection")
     # (warm-up plays `none` with no retrieval for every selector, as the reference does)

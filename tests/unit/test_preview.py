@@ -148,6 +148,7 @@ def test_an_arms_fixed_and_broken_episodes_are_the_worlds_counterfactual_and_hol
     assert pv.failures == p.evidence["failures"]
 
 
+@pytest.mark.heavy
 def test_support_seed_42_names_the_tickets_route_aware_fixes_and_breaks(builders):
     s = at_proposal(builders["support"])
     p = next(p for p in s.queue.pending if p.kind == "arm")

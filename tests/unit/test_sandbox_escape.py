@@ -126,6 +126,7 @@ def test_a_double_forked_daemon_is_killed_with_the_worker(tmp_path, monkeypatch)
         _cleanup(*_named(comm))
 
 
+@pytest.mark.heavy
 def test_a_worker_that_closes_its_output_and_runs_on_is_killed_not_waited_for():
     # the old parent waited for its exit, which only its CPU limit (60 s) would bring
     closes = "import os\ndef retrieve(entries, query):\n    os.close(1)\n    while True:\n        pass\n"

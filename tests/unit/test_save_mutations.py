@@ -12,6 +12,8 @@ import json
 import random
 from pathlib import Path
 
+import pytest
+
 from engine.errors import AELError
 from engine.store.persistence import load_session
 from scenarios import make_scenario
@@ -30,6 +32,7 @@ def field_paths(node, path=()):
             yield from field_paths(value, path + (i,))
 
 
+@pytest.mark.heavy
 def test_one_field_changes_are_refused_in_one_line_or_run(tmp_path):
     base = json.loads(GOOD.read_text())
     paths = [p for p in field_paths(base["session"]) if p]

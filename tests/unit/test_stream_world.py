@@ -104,6 +104,7 @@ def test_the_world_never_names_a_column_itself():
 
 
 # -------------------------------------------------------------- save, resume
+@pytest.mark.heavy
 def test_a_save_mid_run_resumes_exactly_and_records_the_files_hash(demos, tmp_path):
     s = run(demos[2], 2, "ts+reflection", until=480)
     save_session(s, tmp_path / "mid.json")
@@ -141,6 +142,7 @@ def flags(path, meta="source,region,channel"):
     return ["--data", str(path), "--text", "text", "--label", "label", "--meta", meta, "--regime", "phase"]
 
 
+@pytest.mark.heavy
 def test_ael_lab_run_prints_the_per_regime_table(demos, capsys):
     assert main(["run", "stream", *flags(demos[1]), "--selector", "ts,ts+reflection", "--seeds", "1",
                  "--workers", "1"]) == 0

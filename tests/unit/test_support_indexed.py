@@ -11,6 +11,7 @@ from scenarios.support.policies import ALL_POLICIES, COMPRESSED, ROUTE_AWARE
 from scenarios.support.table import compute_predictions, prediction_table
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("seed", [42, 3])
 def test_indexed_table_equals_the_real_retrieval_path_everywhere(seed):
     real = compute_predictions(seed)

@@ -2,12 +2,15 @@
 
 import json
 
+import pytest
+
 from engine.store.persistence import load_session, save_session
 from engine.results import run_result
 from scenarios import make_scenario
 from tests.conftest import new_session
 
 
+@pytest.mark.heavy
 def test_saving_in_the_middle_of_regime_3_then_resuming_gives_the_identical_run(tmp_path):
     whole = new_session("support", seed=123)
     whole.run()
