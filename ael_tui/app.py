@@ -27,7 +27,7 @@ from ael_lab.worlds import all_specs, spec_of
 
 from ael_tui.actions import BY_ID, bindings_for, key_label
 from ael_tui.commands import LabCommands
-from ael_tui.compat import NotificationHooks, ToastRack
+from ael_tui.compat import NotificationHooks, ToastRack, share_parsed_css
 from ael_cli.flags.llm_flags import llm_config
 from ael_cli.flags.scenario_flags import scenario_options
 from ael_tui.config import LabSettings, load_keymap
@@ -56,6 +56,7 @@ class AelLab(NotificationHooks):
         """`cursor_blink` and `show_times` exist for tests and screenshots: no blinking
         cursor and no wall-clock times on screen make every picture the same."""
         super().__init__()
+        share_parsed_css(self)  # each stylesheet source parsed once per process, not once per lab
         self.initial_session = session
         self.initial_path = path
         self.settings = settings or LabSettings()

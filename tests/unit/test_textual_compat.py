@@ -158,3 +158,24 @@ def test_no_class_of_the_lab_reads_or_overrides_a_private_name_of_its_textual_ba
             offences += [f"{info.name}.{cls.__name__}.{name}" for name in sorted(filter(_private, used))
                          if any(name in _library_names(b) for b in bases)]
     assert not offences, f"private names of a Textual base class, outside ael_tui/compat.py: {offences}"
+
+
+def test_a_stylesheet_source_is_parsed_once_per_process_and_again_under_other_variables():
+    from textual.app import App
+
+    source = "Screen { background: $panel; }"
+
+    def parsed(**changed):
+        app = App()
+        compat.share_parsed_css(app)
+        if changed:
+            app.stylesheet.set_variables({**app.get_css_variables(), **changed})
+        app.stylesheet.add_source(source, read_from=("test_textual_compat.py", "Probe.CSS"))
+        app.stylesheet.parse()
+        return app.stylesheet.rules
+
+    first, second = parsed(), parsed()
+    assert first and all(a is b for a, b in zip(first, second))  # the second app reused the rules
+    other = parsed(panel="#123456")
+    assert other[0] is not first[0]
+    assert other[0].styles.background != first[0].styles.background  # the variable is read again
