@@ -38,15 +38,8 @@ INSTALL_HINT = "install the local extra: make local (needs gcc, g++ and cmake; a
 REBUILD_HINT = "rebuild it on this machine: make local"
 PROBE_TIMEOUT_S = 180.0
 PROBE_FORMAT = "local-probe-1"
-# loads the model and asks for one token: what an illegal instruction would kill (with flash
-# attention, as local_child loads it, so the probe runs the kernels the answers will)
-PROBE_CODE = (
-    "import sys, llama_cpp\n"
-    "m = llama_cpp.Llama(model_path=sys.argv[1], n_ctx=64, n_threads=1, n_threads_batch=1, verbose=False,\n"
-    "                    flash_attn=True)\n"
-    "m.create_completion('Hello', max_tokens=1, temperature=0.0)\n"
-    "m.close()\n"
-)
+# loads the model and asks for one token, as the answering child loads it
+PROBE_CODE = "import sys, llama_cpp\n" + runtime_child.one_token_code("sys.argv[1]")
 _verdicts: dict[str, str] = {}
 # the runtime's files, listed once per process: a process loads the library once, and
 # the lab asks why_unusable often (the model file is still looked at every time)

@@ -55,11 +55,7 @@ REPACK_CODE = (
     "params.ftype = int(sys.argv[3]); params.allow_requantize = True; params.nthread = 1\n"
     "rc = llama_cpp.llama_model_quantize(sys.argv[1].encode(), sys.argv[2].encode(), ctypes.byref(params))\n"
     "if rc != 0: sys.exit('llama_model_quantize returned %d' % rc)\n"
-    "m = llama_cpp.Llama(model_path=sys.argv[2], n_ctx=64, n_threads=1, n_threads_batch=1, verbose=False,\n"
-    "                    flash_attn=True)\n"
-    "m.create_completion('Hello', max_tokens=1, temperature=0.0)\n"
-    "m.close()\n"
-)
+) + runtime_child.one_token_code("sys.argv[2]")
 # sha256 of a file, by its identity: a process hashes a changed file once
 _digests: dict[tuple[str, int, int], str] = {}
 

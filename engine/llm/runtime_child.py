@@ -7,6 +7,19 @@ from __future__ import annotations
 import os
 import subprocess
 
+from .providers.local_child import FLASH_ATTENTION
+
+
+def one_token_code(path_arg: str) -> str:
+    """Python lines (after `import llama_cpp`) that load the GGUF file named by the expression
+    `path_arg` as the answering child loads it (flash attention: local_child.FLASH_ATTENTION)
+    and ask for one token: what a library built for another CPU, or a file it cannot load,
+    fails at, in the child and not in the caller."""
+    return (f"m = llama_cpp.Llama(model_path={path_arg}, n_ctx=64, n_threads=1, n_threads_batch=1, "
+            f"verbose=False, flash_attn={FLASH_ATTENTION!r})\n"
+            "m.create_completion('Hello', max_tokens=1, temperature=0.0)\n"
+            "m.close()\n")
+
 
 def run(argv: list[str], timeout_s: float) -> subprocess.CompletedProcess:
     """`argv` run to its end, output captured, no stdin; OpenMP's idle threads sleep instead
