@@ -11,6 +11,7 @@ keeps every weight far closer to the bundled value than Q4_1 itself can resolve.
 
 from __future__ import annotations
 
+import os
 import struct
 import sys
 from pathlib import Path
@@ -23,12 +24,25 @@ _SCALARS = {0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 6: "f", 7: "?", 10: 
 
 
 def _read(f, fmt: str) -> tuple:
-    return struct.unpack("<" + fmt, f.read(struct.calcsize("<" + fmt)))
+    size = struct.calcsize("<" + fmt)
+    raw = f.read(size)
+    if len(raw) != size:
+        raise ValueError("the file ends inside its header")
+    return struct.unpack("<" + fmt, raw)
+
+
+def _count(f, n: int) -> int:
+    """A count read from the file, refused when more items than bytes are left (each takes one
+    at least): a damaged header would otherwise loop or allocate without end."""
+    left = os.fstat(f.fileno()).st_size - f.tell()
+    if n > left:
+        raise ValueError(f"the header counts {n} items where {left} bytes are left")
+    return n
 
 
 def _string(f) -> str:
     (n,) = _read(f, "Q")
-    return f.read(n).decode("utf-8", errors="replace")
+    return f.read(_count(f, n)).decode("utf-8", errors="replace")
 
 
 def _value(f, kind: int):
@@ -36,7 +50,9 @@ def _value(f, kind: int):
         return _string(f)
     if kind == 9:
         inner, n = _read(f, "IQ")
-        return [_value(f, inner) for _ in range(n)]
+        return [_value(f, inner) for _ in range(_count(f, n))]
+    if kind not in _SCALARS:
+        raise ValueError(f"unknown metadata type {kind}")
     return _read(f, _SCALARS[kind])[0]
 
 
@@ -46,6 +62,7 @@ def tensors(path: Path) -> tuple[dict[str, tuple[int, int, int]], np.ndarray]:
         if f.read(4) != b"GGUF":
             raise ValueError(f"{path} is not a GGUF file")
         _, n_tensors, n_kv = _read(f, "IQQ")
+        n_tensors, n_kv = _count(f, n_tensors), _count(f, n_kv)
         meta = {}
         for _ in range(n_kv):
             key = _string(f)
@@ -55,7 +72,7 @@ def tensors(path: Path) -> tuple[dict[str, tuple[int, int, int]], np.ndarray]:
         for _ in range(n_tensors):
             name = _string(f)
             (n_dims,) = _read(f, "I")
-            dims = _read(f, "Q" * n_dims)
+            dims = _read(f, "Q" * _count(f, n_dims))
             kind, offset = _read(f, "IQ")
             infos.append((name, int(np.prod(dims)), kind, offset))
         align = int(meta.get("general.alignment", 32))
@@ -66,6 +83,8 @@ def tensors(path: Path) -> tuple[dict[str, tuple[int, int, int]], np.ndarray]:
 
 def dequantise(data: np.ndarray, n: int, kind: int, at: int) -> tuple[np.ndarray, np.ndarray | None]:
     """The tensor's values, and each block's step (None for float tensors)."""
+    if not 0 <= at <= len(data) or n > len(data):
+        raise ValueError("a tensor lies outside the file")
     if kind == F32:
         return np.frombuffer(data[at:at + 4 * n], np.float32).astype(np.float64), None
     if kind == F16:
@@ -118,7 +137,12 @@ def main(argv: list[str]) -> int:
     if files is None:
         print("no repacked model here (make local writes one)", file=sys.stderr)
         return 2
-    print(f"largest weight change / its Q4_1 block's step: {largest_change_per_step(*files):.4f}")
+    try:
+        worst = largest_change_per_step(*files)
+    except (OSError, ValueError) as exc:  # a missing or malformed file: one line, no traceback
+        print(f"repack_error: {exc}", file=sys.stderr)
+        return 2
+    print(f"largest weight change / its Q4_1 block's step: {worst:.4f}")
     return 0
 
 

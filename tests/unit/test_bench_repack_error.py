@@ -54,3 +54,27 @@ def test_a_tensor_the_repack_should_not_touch_must_come_back_equal(tmp_path):
     changed = gguf(tmp_path / "b.gguf", [("b", F32, np.arange(1, 5, dtype=np.float32).tobytes(), 4)])
     with pytest.raises(ValueError, match="changed"):
         largest_change_per_step(bundled, changed)
+
+
+def test_a_malformed_or_missing_file_is_one_line_and_exit_code_2(tmp_path, capsys):
+    from bench.repack_error import main
+
+    good = gguf(tmp_path / "good.gguf", [("b", F32, BIAS, 4)])
+    data = good.read_bytes()
+    hostile = {
+        "not_gguf": b"NOPE" + data[4:],
+        "empty": b"",
+        "truncated_header": data[:10],
+        "huge_counts": data[:8] + struct.pack("<QQ", 2**62, 2**62) + data[24:],
+        "unknown_meta_kind": b"GGUF" + struct.pack("<IQQ", 3, 0, 1) + struct.pack("<Q", 1) + b"k"
+                             + struct.pack("<I", 99) + bytes(16),
+        "tensor_outside": gguf(tmp_path / "far.gguf", [("b", F32, BIAS, 2**40)]).read_bytes(),
+    }
+    for name, content in hostile.items():
+        path = tmp_path / f"{name}.gguf"
+        path.write_bytes(content)
+        assert main([str(good), str(path)]) == 2, name
+        err = capsys.readouterr().err
+        assert err.startswith("repack_error: ") and err.count("\n") == 1, (name, err)
+    assert main([str(good), str(tmp_path / "missing.gguf")]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
